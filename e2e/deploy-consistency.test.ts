@@ -1,0 +1,355 @@
+// docker-compose.yml, the Helm chart (deploy/helm/vrp) and docs/operations.md against the code:
+// every env var a process reads (derived from its zod schemas and env reads, see
+// support/env-catalog.ts) is wired, nothing stale is, the values parse with the code's own
+// schemas, probes and healthchecks point at the ports the processes bind and at paths they
+// serve, and the topics match packages/contracts/src/topics.ts. No helm binary is needed;
+// where helm exists, `helm lint` and `helm template` are the checks to run (docs/operations.md).
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import Ajv from 'ajv';
+import { parse } from 'yaml';
+import { TOPICS } from '@vrp/contracts';
+import { checkEngineConfig, startOpsServer } from '@vrp/platform';
+import { PAGE_ENDPOINTS } from '../services/gateway/src/http/pages';
+import { ROOT, serviceProcesses, toolProcesses, type ProcessEnv } from './support/env-catalog';
+
+type Env = Record<string, string>;
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string; args?: Record<string, string> };
+  environment?: Record<string, string | number>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  ports?: string[];
+  command?: string[] | string;
+  stop_grace_period?: string;
+}
+interface HelmService {
+  enabled: boolean;
+  name: string;
+  kind: 'gateway' | 'grpc';
+  envPrefix: string;
+  ports: { http?: number; grpc?: number; ops?: number };
+  probes: { liveness: string; readiness: string; startup: string };
+  env: Record<string, string | number>;
+  secretEnv: string[];
+  autoscaling: { enabled: boolean; minReplicas: number; maxReplicas: number };
+  pdb: { enabled: boolean };
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService> };
+const chartDir = 'deploy/helm/vrp';
+const values = parse(read(`${chartDir}/values.yaml`)) as {
+  defaultEnv: Record<string, string>;
+  kafka: { brokers: string };
+  topics: { name: string; partitions: number; compacted: boolean }[];
+  podDefaults: { terminationGracePeriodSeconds: number; preStopSleepSeconds: number };
+  services: Record<string, HelmService>;
+};
+const operationsDoc = read('docs/operations.md');
+const processes = serviceProcesses();
+const tools = toolProcesses();
+const ADDR_VARS = ['LISTING_ADDR', 'RESERVATION_ADDR', 'GUEST_ADDR', 'PMS_ADAPTER_ADDR', 'WEBHOOK_ADDR'] as const;
+const ADDR_OWNER: Record<(typeof ADDR_VARS)[number], string> = {
+  LISTING_ADDR: 'listing',
+  RESERVATION_ADDR: 'reservation',
+  GUEST_ADDR: 'guest',
+  PMS_ADAPTER_ADDR: 'pms-adapter',
+  WEBHOOK_ADDR: 'webhook',
+};
+
+/** Compose interpolation as `docker compose` applies it with nothing set: ${X:-default} -> default. */
+function composeEnv(service: ComposeService): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(service.environment ?? {})) out[k] = String(v).replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+  return out;
+}
+
+/** Parses `env` with every schema of the process; returns the merged result or the problems. */
+function parseWithCode(proc: ProcessEnv, env: Env): { data: Record<string, unknown>; problems: string[] } {
+  const data: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const schema of proc.schemas) {
+    const result = schema.safeParse(env);
+    if (result.success) Object.assign(data, result.data);
+    else problems.push(...(result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  try {
+    if (proc.kind === 'grpc') checkEngineConfig(data as never);
+  } catch (err) {
+    problems.push(String(err));
+  }
+  return { data, problems };
+}
+
+function healthcheckTarget(service: ComposeService): { port: number; path: string } {
+  const test = service.healthcheck?.test ?? [];
+  const i = test.indexOf('healthcheck.js');
+  return { port: Number(test[i + 1]), path: test[i + 2] ?? '/healthz' };
+}
+
+const missing = (required: Iterable<string>, present: Set<string>) => [...required].filter((v) => !present.has(v));
+
+function get(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
+
+describe('the env catalog derived from the code', () => {
+  it('finds the gateway and the five domain services, each with its own settings', () => {
+    expect(processes.map((p) => p.name).sort()).toEqual(['gateway', 'guest', 'listing', 'pms-adapter', 'reservation', 'webhook']);
+    for (const p of processes.filter((x) => x.kind === 'grpc')) {
+      expect([...p.vars.keys()]).toEqual(expect.arrayContaining([`${p.prefix}_GRPC_PORT`, `${p.prefix}_OPS_PORT`, `${p.prefix}_MONGO_DB`, 'STORE', 'BUS', 'MONGO_URL', 'KAFKA_BROKERS', 'LOG_LEVEL', ...ADDR_VARS]));
+    }
+  });
+});
+
+describe('docker-compose.yml', () => {
+  it.each(processes.map((p) => [p.name, p] as const))('%s: sets exactly the variables the code reads, and they parse with its schemas', (name, proc) => {
+    const service = compose.services[name];
+    expect(service).toBeDefined();
+    const env = composeEnv(service!);
+    const present = new Set(Object.keys(env));
+    expect(missing(proc.vars.keys(), present)).toEqual([]);
+    expect(missing(present, new Set(proc.vars.keys()))).toEqual([]); // nothing stale
+    const { data, problems } = parseWithCode(proc, env);
+    expect(problems).toEqual([]);
+    expect(data.STORE).toBe('mongo');
+    if (proc.kind === 'grpc') expect(data.BUS).toBe('kafka');
+    // transactions and change streams need a replica set
+    expect(String(data.MONGO_URL)).toMatch(/replicaSet=/);
+  });
+
+  it.each(processes.map((p) => [p.name, p] as const))('%s: image, healthcheck on the port it binds, start order, graceful stop', (name, proc) => {
+    const service = compose.services[name]!;
+    expect(service.build?.dockerfile).toBe('deploy/docker/Dockerfile.service');
+    expect(service.build?.args?.SERVICE).toBe(name);
+    const { data } = parseWithCode(proc, composeEnv(service));
+    const health = healthcheckTarget(service);
+    const expectedPort = proc.kind === 'gateway' ? data.GATEWAY_PORT : data[`${proc.prefix}_OPS_PORT`];
+    expect(health.port).toBe(expectedPort);
+    expect(['/healthz', '/readyz']).toContain(health.path);
+    expect(service.depends_on?.mongo?.condition).toBe('service_healthy');
+    if (proc.kind === 'grpc') expect(service.depends_on?.['kafka-init']?.condition).toBe('service_completed_successfully');
+    else for (const other of processes.filter((p) => p.kind === 'grpc')) expect(service.depends_on?.[other.name]?.condition).toBe('service_healthy');
+    expect(service.stop_grace_period).toBeDefined();
+  });
+
+  it('points every *_ADDR at the compose service that owns it, on the gRPC port that service binds', () => {
+    const grpcPortOf = (name: string) => {
+      const proc = processes.find((p) => p.name === name)!;
+      return parseWithCode(proc, composeEnv(compose.services[name]!)).data[`${proc.prefix}_GRPC_PORT`];
+    };
+    for (const proc of processes) {
+      const env = composeEnv(compose.services[proc.name]!);
+      for (const v of ADDR_VARS) {
+        const [host, port] = env[v]!.split(':');
+        expect(host).toBe(ADDR_OWNER[v]);
+        expect(Number(port)).toBe(grpcPortOf(ADDR_OWNER[v]));
+      }
+    }
+  });
+
+  it('runs MongoDB as a replica set and Kafka in KRaft mode with healthchecks', () => {
+    const mongo = compose.services.mongo!;
+    expect(mongo.command).toEqual(expect.arrayContaining(['--replSet']));
+    expect(JSON.stringify(mongo.healthcheck)).toContain('rs.initiate');
+    const kafka = compose.services.kafka!;
+    expect(kafka.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
+    expect(kafka.healthcheck).toBeDefined();
+    for (const proc of processes.filter((p) => p.kind === 'grpc')) {
+      expect(composeEnv(compose.services[proc.name]!).KAFKA_BROKERS).toBe('kafka:9092');
+    }
+  });
+
+  it('creates exactly the topics of the contracts, with their partitions and compaction', () => {
+    const script = String((compose.services['kafka-init']!.command as string[]).join('\n'));
+    const created = [...script.matchAll(/--topic (\S+) --partitions (\d+) --replication-factor \d+( --config cleanup\.policy=compact)?/g)].map((m) => ({
+      name: m[1],
+      partitions: Number(m[2]),
+      compacted: Boolean(m[3]),
+    }));
+    const expected = Object.values(TOPICS).map((t) => ({ name: t.name, partitions: t.partitions, compacted: t.compacted }));
+    expect(created).toEqual(expected);
+  });
+
+  it.each(tools.map((t) => [t.name, t] as const))('runs the %s with every variable it reads, reachable by the services', (name, tool) => {
+    const service = compose.services[name];
+    expect(service).toBeDefined();
+    expect(service!.build?.dockerfile).toBe(`deploy/docker/Dockerfile.${name}`);
+    expect(read(`deploy/docker/Dockerfile.${name}`)).toContain(`tools/${name}/src/main.ts`);
+    const env = composeEnv(service!);
+    expect(missing(tool.vars.keys(), new Set(Object.keys(env)))).toEqual([]);
+    const { problems } = parseWithCode(tool, env);
+    expect(problems).toEqual([]);
+  });
+
+  it('sends the pms-adapter to the PMS simulator', () => {
+    const adapter = composeEnv(compose.services['pms-adapter']!);
+    const simulator = composeEnv(compose.services['pms-simulator']!);
+    expect(adapter.PMS_BASE_URL).toBe(`http://pms-simulator:${simulator.PMS_SIMULATOR_PORT}`);
+    expect(simulator.PMS_SIMULATOR_HOST).toBe('0.0.0.0');
+    expect(compose.services['pms-adapter']!.depends_on?.['pms-simulator']?.condition).toBe('service_healthy');
+  });
+});
+
+describe('images', () => {
+  it('build small, non-root, production-only runtime images with a healthcheck', () => {
+    for (const file of ['deploy/docker/Dockerfile.service', 'deploy/docker/Dockerfile.pms-simulator']) {
+      const text = read(file);
+      expect(text.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2); // multi-stage
+      expect(text).toMatch(/-slim AS runtime/);
+      expect(text).toMatch(/NODE_ENV=production/);
+      expect(text).toMatch(/^USER node$/m);
+      expect(text).toMatch(/deploy --prod/);
+      expect(text).toMatch(/^HEALTHCHECK .*healthcheck\.js/m);
+    }
+    expect(read('deploy/docker/Dockerfile.service')).toContain('node scripts/bundle.mjs');
+    expect(existsSync(join(ROOT, '.dockerignore'))).toBe(true);
+    expect(read('.dockerignore')).toMatch(/node_modules/);
+  });
+});
+
+describe('the Helm chart', () => {
+  const templates = ['_helpers.tpl', 'deployment.yaml', 'service.yaml', 'hpa.yaml', 'pdb.yaml', 'configmap.yaml', 'secret.yaml', 'ingress.yaml', 'serviceaccount.yaml', 'NOTES.txt'];
+  const template = (name: string) => read(`${chartDir}/templates/${name}`);
+  const helmService = (name: string) => Object.values(values.services).find((s) => s.name === name);
+  /** What the chart puts in a service's environment: shared ConfigMap, its own, computed, secrets. */
+  function chartEnv(svc: HelmService): Env {
+    const env: Env = { ...values.defaultEnv, KAFKA_BROKERS: values.kafka.brokers };
+    for (const v of ADDR_VARS) {
+      const owner = helmService(ADDR_OWNER[v])!;
+      env[v] = `vrp-${owner.name}:${owner.ports.grpc}`;
+    }
+    if (svc.kind === 'gateway') env[`${svc.envPrefix}_PORT`] = String(svc.ports.http);
+    else {
+      env[`${svc.envPrefix}_GRPC_PORT`] = String(svc.ports.grpc);
+      env[`${svc.envPrefix}_OPS_PORT`] = String(svc.ports.ops);
+    }
+    for (const [k, v] of Object.entries(svc.env)) env[k] = String(v);
+    const secretSamples: Env = { ADMIN_TOKEN: 'a'.repeat(24), API_KEY_PEPPER: 'p'.repeat(40), MONGO_URL: 'mongodb://mongo-0.mongo:27017/?replicaSet=rs0' };
+    for (const k of svc.secretEnv) env[k] = secretSamples[k]!;
+    return env;
+  }
+
+  it('has Chart.yaml, documented values, a schema the values satisfy, and every template', () => {
+    expect(parse(read(`${chartDir}/Chart.yaml`))).toMatchObject({ apiVersion: 'v2', name: 'vrp' });
+    for (const t of templates) expect(existsSync(join(ROOT, chartDir, 'templates', t))).toBe(true);
+    const ajv = new Ajv({ allErrors: true });
+    const validate = ajv.compile(JSON.parse(read(`${chartDir}/values.schema.json`)) as object);
+    expect(validate(values) ? [] : validate.errors).toEqual([]);
+    // every top-level key of values.yaml carries a comment
+    const raw = read(`${chartDir}/values.yaml`).split('\n');
+    raw.forEach((line, i) => {
+      if (/^[a-zA-Z]/.test(line)) expect(raw.slice(Math.max(0, i - 3), i).some((l) => l.trim().startsWith('#')) || line.startsWith('imagePullSecrets')).toBe(true);
+    });
+  });
+
+  it('renders every per-service object from one loop over .Values.services', () => {
+    for (const t of ['deployment.yaml', 'service.yaml', 'hpa.yaml', 'pdb.yaml', 'configmap.yaml']) expect(template(t)).toContain('range $key, $svc := .Values.services');
+    const deployment = template('deployment.yaml');
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect(deployment).toContain(probe);
+    expect(deployment).toMatch(/path: \{\{ \$svc\.probes\.readiness \}\}, port: \{\{ include "vrp\.probePort" \$ctx \}\}/);
+    expect(deployment).toContain('terminationGracePeriodSeconds');
+    expect(deployment).toContain('preStop');
+    expect(deployment).toContain('secretKeyRef');
+    expect(template('hpa.yaml')).toContain('kind: HorizontalPodAutoscaler');
+    expect(template('pdb.yaml')).toContain('kind: PodDisruptionBudget');
+    expect(template('ingress.yaml')).toContain('kind: Ingress');
+    // the variables the chart computes are really computed by the templates
+    const helpers = template('_helpers.tpl');
+    for (const v of ADDR_VARS) expect(helpers).toContain(`"${v}"`);
+    for (const suffix of ['_GRPC_PORT', '_OPS_PORT', '_PORT']) expect(helpers).toContain(`{{ .svc.envPrefix }}${suffix}:`);
+    expect(template('configmap.yaml')).toContain('KAFKA_BROKERS:');
+    for (const key of ['ADMIN_TOKEN', 'API_KEY_PEPPER', 'MONGO_URL']) expect(template('secret.yaml')).toContain(`${key}:`);
+  });
+
+  it.each(processes.map((p) => [p.name, p] as const))('%s: every variable it reads is wired, none is stale, and the values parse with its schemas', (name, proc) => {
+    const svc = helmService(name);
+    expect(svc).toBeDefined();
+    expect(svc!.enabled).toBe(true);
+    expect(svc!.kind).toBe(proc.kind);
+    if (proc.kind === 'grpc') expect(svc!.envPrefix).toBe(proc.prefix);
+    const env = chartEnv(svc!);
+    expect(missing(proc.vars.keys(), new Set(Object.keys(env)))).toEqual([]);
+    // its own env and secrets hold only what it reads (the shared ConfigMap may carry more)
+    expect(missing([...Object.keys(svc!.env), ...svc!.secretEnv], new Set(proc.vars.keys()))).toEqual([]);
+    const { data, problems } = parseWithCode(proc, env);
+    expect(problems).toEqual([]);
+    if (proc.kind === 'gateway') {
+      expect(data.GATEWAY_PORT).toBe(svc!.ports.http);
+      expect(data.GATEWAY_HOST).toBe('0.0.0.0');
+    } else {
+      expect(data[`${proc.prefix}_OPS_PORT`]).toBe(svc!.ports.ops);
+      expect(data[`${proc.prefix}_GRPC_PORT`]).toBe(svc!.ports.grpc);
+      expect(data.BUS).toBe('kafka');
+    }
+    expect(data.STORE).toBe('mongo');
+    expect(svc!.probes).toEqual({ liveness: '/healthz', readiness: '/readyz', startup: '/healthz' });
+    expect(svc!.resources.requests).toBeDefined();
+    expect(svc!.autoscaling.maxReplicas).toBeGreaterThanOrEqual(svc!.autoscaling.minReplicas);
+    expect(svc!.pdb.enabled).toBe(true);
+  });
+
+  it('every shared variable is read by some process', () => {
+    const read = new Set(processes.flatMap((p) => [...p.vars.keys()]));
+    expect(missing(Object.keys(values.defaultEnv), read)).toEqual([]);
+  });
+
+  it('lists the topics of the contracts', () => {
+    expect(values.topics).toEqual(Object.values(TOPICS).map((t) => ({ name: t.name, partitions: t.partitions, compacted: t.compacted })));
+  });
+
+  it('gives pods time for the bounded shutdown after the preStop sleep', () => {
+    // stopOnSignals bounds a process's shutdown at 25 s (packages/platform/src/service.ts)
+    expect(values.podDefaults.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(values.podDefaults.preStopSleepSeconds + 25);
+  });
+
+  it('probes paths the processes really serve', async () => {
+    const gatewayPaths = PAGE_ENDPOINTS.map((e) => e.path);
+    expect(gatewayPaths).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
+    const ops = await startOpsServer({ port: 0, host: '127.0.0.1', checks: { ok: async () => true } });
+    try {
+      for (const svc of Object.values(values.services)) {
+        for (const path of Object.values(svc.probes)) {
+          if (svc.kind === 'gateway') expect(gatewayPaths).toContain(path);
+          else expect(await get(ops.port, path)).toBe(200);
+        }
+      }
+    } finally {
+      await ops.close();
+    }
+  });
+});
+
+describe('docs/operations.md', () => {
+  const all = [...processes, ...tools];
+  const names = new Set(all.flatMap((p) => [...p.vars.keys()]));
+  it.each([...names].sort())('documents %s with its default', (name) => {
+    const row = operationsDoc.split('\n').find((line) => line.startsWith(`| \`${name}\``));
+    expect(row).toBeDefined();
+    const defaults = new Set(all.map((p) => p.vars.get(name)?.defaultValue).filter((d): d is string => d !== undefined));
+    for (const d of defaults) expect(row).toContain(d);
+  });
+
+  it('documents every topic with its partitions and policy', () => {
+    for (const t of Object.values(TOPICS)) {
+      const row = operationsDoc.split('\n').find((line) => line.startsWith(`| \`${t.name}\``));
+      expect(row).toBeDefined();
+      expect(row).toContain(` ${t.partitions} `);
+      expect(row).toContain(t.compacted ? 'compact' : 'delete');
+    }
+  });
+
+  it('names helm lint and helm template as the chart checks', () => {
+    expect(operationsDoc).toContain('helm lint deploy/helm/vrp');
+    expect(operationsDoc).toContain('helm template');
+  });
+});

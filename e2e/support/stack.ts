@@ -1,0 +1,71 @@
+// Black-box harness: boots the whole embedded stack on free ports and talks to it over HTTP only.
+import { startStack, type Stack } from '@vrp/stack';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    fix: string;
+    docs_url: string;
+    request_id: string;
+    listing_ids?: string[];
+    listings?: { id: string; name: string }[];
+    provider?: string;
+    fields?: Record<string, string>;
+  };
+}
+
+export interface TestStack {
+  stack: Stack;
+  baseUrl: string;
+  apiKey: string;
+  workspaceId: string;
+  /** An API call with the demo key (or `key`), JSON in and out. */
+  api<T = unknown>(method: string, path: string, body?: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  /** An admin API call with the stack's admin token. */
+  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+async function call<T>(baseUrl: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<ApiResponse<T>> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
+}
+
+export async function startTestStack(): Promise<TestStack> {
+  const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const demo = stack.demo!;
+  return {
+    stack,
+    baseUrl: stack.baseUrl,
+    apiKey: demo.apiKey,
+    workspaceId: demo.workspaceId,
+    api: (method, path, body, opts = {}) => {
+      const key = opts.key === undefined ? demo.apiKey : opts.key;
+      return call(stack.baseUrl, method, path, body, { ...(key ? { authorization: `Bearer ${key}` } : {}), ...opts.headers });
+    },
+    admin: (method, path, body) => call(stack.baseUrl, method, path, body, { authorization: `Bearer ${stack.adminToken}` }),
+    stop: () => stack.stop(),
+  };
+}
+
+/** Polls `check` until it returns true (no fixed sleeps); fails after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}

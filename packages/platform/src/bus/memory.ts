@@ -1,0 +1,443 @@
+// Embedded engine: in-process topics with the same delivery semantics as the Kafka engine.
+//
+// - Topics have N partitions (ensureTopics; a topic first used by publish/subscribe without
+//   ensureTopics is created with `defaultPartitions`, default 3). ensureTopics on an existing
+//   topic leaves it unchanged, like the Kafka engine ("already exists" is ignored).
+// - A message goes to partition = murmur2(key) mod N, the same function as kafkajs's default
+//   partitioner, so a key keeps its partition (and its order) and matches Kafka's placement.
+// - Offsets are per partition: "0", "1", ... Nothing is ever deleted: a compacted topic keeps
+//   every message (which includes the latest per key), so replays see the full history.
+// - Consumer groups: each group sees every message; inside a group, partition i of a topic goes
+//   to member (i mod members) among the members subscribed to that topic, in join order, and
+//   is reassigned when members join or leave.
+// - Committed offsets per (group, topic, partition). The start position of a partition that
+//   has none is decided when the group first subscribes to the topic: 0 with fromBeginning,
+//   else the current end; it is committed at once, so later rebalances keep it.
+// - One delivery per (group, partition) at a time, in offset order. The offset is committed
+//   after the handler resolves; a handler that throws (or rejects) gets the same message again
+//   after a backoff (retryInitialMs, doubling up to retryMaxMs) and the partition waits for it.
+// - Delivery is asynchronous (never inside publish/subscribe) and event driven: publish wakes
+//   the partition's consumers, nothing polls.
+// - whenIdle() (test helper) resolves once every group with members has consumed and committed
+//   everything published so far.
+
+import type {
+  BusMessage,
+  DeliveredMessage,
+  EventBus,
+  SubscribeOptions,
+  Subscription,
+  TopicSpec,
+} from './port';
+import { partitionForKey } from './partitioner';
+
+export interface MemoryBusOptions {
+  /** Partitions of a topic created implicitly by publish/subscribe. Default 3. */
+  defaultPartitions?: number;
+  /** First redelivery delay after a handler failure. Default 50 ms. */
+  retryInitialMs?: number;
+  /** The delay doubles after each failure of the same message up to this. Default 1000 ms. */
+  retryMaxMs?: number;
+  /** Told about each handler failure before the backoff. Default: one console.error line. */
+  onHandlerError?: (error: unknown, message: DeliveredMessage, groupId: string) => void;
+}
+
+export interface MemoryEventBus extends EventBus {
+  readonly engine: 'memory';
+  /**
+   * Resolves when every group that has members has consumed and committed everything
+   * published so far (including what handlers publish while being waited for). With
+   * `timeoutMs` it rejects after that long, naming the partitions still behind.
+   * Never resolves while a handler keeps failing, unless the timeout fires.
+   */
+  whenIdle(timeoutMs?: number): Promise<void>;
+}
+
+interface StoredMessage {
+  readonly key: string;
+  readonly value: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timestamp: string;
+}
+
+interface MemoryTopic {
+  readonly name: string;
+  readonly compacted: boolean;
+  readonly partitions: StoredMessage[][];
+}
+
+interface IdleWaiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export function createMemoryBus(options: MemoryBusOptions = {}): MemoryEventBus {
+  return new MemoryBus(options);
+}
+
+class MemoryBus implements MemoryEventBus {
+  readonly engine = 'memory' as const;
+  readonly defaultPartitions: number;
+  readonly retryInitialMs: number;
+  readonly retryMaxMs: number;
+  readonly onHandlerError: (error: unknown, message: DeliveredMessage, groupId: string) => void;
+  closed = false;
+  private readonly topics = new Map<string, MemoryTopic>();
+  private readonly groups = new Map<string, Group>();
+  private readonly members = new Set<Member>();
+  private readonly idleWaiters = new Set<IdleWaiter>();
+
+  constructor(options: MemoryBusOptions) {
+    this.defaultPartitions = positiveInt(options.defaultPartitions ?? 3, 'defaultPartitions');
+    this.retryInitialMs = Math.max(0, options.retryInitialMs ?? 50);
+    this.retryMaxMs = Math.max(this.retryInitialMs, options.retryMaxMs ?? 1000);
+    this.onHandlerError =
+      options.onHandlerError ??
+      ((error, message, groupId) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        console.error(
+          `memory bus: handler of group ${groupId} failed on ${message.topic}/${message.partition}@${message.offset}, redelivering: ${reason}`,
+        );
+      });
+  }
+
+  async ensureTopics(topics: TopicSpec[]): Promise<void> {
+    this.assertOpen();
+    for (const spec of topics) {
+      if (this.topics.has(spec.name)) continue;
+      this.createTopic(spec.name, positiveInt(spec.partitions, `partitions of ${spec.name}`), spec.compacted ?? false);
+    }
+  }
+
+  async publish(topic: string, messages: BusMessage[]): Promise<void> {
+    // Appends synchronously (before the first await), so whenIdle() called right after an
+    // un-awaited publish already counts these messages.
+    this.assertOpen();
+    const t = this.topicFor(topic);
+    const touched = new Set<number>();
+    const timestamp = Date.now().toString();
+    for (const m of messages) {
+      if (typeof m.key !== 'string') throw new TypeError(`publish(${topic}): key must be a string`);
+      if (!(m.value instanceof Uint8Array)) throw new TypeError(`publish(${topic}): value must be a Uint8Array`);
+      const p = partitionForKey(m.key, t.partitions.length);
+      partitionLog(t, p).push({
+        key: m.key,
+        value: new Uint8Array(m.value), // copy: the caller may reuse its buffer
+        headers: { ...(m.headers ?? {}) },
+        timestamp,
+      });
+      touched.add(p);
+    }
+    for (const group of this.groups.values()) group.wake(topic, touched);
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    this.assertOpen();
+    if (!options.groupId) throw new Error('subscribe: groupId is required');
+    if (options.topics.length === 0) throw new Error('subscribe: at least one topic is required');
+    let group = this.groups.get(options.groupId);
+    if (!group) {
+      group = new Group(this, options.groupId);
+      this.groups.set(options.groupId, group);
+    }
+    const member = new Member(group, new Set(options.topics), options.fromBeginning, options.handler);
+    this.members.add(member);
+    group.join(member, options.topics.map((name) => this.topicFor(name)));
+    let stopping: Promise<void> | undefined;
+    return {
+      // Partitions are assigned synchronously in join().
+      ready: Promise.resolve(),
+      stop: () => {
+        stopping ??= this.stopMember(member);
+        return stopping;
+      },
+    };
+  }
+
+  async ready(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const waiter of this.idleWaiters) {
+      if (waiter.timer) clearTimeout(waiter.timer);
+      waiter.reject(new Error('memory bus closed'));
+    }
+    this.idleWaiters.clear();
+    await Promise.all([...this.members].map((m) => this.stopMember(m)));
+    for (const group of this.groups.values()) group.shutdown();
+  }
+
+  whenIdle(timeoutMs?: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) return reject(new Error('memory bus closed'));
+      const waiter: IdleWaiter = { resolve, reject, timer: undefined };
+      if (timeoutMs !== undefined) {
+        waiter.timer = setTimeout(() => {
+          this.idleWaiters.delete(waiter);
+          reject(new Error(`memory bus not idle after ${timeoutMs}ms: ${this.describeBacklog()}`));
+        }, timeoutMs);
+      }
+      this.idleWaiters.add(waiter);
+      this.checkIdle();
+    });
+  }
+
+  /** Called whenever a partition may have caught up (commit, member left). */
+  checkIdle(): void {
+    if (this.idleWaiters.size === 0 || !this.isIdle()) return;
+    for (const waiter of this.idleWaiters) {
+      if (waiter.timer) clearTimeout(waiter.timer);
+      waiter.resolve();
+    }
+    this.idleWaiters.clear();
+  }
+
+  private isIdle(): boolean {
+    for (const group of this.groups.values()) if (!group.isIdle()) return false;
+    return true;
+  }
+
+  private describeBacklog(): string {
+    const behind = [...this.groups.values()].flatMap((g) => g.backlog());
+    return behind.length ? behind.join(', ') : 'a delivery is in flight';
+  }
+
+  private async stopMember(member: Member): Promise<void> {
+    if (member.active) {
+      member.active = false;
+      member.group.leave(member);
+    }
+    // Each in-flight delivery includes its commit.
+    await Promise.all([...member.inflight]);
+    this.members.delete(member);
+    this.checkIdle();
+  }
+
+  private topicFor(name: string): MemoryTopic {
+    return this.topics.get(name) ?? this.createTopic(name, this.defaultPartitions, false);
+  }
+
+  private createTopic(name: string, partitions: number, compacted: boolean): MemoryTopic {
+    if (!name) throw new Error('topic name must not be empty');
+    const topic: MemoryTopic = {
+      name,
+      compacted,
+      partitions: Array.from({ length: partitions }, (): StoredMessage[] => []),
+    };
+    this.topics.set(name, topic);
+    return topic;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('memory bus is closed');
+  }
+}
+
+class Group {
+  readonly members: Member[] = [];
+  /** topic -> one runner per partition; kept after members leave (committed offsets live here). */
+  private readonly runners = new Map<string, PartitionRunner[]>();
+
+  constructor(
+    readonly bus: MemoryBus,
+    readonly id: string,
+  ) {}
+
+  join(member: Member, topics: MemoryTopic[]): void {
+    this.members.push(member);
+    for (const topic of topics) {
+      if (this.runners.has(topic.name)) continue;
+      this.runners.set(
+        topic.name,
+        topic.partitions.map((log, p) => new PartitionRunner(this, topic, p, member.fromBeginning ? 0 : log.length)),
+      );
+    }
+    this.rebalance();
+  }
+
+  leave(member: Member): void {
+    const i = this.members.indexOf(member);
+    if (i >= 0) this.members.splice(i, 1);
+    this.rebalance();
+  }
+
+  /** Partition i of a topic -> member (i mod n) among the members subscribed to that topic. */
+  private rebalance(): void {
+    for (const [topic, runners] of this.runners) {
+      const eligible = this.members.filter((m) => m.topics.has(topic));
+      runners.forEach((runner, p) => {
+        runner.owner = eligible.length > 0 ? eligible[p % eligible.length] : undefined;
+        runner.wake();
+      });
+    }
+  }
+
+  wake(topic: string, partitions: Set<number>): void {
+    const runners = this.runners.get(topic);
+    if (!runners) return;
+    for (const p of partitions) runners[p]?.wake();
+  }
+
+  isIdle(): boolean {
+    for (const runners of this.runners.values()) for (const r of runners) if (!r.isIdle()) return false;
+    return true;
+  }
+
+  backlog(): string[] {
+    const out: string[] = [];
+    for (const runners of this.runners.values())
+      for (const r of runners) if (!r.isIdle()) out.push(`${this.id} ${r.describe()}`);
+    return out;
+  }
+
+  shutdown(): void {
+    for (const runners of this.runners.values()) for (const r of runners) r.shutdown();
+  }
+}
+
+class Member {
+  active = true;
+  /** Deliveries in flight (handler + commit); stop() waits for them. */
+  readonly inflight = new Set<Promise<boolean>>();
+
+  constructor(
+    readonly group: Group,
+    readonly topics: ReadonlySet<string>,
+    readonly fromBeginning: boolean,
+    private readonly handler: (message: DeliveredMessage) => Promise<void>,
+  ) {}
+
+  /** Runs the handler, then `commit`. Resolves true on success, false if the handler failed. */
+  deliver(message: DeliveredMessage, commit: () => void): Promise<boolean> {
+    const attempt = (async (): Promise<boolean> => {
+      try {
+        await this.handler(message);
+      } catch (error) {
+        try {
+          this.group.bus.onHandlerError(error, message, this.group.id);
+        } catch {
+          // a failing error hook must not break delivery
+        }
+        return false;
+      }
+      commit();
+      return true;
+    })();
+    this.inflight.add(attempt);
+    void attempt.then(() => this.inflight.delete(attempt));
+    return attempt;
+  }
+}
+
+/** Delivers one (group, topic, partition) in order, one message at a time, to its owner. */
+class PartitionRunner {
+  owner: Member | undefined;
+  private busy = false;
+  private stopped = false;
+  private backoffMs: number;
+  private waiter: (() => void) | undefined;
+  private cancelBackoff: (() => void) | undefined;
+
+  constructor(
+    private readonly group: Group,
+    private readonly topic: MemoryTopic,
+    private readonly partition: number,
+    /** Next offset to deliver = committed offset. */
+    private committed: number,
+  ) {
+    this.backoffMs = group.bus.retryInitialMs;
+    void this.loop();
+  }
+
+  private get log(): StoredMessage[] {
+    return partitionLog(this.topic, this.partition);
+  }
+
+  wake(): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
+  }
+
+  isIdle(): boolean {
+    return this.owner === undefined || (!this.busy && this.committed >= this.log.length);
+  }
+
+  describe(): string {
+    return `${this.topic.name}/${this.partition} at ${this.committed} of ${this.log.length}${this.busy ? ' (delivering)' : ''}`;
+  }
+
+  shutdown(): void {
+    this.stopped = true;
+    this.cancelBackoff?.();
+    this.wake();
+  }
+
+  private async loop(): Promise<void> {
+    // Start outside the caller's stack: never deliver synchronously inside subscribe().
+    await Promise.resolve();
+    while (!this.stopped && !this.group.bus.closed) {
+      const owner = this.owner;
+      const stored = this.log[this.committed];
+      if (!owner || !stored) {
+        await new Promise<void>((resolve) => {
+          this.waiter = resolve;
+        });
+        continue;
+      }
+      const offset = this.committed;
+      this.busy = true;
+      const ok = await owner.deliver(
+        {
+          topic: this.topic.name,
+          partition: this.partition,
+          offset: String(offset),
+          timestamp: stored.timestamp,
+          key: stored.key,
+          value: new Uint8Array(stored.value),
+          headers: { ...stored.headers },
+        },
+        () => {
+          this.committed = offset + 1;
+        },
+      );
+      if (ok) {
+        this.backoffMs = this.group.bus.retryInitialMs;
+      } else {
+        await this.backoff(this.backoffMs);
+        this.backoffMs = Math.min(this.backoffMs * 2, this.group.bus.retryMaxMs);
+      }
+      this.busy = false;
+      this.group.bus.checkIdle();
+    }
+  }
+
+  private backoff(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.cancelBackoff = undefined;
+        resolve();
+      }, ms);
+      this.cancelBackoff = () => {
+        clearTimeout(timer);
+        this.cancelBackoff = undefined;
+        resolve();
+      };
+    });
+  }
+}
+
+function partitionLog(topic: MemoryTopic, partition: number): StoredMessage[] {
+  const log = topic.partitions[partition];
+  if (!log) throw new Error(`topic ${topic.name} has no partition ${partition}`);
+  return log;
+}
+
+function positiveInt(value: number, what: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${what} must be a positive integer, got ${value}`);
+  return value;
+}

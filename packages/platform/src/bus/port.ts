@@ -1,0 +1,50 @@
+// The event-bus port. Production engine: Kafka through kafkajs. Embedded engine: in-process
+// topics. Both give: per-key order (a key always maps to the same partition), consumer groups
+// (each message goes to one member of a group, every group sees every message), committed
+// offsets (a group resumes after its last committed offset), replay from the start for a new
+// group with fromBeginning, and at-least-once delivery (a handler that throws sees the message
+// again; offsets are committed only after the handler resolves).
+
+export interface BusMessage {
+  key: string;
+  value: Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export interface DeliveredMessage extends BusMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  timestamp: string;
+}
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  /** Log compaction (keep the latest message per key), e.g. listing.activity.v1. */
+  compacted?: boolean;
+}
+
+export interface SubscribeOptions {
+  groupId: string;
+  topics: string[];
+  /** For a group with no committed offset: start at the beginning (true) or the end. */
+  fromBeginning: boolean;
+  handler: (message: DeliveredMessage) => Promise<void>;
+}
+
+export interface Subscription {
+  /** Resolves once the consumer has joined and received its partitions. */
+  readonly ready: Promise<void>;
+  /** Stops fetching, lets the in-flight handler finish, commits, leaves the group. */
+  stop(): Promise<void>;
+}
+
+export interface EventBus {
+  readonly engine: 'memory' | 'kafka';
+  ensureTopics(topics: TopicSpec[]): Promise<void>;
+  publish(topic: string, messages: BusMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,48 @@
+// Configuration: env vars parsed and validated once at start with zod. A bad value stops the
+// process with a message naming the variable.
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses `env` with `schema`; throws ConfigError naming every bad variable. */
+export function parseConfig<S extends z.ZodObject>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+}
+
+/** For main.ts: parse, or print the problems and exit(1). */
+export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+  try {
+    return parseConfig(schema, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** Reusable pieces of service configs. */
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+export const address = () => z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port');
+
+export const engineConfig = {
+  STORE: z.enum(['memory', 'mongo']).default('memory'),
+  BUS: z.enum(['memory', 'kafka']).default('memory'),
+  MONGO_URL: z.string().url().optional(),
+  KAFKA_BROKERS: z.string().regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'must be host:port[,host:port...]').optional(),
+};
+
+export function checkEngineConfig(cfg: { STORE: string; BUS: string; MONGO_URL?: string; KAFKA_BROKERS?: string }): void {
+  const problems: string[] = [];
+  if (cfg.STORE === 'mongo' && !cfg.MONGO_URL) problems.push('MONGO_URL: required when STORE=mongo');
+  if (cfg.BUS === 'kafka' && !cfg.KAFKA_BROKERS) problems.push('KAFKA_BROKERS: required when BUS=kafka');
+  if (problems.length) throw new ConfigError(problems);
+}

@@ -1,0 +1,30 @@
+// Request context: the request id (and workspace) of the call being served, carried through
+// async work with AsyncLocalStorage so logs and outgoing gRPC metadata pick it up implicitly.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+
+export interface RequestContext {
+  requestId: string;
+  workspaceId?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
+  return storage.run(ctx, fn);
+}
+
+export function currentContext(): RequestContext | undefined {
+  return storage.getStore();
+}
+
+/** Metadata key that carries the request id across gRPC. */
+export const REQUEST_ID_METADATA = 'x-request-id';
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** A caller's request id is kept when well-formed; otherwise a new one is made. */
+export function acceptOrCreateRequestId(candidate: unknown): string {
+  if (typeof candidate === 'string' && REQUEST_ID_PATTERN.test(candidate)) return candidate;
+  return `req_${randomUUID().replace(/-/g, '')}`;
+}

@@ -1,0 +1,133 @@
+// The one error catalog: every code any service can return, its HTTP status, the gRPC status
+// it travels as, and the human text of its envelope. Services throw AppError with a code from
+// here; the gateway renders the envelope of spec section 7 from the same entry.
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+export interface CatalogEntry {
+  http: number;
+  grpc: GrpcStatus;
+  title: string;
+  /** Default message; a thrower may give a more precise one. */
+  message: string;
+  /** Suggested remedy shown as `error.fix`. */
+  fix: string;
+}
+
+export const ERROR_CATALOG = {
+  validation_failed: {
+    http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Validation failed',
+    message: 'The request has invalid parameters.',
+    fix: 'Correct the fields named in `error.fields` and send the request again.',
+  },
+  invalid_json: {
+    http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Malformed JSON body',
+    message: 'The request body is not valid JSON.',
+    fix: 'Send a well-formed JSON document in the body.',
+  },
+  unsupported_media_type: {
+    http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Unsupported content type',
+    message: 'Request bodies must be JSON.',
+    fix: 'Send the body with `Content-Type: application/json`.',
+  },
+  payload_too_large: {
+    http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Body too large',
+    message: 'The request body exceeds the 1 MiB limit.',
+    fix: 'Send a smaller body; split large batches into several requests.',
+  },
+  route_not_found: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, title: 'Unknown route',
+    message: 'No endpoint exists at this path.',
+    fix: 'Check the path against the API reference at /docs; every path starts with /v1.',
+  },
+  method_not_allowed: {
+    http: 405, grpc: GrpcStatus.UNIMPLEMENTED, title: 'Method not allowed',
+    message: 'This endpoint does not accept this HTTP method.',
+    fix: 'Use one of the methods listed in the `Allow` response header.',
+  },
+  authentication_required: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, title: 'Authentication required',
+    message: 'No API key was sent.',
+    fix: 'Send `Authorization: Bearer <API_KEY>` with a key that starts with sk_test_ or sk_live_.',
+  },
+  invalid_api_key: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, title: 'Invalid API key',
+    message: 'The API key is malformed, unknown or revoked.',
+    fix: 'Check the key for typos, or issue a new key; revoked keys stop working at once.',
+  },
+  workspace_mismatch: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, title: 'Workspace mismatch',
+    message: 'The X-Workspace-Id header names a workspace this API key does not belong to.',
+    fix: 'Send the workspace id the key was issued for, or leave the header out.',
+  },
+  admin_token_invalid: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, title: 'Invalid admin token',
+    message: 'The admin API needs a valid operator token.',
+    fix: 'Send `Authorization: Bearer <ADMIN_TOKEN>` as configured for the gateway.',
+  },
+  not_found: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, title: 'Not found',
+    message: 'The requested resource does not exist in this workspace.',
+    fix: 'Check the id; ids from another workspace are never visible.',
+  },
+  listing_inactive: {
+    http: 403, grpc: GrpcStatus.FAILED_PRECONDITION, title: 'Listing inactive',
+    message: 'The request addresses an inactive listing.',
+    fix: 'Activate the listing (PATCH /v1/listings/{id} with {"active": true} or POST /v1/listings/status), then retry. If activation returns 402, deactivate another listing or upgrade the plan. The listing kept syncing while inactive.',
+  },
+  pms_write_unsupported: {
+    http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, title: 'PMS cannot perform this write',
+    message: 'The listing is managed in a PMS whose API cannot perform this write. Nothing was sent to the PMS.',
+    fix: 'Make this change in the PMS named in `provider`; it reaches this API with the next sync. Do not retry: reconnecting does not change it.',
+  },
+  listings_limit_exceeded: {
+    http: 402, grpc: GrpcStatus.FAILED_PRECONDITION, title: 'Active listing limit reached',
+    message: "Activating would exceed the plan's active-listing limit.",
+    fix: 'Deactivate another listing or upgrade the plan, then retry.',
+  },
+  conflict: {
+    http: 409, grpc: GrpcStatus.ALREADY_EXISTS, title: 'Conflict',
+    message: 'The request conflicts with the current state of the resource.',
+    fix: 'Read the resource again and retry with the current state.',
+  },
+  idempotency_conflict: {
+    http: 409, grpc: GrpcStatus.ABORTED, title: 'Idempotency key reused',
+    message: 'This Idempotency-Key was already used with a different request.',
+    fix: 'Use a new Idempotency-Key for a different request, or resend the original body.',
+  },
+  rate_limited: {
+    http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Too many requests',
+    message: 'The rate limit for this API key was exceeded.',
+    fix: 'Wait for the number of seconds in the `Retry-After` header, then retry.',
+  },
+  pms_unavailable: {
+    http: 502, grpc: GrpcStatus.UNAVAILABLE, title: 'PMS unavailable',
+    message: 'The PMS did not accept the write. Nothing was changed here.',
+    fix: 'Retry later with the same Idempotency-Key.',
+  },
+  service_unavailable: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, title: 'Service unavailable',
+    message: 'A service needed for this request is unavailable.',
+    fix: 'Retry after the number of seconds in the `Retry-After` header.',
+  },
+  upstream_timeout: {
+    http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, title: 'Upstream timeout',
+    message: 'A service needed for this request did not answer in time.',
+    fix: 'Retry the request; writes are safe to retry with the same Idempotency-Key.',
+  },
+  internal_error: {
+    http: 500, grpc: GrpcStatus.INTERNAL, title: 'Internal error',
+    message: 'Something went wrong on our side.',
+    fix: 'Retry later. If it persists, contact support with the request_id.',
+  },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERROR_CATALOG, code);
+}
+
+/** Path of the docs page of a code, served by the gateway. */
+export function docsPath(code: ErrorCode): string {
+  return `/docs/errors/${code}`;
+}

@@ -1,0 +1,2 @@
+export * from './catalog';
+export * from './app-error';

@@ -1,0 +1,125 @@
+// gRPC server bootstrap: binds a port (0 in tests), registers the service implementations and
+// the standard health service, runs every unary handler inside the caller's request context,
+// and maps thrown errors to gRPC statuses in exactly one place.
+import * as grpc from '@grpc/grpc-js';
+import { health } from '@vrp/contracts';
+import { acceptOrCreateRequestId, REQUEST_ID_METADATA, runWithContext } from '../context';
+import { AppError } from '../errors/app-error';
+import { appErrorToGrpc } from '../errors/grpc';
+import type { Logger } from '../logging';
+import { grpcRequests } from '../metrics';
+
+/** A unary handler: the request in, the response out (or a thrown AppError). */
+export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
+
+/** One async handler per method of a ts-proto service definition, typed from it. */
+export type Handlers<D> = {
+  [K in keyof D]: D[K] extends grpc.MethodDefinition<infer Req, infer Res> ? UnaryHandler<Req, Res> : never;
+};
+
+export interface ServiceRegistration {
+  definition: grpc.ServiceDefinition;
+  handlers: Record<string, UnaryHandler<never, unknown>>;
+}
+
+/** Pairs a ts-proto service definition with async handlers (type-checked per method). */
+export function service<D extends grpc.ServiceDefinition>(definition: D, handlers: Handlers<D>): ServiceRegistration {
+  return { definition, handlers: handlers as unknown as ServiceRegistration['handlers'] };
+}
+
+export interface GrpcServerHandle {
+  port: number;
+  server: grpc.Server;
+  /** Marks the health status NOT_SERVING, drains in-flight calls (bounded), then stops. */
+  stop(graceMs?: number): Promise<void>;
+  setServing(serving: boolean): void;
+}
+
+function wrapUnary(serviceName: string, method: string, handler: UnaryHandler<never, unknown>, logger: Logger): grpc.handleUnaryCall<unknown, unknown> {
+  return (call, callback) => {
+    const requestId = acceptOrCreateRequestId(call.metadata.get(REQUEST_ID_METADATA)[0]?.toString());
+    const workspaceId = (call.request as { workspaceId?: unknown } | null)?.workspaceId;
+    runWithContext({ requestId, ...(typeof workspaceId === 'string' && workspaceId ? { workspaceId } : {}) }, () => {
+      const started = process.hrtime.bigint();
+      handler(call.request as never, call as never).then(
+        (response) => {
+          grpcRequests.observe({ service: serviceName, method, code: 'OK' }, Number(process.hrtime.bigint() - started) / 1e9);
+          callback(null, response);
+        },
+        (err: unknown) => {
+          if (err instanceof AppError) {
+            grpcRequests.observe({ service: serviceName, method, code: err.code }, Number(process.hrtime.bigint() - started) / 1e9);
+            callback(appErrorToGrpc(err));
+            return;
+          }
+          // Never hand a raw error to grpc-js: it would send any numeric `code` as the status.
+          logger.error({ err, method: `${serviceName}/${method}` }, 'unhandled error in gRPC handler');
+          grpcRequests.observe({ service: serviceName, method, code: 'internal_error' }, Number(process.hrtime.bigint() - started) / 1e9);
+          callback(appErrorToGrpc(new AppError('internal_error')));
+        },
+      );
+    });
+  };
+}
+
+export async function startGrpcServer(opts: {
+  name: string;
+  port: number;
+  host?: string;
+  services: ServiceRegistration[];
+  logger: Logger;
+}): Promise<GrpcServerHandle> {
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+  for (const svc of opts.services) {
+    const impl: grpc.UntypedServiceImplementation = {};
+    for (const [method, handler] of Object.entries(svc.handlers)) {
+      if (!svc.definition[method]) throw new Error(`${opts.name}: handler ${method} is not in the service definition`);
+      impl[method] = wrapUnary(opts.name, method, handler, opts.logger);
+    }
+    for (const method of Object.keys(svc.definition)) {
+      if (!impl[method]) throw new Error(`${opts.name}: service method ${method} has no handler`);
+    }
+    server.addService(svc.definition, impl);
+  }
+
+  // Standard grpc.health.v1 service: "" is the overall status of this process.
+  let serving = true;
+  const healthImpl: health.HealthServer = {
+    check: (_call, callback) => {
+      callback(null, { status: serving ? health.HealthCheckResponse_ServingStatus.SERVING : health.HealthCheckResponse_ServingStatus.NOT_SERVING });
+    },
+    watch: (call) => {
+      call.write({ status: serving ? health.HealthCheckResponse_ServingStatus.SERVING : health.HealthCheckResponse_ServingStatus.NOT_SERVING });
+      call.end();
+    },
+  };
+  server.addService(health.HealthService, healthImpl);
+
+  const host = opts.host ?? '0.0.0.0';
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+  });
+  opts.logger.info({ port }, `${opts.name} gRPC server listening`);
+
+  return {
+    port,
+    server,
+    setServing(value) {
+      serving = value;
+    },
+    stop(graceMs = 10_000) {
+      serving = false;
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}

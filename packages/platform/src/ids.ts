@@ -1,0 +1,34 @@
+// Identifiers: a type prefix plus 20 random base58 characters (no 0/O/I/l ambiguity), and
+// sortable ids for things that must keep their creation order (outbox entries).
+import { randomBytes } from 'node:crypto';
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+export function randomBase58(length: number): string {
+  // Rejection sampling keeps every character equally likely.
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 232 && out.length < length) out += BASE58[byte % 58];
+    }
+  }
+  return out;
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBase58(20)}`;
+}
+
+let lastMs = 0;
+let counter = 0;
+
+/** Ids that sort in creation order within a process: ms timestamp + counter + randomness. */
+export function sortableId(prefix: string): string {
+  const now = Date.now();
+  if (now === lastMs) counter += 1;
+  else {
+    lastMs = now;
+    counter = 0;
+  }
+  return `${prefix}_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomBase58(6)}`;
+}

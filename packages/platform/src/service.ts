@@ -1,0 +1,76 @@
+// The process shape every service shares: a gRPC server with health checking, the ops HTTP
+// server (/healthz, /readyz, /metrics), and an ordered, bounded shutdown.
+import type { Logger } from './logging';
+import { startGrpcServer, type ServiceRegistration } from './grpc/server';
+import { startOpsServer, type ReadinessCheck } from './http/ops-server';
+
+export interface RunningService {
+  name: string;
+  grpcPort: number;
+  opsPort: number;
+  /** Stops taking work, drains in-flight calls, then runs `onStop` (consumers, engines). */
+  stop(): Promise<void>;
+}
+
+export async function startService(opts: {
+  name: string;
+  grpcPort: number;
+  opsPort: number;
+  host?: string;
+  services: ServiceRegistration[];
+  checks: Record<string, ReadinessCheck>;
+  logger: Logger;
+  onStop?: () => Promise<void>;
+  shutdownGraceMs?: number;
+}): Promise<RunningService> {
+  const grpcServer = await startGrpcServer({ name: opts.name, port: opts.grpcPort, host: opts.host, services: opts.services, logger: opts.logger });
+  const ops = await startOpsServer({ port: opts.opsPort, host: opts.host, checks: opts.checks });
+  let stopping: Promise<void> | null = null;
+  return {
+    name: opts.name,
+    grpcPort: grpcServer.port,
+    opsPort: ops.port,
+    stop() {
+      stopping ??= (async () => {
+        ops.setDraining();
+        await grpcServer.stop(opts.shutdownGraceMs ?? 10_000);
+        await opts.onStop?.();
+        await ops.close();
+        opts.logger.info(`${opts.name} stopped`);
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** SIGTERM/SIGINT: stop everything once, exit 0, or exit 1 if it takes longer than the bound. */
+export function stopOnSignals(stop: () => Promise<void>, logger: Logger, boundMs = 25_000): void {
+  let signalled = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error('shutdown exceeded its bound; exiting');
+      process.exit(1);
+    }, boundMs);
+    timer.unref();
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}
+
+/** Entry point of a main.ts: runs `start`, printing a config error plainly and exiting 1. */
+export function runMain(start: () => Promise<void>): void {
+  start().catch((err: unknown) => {
+    console.error(err instanceof Error && err.name === 'ConfigError' ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,1013 @@
+// The embedded engine: in-process collections that evaluate the same MongoDB filter / update /
+// sort / projection documents through mingo, and cast + validate through the mongoose schema.
+//
+// mingo is the only evaluator of filters and updates. To stay fast on large collections the
+// engine only narrows the documents mingo looks at: `_id` lookups use the primary map, equality
+// on the leading field(s) of a schema index uses an in-memory equality index (a superset of the
+// matches, which mingo then filters), and sorted pages select the top `skip + limit` matches
+// with mingo's own comparator instead of sorting (and copying) everything.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import mongoose from 'mongoose';
+import type { Schema } from 'mongoose';
+import { Context, Query, update as applyModifierFull } from 'mingo';
+import {
+  DocumentValidationError,
+  DuplicateKeyError,
+  type Collection,
+  type CollectionSpec,
+  type Doc,
+  type DocumentStore,
+  type Filter,
+  type FindOneAndUpdateOptions,
+  type FindOptions,
+  type Sort,
+  type Tx,
+  type Update,
+  type UpdateOptions,
+  type UpdateResult,
+  type WriteOptions,
+} from './port';
+import {
+  deepClone,
+  isPlainObject,
+  normalizeUpdate,
+  prepareSchema,
+  timestampFields,
+  upsertSeedFields,
+  validationFields,
+} from './shared';
+
+// mingo's package entry builds a fresh operator context (a copy of every operator table) for each
+// Query and update call, which costs more than evaluating a small filter. Its sub-modules take a
+// context prepared once instead. They are only reachable through the package's "exports" map,
+// which this repository's TypeScript resolution (node10) does not read, hence require() with the
+// types taken from the declaration files.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { Query: QueryCore } = require('mingo/query') as typeof import('mingo/types/query');
+const { update: applyModifierLean } = require('mingo/updater') as typeof import('mingo/types/updater');
+const { compare: mingoCompare, resolve: mingoResolve } = require('mingo/util') as typeof import('mingo/types/util');
+const queryOperators = require('mingo/operators/query') as NonNullable<Parameters<typeof Context.init>[0]>['query'];
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+type AnyObject = Record<string, unknown>;
+
+/**
+ * The query operators only: enough for any filter without `$expr` (aggregation expressions are
+ * the only thing query operators hand to other operator tables). Created once; mingo copies it
+ * into each compiled Query, which is cheap for this small table.
+ */
+const LEAN_QUERY_OPTIONS = { context: Context.init({ query: queryOperators }) };
+
+/** A matcher for a filter: mingo predicates that must all hold (mingo ANDs top-level fields too). */
+type Matcher = (doc: Doc) => boolean;
+
+const MATCH_ALL: Matcher = () => true;
+
+/**
+ * Compiled mingo queries, shared by the collections of a store. A filter is compiled per top-level
+ * field, exactly as mingo's Query compiles it (one predicate per field, all ANDed), so the parts
+ * that repeat across calls (`{ workspaceId }`, an `$expr` guard) are compiled once even when the
+ * other parts (`{ _id }`) change on every call.
+ */
+class QueryCache {
+  private readonly entries = new Map<string, Compiled>();
+
+  constructor(private readonly capacity: number) {}
+
+  matcher(filter: Filter): Matcher {
+    if (!isPlainObject(filter)) {
+      const query = compileFull(filter); // mingo reports what is wrong with it
+      return (doc) => query.test(doc);
+    }
+    const fields = Object.keys(filter);
+    if (fields.length === 0) return MATCH_ALL;
+    if (fields.length === 1) {
+      const only = this.part(filter);
+      return (doc) => only.test(doc);
+    }
+    const parts = fields.map((field) => this.part({ [field]: filter[field] }));
+    return (doc) => {
+      for (const part of parts) if (!part.test(doc)) return false;
+      return true;
+    };
+  }
+
+  /** The compiled query of a one-field filter, from the cache when it is safe to reuse. */
+  private part(condition: Filter): Compiled {
+    // `{ _id: value }` rarely repeats: compiling it is cheap, caching it would evict useful parts.
+    if (scalarKey(condition._id) !== undefined) return new QueryCore<Doc>(condition, LEAN_QUERY_OPTIONS);
+    const info = { expr: false };
+    const key = cacheKey(condition, info);
+    if (key === null) return compileFull(condition); // functions, $$NOW, stateful regexps: never reused
+    const hit = this.entries.get(key);
+    if (hit) {
+      // Least recently used goes first: a Map iterates in insertion order, so move hits last.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit;
+    }
+    const compiled: Compiled = info.expr ? compileFull(condition) : new QueryCore<Doc>(condition, LEAN_QUERY_OPTIONS);
+    if (key.length <= MAX_CACHED_KEY_LENGTH) {
+      this.entries.set(key, compiled);
+      if (this.entries.size > this.capacity) {
+        const oldest = this.entries.keys().next();
+        if (!oldest.done) this.entries.delete(oldest.value);
+      }
+    }
+    return compiled;
+  }
+}
+
+interface Compiled {
+  test(doc: Doc): boolean;
+}
+
+const MAX_CACHED_KEY_LENGTH = 4096;
+
+/** mingo's public Query: every operator table, as mingo uses by default. */
+function compileFull(condition: Filter): Query<Doc> {
+  return new Query<Doc>(condition);
+}
+
+/**
+ * A string that identifies a filter part by value and type, or null when a compiled query for it
+ * must not be reused: functions ($where), `$$NOW` (mingo caches the clock in a compiled query),
+ * regexps with the stateful g / y flags, and values that are not plain data.
+ */
+function cacheKey(value: unknown, info: { expr: boolean }): string | null {
+  switch (typeof value) {
+    case 'string':
+      return value.startsWith('$$NOW') ? null : JSON.stringify(value);
+    case 'number':
+      return Object.is(value, -0) ? 'n-0' : `n${value}`;
+    case 'boolean':
+      return value ? 'T' : 'F';
+    case 'undefined':
+      return 'u';
+    case 'bigint':
+      return `g${value}`;
+    case 'object':
+      break;
+    default:
+      return null;
+  }
+  if (value === null) return 'z';
+  if (value instanceof Date) return `d${value.getTime()}`;
+  if (value instanceof RegExp) return /[gy]/.test(value.flags) ? null : `r${JSON.stringify(value.source)}/${value.flags}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (const item of value) {
+      const key = cacheKey(item, info);
+      if (key === null) return null;
+      out += `${key},`;
+    }
+    return `${out}]`;
+  }
+  if (!isPlainObject(value)) return null;
+  let out = '{';
+  for (const field of Object.keys(value)) {
+    if (field === '$expr') info.expr = true;
+    const key = cacheKey(value[field], info);
+    if (key === null) return null;
+    out += `${JSON.stringify(field)}:${key},`;
+  }
+  return `${out}}`;
+}
+
+/** True when an update (or its condition) holds an `$expr`, which needs mingo's full operator set. */
+function containsExpr(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(containsExpr);
+  if (!isPlainObject(value)) return false;
+  return Object.keys(value).some((key) => key === '$expr' || containsExpr(value[key]));
+}
+
+/** mingo's update; the lean variant lets mingo build its small update context. */
+function applyModifier(obj: AnyObject, modifier: AnyObject, condition?: Filter): string[] {
+  const options = { cloneMode: 'deep' as const };
+  if (containsExpr(modifier) || (condition !== undefined && containsExpr(condition))) {
+    return applyModifierFull(obj, modifier, undefined, condition, options);
+  }
+  return applyModifierLean(obj, modifier, undefined, condition, options);
+}
+
+interface UndoEntry {
+  coll: MemoryCollection<Doc>;
+  id: string;
+  prev: Doc | undefined;
+}
+
+interface MemoryTx extends Tx {
+  readonly journal: UndoEntry[];
+  active: boolean;
+}
+
+/** FIFO lock; `holder` tells which async context (a transaction) currently owns it. */
+class AsyncLock {
+  private tail: Promise<void> = Promise.resolve();
+  holder: object | null = null;
+
+  async run<R>(owner: object, fn: () => Promise<R> | R): Promise<R> {
+    const prev = this.tail;
+    let release: () => void = () => undefined;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    await prev;
+    this.holder = owner;
+    try {
+      return await fn();
+    } finally {
+      this.holder = null;
+      release();
+    }
+  }
+}
+
+interface UniqueIndex {
+  fields: string[][];
+  keyPattern: Record<string, unknown>;
+  sparse: boolean;
+  partial: Matcher | null;
+  /** index key -> _id of the document holding it */
+  owners: Map<string, string>;
+}
+
+// Not a general BSON encoder: only needs equal values to map to equal strings, as a unique index does.
+function encodeKey(value: unknown): string {
+  if (value === undefined) return 'u';
+  if (value === null) return 'n';
+  switch (typeof value) {
+    case 'string':
+      return `s${JSON.stringify(value)}`;
+    case 'number':
+      return `d${value === 0 ? 0 : value}`;
+    case 'bigint':
+      return `d${value}`;
+    case 'boolean':
+      return value ? 'T' : 'F';
+    default:
+      break;
+  }
+  if (value instanceof Date) return `t${value.getTime()}`;
+  if (Array.isArray(value)) return `[${value.map(encodeKey).join(',')}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${encodeKey(v)}`).join(',')}}`;
+  }
+  return `o${String(value)}`;
+}
+
+/** The values a (possibly dotted) path contributes to an index: arrays are multikey. */
+function indexValues(value: unknown, parts: readonly string[]): unknown[] {
+  const [head, ...rest] = parts;
+  if (head === undefined) {
+    if (Array.isArray(value)) return value.length === 0 ? [undefined] : value;
+    return [value === undefined ? null : value];
+  }
+  if (Array.isArray(value)) {
+    if (/^\d+$/.test(head)) return indexValues(value[Number(head)], rest);
+    return value.length === 0 ? [null] : value.flatMap((el) => indexValues(el, parts));
+  }
+  if (!isPlainObject(value)) return [null];
+  return indexValues(value[head], rest);
+}
+
+function indexKeys(index: UniqueIndex, doc: Doc): string[] {
+  if (index.partial && !index.partial(doc)) return [];
+  const perField = index.fields.map((parts) => indexValues(doc, parts));
+  if (index.sparse && perField.every((vals) => vals.every((v) => v === null || v === undefined))) return [];
+  let keys = [''];
+  for (const vals of perField) {
+    const encoded = [...new Set(vals.map(encodeKey))];
+    keys = keys.flatMap((k) => encoded.map((e) => `${k}\u0001${e}`));
+  }
+  return keys;
+}
+
+function uniqueIndexes(schema: Schema): UniqueIndex[] {
+  const out: UniqueIndex[] = [];
+  for (const [fields, options] of schema.indexes()) {
+    const opts: Record<string, unknown> = isPlainObject(options) ? options : {};
+    if (opts.unique !== true) continue;
+    const paths = Object.keys(fields);
+    if (paths.length === 1 && paths[0] === '_id') continue; // the Map key already is this index
+    const partial = opts.partialFilterExpression;
+    let partialMatcher: Matcher | null = null;
+    if (isPlainObject(partial)) {
+      const query = compileFull(partial);
+      partialMatcher = (doc) => query.test(doc);
+    }
+    out.push({
+      fields: paths.map((p) => p.split('.')),
+      keyPattern: { ...fields },
+      sparse: opts.sparse === true,
+      partial: partialMatcher,
+      owners: new Map(),
+    });
+  }
+  return out;
+}
+
+// ---- equality indexes (candidate narrowing only) ----
+
+/**
+ * How many leading fields of each schema index get an equality index. The first field is the
+ * index's natural lookup; the second matters when every index leads with the same field (a
+ * tenant id), where the first field alone narrows nothing inside one tenant.
+ */
+const EQUALITY_PREFIX_FIELDS = 2;
+
+/**
+ * Index key of one scalar, or undefined for values an equality lookup is never built from (null,
+ * objects, arrays...). Equal values under mingo's equality always get equal keys; different values
+ * may share a key (that only widens the candidate set). Dates use their time value.
+ */
+function scalarKey(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return `s${value}`;
+    case 'number':
+      return `n${value}`; // `${-0}` is "0": mingo treats 0 and -0 as equal too
+    case 'boolean':
+      return value ? 'T' : 'F';
+    case 'object':
+      return value instanceof Date ? `d${value.getTime()}` : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Adds the scalar keys at `parts` (from `i`) under `value`: arrays at any depth are multikey. */
+function collectScalarKeys(value: unknown, parts: readonly string[], i: number, out: string[]): void {
+  if (Array.isArray(value)) {
+    for (const item of value) collectScalarKeys(item, parts, i, out);
+    return;
+  }
+  if (i === parts.length) {
+    const key = scalarKey(value);
+    if (key !== undefined) out.push(key);
+    return;
+  }
+  if (value === null || typeof value !== 'object' || value instanceof Date) return;
+  collectScalarKeys((value as AnyObject)[parts[i] as string], parts, i + 1, out);
+}
+
+/** Values a filter term pins a field to, when they are all scalars: `v`, `{ $eq: v }`, `{ $in: [...] }`. */
+function equalityValues(term: unknown): unknown[] | null {
+  if (scalarKey(term) !== undefined) return [term];
+  if (!isPlainObject(term)) return null;
+  const ops = Object.keys(term);
+  if (ops.length === 0 || !ops.every((op) => op.startsWith('$'))) return null; // a literal sub-document
+  if ('$eq' in term && scalarKey(term.$eq) !== undefined) return [term.$eq];
+  const list = term.$in;
+  if (Array.isArray(list) && list.every((v) => scalarKey(v) !== undefined)) return list;
+  return null;
+}
+
+/** Field -> pinned values, from the top level of a filter and from its `$and` clauses. */
+function equalityTerms(filter: Filter, out: Map<string, unknown[]> = new Map()): Map<string, unknown[]> {
+  for (const field of Object.keys(filter)) {
+    const term = filter[field];
+    if (field === '$and') {
+      if (Array.isArray(term)) for (const clause of term) if (isPlainObject(clause)) equalityTerms(clause, out);
+      continue;
+    }
+    if (field.startsWith('$') || out.has(field)) continue;
+    const values = equalityValues(term);
+    if (values) out.set(field, values);
+  }
+  return out;
+}
+
+/** Documents per key; a key held by one document stores its slot alone (most keys of a selective index). */
+type Bucket = Slot | Set<Slot>;
+
+class EqualityIndex {
+  readonly fields: string[];
+  private readonly parts: string[][];
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(fields: string[]) {
+    this.fields = fields;
+    this.parts = fields.map((f) => f.split('.'));
+  }
+
+  /** Keys of a document: one per combination of its (multikey) values; none if a field has none. */
+  keysOf(doc: Doc): string[] {
+    let keys: string[] = [];
+    for (let f = 0; f < this.parts.length; f++) {
+      let values: string[] = [];
+      collectScalarKeys(doc, this.parts[f] as string[], 0, values);
+      if (values.length === 0) return [];
+      if (values.length > 1) values = [...new Set(values)];
+      keys = f === 0 ? values : keys.flatMap((k) => values.map((v) => `${k}\u0000${v}`));
+    }
+    return keys;
+  }
+
+  /** Keys a lookup reads, or null when the filter does not pin every field of this index. */
+  lookupKeys(terms: Map<string, unknown[]>): string[] | null {
+    let keys: string[] = [''];
+    for (let f = 0; f < this.fields.length; f++) {
+      const values = terms.get(this.fields[f] as string);
+      if (!values) return null;
+      const encoded = [...new Set(values.map((v) => scalarKey(v) as string))];
+      keys = f === 0 ? encoded : keys.flatMap((k) => encoded.map((v) => `${k}\u0000${v}`));
+    }
+    return keys;
+  }
+
+  size(key: string): number {
+    const bucket = this.buckets.get(key);
+    return bucket === undefined ? 0 : bucket instanceof Set ? bucket.size : 1;
+  }
+
+  slots(key: string): Iterable<Slot> {
+    const bucket = this.buckets.get(key);
+    return bucket === undefined ? [] : bucket instanceof Set ? bucket : [bucket];
+  }
+
+  update(slot: Slot, prev: Doc | undefined, next: Doc | undefined): void {
+    const before = prev ? this.keysOf(prev) : [];
+    const after = next ? this.keysOf(next) : [];
+    if (before.length === 0 || after.length === 0) {
+      for (const key of before) this.remove(key, slot);
+      for (const key of after) this.add(key, slot);
+      return;
+    }
+    if (before.length === 1 && after.length === 1) {
+      if (before[0] !== after[0]) {
+        this.remove(before[0] as string, slot);
+        this.add(after[0] as string, slot);
+      }
+      return;
+    }
+    const kept = new Set(after);
+    const had = new Set(before);
+    for (const key of before) if (!kept.has(key)) this.remove(key, slot);
+    for (const key of after) if (!had.has(key)) this.add(key, slot);
+  }
+
+  private add(key: string, slot: Slot): void {
+    const bucket = this.buckets.get(key);
+    if (bucket === undefined) this.buckets.set(key, slot);
+    else if (bucket instanceof Set) bucket.add(slot);
+    else if (bucket !== slot) this.buckets.set(key, new Set([bucket, slot]));
+  }
+
+  private remove(key: string, slot: Slot): void {
+    const bucket = this.buckets.get(key);
+    if (bucket === undefined) return;
+    if (!(bucket instanceof Set)) {
+      if (bucket === slot) this.buckets.delete(key);
+      return;
+    }
+    bucket.delete(slot);
+    if (bucket.size === 1) this.buckets.set(key, bucket.values().next().value as Slot);
+    else if (bucket.size === 0) this.buckets.delete(key);
+  }
+}
+
+/** One equality index per distinct leading-field list of the schema's indexes. */
+function equalityIndexes(schema: Schema): EqualityIndex[] {
+  const byFields = new Map<string, EqualityIndex>();
+  for (const [spec] of schema.indexes()) {
+    const paths = Object.keys(spec);
+    for (let n = 1; n <= Math.min(EQUALITY_PREFIX_FIELDS, paths.length); n++) {
+      const fields = paths.slice(0, n);
+      // `_id` lookups use the primary map; `$**`, numeric segments: not plain field paths.
+      if (fields.some((f) => f === '_id' || f.includes('$') || f.split('.').some((p) => p === '' || /^\d+$/.test(p)))) break;
+      const id = fields.join('\u0000');
+      if (!byFields.has(id)) byFields.set(id, new EqualityIndex(fields));
+    }
+  }
+  return [...byFields.values()];
+}
+
+// ---- sorting ----
+
+/**
+ * The documents at [skip, skip + limit) in `sort` order, ties in insertion order (as mingo's
+ * stable sort over the collection leaves them). Keys are resolved and compared with mingo's own
+ * resolve / compare (what its $sort uses). Only the `skip + limit` best are kept (a bounded
+ * buffer pruned by quickselect), so a page costs about one comparison per matching document.
+ */
+function sortedPage(slots: Slot[], sort: Sort, skip: number, limit: number): Slot[] {
+  const fields = Object.keys(sort);
+  const dirs = fields.map((f) => (sort[f] === -1 ? -1 : 1));
+  // For a top-level field of a stored (plain) document, mingo's resolve is its own property.
+  const topLevel = fields.map((f) => !f.includes('.') && f !== '__proto__');
+  const keyAt = (r: Ranked, i: number): unknown => {
+    const keys = r.keys;
+    while (keys.length <= i) {
+      const j = keys.length;
+      const field = fields[j] as string;
+      const doc = r.slot.doc;
+      keys.push(topLevel[j] ? (Object.hasOwn(doc, field) ? doc[field] : undefined) : mingoResolve(doc, field));
+    }
+    return keys[i];
+  };
+  const cmp = (a: Ranked, b: Ranked): number => {
+    for (let i = 0; i < fields.length; i++) {
+      const c = compareValues(keyAt(a, i), keyAt(b, i));
+      if (c !== 0) return c * (dirs[i] as number);
+    }
+    return a.slot.seq - b.slot.seq;
+  };
+
+  const want = limit > 0 ? skip + limit : Infinity;
+  if (want >= slots.length) {
+    const all = slots.map((slot): Ranked => ({ slot, keys: [] }));
+    all.sort(cmp);
+    return all.slice(skip).map((r) => r.slot);
+  }
+
+  // Keep a buffer of candidates better than the current threshold; when it has twice what is
+  // wanted, partition it around the want-th best (quickselect), which becomes the new threshold.
+  const capacity = Math.max(2 * want, want + 256);
+  const buffer: Ranked[] = [];
+  let threshold: Ranked | null = null;
+  const probe: Ranked = { slot: slots[0] as Slot, keys: [] };
+  for (const slot of slots) {
+    if (threshold) {
+      probe.slot = slot;
+      probe.keys = [];
+      if (cmp(probe, threshold) >= 0) continue;
+      buffer.push({ slot, keys: probe.keys });
+    } else {
+      buffer.push({ slot, keys: [] });
+    }
+    if (buffer.length >= capacity) {
+      nthElement(buffer, want - 1, cmp);
+      buffer.length = want;
+      threshold = buffer[want - 1] as Ranked;
+    }
+  }
+  buffer.sort(cmp);
+  return buffer.slice(skip, want).map((r) => r.slot);
+}
+
+/** mingo's compare, with its result for two strings or two numbers computed inline. */
+function compareValues(a: unknown, b: unknown): number {
+  const type = typeof a;
+  if (type === typeof b && (type === 'string' || type === 'number')) {
+    return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+  }
+  return mingoCompare(a, b);
+}
+
+interface Ranked {
+  slot: Slot;
+  /** Sort keys resolved so far (lazily: most documents lose on the first key). */
+  keys: unknown[];
+}
+
+/** Reorders `a` so that a[k] is its k-th smallest and everything before it is smaller (Hoare). */
+function nthElement(a: Ranked[], k: number, cmp: (x: Ranked, y: Ranked) => number): void {
+  let lo = 0;
+  let hi = a.length - 1;
+  const swap = (i: number, j: number): void => {
+    const t = a[i] as Ranked;
+    a[i] = a[j] as Ranked;
+    a[j] = t;
+  };
+  while (hi > lo) {
+    const mid = (lo + hi) >> 1;
+    // Median of three as the pivot, which also guards the scans below.
+    if (cmp(a[mid] as Ranked, a[lo] as Ranked) < 0) swap(mid, lo);
+    if (cmp(a[hi] as Ranked, a[lo] as Ranked) < 0) swap(hi, lo);
+    if (cmp(a[hi] as Ranked, a[mid] as Ranked) < 0) swap(hi, mid);
+    const pivot = a[mid] as Ranked;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (cmp(a[i] as Ranked, pivot) < 0) i++;
+      while (cmp(a[j] as Ranked, pivot) > 0) j--;
+      if (i <= j) {
+        swap(i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+const bySeq = (a: Slot, b: Slot): number => a.seq - b.seq;
+
+// Mongoose's update validators cover these operators only ($inc & co. are cast, not validated).
+const VALIDATED_UPDATE_OPS = ['$set', '$unset', '$push', '$addToSet', '$pull', '$pullAll', '$setOnInsert'];
+
+/** Schema paths an update's validators run on; positional segments cut the path short. */
+function validatedPaths(modifier: Record<string, Record<string, unknown>>): string[] {
+  const paths = new Set<string>();
+  for (const op of VALIDATED_UPDATE_OPS) {
+    for (const path of Object.keys(modifier[op] ?? {})) {
+      const parts = path.split('.');
+      const cut = parts.findIndex((p) => p.startsWith('$'));
+      paths.add((cut === -1 ? parts : parts.slice(0, cut)).join('.'));
+    }
+  }
+  return [...paths].filter((p) => p !== '');
+}
+
+function hasPositionalPath(modifier: Record<string, Record<string, unknown>>): boolean {
+  return Object.values(modifier).some((fields) => Object.keys(fields).some((p) => /(^|\.)\$(\.|$)/.test(p)));
+}
+
+const TO_OBJECT = { depopulate: true, versionKey: false, flattenMaps: true } as const;
+
+interface UpdateOutcome {
+  matchedCount: number;
+  modifiedCount: number;
+  upsertedId: string | null;
+  before: Doc | null;
+  after: Doc | null;
+}
+
+/**
+ * Where a stored document lives, from its insert to its delete: an update swaps `doc` (stored
+ * documents themselves are never mutated). `seq` is the insertion rank, the natural order.
+ */
+interface Slot {
+  doc: Doc;
+  readonly seq: number;
+}
+
+class MemoryCollection<T extends Doc> implements Collection<T> {
+  /** _id -> slot; the Map's iteration order is the natural order (ascending seq). */
+  private readonly docs = new Map<string, Slot>();
+  private nextSeq = 0;
+  private readonly uniques: UniqueIndex[];
+  private readonly equalities: EqualityIndex[];
+  private readonly model: mongoose.Model<Record<string, unknown>>;
+  private readonly timestamps: { createdAt?: string; updatedAt?: string };
+
+  constructor(
+    readonly name: string,
+    schema: Schema,
+    base: mongoose.Mongoose,
+    private readonly store: MemoryStore,
+  ) {
+    const prepared = prepareSchema(schema);
+    this.model = base.model<Record<string, unknown>>(name, prepared, name);
+    this.uniques = uniqueIndexes(prepared);
+    this.equalities = equalityIndexes(prepared);
+    this.timestamps = timestampFields(prepared);
+  }
+
+  // ---- reads (no lock: they see the latest state, like a non-transactional read) ----
+
+  async findOne(filter: Filter, opts: FindOptions & WriteOptions = {}): Promise<T | null> {
+    const [first] = await this.find(filter, { ...opts, limit: 1 });
+    return first ?? null;
+  }
+
+  async find(filter: Filter, opts: FindOptions & WriteOptions = {}): Promise<T[]> {
+    this.store.checkTx(opts.tx);
+    const page = this.select(filter, opts.sort, opts.skip ?? 0, opts.limit ?? 0);
+    let docs = page.map((slot) => slot.doc);
+    const projected = opts.projection ? Object.keys(opts.projection) : [];
+    if (opts.projection && projected.length > 0) {
+      // mingo projects the page. A positional projection (`a.$`) reads the filter, and a query
+      // with the filter tests the documents again, so it is only given the filter then.
+      const positional = projected.some((path) => path.endsWith('.$'));
+      docs = compileFull(positional ? filter : {}).find<Doc>(docs, opts.projection).all();
+    }
+    // Projected results can share nested objects with stored ones, so copy them all.
+    return docs.map((d) => deepClone(d) as T);
+  }
+
+  async countDocuments(filter: Filter, opts: WriteOptions = {}): Promise<number> {
+    this.store.checkTx(opts.tx);
+    const match = this.store.queries.matcher(filter);
+    let n = 0;
+    for (const slot of this.candidates(filter) ?? this.docs.values()) if (match(slot.doc)) n++;
+    return n;
+  }
+
+  // ---- writes ----
+
+  insertOne(doc: T, opts: WriteOptions = {}): Promise<T> {
+    return this.store.write(opts.tx, (journal) => {
+      const next = this.cast(this.stamp(doc, true));
+      this.checkInsert(next);
+      this.commit(next._id, undefined, next, journal);
+      return deepClone(next) as T;
+    });
+  }
+
+  insertMany(docs: T[], opts: WriteOptions = {}): Promise<T[]> {
+    return this.store.write(opts.tx, (journal) => {
+      // Like an ordered insertMany: nothing is written if any document is invalid, and a
+      // duplicate stops the batch with the earlier documents inserted.
+      const prepared = docs.map((d) => this.cast(this.stamp(d, true)));
+      for (const next of prepared) {
+        this.checkInsert(next);
+        this.commit(next._id, undefined, next, journal);
+      }
+      return prepared.map((d) => deepClone(d) as T);
+    });
+  }
+
+  async updateOne(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
+    const r = await this.store.write(opts.tx, (journal) =>
+      this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true }, journal),
+    );
+    return { matchedCount: r.matchedCount, modifiedCount: r.modifiedCount, upsertedId: r.upsertedId };
+  }
+
+  async updateMany(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
+    const r = await this.store.write(opts.tx, (journal) =>
+      this.runUpdate(filter, update, { many: true, upsert: opts.upsert === true }, journal),
+    );
+    return { matchedCount: r.matchedCount, modifiedCount: r.modifiedCount, upsertedId: r.upsertedId };
+  }
+
+  async findOneAndUpdate(filter: Filter, update: Update, opts: FindOneAndUpdateOptions = {}): Promise<T | null> {
+    const r = await this.store.write(opts.tx, (journal) =>
+      this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true, sort: opts.sort }, journal),
+    );
+    const doc = opts.returnDocument === 'before' ? r.before : r.after;
+    return doc ? (deepClone(doc) as T) : null;
+  }
+
+  deleteOne(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
+    return this.store.write(opts.tx, (journal) => this.runDelete(filter, 1, journal));
+  }
+
+  deleteMany(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
+    return this.store.write(opts.tx, (journal) => this.runDelete(filter, 0, journal));
+  }
+
+  /** Puts back a journaled version; the state it restores was consistent, so no checks. */
+  restore(id: string, prev: Doc | undefined): void {
+    this.commit(id, this.docs.get(id)?.doc, prev, undefined);
+  }
+
+  // ---- internals (all synchronous: a write is atomic once it holds the lock) ----
+
+  /**
+   * The documents that can match, in no particular order, or null for "scan them all": the `_id`
+   * lookup when the filter pins `_id`, else the smallest equality-index lookup the filter allows,
+   * unless that still holds most of the collection (a scan of the primary map is then cheaper,
+   * and in natural order). Always a superset of the matches: mingo evaluates the filter after.
+   */
+  private candidates(filter: Filter): Iterable<Slot> | null {
+    if (!isPlainObject(filter)) return null;
+    const terms = equalityTerms(filter);
+    if (terms.size === 0) return null;
+    const ids = terms.get('_id');
+    if (ids) {
+      const found = new Set<Slot>();
+      for (const id of ids) {
+        const slot = typeof id === 'string' ? this.docs.get(id) : undefined; // _ids are strings
+        if (slot) found.add(slot);
+      }
+      return found;
+    }
+    let best: { index: EqualityIndex; keys: string[]; size: number } | null = null;
+    for (const index of this.equalities) {
+      const keys = index.lookupKeys(terms);
+      if (!keys) continue;
+      let size = 0;
+      for (const key of keys) size += index.size(key);
+      if (!best || size < best.size) best = { index, keys, size };
+      if (size === 0) break;
+    }
+    if (!best || best.size * 2 > this.docs.size) return null;
+    if (best.keys.length === 1) return best.index.slots(best.keys[0] as string);
+    const union = new Set<Slot>(); // a multikey document can sit under several keys
+    for (const key of best.keys) for (const slot of best.index.slots(key)) union.add(slot);
+    return union;
+  }
+
+  /**
+   * The matching documents at [skip, skip + limit) (limit 0: all), in `sort` order, else in
+   * natural order. Nothing is copied.
+   */
+  private select(filter: Filter, sort: Sort | undefined, skip: number, limit: number): Slot[] {
+    const match = this.store.queries.matcher(filter);
+    const sorted = sort !== undefined && Object.keys(sort).length > 0;
+    skip = Math.max(0, skip);
+    limit = Math.max(0, limit);
+    const narrowed = this.candidates(filter);
+    const matched: Slot[] = [];
+    if (narrowed === null) {
+      // Natural order already: an unsorted page can stop early.
+      const enough = !sorted && limit > 0 ? skip + limit : Infinity;
+      for (const slot of this.docs.values()) {
+        if (match(slot.doc) && matched.push(slot) >= enough) break;
+      }
+    } else {
+      for (const slot of narrowed) if (match(slot.doc)) matched.push(slot);
+      if (!sorted) matched.sort(bySeq);
+    }
+    if (sorted) return sortedPage(matched, sort, skip, limit);
+    return skip > 0 || limit > 0 ? matched.slice(skip, limit > 0 ? skip + limit : undefined) : matched;
+  }
+
+  /**
+   * Applies the schema: casting, defaults, unknown fields dropped, validation. Cast errors are
+   * always reported; validators run on all paths, or only on `paths` (what an update touched).
+   */
+  private cast(input: Record<string, unknown>, paths?: string[]): Doc {
+    const doc = new this.model(input);
+    const err = doc.validateSync(paths);
+    if (err) throw new DocumentValidationError(this.name, validationFields(err) ?? { '(document)': err.message });
+    const out: Record<string, unknown> = doc.toObject(TO_OBJECT);
+    const id = out._id;
+    if (typeof id !== 'string' || id === '') {
+      throw new DocumentValidationError(this.name, { _id: 'must be a non-empty string' });
+    }
+    return deepClone(out) as Doc;
+  }
+
+  /** Mongoose's `timestamps` behaviour for a document about to be inserted. */
+  private stamp(doc: Record<string, unknown>, inserting: boolean): Record<string, unknown> {
+    const { createdAt, updatedAt } = this.timestamps;
+    if (!createdAt && !updatedAt) return doc;
+    const now = new Date();
+    const out = { ...doc };
+    if (inserting && createdAt && out[createdAt] === undefined) out[createdAt] = now;
+    if (updatedAt && out[updatedAt] === undefined) out[updatedAt] = (createdAt ? out[createdAt] : undefined) ?? now;
+    return out;
+  }
+
+  private checkInsert(next: Doc): void {
+    if (this.docs.has(next._id)) throw new DuplicateKeyError(this.name, { _id: 1 });
+    this.checkUnique(next._id, next);
+  }
+
+  private checkUnique(id: string, next: Doc): void {
+    for (const index of this.uniques) {
+      for (const key of indexKeys(index, next)) {
+        const owner = index.owners.get(key);
+        if (owner !== undefined && owner !== id) throw new DuplicateKeyError(this.name, index.keyPattern);
+      }
+    }
+  }
+
+  /** The single place state changes: map, unique and equality indexes, and the undo journal. */
+  private commit(id: string, prev: Doc | undefined, next: Doc | undefined, journal: UndoEntry[] | undefined): void {
+    for (const index of this.uniques) {
+      if (prev) for (const key of indexKeys(index, prev)) if (index.owners.get(key) === id) index.owners.delete(key);
+      if (next) for (const key of indexKeys(index, next)) index.owners.set(key, id);
+    }
+    // An update keeps the document's slot, so its place in the natural order; an insert, or a
+    // rollback putting a deleted document back, goes last (as a Map re-insertion would).
+    let slot = this.docs.get(id);
+    if (!slot && next) {
+      slot = { doc: next, seq: this.nextSeq++ };
+      this.docs.set(id, slot);
+    }
+    if (slot) for (const index of this.equalities) index.update(slot, prev, next);
+    if (slot && next) slot.doc = next;
+    else this.docs.delete(id);
+    journal?.push({ coll: this as unknown as MemoryCollection<Doc>, id, prev });
+  }
+
+  private runUpdate(
+    filter: Filter,
+    update: Update,
+    o: { many: boolean; upsert: boolean; sort?: Record<string, 1 | -1> },
+    journal: UndoEntry[] | undefined,
+  ): UpdateOutcome {
+    const { $setOnInsert, ...modifier } = normalizeUpdate(update);
+    const { updatedAt } = this.timestamps;
+    if (updatedAt && !Object.values(modifier).some((fields) => updatedAt in fields)) {
+      modifier.$set = { ...modifier.$set, [updatedAt]: new Date() };
+    }
+    const targets = this.select(filter, o.sort, 0, o.many ? 0 : 1).map((slot) => slot.doc);
+
+    if (targets.length === 0) {
+      if (!o.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null, before: null, after: null };
+      // mingo refuses to write `_id` at all, so it is taken out and set directly.
+      const { _id: filterId, ...seedFields } = upsertSeedFields(filter);
+      const { _id: setId, ...set } = modifier.$set ?? {};
+      const { _id: insertId, ...onInsert } = $setOnInsert ?? {};
+      const seed: AnyObject = {};
+      if (Object.keys(seedFields).length > 0) applyModifier(seed, { $set: deepClone(seedFields) });
+      const onCreate = { ...modifier, ...(modifier.$set ? { $set: set } : {}) };
+      if (Object.keys(onCreate).length > 0) applyModifier(seed, deepClone(onCreate));
+      if (Object.keys(onInsert).length > 0) applyModifier(seed, { $set: deepClone(onInsert) });
+      seed._id = filterId ?? setId ?? insertId ?? randomUUID(); // the mongo engine also picks a string
+      // Like mongoose's upsert: defaults applied, validators only on the update's own paths.
+      const next = this.cast(this.stamp(seed, true), validatedPaths({ ...modifier, $setOnInsert: $setOnInsert ?? {} }));
+      this.checkInsert(next);
+      this.commit(next._id, undefined, next, journal);
+      return { matchedCount: 0, modifiedCount: 0, upsertedId: next._id, before: null, after: next };
+    }
+
+    // The filter is only needed again to resolve positional `$` paths.
+    const condition = hasPositionalPath(modifier) ? filter : undefined;
+    const paths = validatedPaths(modifier);
+    let modifiedCount = 0;
+    let before: Doc | null = null;
+    let after: Doc | null = null;
+    for (const target of targets) {
+      const working: AnyObject = deepClone(target);
+      const changed = applyModifier(working, modifier, condition);
+      let next = target;
+      if (changed.length > 0) {
+        if (working._id !== target._id) throw new Error(`${this.name}: the _id field is immutable`);
+        next = this.cast(working, paths);
+        this.checkUnique(target._id, next);
+        this.commit(target._id, target, next, journal);
+        modifiedCount++;
+      }
+      before ??= target;
+      after ??= next;
+    }
+    return { matchedCount: targets.length, modifiedCount, upsertedId: null, before, after };
+  }
+
+  private runDelete(filter: Filter, limit: number, journal: UndoEntry[] | undefined): { deletedCount: number } {
+    const targets = this.select(filter, undefined, 0, limit);
+    for (const target of targets) this.commit(target.doc._id, target.doc, undefined, journal);
+    return { deletedCount: targets.length };
+  }
+}
+
+class MemoryStore implements DocumentStore {
+  readonly engine = 'memory' as const;
+  /** Compiled filters, reused across calls and collections of this store. */
+  readonly queries = new QueryCache(2048);
+  private readonly base = new mongoose.Mongoose();
+  private readonly collections = new Map<string, MemoryCollection<Doc>>();
+  private readonly lock = new AsyncLock();
+  /** Which transaction (if any) the current async context runs inside. */
+  private readonly context = new AsyncLocalStorage<object>();
+  private readonly txs = new WeakSet<MemoryTx>();
+  private closed = false;
+
+  collection<T extends Doc>(spec: CollectionSpec): Collection<T> {
+    let coll = this.collections.get(spec.name);
+    if (!coll) {
+      coll = new MemoryCollection<Doc>(spec.name, spec.schema, this.base, this);
+      this.collections.set(spec.name, coll);
+    }
+    return coll as unknown as Collection<T>;
+  }
+
+  async transaction<R>(work: (tx: Tx) => Promise<R>): Promise<R> {
+    if (this.insideLockHolder()) throw new Error('memory store: nested transactions are not supported');
+    const owner = {};
+    return this.lock.run(owner, () =>
+      this.context.run(owner, async () => {
+        const tx: MemoryTx = { id: randomUUID(), journal: [], active: true };
+        this.txs.add(tx);
+        try {
+          return await work(tx);
+        } catch (err) {
+          for (let i = tx.journal.length - 1; i >= 0; i--) {
+            const entry = tx.journal[i];
+            if (entry) entry.coll.restore(entry.id, entry.prev);
+          }
+          throw err;
+        } finally {
+          tx.active = false;
+        }
+      }),
+    );
+  }
+
+  async ready(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  checkTx(tx: Tx | undefined): MemoryTx | undefined {
+    if (tx === undefined) return undefined;
+    if (!this.txs.has(tx as MemoryTx)) throw new Error('memory store: tx does not belong to this store');
+    const memTx = tx as MemoryTx;
+    if (!memTx.active) throw new Error('memory store: transaction is no longer active');
+    return memTx;
+  }
+
+  /**
+   * Runs a synchronous write. With a tx the transaction already holds the lock, so it runs at
+   * once and is journaled. Without one it queues for the lock — unless this async context is
+   * the transaction holding it (a write that forgot its tx), which would otherwise deadlock; it
+   * then runs outside the transaction, as on MongoDB.
+   */
+  async write<R>(tx: Tx | undefined, fn: (journal: UndoEntry[] | undefined) => R): Promise<R> {
+    if (this.closed) throw new Error('memory store: closed');
+    const memTx = this.checkTx(tx);
+    if (memTx) return fn(memTx.journal);
+    if (this.insideLockHolder()) return fn(undefined);
+    return this.lock.run({}, () => fn(undefined));
+  }
+
+  private insideLockHolder(): boolean {
+    const current = this.context.getStore();
+    return current !== undefined && current === this.lock.holder;
+  }
+}
+
+export function createMemoryStore(): DocumentStore {
+  return new MemoryStore();
+}

@@ -1,0 +1,126 @@
+// Helpers both engines share, so they agree on schema shape, update shape and error mapping.
+import mongoose, { Schema } from 'mongoose';
+import type { Filter, Update } from './port';
+
+/**
+ * Copy of the caller's schema as both engines use it: `_id` is a caller-chosen string and there
+ * is no version key (lean reads would otherwise return `__v` on mongo only).
+ */
+export function prepareSchema(schema: Schema): Schema {
+  const prepared = schema.clone();
+  if (prepared.path('_id')?.instance !== 'String') prepared.add({ _id: { type: String, required: true } });
+  prepared.set('versionKey', false);
+  return prepared;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function isOperatorObject(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'));
+}
+
+/**
+ * Mongoose's rule for update documents: top-level keys without `$` are folded into `$set`
+ * (updateOne never replaces a whole document).
+ */
+export function normalizeUpdate(update: Update): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  const plain: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(update)) {
+    if (key.startsWith('$')) {
+      if (!isPlainObject(value)) throw new TypeError(`update operator ${key} needs an object`);
+      out[key] = { ...value };
+    } else {
+      plain[key] = value;
+    }
+  }
+  if (Object.keys(plain).length > 0) out.$set = { ...plain, ...out.$set };
+  return out;
+}
+
+/**
+ * The equality fields of a filter, which MongoDB copies into a document created by an upsert
+ * (top level and inside `$and`; `{ f: { $eq: v } }` counts as equality). Keys may be dotted.
+ */
+export function upsertSeedFields(filter: Filter): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and' && Array.isArray(value)) {
+      for (const part of value) if (isPlainObject(part)) Object.assign(out, upsertSeedFields(part));
+    } else if (key.startsWith('$') || value instanceof RegExp) {
+      continue;
+    } else if (isOperatorObject(value)) {
+      if ('$eq' in value && Object.keys(value).length === 1) out[key] = value.$eq;
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/** True when an upsert of (filter, update) determines the new document's `_id`. */
+export function upsertDeterminesId(filter: Filter, update: Update): boolean {
+  if ('_id' in upsertSeedFields(filter)) return true;
+  const normalized = normalizeUpdate(update);
+  return normalized.$set?._id !== undefined || normalized.$setOnInsert?._id !== undefined;
+}
+
+/** The field names a schema's `timestamps` option maintains (mongoose's rules). */
+export function timestampFields(schema: Schema): { createdAt?: string; updatedAt?: string } {
+  const option: unknown = schema.get('timestamps');
+  if (option === true) return { createdAt: 'createdAt', updatedAt: 'updatedAt' };
+  if (!isPlainObject(option)) return {};
+  const pick = (value: unknown, fallback: string): string | undefined =>
+    typeof value === 'string' ? value : value === false ? undefined : fallback;
+  const out: { createdAt?: string; updatedAt?: string } = {};
+  const createdAt = pick(option.createdAt, 'createdAt');
+  const updatedAt = pick(option.updatedAt, 'updatedAt');
+  if (createdAt) out.createdAt = createdAt;
+  if (updatedAt) out.updatedAt = updatedAt;
+  return out;
+}
+
+/** path -> message from a mongoose ValidationError or CastError; null for any other error. */
+export function validationFields(err: unknown): Record<string, string> | null {
+  if (!(err instanceof mongoose.Error)) return null;
+  const e = err as Error & { errors?: unknown; path?: unknown };
+  if (e.name === 'ValidationError' && isPlainObject(e.errors)) {
+    const fields: Record<string, string> = {};
+    for (const [path, inner] of Object.entries(e.errors)) {
+      fields[path] = inner instanceof Error ? inner.message : String(inner);
+    }
+    return fields;
+  }
+  if (e.name === 'CastError' || e.name === 'StrictModeError') {
+    return { [typeof e.path === 'string' ? e.path : '(document)']: e.message };
+  }
+  return null;
+}
+
+/**
+ * Deep copy for documents crossing the store boundary. Plain objects, arrays, dates and byte
+ * arrays are copied; other class instances (bson ObjectId, Decimal128) are immutable values and
+ * kept, which structuredClone would turn into plain objects.
+ */
+export function deepClone<T>(value: T): T {
+  return cloneValue(value) as T;
+}
+
+function cloneValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(cloneValue);
+  if (value instanceof Date) return new Date(value.getTime());
+  if (Buffer.isBuffer(value)) return Buffer.from(value);
+  if (value instanceof Uint8Array) return value.slice();
+  if (value instanceof RegExp) return new RegExp(value.source, value.flags);
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) out[key] = cloneValue(value[key]);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,113 @@
+// The in-process half of graceful shutdown (the process half, with SIGTERM, is e2e/sigterm.test.ts):
+// a service stopped while its consumer is handling a message stops taking work at once
+// (/readyz answers 503), lets the message finish and commits it, and a
+// restarted member of the same group neither sees that message again nor misses any after it.
+// (The gRPC port stops listening at once; e2e/sigterm.test.ts shows the call in flight completes.)
+import http from 'node:http';
+import * as grpc from '@grpc/grpc-js';
+import { health } from '@vrp/contracts';
+import { createMemoryBus } from '../src/bus/memory';
+import type { DeliveredMessage } from '../src/bus/port';
+import { createLogger } from '../src/logging';
+import { startService } from '../src/service';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+
+function readyz(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/readyz', agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
+
+function grpcHealth(port: number): Promise<number> {
+  const client = new health.HealthClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  return new Promise((resolve, reject) => {
+    client.check({ service: '' }, (err, res) => {
+      client.close();
+      if (err) reject(err);
+      else resolve(res.status);
+    });
+  });
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+describe('graceful shutdown of a service with a consumer', () => {
+  it('finishes and commits the message in flight, takes no new work, and a restarted member resumes after it', async () => {
+    const bus = createMemoryBus({ onHandlerError: () => undefined });
+    const topic = 'shutdown.test.v1';
+    await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+    const logger = createLogger('shutdown-test', 'silent');
+    const events: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+
+    const subscription = await bus.subscribe({
+      groupId: 'shutdown-test',
+      topics: [topic],
+      fromBeginning: true,
+      handler: async (m: DeliveredMessage) => {
+        const id = dec(m.value);
+        events.push(`start ${id}`);
+        if (id === 'm0') await gate;
+        events.push(`done ${id}`);
+      },
+    });
+    const running = await startService({
+      name: 'shutdown-test',
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
+      services: [],
+      checks: { bus: () => bus.ready() },
+      logger,
+      // What a consuming service's onStop does: stop its subscriptions (in-flight included).
+      onStop: () => subscription.stop(),
+    });
+    expect(await readyz(running.opsPort)).toBe(200);
+    expect(await grpcHealth(running.grpcPort)).toBe(health.HealthCheckResponse_ServingStatus.SERVING);
+
+    await bus.publish(topic, [{ key: 'k', value: enc('m0') }]);
+    await until(() => events.includes('start m0'), 'm0 to be in flight');
+
+    let stopped = false;
+    const stopping = running.stop().then(() => {
+      stopped = true;
+    });
+    // No new work from here on, while m0 is still being handled.
+    await until(async () => (await readyz(running.opsPort).catch(() => 0)) === 503, '/readyz 503');
+    await bus.publish(topic, [{ key: 'k', value: enc('m1') }]);
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    expect(events).toEqual(['start m0']);
+
+    release();
+    await stopping;
+    expect(events).toEqual(['start m0', 'done m0']); // m0 finished; m1 not taken by the stopping member
+
+    // A restarted member of the group: m0 was committed, m1 was not lost.
+    const seen: string[] = [];
+    const restarted = await bus.subscribe({
+      groupId: 'shutdown-test',
+      topics: [topic],
+      fromBeginning: true,
+      handler: async (m) => {
+        seen.push(dec(m.value));
+      },
+    });
+    await bus.whenIdle(5000);
+    expect(seen).toEqual(['m1']);
+    await restarted.stop();
+    await bus.close();
+  });
+});

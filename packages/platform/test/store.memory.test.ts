@@ -1,0 +1,368 @@
+// Behaviour specific to the embedded engine (the shared contract is in store.contract.test.ts).
+import { find as mingoFind } from 'mingo';
+import { Schema } from 'mongoose';
+import { createMemoryStore } from '../src/store/memory';
+import type { Collection, Doc, DocumentStore, Filter, FindOptions, Tx } from '../src/store/port';
+
+type Note = Doc & { text?: string; createdAt?: Date; updatedAt?: Date };
+
+const noteSchema = (): Schema => new Schema({ _id: String, text: String }, { timestamps: true });
+
+describe('memory document store', () => {
+  it('runs a write that forgot its tx inside a transaction instead of deadlocking', async () => {
+    const store = createMemoryStore();
+    const notes = store.collection<Note>({ name: 'notes', schema: noteSchema() });
+    await expect(
+      store.transaction(async (tx) => {
+        await notes.insertOne({ _id: 'in-tx', text: 'a' }, { tx });
+        await notes.insertOne({ _id: 'no-tx', text: 'b' }); // outside the transaction, as on MongoDB
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect((await notes.find({})).map((n) => n._id)).toEqual(['no-tx']);
+  });
+
+  it('rejects nested transactions instead of deadlocking', async () => {
+    const store = createMemoryStore();
+    await expect(store.transaction(() => store.transaction(async () => 1))).rejects.toThrow(/nested/);
+    await expect(store.transaction(async () => 2)).resolves.toBe(2);
+  });
+
+  it('queues non-transactional writes behind a running transaction', async () => {
+    const store = createMemoryStore();
+    const notes = store.collection<Note>({ name: 'notes', schema: noteSchema() });
+    const order: string[] = [];
+    const tx = store.transaction(async (t) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await notes.insertOne({ _id: 'tx', text: 'first' }, { tx: t });
+      order.push('tx');
+    });
+    const outside = notes.insertOne({ _id: 'outside', text: 'second' }).then(() => order.push('outside'));
+    await Promise.all([tx, outside]);
+    expect(order).toEqual(['tx', 'outside']);
+  });
+
+  it('maintains schema timestamps like mongoose', async () => {
+    const store = createMemoryStore();
+    const notes = store.collection<Note>({ name: 'notes', schema: noteSchema() });
+    const created = await notes.insertOne({ _id: 'n', text: 'a' });
+    expect(created.createdAt).toBeInstanceOf(Date);
+    expect(created.updatedAt).toEqual(created.createdAt);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const updated = await notes.findOneAndUpdate({ _id: 'n' }, { $set: { text: 'b' } });
+    expect(updated?.createdAt).toEqual(created.createdAt);
+    expect(updated?.updatedAt?.getTime()).toBeGreaterThan(created.createdAt?.getTime() ?? 0);
+  });
+
+  it('gives a schema without a string _id one, so caller ids are kept', async () => {
+    const store = createMemoryStore();
+    const plain = store.collection<Note>({ name: 'plain', schema: new Schema({ text: String }) });
+    await plain.insertOne({ _id: 'lst_1', text: 'x' });
+    expect(await plain.findOne({ _id: 'lst_1' })).toEqual({ _id: 'lst_1', text: 'x' });
+  });
+});
+
+// ---- equality-index narrowing ----
+// The engine narrows the documents mingo evaluates with in-memory equality indexes. Every check
+// below compares the engine's answer with mingo run over a full scan of the collection, and
+// `$where` probes record which documents mingo was actually asked to evaluate.
+
+type Item = Doc & {
+  tenant?: string;
+  status?: string;
+  tags?: string[];
+  when?: Date;
+  n?: number;
+  flag?: boolean;
+  address?: { city?: string };
+  lines?: Array<{ sku: string }>;
+};
+
+function itemSchema(): Schema {
+  const schema = new Schema({
+    _id: String,
+    tenant: String,
+    status: String,
+    tags: [String],
+    when: Date,
+    n: Number,
+    flag: Boolean,
+    address: { city: String },
+    lines: [{ _id: false, sku: String }],
+  });
+  schema.index({ tenant: 1, status: 1 });
+  schema.index({ tags: 1 });
+  schema.index({ when: 1 });
+  schema.index({ n: 1, flag: 1 });
+  schema.index({ 'address.city': 1 });
+  schema.index({ 'lines.sku': 1 });
+  return schema;
+}
+
+const DAYS = [1, 2, 3, 4, 5].map((d) => new Date(Date.UTC(2024, 0, d)));
+const pick = <V>(values: readonly V[], i: number): V => values[i % values.length] as V;
+
+function makeItem(i: number): Item {
+  const item: Item = {
+    _id: `i${String(i).padStart(3, '0')}`,
+    tenant: `t${i % 7}`,
+    status: pick(['open', 'closed', 'held'], i),
+    tags: [pick(['red', 'green', 'blue', 'black'], i), pick(['x', 'y', 'z', 'red'], i * 3)],
+    n: i % 11,
+    flag: i % 4 === 0,
+    address: { city: pick(['Paris', 'Rome', 'Oslo', 'Lima', 'Kyiv'], i) },
+    lines: [{ sku: `s${i % 6}` }, { sku: `s${(i + 2) % 6}` }],
+  };
+  if (i % 5 !== 0) item.when = pick(DAYS, i * 7);
+  return item;
+}
+
+/** Records the documents mingo evaluates: put first in a filter, it sees every candidate. */
+function probe(seen: Set<string>): (this: Item) => boolean {
+  return function (this: Item) {
+    seen.add(this._id);
+    return true;
+  };
+}
+
+const sortedIds = (ids: Iterable<string>): string[] => [...ids].sort();
+
+/** The engine's find and count agree with mingo over a full scan (same order, ties included). */
+async function expectSameAsScan(c: Collection<Item>, filter: Filter, opts: FindOptions = {}): Promise<void> {
+  const all = await c.find({}); // no equality term: a scan, in natural order
+  let cursor = mingoFind(all, filter);
+  if (opts.sort) cursor = cursor.sort(opts.sort);
+  if (opts.skip) cursor = cursor.skip(opts.skip);
+  if (opts.limit) cursor = cursor.limit(opts.limit);
+  const expected = cursor.all().map((d) => d._id);
+  const label = JSON.stringify({ filter, opts });
+  expect({ label, ids: (await c.find(filter, opts)).map((d) => d._id) }).toEqual({ label, ids: expected });
+  expect({ label, count: await c.countDocuments(filter) }).toEqual({ label, count: mingoFind(all, filter).all().length });
+}
+
+const QUERIES: Array<[Filter, FindOptions?]> = [
+  [{ tenant: 't1' }],
+  [{ tenant: 't1', status: 'open' }],
+  [{ tenant: { $in: ['t2', 't3'] }, status: { $eq: 'closed' } }],
+  [{ tenant: 't4', n: { $gte: 5 } }, { sort: { n: -1 } }],
+  [{ tags: 'red' }],
+  [{ tags: { $in: ['x', 'blue'] } }, { sort: { when: 1 }, skip: 2, limit: 5 }],
+  [{ tags: { $eq: 'z' }, status: { $ne: 'held' } }],
+  [{ when: DAYS[2] }],
+  [{ when: { $in: [DAYS[0], DAYS[4]] } }, { sort: { when: -1, n: 1 } }],
+  [{ n: 3, flag: false }],
+  [{ n: -0 }],
+  [{ 'address.city': 'Rome', $or: [{ flag: true }, { n: { $lt: 4 } }] }],
+  [{ 'lines.sku': 's1' }, { sort: { tenant: 1 }, limit: 4 }],
+  [{ $and: [{ tenant: 't5' }, { tags: 'green' }] }],
+  [{ tenant: 't1', $expr: { $gt: ['$n', 2] } }],
+  [{ tenant: 'nobody' }],
+  [{ _id: { $in: ['i003', 'i010', 'zz'] }, tenant: { $ne: 't0' } }],
+  [{ status: 'open' }, { sort: { when: 1, _id: -1 }, skip: 3, limit: 7 }],
+  [{}, { sort: { n: 1 }, skip: 10, limit: 10 }],
+];
+
+async function expectAllQueriesMatchScan(c: Collection<Item>): Promise<void> {
+  for (const [filter, opts] of QUERIES) await expectSameAsScan(c, filter, opts);
+}
+
+/** Deterministic pseudo-random numbers in [0, 1). */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1_664_525 + 1_013_904_223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describe('memory document store: equality-index narrowing', () => {
+  let seq = 0;
+  const fresh = async (count: number): Promise<{ store: DocumentStore; c: Collection<Item> }> => {
+    const store = createMemoryStore();
+    const c = store.collection<Item>({ name: `items${seq++}`, schema: itemSchema() });
+    await c.insertMany(Array.from({ length: count }, (_, i) => makeItem(i)));
+    return { store, c };
+  };
+
+  it('evaluates only the candidates of the most selective index, with the same results as a scan', async () => {
+    const { c } = await fresh(70);
+    const all = await c.find({});
+    const idsWhere = (test: (d: Item) => boolean): string[] => sortedIds(all.filter(test).map((d) => d._id));
+
+    const cases: Array<[Filter, string[]]> = [
+      [{ tenant: 't1' }, idsWhere((d) => d.tenant === 't1')],
+      // The compound index on (tenant, status) is smaller than tenant alone.
+      [{ tenant: 't1', status: 'open' }, idsWhere((d) => d.tenant === 't1' && d.status === 'open')],
+      [{ status: 'held', tenant: { $in: ['t2', 't3'] } }, idsWhere((d) => ['t2', 't3'].includes(d.tenant ?? '') && d.status === 'held')],
+      [{ tags: 'blue' }, idsWhere((d) => d.tags?.includes('blue') === true)], // multikey
+      [{ 'lines.sku': { $eq: 's4' } }, idsWhere((d) => d.lines?.some((l) => l.sku === 's4') === true)],
+      [{ when: DAYS[1] }, idsWhere((d) => d.when?.getTime() === DAYS[1]?.getTime())],
+      [{ n: 7, flag: { $in: [true, false] } }, idsWhere((d) => d.n === 7)],
+      [{ _id: 'i012', tenant: 't5' }, ['i012']],
+      [{ tenant: 'nobody' }, []],
+    ];
+    for (const [filter, candidates] of cases) {
+      const seen = new Set<string>();
+      await c.find({ $where: probe(seen), ...filter });
+      expect({ filter, seen: sortedIds(seen) }).toEqual({ filter, seen: candidates });
+      await expectSameAsScan(c, filter);
+    }
+
+    // No usable equality: every document is evaluated.
+    const seen = new Set<string>();
+    await c.countDocuments({ $where: probe(seen), n: { $gt: 3 } });
+    expect(seen.size).toBe(70);
+
+    await expectAllQueriesMatchScan(c);
+  });
+
+  it('keeps the indexes right through updates that move documents, deletes and upserts', async () => {
+    const { c } = await fresh(60);
+    await c.updateOne({ _id: 'i001' }, { $set: { tenant: 't6', status: 'held', 'address.city': 'Nice' } });
+    expect((await c.find({ tenant: 't1' })).map((d) => d._id)).not.toContain('i001');
+    expect((await c.find({ tenant: 't6', status: 'held' })).map((d) => d._id)).toContain('i001');
+    expect((await c.find({ 'address.city': 'Nice' })).map((d) => d._id)).toEqual(['i001']);
+
+    await c.updateMany({ tenant: 't2' }, { $set: { tenant: 't3' }, $push: { tags: 'moved' } });
+    expect(await c.countDocuments({ tenant: 't2' })).toBe(0);
+    expect(await c.countDocuments({ tags: 'moved' })).toBe(await c.countDocuments({ tenant: 't3', tags: 'moved' }));
+
+    await c.updateMany({ tags: 'red' }, { $pull: { tags: 'red' } }); // multikey: a key leaves, the others stay
+    expect(await c.countDocuments({ tags: 'red' })).toBe(0);
+    await c.updateOne({ _id: 'i004' }, { $addToSet: { tags: 'red' }, $unset: { when: '' } });
+    expect((await c.find({ tags: { $in: ['red'] } })).map((d) => d._id)).toEqual(['i004']);
+
+    const moved = await c.findOneAndUpdate({ tenant: 't4', status: 'open' }, { $set: { status: 'closed', n: 0 } }, { sort: { _id: -1 } });
+    expect(moved).toMatchObject({ tenant: 't4', status: 'closed', n: 0 });
+    expect((await c.find({ tenant: 't4', status: 'closed', n: -0 })).map((d) => d._id)).toContain(moved?._id);
+
+    expect(await c.deleteOne({ tenant: 't5' })).toEqual({ deletedCount: 1 });
+    const withS3 = (await c.find({})).filter((d) => d.lines?.some((l) => l.sku === 's3')).length;
+    expect(withS3).toBeGreaterThan(0);
+    expect(await c.deleteMany({ 'lines.sku': 's3' })).toEqual({ deletedCount: withS3 });
+    expect(await c.countDocuments({ 'lines.sku': 's3' })).toBe(0);
+
+    // An upsert inserts the filter's equality fields; a second one finds the document by them.
+    const up = await c.updateOne({ tenant: 't9', status: 'new' }, { $set: { n: 42 }, $push: { tags: 'up' } }, { upsert: true });
+    expect(up.upsertedId).toEqual(expect.any(String));
+    expect(await c.find({ tenant: 't9', status: 'new' })).toEqual([expect.objectContaining({ _id: up.upsertedId, n: 42, tags: ['up'] })]);
+    expect(await c.updateOne({ tenant: 't9', status: 'new' }, { $inc: { n: 1 } }, { upsert: true })).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedId: null });
+    expect(await c.countDocuments({ n: 43, tags: 'up' })).toBe(1);
+
+    await expectAllQueriesMatchScan(c);
+  });
+
+  it('restores the indexes when a transaction rolls back', async () => {
+    const { store, c } = await fresh(50);
+    await c.deleteOne({ _id: 'i007' }); // natural order has a hole, and a later insert fills it
+    // Documents put back by a rollback go last in natural order (so ties may reorder): compare by id.
+    const byId = (a: Item, b: Item): number => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+    const snapshot = async (): Promise<unknown[]> =>
+      Promise.all(QUERIES.map(async ([f]) => [await c.countDocuments(f), (await c.find(f)).sort(byId)]));
+    const before = await snapshot();
+
+    await expect(
+      store.transaction(async (tx) => {
+        await c.insertMany([makeItem(7), { _id: 'new1', tenant: 't1', status: 'open', tags: ['red'] }], { tx });
+        await c.updateMany({ tenant: 't1' }, { $set: { tenant: 't2', status: 'held' }, $push: { tags: 'tx' } }, { tx });
+        await c.updateOne({ _id: 'i020' }, { $set: { when: DAYS[4], n: 3, flag: false } }, { tx });
+        await c.deleteMany({ tags: 'blue' }, { tx });
+        await c.updateOne({ tenant: 't8' }, { $set: { n: 1 } }, { tx, upsert: true });
+        await c.findOneAndUpdate({ 'address.city': 'Rome' }, { $set: { 'address.city': 'Oslo' } }, { tx });
+        expect(await c.countDocuments({ tenant: 't1' }, { tx })).toBe(0);
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+
+    expect(await snapshot()).toEqual(before);
+    expect(await c.countDocuments({ tags: 'tx' })).toBe(0);
+    expect(await c.countDocuments({ tenant: 't8' })).toBe(0);
+    expect(await c.findOne({ _id: 'i007' })).toBeNull();
+    await expectAllQueriesMatchScan(c);
+  });
+
+  it('matches multikey arrays, $in and whole-array equality like a scan', async () => {
+    const store = createMemoryStore();
+    const c = store.collection<Item>({ name: 'multikey', schema: itemSchema() });
+    await c.insertMany([
+      { _id: 'a', tags: ['p', 'q', 'p'], lines: [{ sku: 'k1' }, { sku: 'k2' }] },
+      { _id: 'b', tags: ['q'], lines: [{ sku: 'k2' }] },
+      { _id: 'c', tags: [], lines: [] },
+      { _id: 'd', tags: ['r', 'p'] },
+      { _id: 'e' },
+    ]);
+    const ids = async (filter: Filter): Promise<string[]> => (await c.find(filter)).map((d) => d._id);
+    expect(await ids({ tags: 'p' })).toEqual(['a', 'd']);
+    expect(await ids({ tags: { $in: ['q', 'zz'] } })).toEqual(['a', 'b']);
+    expect(await ids({ tags: { $in: ['p', 'q'] } })).toEqual(['a', 'b', 'd']); // a sits under both keys, once
+    expect(await ids({ tags: ['q'] })).toEqual(['b']); // whole-array equality: not an index lookup
+    expect(await ids({ tags: { $size: 0 } })).toEqual(['c', 'e']); // the schema defaults arrays to []
+    expect(await ids({ 'lines.sku': 'k2' })).toEqual(['a', 'b']);
+    expect(await ids({ 'lines.sku': { $in: [] } })).toEqual([]);
+    await c.updateOne({ _id: 'a' }, { $pull: { tags: 'p' } });
+    expect(await ids({ tags: 'p' })).toEqual(['d']);
+    expect(await ids({ tags: 'q' })).toEqual(['a', 'b']);
+    for (const filter of [{ tags: 'p' }, { tags: { $in: ['q', 'r'] } }, { tags: { $all: ['q'] } }, { 'lines.sku': 'k1', tags: 'q' }]) {
+      await expectSameAsScan(c, filter);
+    }
+  });
+
+  it('pages large sorted results exactly like mingo (ties in natural order)', async () => {
+    const { c } = await fresh(1200);
+    // Updates reorder documents within buckets without moving them in natural order.
+    await c.updateMany({ n: { $in: [2, 5] } }, { $set: { tenant: 't3' } });
+    await c.updateMany({ tenant: 't3', flag: true }, { $unset: { when: '' } });
+    const pages: Array<[Filter, FindOptions]> = [
+      [{}, { sort: { when: 1 }, limit: 50 }],
+      [{}, { sort: { when: -1, n: 1 }, skip: 300, limit: 40 }],
+      [{ tenant: 't3' }, { sort: { n: -1, when: 1 }, skip: 17, limit: 25 }],
+      [{ status: { $in: ['open', 'held'] } }, { sort: { 'address.city': 1, when: -1 }, skip: 500, limit: 200 }],
+      [{ tags: 'red' }, { sort: { n: 1 }, skip: 5, limit: 10 }],
+      [{ flag: false }, { sort: { tenant: -1, _id: 1 }, skip: 250, limit: 300 }],
+      [{}, { sort: { n: 1 }, skip: 1190, limit: 50 }],
+    ];
+    for (const [filter, opts] of pages) await expectSameAsScan(c, filter, opts);
+  });
+
+  it('agrees with a full scan through random writes and rolled-back transactions', async () => {
+    const { store, c } = await fresh(40);
+    const rand = seeded(7);
+    const int = (n: number): number => Math.floor(rand() * n);
+    let next = 1000;
+    const randomWrite = async (tx?: Tx): Promise<void> => {
+      const id = `i${String(int(60)).padStart(3, '0')}`;
+      switch (int(7)) {
+        case 0:
+          await c.insertOne(makeItem(next++), { tx });
+          break;
+        case 1:
+          await c.updateOne({ _id: id }, { $set: { tenant: `t${int(9)}`, status: pick(['open', 'closed', 'held'], int(3)) } }, { tx });
+          break;
+        case 2:
+          await c.updateMany({ tenant: `t${int(7)}`, n: { $lt: int(11) } }, { $set: { n: int(11), flag: rand() < 0.5 }, $push: { tags: pick(['red', 'x', 'new'], int(3)) } }, { tx });
+          break;
+        case 3:
+          await c.updateOne({ tags: pick(['red', 'green', 'x'], int(3)) }, { $pull: { tags: pick(['red', 'green', 'x'], int(3)) }, $set: { when: pick(DAYS, int(5)) } }, { tx });
+          break;
+        case 4:
+          await c.deleteOne({ tenant: `t${int(7)}`, status: 'held' }, { tx });
+          break;
+        case 5: // creates a document carrying the filter's equality fields, or updates it
+          await c.updateOne({ tenant: `t${int(9)}`, status: `s${int(4)}` }, { $inc: { n: 1 }, $setOnInsert: { flag: true } }, { tx, upsert: true });
+          break;
+        default:
+          await c.findOneAndUpdate({ 'address.city': pick(['Paris', 'Rome', 'Oslo'], int(3)) }, { $set: { 'address.city': pick(['Lima', 'Kyiv', 'Rome'], int(3)) } }, { tx, sort: { n: -1 } });
+      }
+    };
+    for (let round = 0; round < 8; round++) {
+      for (let i = 0; i < 20; i++) await randomWrite();
+      await expect(
+        store.transaction(async (tx) => {
+          for (let i = 0; i < 8; i++) await randomWrite(tx);
+          throw new Error('rollback');
+        }),
+      ).rejects.toThrow('rollback');
+      await expectAllQueriesMatchScan(c);
+    }
+  });
+});

@@ -1,0 +1,244 @@
+// The OpenAPI 3.1 document, generated from the route table and its zod schemas (zod 4's
+// z.toJSONSchema, draft 2020-12 = OpenAPI 3.1's dialect). Request schemas are converted as
+// inputs (defaults make fields optional), responses as outputs. Schemas registered in
+// `componentSchemas` are emitted once under #/components/schemas and referenced.
+import { z } from 'zod';
+import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
+import { IDEMPOTENCY_HEADER } from './middleware/idempotency';
+import type { Route } from './route';
+import { componentSchemas } from './schemas';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ParameterObject {
+  name: string;
+  in: 'query' | 'path' | 'header';
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface ResponseObject {
+  description: string;
+  headers?: Record<string, { $ref: string }>;
+  content?: { 'application/json': { schema: JsonSchema } };
+  /** Error responses: the catalog codes this status stands for on this operation. */
+  'x-error-codes'?: ErrorCode[];
+}
+
+export interface OperationObject {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security: Record<string, string[]>[];
+  parameters: ParameterObject[];
+  requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema } } };
+  responses: Record<string, ResponseObject>;
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  jsonSchemaDialect: string;
+  info: { title: string; version: string; description: string };
+  servers: { url: string }[];
+  tags: { name: string; description?: string }[];
+  paths: Record<string, Record<string, OperationObject>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes: Record<string, Record<string, string>>;
+    headers: Record<string, { description: string; schema: JsonSchema }>;
+  };
+}
+
+const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+const COMPONENT_PREFIX = '#/components/schemas/';
+/** Input schemas are always inlined: a request shape is not the same as its output shape. */
+const inlineOnly = z.registry<{ id?: string }>();
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Listings: 'Listings of the workspace and what their PMS supports.',
+  Properties: 'The listings collection under its other name.',
+  Admin: 'Operator API: workspaces, plans and API keys. Needs the admin token.',
+  Meta: 'This reference.',
+};
+
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' };
+
+type OverrideContext = { zodSchema: z.core.$ZodType; jsonSchema: z.core.JSONSchema.BaseSchema };
+
+function tidyFor(io: 'input' | 'output') {
+  return (ctx: OverrideContext): void => {
+    const json = ctx.jsonSchema;
+    // `.describe()` lands in zod's global registry; pick it up even when another registry supplies ids.
+    const description = z.globalRegistry.get(ctx.zodSchema)?.description;
+    if (description !== undefined && json.description === undefined) json.description = description;
+    // `format: date-time` says it all; zod's long validation regex adds nothing for readers.
+    if (json.format === 'date-time') delete json.pattern;
+    // z.number().int() implies the safe-integer range; spelling it out is noise.
+    if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
+    if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
+    // Responses may gain fields over time (additive changes are not breaking), so response
+    // objects are not declared closed. Request objects stay closed: unknown fields are refused.
+    if (io === 'output' && json.additionalProperties === false) delete json.additionalProperties;
+  };
+}
+
+/** Rewrites `#/$defs/X` to the shared components, dropping the per-schema `$defs`. */
+function relocateRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(relocateRefs);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === '$defs' || key === '$schema' || key === '$id') continue;
+    out[key] = key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/\$defs\//, COMPONENT_PREFIX) : relocateRefs(inner);
+  }
+  return out;
+}
+
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const id = io === 'output' ? componentSchemas.get(schema)?.id : undefined;
+  if (id) return { $ref: `${COMPONENT_PREFIX}${id}` };
+  const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', metadata: io === 'output' ? componentSchemas : inlineOnly, override: tidyFor(io) });
+  return relocateRefs(json) as JsonSchema;
+}
+
+function componentsOf(): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(componentSchemas, { io: 'output', target: 'draft-2020-12', uri: (id) => `${COMPONENT_PREFIX}${id}`, override: tidyFor('output') });
+  return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, relocateRefs(schema) as JsonSchema]));
+}
+
+/** Express `:id` -> OpenAPI `{id}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function parametersOf(schema: z.ZodType, location: 'query' | 'path'): ParameterObject[] {
+  const json = jsonSchemaOf(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+/** The catalog codes an operation can answer, beyond its declared successes. */
+function errorCodesOf(route: Route): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['validation_failed', 'internal_error']);
+  if (route.body) ['invalid_json', 'unsupported_media_type', 'payload_too_large'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.auth === 'api_key') ['authentication_required', 'invalid_api_key', 'workspace_mismatch'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.auth === 'admin') codes.add('admin_token_invalid');
+  // Every route behind authentication reaches the store or an upstream service.
+  if (route.auth !== 'none') ['service_unavailable', 'upstream_timeout'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.idempotent) codes.add('idempotency_conflict');
+  route.errors.forEach((c) => codes.add(c));
+  return [...codes];
+}
+
+function errorResponses(route: Route): Record<string, ResponseObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesOf(route)) {
+    const status = ERROR_CATALOG[code].http;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, ResponseObject> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[String(status)] = {
+      description: `Error: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        ...(status === 503 || status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+      },
+      content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}ErrorEnvelope` } } },
+      'x-error-codes': codes,
+    };
+  }
+  return out;
+}
+
+function securityOf(route: Route): Record<string, string[]>[] {
+  switch (route.auth) {
+    case 'api_key':
+      // X-Workspace-Id is optional: the key already names its workspace.
+      return [{ apiKey: [], workspaceId: [] }, { apiKey: [] }];
+    case 'admin':
+      return [{ adminToken: [] }];
+    case 'none':
+      return [];
+  }
+}
+
+function operationOf(route: Route): OperationObject {
+  const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
+  if (route.idempotent) {
+    parameters.push({
+      name: IDEMPOTENCY_HEADER,
+      in: 'header',
+      required: false,
+      description: 'Retries with the same key and body replay the first response for 24 hours; the same key with another body is 409 idempotency_conflict.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+  const responses: Record<string, ResponseObject> = {};
+  for (const [status, schema] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: STATUS_TEXT[Number(status)] ?? 'Success',
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } },
+    };
+  }
+  Object.assign(responses, errorResponses(route));
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: route.tags,
+    security: securityOf(route),
+    parameters,
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } } } } : {}),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl: string; version?: string }): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method]: operationOf(route) };
+  }
+  const tagNames = [...new Set(routes.flatMap((r) => r.tags))];
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: DIALECT,
+    info: {
+      title: 'Reservations, Guests and Listings API',
+      version: opts.version ?? '1.0.0',
+      description:
+        'HTTP/JSON API over a workspace\'s listings, reservations and guests. Authenticate with `Authorization: Bearer <API_KEY>` ' +
+        '(keys start with sk_test_ or sk_live_). Every response carries `X-Request-Id`; every error uses the envelope `ErrorEnvelope`, ' +
+        'whose `code` is stable and documented at `/docs/errors/{code}`.',
+    },
+    servers: [{ url: opts.serverUrl }],
+    tags: tagNames.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
+    paths,
+    components: {
+      schemas: componentsOf(),
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…', description: 'An API key of the workspace.' },
+        workspaceId: { type: 'apiKey', in: 'header', name: 'X-Workspace-Id', description: "Optional. When sent, it must name the API key's workspace (else 403 workspace_mismatch)." },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token of the admin API (ADMIN_TOKEN).' },
+      },
+      headers: {
+        'X-Request-Id': { description: 'Identifier of this request; equals `error.request_id` of an error. A well-formed caller value is kept.', schema: { type: 'string' } },
+        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+      },
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// Operator API for PMS connections: connect a workspace to a PMS account (which imports its
+// listings), list, disconnect (its listings become inactive, spec 3.2) and sync on demand.
+import { z } from 'zod';
+import type { pms } from '@vrp/contracts';
+import type { Upstream } from '@vrp/platform';
+import type { WorkspaceAdmin } from '../../workspace-admin';
+import { created, defineRoute, ok, type Route } from '../route';
+import { idParam } from '../schemas';
+import { connectionParams, createConnectionBody, pmsConnectionSchema } from '../schemas-connections';
+
+const tags = ['Admin'];
+const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
+
+function toApiConnection(c: pms.Connection | undefined): z.input<typeof pmsConnectionSchema> {
+  if (!c) throw new Error('pms-adapter answered without a connection');
+  return {
+    id: c.id,
+    workspaceId: c.workspaceId,
+    provider: c.provider as z.input<typeof pmsConnectionSchema>['provider'],
+    accountId: c.accountId,
+    status: c.status as 'connected' | 'disconnected',
+    createdAt: (c.createdAt ?? new Date(0)).toISOString(),
+    lastSyncedAt: c.lastSyncedAt ? c.lastSyncedAt.toISOString() : null,
+  };
+}
+
+export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>, admin: WorkspaceAdmin): Route[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/admin/v1/workspaces/:id/connections',
+      operationId: 'adminConnectPms',
+      summary: 'Connect a workspace to a PMS account',
+      description:
+        'Checks the account with the PMS, stores the connection and imports the account’s listings right away (they appear in the API as the listing service applies the import; a listing unlisted on its channel arrives inactive). Connecting an account that is already connected returns the same connection; a disconnected one is reconnected and imported again.',
+      tags,
+      auth: 'admin',
+      params: workspaceIdParams,
+      body: createConnectionBody,
+      responses: { 201: z.object({ data: pmsConnectionSchema.extend({ importedListingExternalIds: z.array(z.string()).describe('PMS ids of the listings published by this import.') }) }) },
+      errors: ['not_found', 'pms_unavailable', 'service_unavailable'],
+      idempotent: true,
+      async handler({ params, body }) {
+        await admin.getWorkspace(params.id);
+        const res = await upstream.call('connect', { workspaceId: params.id, provider: body.provider, accountId: body.accountId });
+        return created({ data: { ...toApiConnection(res.connection), importedListingExternalIds: res.importedExternalIds } });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/admin/v1/workspaces/:id/connections',
+      operationId: 'adminListPmsConnections',
+      summary: "List a workspace's PMS connections",
+      tags,
+      auth: 'admin',
+      params: workspaceIdParams,
+      responses: { 200: z.object({ data: z.array(pmsConnectionSchema) }) },
+      errors: ['not_found'],
+      async handler({ params }) {
+        await admin.getWorkspace(params.id);
+        const res = await upstream.call('listConnections', { workspaceId: params.id });
+        return ok({ data: res.connections.map(toApiConnection) });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/admin/v1/workspaces/:id/connections/:connectionId',
+      operationId: 'adminDisconnectPms',
+      summary: 'Disconnect a PMS account',
+      description: 'Stops syncing the account and makes its listings inactive (spec 3.2): no longer billed, data of other services kept. Repeating the call is harmless.',
+      tags,
+      auth: 'admin',
+      params: connectionParams,
+      responses: { 200: z.object({ data: pmsConnectionSchema.extend({ deactivatedListingIds: z.array(z.string()).describe('Listings made inactive by this call.') }) }) },
+      errors: ['not_found'],
+      async handler({ params }) {
+        await admin.getWorkspace(params.id);
+        const res = await upstream.call('disconnect', { workspaceId: params.id, connectionId: params.connectionId });
+        return ok({ data: { ...toApiConnection(res.connection), deactivatedListingIds: res.deactivatedListingIds } });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/admin/v1/workspaces/:id/connections/:connectionId/sync',
+      operationId: 'adminSyncPms',
+      summary: 'Sync a PMS account now',
+      description: 'Pulls the changes made in the PMS since the last sync and publishes them on pms.sync.v1 (the same as the scheduled sync). The services apply them shortly after this call returns.',
+      tags,
+      auth: 'admin',
+      params: connectionParams,
+      responses: { 200: z.object({ data: z.object({ changesPublished: z.number().int().min(0) }) }) },
+      errors: ['not_found', 'conflict', 'pms_unavailable', 'service_unavailable'],
+      async handler({ params }) {
+        await admin.getWorkspace(params.id);
+        const res = await upstream.call('syncNow', { workspaceId: params.id, connectionId: params.connectionId });
+        return ok({ data: { changesPublished: res.changesPublished } });
+      },
+    }),
+  ];
+}

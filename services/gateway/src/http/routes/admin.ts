@@ -1,0 +1,136 @@
+// The operator API (/admin/v1): workspaces, their plan limit and API keys. Guarded by the
+// admin token; never reachable with an API key.
+import { z } from 'zod';
+import { pageInfo } from '@vrp/platform';
+import { toApiKeySummary, toApiUsage, toApiWorkspace } from '../mappers';
+import { created, defineRoute, ok, type Route } from '../route';
+import {
+  activeListingLimitInput,
+  apiKeyModeSchema,
+  apiKeySummarySchema,
+  createdApiKeySchema,
+  idParam,
+  pageQuery,
+  paginationSchema,
+  workspaceNameInput,
+  workspaceSchema,
+  workspaceUsageSchema,
+} from '../schemas';
+import type { WorkspaceAdmin } from '../../workspace-admin';
+
+const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
+const apiKeyIdParams = z.strictObject({ id: idParam('API key id (key_...).') });
+
+export const createWorkspaceBody = z.strictObject({
+  name: workspaceNameInput.describe('Display name of the workspace.'),
+  activeListingLimit: activeListingLimitInput,
+});
+export const updateWorkspaceBody = z.strictObject({ activeListingLimit: activeListingLimitInput });
+export const createApiKeyBody = z.strictObject({
+  mode: apiKeyModeSchema,
+  name: z.string().trim().min(1).max(100).optional().describe('A label for the key, e.g. "staging server".'),
+});
+
+const tags = ['Admin'];
+
+export function adminRoutes(admin: WorkspaceAdmin): Route[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/admin/v1/workspaces',
+      operationId: 'adminCreateWorkspace',
+      summary: 'Create a workspace',
+      description: "Creates a workspace and sets its plan's active-listing limit in the listing service.",
+      tags,
+      auth: 'admin',
+      body: createWorkspaceBody,
+      responses: { 201: z.object({ data: workspaceSchema }) },
+      idempotent: true,
+      async handler({ body }) {
+        const ws = await admin.createWorkspace(body);
+        return created({ data: toApiWorkspace(ws) });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/admin/v1/workspaces/:id',
+      operationId: 'adminGetWorkspace',
+      summary: 'Get a workspace with its usage',
+      tags,
+      auth: 'admin',
+      params: workspaceIdParams,
+      responses: { 200: z.object({ data: workspaceSchema.extend({ usage: workspaceUsageSchema }) }) },
+      errors: ['not_found'],
+      async handler({ params }) {
+        const ws = await admin.getWorkspace(params.id);
+        const usage = await admin.usage(ws.id);
+        return ok({ data: { ...toApiWorkspace(ws), usage: toApiUsage(usage, ws.activeListingLimit) } });
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/admin/v1/workspaces/:id',
+      operationId: 'adminUpdateWorkspace',
+      summary: "Change a workspace's active-listing limit",
+      tags,
+      auth: 'admin',
+      params: workspaceIdParams,
+      body: updateWorkspaceBody,
+      responses: { 200: z.object({ data: workspaceSchema }) },
+      errors: ['not_found'],
+      async handler({ params, body }) {
+        const ws = await admin.setActiveListingLimit(params.id, body.activeListingLimit);
+        return ok({ data: toApiWorkspace(ws) });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/admin/v1/workspaces/:id/api-keys',
+      operationId: 'adminCreateApiKey',
+      summary: 'Issue an API key',
+      description: 'The key is bound to this workspace and mode. It is shown only in this response; only its hash is kept.',
+      tags,
+      auth: 'admin',
+      params: workspaceIdParams,
+      body: createApiKeyBody,
+      responses: { 201: z.object({ data: createdApiKeySchema }) },
+      errors: ['not_found'],
+      async handler({ params, body }) {
+        const { record, key } = await admin.issueApiKey(params.id, { mode: body.mode, name: body.name ?? null });
+        return created({ data: { ...toApiKeySummary(record), key } });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/admin/v1/workspaces/:id/api-keys',
+      operationId: 'adminListApiKeys',
+      summary: "List a workspace's API keys",
+      description: 'Keys are listed without their secret: id, display prefix, mode, creation and revocation times.',
+      tags,
+      auth: 'admin',
+      params: workspaceIdParams,
+      query: z.strictObject(pageQuery),
+      responses: { 200: z.object({ data: z.array(apiKeySummarySchema), pagination: paginationSchema }) },
+      errors: ['not_found'],
+      async handler({ params, query }) {
+        const { items, total } = await admin.listApiKeys(params.id, query);
+        return ok({ data: items.map(toApiKeySummary), pagination: pageInfo(query, items.length, total) });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/admin/v1/api-keys/:id',
+      operationId: 'adminRevokeApiKey',
+      summary: 'Revoke an API key',
+      description: 'The key stops working at once. Revoking a revoked key keeps its first revocation time.',
+      tags,
+      auth: 'admin',
+      params: apiKeyIdParams,
+      responses: { 200: z.object({ data: apiKeySummarySchema }) },
+      errors: ['not_found'],
+      async handler({ params }) {
+        return ok({ data: toApiKeySummary(await admin.revokeApiKey(params.id)) });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,112 @@
+// Guests (spec 2.2, 4.2): relayed to the guest service, which decides not_found before
+// listing_inactive (a guest whose every reservation is on an inactive listing) and refuses
+// guest writes the guest's PMS cannot perform. The gateway validates, calls and renders.
+import { z } from 'zod';
+import { toApiGuest } from '@vrp/api-model';
+import { guest as pb } from '@vrp/contracts';
+import type { Upstream } from '@vrp/platform';
+import { toPagination } from '../mappers';
+import { created, defineRoute, ok, type Route } from '../route';
+import { idParam } from '../schemas';
+import { createGuestBody, guestPageSchema, guestSchema, listGuestsQuery, updateGuestBody } from '../schemas-guests';
+
+const guestParams = z.strictObject({ id: idParam('A guest id.') });
+const one = z.object({ data: guestSchema });
+
+function guestOf(res: { guest?: pb.Guest | undefined }): z.input<typeof guestSchema> {
+  // A reply without a guest is an upstream contract breach, not a 404 of the caller's.
+  if (!res.guest) throw new Error('guest service answered without a guest');
+  return toApiGuest(res.guest);
+}
+
+export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/guests',
+      operationId: 'listGuests',
+      summary: 'List guests',
+      description:
+        'In name order (accents and case folded), ties by id. A guest who has reservations, all on inactive listings, is left out; a guest without reservations is listed.',
+      tags: ['Guests'],
+      auth: 'api_key',
+      query: listGuestsQuery,
+      responses: { 200: guestPageSchema },
+      async handler({ query, principal }) {
+        const res = await upstream.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: principal.workspaceId, search: query.search ?? '', page: { limit: query.limit, offset: query.offset } }));
+        return ok({ data: res.guests.map(toApiGuest), pagination: toPagination(res.page, query, res.guests.length) });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/guests/:id',
+      operationId: 'getGuest',
+      summary: 'Get a guest',
+      description: '403 listing_inactive (naming the listings) when every reservation of the guest is on an inactive listing.',
+      tags: ['Guests'],
+      auth: 'api_key',
+      params: guestParams,
+      responses: { 200: one },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, principal }) {
+        return ok({ data: guestOf(await upstream.call('getGuest', { workspaceId: principal.workspaceId, id: params.id })) });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/guests',
+      operationId: 'createGuest',
+      summary: 'Create a guest',
+      description:
+        'Creates a guest profile; `language` defaults to `en`. With `provider`, the guest is created in that PMS first; PMS-F cannot write guests (422 pms_write_unsupported, nothing sent). An email or phone given here is matched by later reservations. Send `Idempotency-Key` to retry safely.',
+      tags: ['Guests'],
+      auth: 'api_key',
+      body: createGuestBody,
+      responses: { 201: one },
+      errors: ['pms_write_unsupported', 'pms_unavailable'],
+      idempotent: true,
+      async handler({ body, principal }) {
+        const res = await upstream.call(
+          'createGuest',
+          pb.CreateGuestRequest.create({
+            workspaceId: principal.workspaceId,
+            firstName: body.firstName,
+            lastName: body.lastName ?? '',
+            language: body.language ?? '',
+            provider: body.provider ?? '',
+            email: body.email ?? '',
+            phone: body.phone ?? '',
+          }),
+        );
+        return created({ data: guestOf(res) });
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/guests/:id',
+      operationId: 'updateGuest',
+      summary: 'Update a guest',
+      description:
+        'Changes firstName, lastName or language. A guest linked to a PMS is changed in that PMS first; PMS-F cannot write guests (422 pms_write_unsupported, nothing sent).',
+      tags: ['Guests'],
+      auth: 'api_key',
+      params: guestParams,
+      body: updateGuestBody,
+      responses: { 200: one },
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable'],
+      async handler({ params, body, principal }) {
+        const res = await upstream.call(
+          'updateGuest',
+          pb.UpdateGuestRequest.create({
+            workspaceId: principal.workspaceId,
+            id: params.id,
+            ...(body.firstName !== undefined ? { firstName: body.firstName } : {}),
+            ...(body.lastName !== undefined ? { lastName: body.lastName } : {}),
+            ...(body.language !== undefined ? { language: body.language } : {}),
+          }),
+        );
+        return ok({ data: guestOf(res) });
+      },
+    }),
+  ];
+}

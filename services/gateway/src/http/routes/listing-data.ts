@@ -1,0 +1,240 @@
+// The listing toggles (which work on inactive listings) and the data of a listing (calendar,
+// availability, content, photos, publishing), all relayed to the listing service. The listing
+// service decides not_found before listing_inactive, and writes nothing when a request names
+// an inactive listing.
+import { z } from 'zod';
+import { listing as pb } from '@vrp/contracts';
+import type { Upstream } from '@vrp/platform';
+import { toApiListing } from '../mappers';
+import { defineRoute, ok, type Route } from '../route';
+import { idParam, listingSchema } from '../schemas';
+import {
+  activeToggleBody,
+  addPhotoBody,
+  availabilityBatchBody,
+  availabilityResultSchema,
+  calendarQuery,
+  calendarSchema,
+  contentBody,
+  contentResponseSchema,
+  contentWriteResultSchema,
+  photoSchema,
+  publishResultSchema,
+  statusBatchBody,
+  statusBatchResultSchema,
+} from '../schemas-listing-data';
+
+const listingParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.') });
+const photoParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.'), photoId: idParam('A photo id.') });
+
+const parseSections = (sections: pb.ContentSection[]): Record<string, unknown> =>
+  Object.fromEntries(sections.map((s) => [s.name, JSON.parse(s.valueJson) as unknown]));
+
+const toApiPhoto = (p: pb.Photo) => ({ id: p.id, url: p.url, caption: p.caption, position: p.position, createdAt: p.createdAt ? p.createdAt.toISOString() : null });
+
+export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): Route[] {
+  /** Reads the listing after a toggle; toggles work on inactive listings, so allowInactive. */
+  const current = async (workspaceId: string, id: string) => {
+    const { listing } = await upstream.call('getListing', { workspaceId, id, allowInactive: true });
+    if (!listing) throw new Error('listing service answered GetListing without a listing');
+    return listing;
+  };
+  const asRow = (l: pb.Listing) =>
+    l.status === 'active' ? toApiListing(l) : { id: l.id, name: l.name, status: 'inactive' as const, channels: l.channels.map((c) => ({ channel: c.channel, externalId: c.externalId })) };
+  const toggledSchema = z.object({ data: z.union([listingSchema, z.object({ id: z.string(), name: z.string(), status: z.literal('inactive'), channels: z.array(z.object({ channel: z.string(), externalId: z.string() })) })]) });
+
+  return [
+    defineRoute({
+      method: 'patch',
+      path: '/v1/listings/:id',
+      operationId: 'setListingActive',
+      summary: 'Activate or deactivate a listing',
+      description:
+        'Works on inactive listings. Activating counts the listing toward the plan limit (402 listings_limit_exceeded when the plan is full); deactivating stops billing and webhook delivery while its data keeps syncing.',
+      tags: ['Listings'],
+      auth: 'api_key',
+      params: listingParams,
+      body: activeToggleBody,
+      responses: { 200: toggledSchema },
+      errors: ['not_found', 'listings_limit_exceeded'],
+      async handler({ params, body, principal }) {
+        await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active });
+        return ok({ data: asRow(await current(principal.workspaceId, params.id)) });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/listings/:id',
+      operationId: 'deleteListing',
+      summary: 'Delete a listing',
+      description: 'Works on inactive listings. The listing stops counting toward the plan limit.',
+      tags: ['Listings'],
+      auth: 'api_key',
+      params: listingParams,
+      responses: { 200: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) },
+      errors: ['not_found'],
+      async handler({ params, principal }) {
+        const { listing } = await upstream.call('deleteListing', { workspaceId: principal.workspaceId, id: params.id });
+        return ok({ data: { id: listing?.id ?? params.id, deleted: true as const } });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/listings/status',
+      operationId: 'setListingsStatus',
+      summary: 'Activate or deactivate several listings',
+      description:
+        'All or nothing: an unknown id answers 404 and nothing changes; activation past the plan limit answers 402 listings_limit_exceeded and nothing changes. Works on inactive listings.',
+      tags: ['Listings'],
+      auth: 'api_key',
+      body: statusBatchBody,
+      responses: { 200: statusBatchResultSchema },
+      errors: ['not_found', 'listings_limit_exceeded'],
+      async handler({ body, principal }) {
+        const res = await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: body.listingIds, active: body.active });
+        return ok({ active: res.active, updated: res.updated, unchanged: res.unchanged });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/listings/:id/calendar',
+      operationId: 'getListingCalendar',
+      summary: 'Availability and nightly prices',
+      description: 'One entry per day from `from` to `to` (inclusive, at most 366 days). Days never written are available at the listing’s default nightly price.',
+      tags: ['Availability'],
+      auth: 'api_key',
+      params: listingParams,
+      query: calendarQuery,
+      responses: { 200: z.object({ data: calendarSchema }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, query, principal }) {
+        const res = await upstream.call('getCalendar', { workspaceId: principal.workspaceId, listingId: params.id, from: query.from, to: query.to });
+        return ok({ data: { listingId: res.listingId, currency: res.currency, days: res.days } });
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/availability/batch',
+      operationId: 'updateAvailability',
+      summary: 'Update availability and prices of several listings',
+      description:
+        'All or nothing. If any named listing is inactive, nothing is written and 403 listing_inactive names every inactive one; an unknown listing answers 404 and nothing is written.',
+      tags: ['Availability'],
+      auth: 'api_key',
+      body: availabilityBatchBody,
+      responses: { 200: z.object({ data: availabilityResultSchema }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ body, principal }) {
+        const res = await upstream.call('updateAvailability', { workspaceId: principal.workspaceId, updates: body.updates });
+        return ok({ data: { listingIds: res.listingIds, daysUpdated: res.daysUpdated } });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/listings/:id/content',
+      operationId: 'getListingContent',
+      summary: 'Content sections of a listing',
+      tags: ['Content'],
+      auth: 'api_key',
+      params: listingParams,
+      responses: { 200: z.object({ data: contentResponseSchema }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, principal }) {
+        const res = await upstream.call('getContent', { workspaceId: principal.workspaceId, listingId: params.id });
+        return ok({ data: { listingId: res.listingId, sections: parseSections(res.sections), updatedAt: res.updatedAt ? res.updatedAt.toISOString() : null } });
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/v1/listings/:id/content',
+      operationId: 'putListingContent',
+      summary: 'Write content sections',
+      description:
+        'On a PMS listing the sections are relayed to the PMS. When the PMS can store none of them: 422 pms_write_unsupported and nothing is stored. When it can store some: 200, the others listed in `deferred` and `pms.errors`.',
+      tags: ['Content'],
+      auth: 'api_key',
+      params: listingParams,
+      body: contentBody,
+      responses: { 200: z.object({ data: contentWriteResultSchema }) },
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable'],
+      async handler({ params, body, principal }) {
+        const sections = Object.entries(body.sections).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
+        const res = await upstream.call('putContent', { workspaceId: principal.workspaceId, listingId: params.id, sections });
+        return ok({
+          data: {
+            listingId: res.listingId,
+            applied: res.applied,
+            deferred: res.deferred,
+            pms: res.pmsProvider ? { provider: res.pmsProvider, errors: res.pmsErrors.map((e) => ({ section: e.section, message: e.message })) } : null,
+            sections: parseSections(res.sections),
+          },
+        });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/listings/:id/photos',
+      operationId: 'listListingPhotos',
+      summary: 'Photos of a listing',
+      tags: ['Content'],
+      auth: 'api_key',
+      params: listingParams,
+      responses: { 200: z.object({ data: z.array(photoSchema) }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, principal }) {
+        const res = await upstream.call('listPhotos', { workspaceId: principal.workspaceId, listingId: params.id });
+        return ok({ data: res.photos.map(toApiPhoto) });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/listings/:id/photos',
+      operationId: 'addListingPhoto',
+      summary: 'Add a photo',
+      description: 'Appends a photo (https URL) at the end; at most 100 photos per listing.',
+      tags: ['Content'],
+      auth: 'api_key',
+      params: listingParams,
+      body: addPhotoBody,
+      idempotent: true,
+      responses: { 201: z.object({ data: photoSchema }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, body, principal }) {
+        const res = await upstream.call('addPhoto', { workspaceId: principal.workspaceId, listingId: params.id, url: body.url, caption: body.caption });
+        return { status: 201 as const, body: { data: toApiPhoto(res.photo!) } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/listings/:id/photos/:photoId',
+      operationId: 'removeListingPhoto',
+      summary: 'Remove a photo',
+      tags: ['Content'],
+      auth: 'api_key',
+      params: photoParams,
+      responses: { 200: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, principal }) {
+        const res = await upstream.call('removePhoto', { workspaceId: principal.workspaceId, listingId: params.id, photoId: params.photoId });
+        return ok({ data: { id: res.photoId, deleted: true as const } });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/listings/:id/publish',
+      operationId: 'publishListing',
+      summary: 'Publish a listing to its channels',
+      description: 'Pushes the current content, photos and calendar to every mapped channel. The listing must be active and mapped to at least one channel.',
+      tags: ['Listings'],
+      auth: 'api_key',
+      params: listingParams,
+      idempotent: true,
+      responses: { 200: z.object({ data: publishResultSchema }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, principal }) {
+        const res = await upstream.call('publishListing', { workspaceId: principal.workspaceId, listingId: params.id });
+        return ok({ data: { listingId: res.listingId, publishedAt: res.publishedAt ? res.publishedAt.toISOString() : null, channels: res.channels } });
+      },
+    }),
+  ];
+}

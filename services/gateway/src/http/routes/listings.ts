@@ -1,0 +1,96 @@
+// Listings (also called properties): reads relayed to the listing service. The gateway only
+// validates, calls and maps; the listing service decides not_found / listing_inactive.
+import { z } from 'zod';
+import { listing } from '@vrp/contracts';
+import type { Upstream } from '@vrp/platform';
+import type { ApiKeyPrincipal } from '../../domain/api-key-record';
+import { toApiListing, toApiListingWithCapabilities, toListingRow, toPagination } from '../mappers';
+import { defineRoute, ok, type Route } from '../route';
+import { idParam, listingPageSchema, listingSchema, listingStatusQuery, listingWithCapabilitiesSchema, pageQuery } from '../schemas';
+
+export const listListingsQuery = z.strictObject({ status: listingStatusQuery, ...pageQuery });
+const listingIdParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.') });
+
+const STATUS_FILTERS = {
+  active: listing.ListingStatusFilter.LISTING_STATUS_FILTER_ACTIVE,
+  inactive: listing.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE,
+  all: listing.ListingStatusFilter.LISTING_STATUS_FILTER_ALL,
+} as const satisfies Record<z.output<typeof listListingsQuery>['status'], listing.ListingStatusFilter>;
+
+export function listingRoutes(upstream: Upstream<listing.ListingServiceClient>): Route[] {
+  // One handler behind both names of the collection.
+  const listPage = async ({ query, principal }: { query: z.output<typeof listListingsQuery>; principal: ApiKeyPrincipal }) => {
+    const res = await upstream.call('listListings', {
+      workspaceId: principal.workspaceId,
+      status: STATUS_FILTERS[query.status],
+      page: { limit: query.limit, offset: query.offset },
+    });
+    return ok({ data: res.listings.map(toListingRow), pagination: toPagination(res.page, query, res.listings.length) });
+  };
+
+  const getOne = (principal: ApiKeyPrincipal, id: string) =>
+    upstream.call('getListing', { workspaceId: principal.workspaceId, id, allowInactive: false }).then(({ listing: found }) => {
+      // A reply without a listing is an upstream contract breach, not a 404 of the caller's.
+      if (!found) throw new Error('listing service answered GetListing without a listing');
+      return found;
+    });
+
+  const listDescription = 'Active listings by default; `status=inactive` or `status=all` include inactive ones, whose rows carry only id, name, status and channels.';
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/listings',
+      operationId: 'listListings',
+      summary: 'List listings',
+      description: listDescription,
+      tags: ['Listings'],
+      auth: 'api_key',
+      query: listListingsQuery,
+      responses: { 200: listingPageSchema },
+      handler: listPage,
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/properties',
+      operationId: 'listProperties',
+      summary: 'List properties',
+      description: `The same collection as GET /v1/listings. ${listDescription}`,
+      tags: ['Properties'],
+      auth: 'api_key',
+      query: listListingsQuery,
+      responses: { 200: listingPageSchema },
+      handler: listPage,
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/listings/:id',
+      operationId: 'getListing',
+      summary: 'Get a listing with its capabilities',
+      description: 'One active listing including `capabilities` (what its PMS supports). An inactive listing answers 403 listing_inactive.',
+      tags: ['Listings'],
+      auth: 'api_key',
+      params: listingIdParams,
+      responses: { 200: z.object({ data: listingWithCapabilitiesSchema }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, principal }) {
+        return ok({ data: toApiListingWithCapabilities(await getOne(principal, params.id)) });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/properties/:id',
+      operationId: 'getProperty',
+      summary: 'Get a property',
+      description: 'One active listing. An inactive listing answers 403 listing_inactive.',
+      tags: ['Properties'],
+      auth: 'api_key',
+      params: listingIdParams,
+      responses: { 200: z.object({ data: listingSchema }) },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, principal }) {
+        return ok({ data: toApiListing(await getOne(principal, params.id)) });
+      },
+    }),
+  ];
+}

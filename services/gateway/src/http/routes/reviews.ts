@@ -1,0 +1,72 @@
+// Reviews: relayed to the guest service. Reviews of inactive listings are left out of the
+// collection; a direct read, a reply or a filter on an inactive listing is 403. A reply is
+// refused (422, nothing sent) when the review's PMS cannot reply (PMS-F).
+import { z } from 'zod';
+import { toApiReview } from '@vrp/api-model';
+import { guest as pb } from '@vrp/contracts';
+import type { Upstream } from '@vrp/platform';
+import { toPagination } from '../mappers';
+import { defineRoute, ok, type Route } from '../route';
+import { idParam } from '../schemas';
+import { listReviewsQuery, reviewPageSchema, reviewReplyBody, reviewSchema } from '../schemas-guests';
+
+const reviewParams = z.strictObject({ id: idParam('A review id.') });
+const one = z.object({ data: reviewSchema });
+
+function reviewOf(res: { review?: pb.Review | undefined }): z.input<typeof reviewSchema> {
+  if (!res.review) throw new Error('guest service answered without a review');
+  return toApiReview(res.review);
+}
+
+export function reviewRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/reviews',
+      operationId: 'listReviews',
+      summary: 'List reviews',
+      description: 'Newest first. Reviews of inactive listings are left out; filtering by an inactive listing answers 403 listing_inactive.',
+      tags: ['Reviews'],
+      auth: 'api_key',
+      query: listReviewsQuery,
+      responses: { 200: reviewPageSchema },
+      errors: ['listing_inactive'],
+      async handler({ query, principal }) {
+        const res = await upstream.call('listReviews', pb.ListReviewsRequest.create({ workspaceId: principal.workspaceId, listingId: query.property_id ?? '', page: { limit: query.limit, offset: query.offset } }));
+        return ok({ data: res.reviews.map(toApiReview), pagination: toPagination(res.page, query, res.reviews.length) });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/reviews/:id',
+      operationId: 'getReview',
+      summary: 'Get a review',
+      tags: ['Reviews'],
+      auth: 'api_key',
+      params: reviewParams,
+      responses: { 200: one },
+      errors: ['not_found', 'listing_inactive'],
+      async handler({ params, principal }) {
+        return ok({ data: reviewOf(await upstream.call('getReview', { workspaceId: principal.workspaceId, id: params.id })) });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/reviews/:id/reply',
+      operationId: 'replyToReview',
+      summary: 'Reply to a review',
+      description:
+        'Publishes the host’s reply through the PMS the review came from. A review can be replied to once (409 conflict after). PMS-F cannot reply to reviews: 422 pms_write_unsupported, nothing sent.',
+      tags: ['Reviews'],
+      auth: 'api_key',
+      params: reviewParams,
+      body: reviewReplyBody,
+      responses: { 200: one },
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
+      idempotent: true,
+      async handler({ params, body, principal }) {
+        return ok({ data: reviewOf(await upstream.call('replyToReview', { workspaceId: principal.workspaceId, id: params.id, body: body.body })) });
+      },
+    }),
+  ];
+}

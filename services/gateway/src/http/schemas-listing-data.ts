@@ -1,0 +1,150 @@
+// Schemas of the listing toggles and of a listing's data: calendar, availability, content,
+// photos and publishing.
+import { z } from 'zod';
+import { component, isoDateTime } from './schemas';
+
+/** A real calendar date, YYYY-MM-DD (the listing service re-checks ranges). */
+export const dateString = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
+  .refine((s) => {
+    const d = new Date(`${s}T00:00:00Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  }, 'must be a real calendar date');
+
+export const MAX_TOGGLE_LISTINGS = 200;
+
+export const activeToggleBody = z.strictObject({
+  active: z.boolean({ error: 'must be true or false' }).describe('true activates the listing, false deactivates it.'),
+});
+
+export const statusBatchBody = z.strictObject({
+  listingIds: z
+    .array(z.string().min(1).max(200))
+    .min(1, 'must name at least one listing')
+    .max(MAX_TOGGLE_LISTINGS, `must name at most ${MAX_TOGGLE_LISTINGS} listings`)
+    .describe('Listing ids or channel ids mapped to listings.'),
+  active: z.boolean({ error: 'must be true or false' }),
+});
+
+export const statusBatchResultSchema = component(
+  'ListingStatusResult',
+  'Outcome of POST /v1/listings/status: the listings changed and those already in the requested state.',
+  z.object({ active: z.boolean(), updated: z.array(z.string()), unchanged: z.array(z.string()) }),
+);
+
+export const calendarQuery = z.strictObject({
+  from: dateString.describe('First day, YYYY-MM-DD (inclusive).'),
+  to: dateString.describe('Last day, YYYY-MM-DD (inclusive); at most 366 days after `from`.'),
+});
+
+export const calendarSchema = component(
+  'Calendar',
+  'Availability and nightly prices of one listing, one entry per day.',
+  z.object({
+    listingId: z.string(),
+    currency: z.string(),
+    days: z.array(z.object({ date: z.string(), available: z.boolean(), price: z.number(), minNights: z.number().int() })),
+  }),
+);
+
+export const MAX_AVAILABILITY_UPDATES = 100;
+
+export const availabilityBatchBody = z.strictObject({
+  updates: z
+    .array(
+      z
+        .strictObject({
+          listingId: z.string().min(1).max(200).describe('Listing id or mapped channel id.'),
+          from: dateString,
+          to: dateString,
+          available: z.boolean().optional(),
+          price: z.number().finite().min(0).optional().describe('Nightly price in the listing currency.'),
+          minNights: z.number().int('must be an integer').min(1).max(365).optional(),
+        })
+        .refine((u) => u.available !== undefined || u.price !== undefined || u.minNights !== undefined, {
+          message: 'must set at least one of available, price, minNights',
+        }),
+    )
+    .min(1, 'must contain at least one update')
+    .max(MAX_AVAILABILITY_UPDATES, `must contain at most ${MAX_AVAILABILITY_UPDATES} updates`),
+});
+
+export const availabilityResultSchema = component(
+  'AvailabilityBatchResult',
+  'Listings written by PATCH /v1/availability/batch and the number of listing-days written.',
+  z.object({ listingIds: z.array(z.string()), daysUpdated: z.number().int() }),
+);
+
+const sectionValues = {
+  description: z.string().min(1).max(10_000),
+  amenities: z.array(z.string().min(1).max(100)).max(100),
+  house_rules: z.string().max(5000),
+  house_rule_switches: z.strictObject({
+    petsAllowed: z.boolean().optional(),
+    smokingAllowed: z.boolean().optional(),
+    partiesAllowed: z.boolean().optional(),
+    childrenAllowed: z.boolean().optional(),
+    eventsAllowed: z.boolean().optional(),
+  }),
+  rooms: z.strictObject({ bedrooms: z.number().int().min(0), bathrooms: z.number().min(0).multipleOf(0.5), beds: z.number().int().min(0) }),
+  translations: z.record(
+    z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'must be a language code like fr or pt-BR'),
+    z.strictObject({ description: z.string().max(10_000).optional(), house_rules: z.string().max(5000).optional() }),
+  ),
+};
+
+export const contentSchema = component(
+  'ListingContent',
+  'Content sections of a listing. Sections a PMS cannot store are listed in `deferred` on write.',
+  z.strictObject({
+    description: sectionValues.description.optional(),
+    amenities: sectionValues.amenities.optional(),
+    house_rules: sectionValues.house_rules.optional(),
+    house_rule_switches: sectionValues.house_rule_switches.optional(),
+    rooms: sectionValues.rooms.optional(),
+    translations: sectionValues.translations.optional(),
+  }),
+);
+
+export const contentBody = z.strictObject({
+  sections: contentSchema.refine((s) => Object.keys(s).length > 0, 'must contain at least one section'),
+});
+
+export const contentResponseSchema = z.object({
+  listingId: z.string(),
+  sections: z.record(z.string(), z.unknown()),
+  updatedAt: isoDateTime.nullable(),
+});
+
+export const contentWriteResultSchema = component(
+  'ContentWriteResult',
+  'Outcome of PUT /v1/listings/{id}/content. On a PMS listing, `applied` sections were stored and accepted by the PMS; `deferred` ones are not stored because the PMS cannot store them (see `pms.errors`).',
+  z.object({
+    listingId: z.string(),
+    applied: z.array(z.string()),
+    deferred: z.array(z.string()),
+    pms: z.object({ provider: z.string(), errors: z.array(z.object({ section: z.string(), message: z.string() })) }).nullable(),
+    sections: z.record(z.string(), z.unknown()),
+  }),
+);
+
+export const photoSchema = component(
+  'Photo',
+  'A photo of a listing.',
+  z.object({ id: z.string(), url: z.string(), caption: z.string(), position: z.number().int(), createdAt: isoDateTime.nullable() }),
+);
+
+export const addPhotoBody = z.strictObject({
+  url: z
+    .url({ protocol: /^https$/, error: 'must be an https:// URL' })
+    .max(2048)
+    .describe('Public https URL of the image.'),
+  caption: z.string().max(500).default(''),
+});
+
+export const publishResultSchema = component(
+  'PublishResult',
+  'The channels the listing was published to.',
+  z.object({ listingId: z.string(), publishedAt: isoDateTime.nullable(), channels: z.array(z.string()) }),
+);

@@ -1,0 +1,147 @@
+// Schemas of the reservation endpoints (spec 2.1, 4.1): the record, the list query, the create
+// and change bodies and the quote. The reservation service re-checks every rule; these give
+// callers one 400 naming every bad field before anything is called.
+import { z } from 'zod';
+import { component, isoDateTime, pageQuery, paginationSchema } from './schemas';
+import { dateString } from './schemas-listing-data';
+
+export const RESERVATION_STATUSES = ['PENDING', 'CONFIRMED', 'CANCELLED', 'POST_STAY'] as const;
+export const WRITABLE_STATUSES = ['PENDING', 'CONFIRMED', 'CANCELLED'] as const;
+export const LIST_SOURCES = ['CHANNEL_A', 'CHANNEL_B', 'CHANNEL_C', 'DIRECT', 'MANUAL'] as const;
+export const CREATE_SOURCES = LIST_SOURCES;
+
+const time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time as HH:MM (24 h)');
+const nonNegativeInt = z.number({ error: 'must be a non-negative integer' }).int({ error: 'must be a non-negative integer' }).min(0, 'must be a non-negative integer');
+const money = z.number({ error: 'must be a number' }).min(0, 'must be >= 0').max(100_000_000);
+const customFieldsInput = z
+  .record(z.string().min(1).max(100).regex(/^[^.$][^.]*$/, 'keys must not contain "." or start with "$"'), z.string().max(2000))
+  .refine((o) => Object.keys(o).length <= 50, 'may hold at most 50 keys');
+const notesInput = z.strictObject({ host: z.string().max(5000).optional(), guest: z.string().max(5000).optional() });
+
+const moneyLine = z.object({ type: z.string(), amount: z.number() });
+export const breakdownSchema = component(
+  'PriceBreakdown',
+  'How a total is made up. Tax `rate` is a fraction (0.1 = 10 %). A caller-set total adds a CUSTOM_PRICE discount or fee so the lines add up.',
+  z.object({
+    basePrice: z.number().describe('Sum of the nightly prices.'),
+    cleaningFee: z.number(),
+    fees: z.array(moneyLine),
+    taxes: z.array(moneyLine.extend({ rate: z.number().describe('Fraction, e.g. 0.06 for 6 %.') })),
+    discounts: z.array(moneyLine),
+  }),
+);
+
+export const reservationSchema = component(
+  'Reservation',
+  'A reservation (spec 2.1). `notes` and `customFields` are returned in reads. POST_STAY is shown once the stay has ended (a confirmed reservation whose check-out day has come, UTC).',
+  z.object({
+    id: z.string(),
+    propertyId: z.string().describe('The listing it belongs to.'),
+    roomTypeId: z.string().nullable(),
+    status: z.enum(RESERVATION_STATUSES),
+    source: z.enum(LIST_SOURCES),
+    confirmationCode: z.string().describe('Assigned on create; unique in the workspace; 8 characters without look-alikes (no 0/O, 1/I/L, 2/Z, 5/S, 8/B, U/V).'),
+    checkIn: z.string().describe('YYYY-MM-DD.'),
+    checkOut: z.string().describe('YYYY-MM-DD.'),
+    checkInTime: z.string().nullable().describe('HH:MM local time of the listing; null = the listing’s own check-in time.'),
+    checkOutTime: z.string().nullable().describe('HH:MM local time; null = the listing’s own check-out time.'),
+    primaryGuest: z.object({ firstName: z.string(), lastName: z.string(), email: z.string(), language: z.string(), phone: z.string() }),
+    occupancy: z.object({ adults: z.number().int(), children: z.number().int(), infants: z.number().int(), pets: z.number().int() }),
+    financials: z.object({
+      totalPrice: z.number(),
+      currency: z.string().describe('ISO 4217.'),
+      paymentStatus: z.string().describe('UNPAID on create.'),
+      breakdown: breakdownSchema,
+    }),
+    notes: z.object({ host: z.string(), guest: z.string() }),
+    customFields: z.record(z.string(), z.string()),
+    platform: z.string().nullable().describe('"owner" for an owner block; null for a guest stay.'),
+    unitId: z.string().nullable().describe('The unit of a multi-unit listing booked, when one was chosen.'),
+    tentativeHold: z.boolean().describe('A tentative hold rather than a firm booking.'),
+    groupId: z.string().nullable().describe('Shared by the reservations of one group booking.'),
+    pms: z.object({ provider: z.string(), externalId: z.string() }).nullable().describe('The PMS managing it and its id there; null when none.'),
+    bookedAt: isoDateTime,
+    updatedAt: isoDateTime,
+  }),
+);
+
+export const reservationPageSchema = z.object({ data: z.array(reservationSchema), pagination: paginationSchema });
+
+export const listReservationsQuery = z.strictObject({
+  ...pageQuery,
+  status: z.enum(RESERVATION_STATUSES).optional().describe('POST_STAY: the stay has ended (confirmed, check-out day reached). CONFIRMED: confirmed and not yet ended.'),
+  property_id: z.string().min(1).max(200).optional().describe('A listing id or mapped channel id. An inactive listing answers 403 listing_inactive.'),
+  check_in_after: dateString.optional().describe('YYYY-MM-DD; check-in on or after it.'),
+  check_in_before: dateString.optional().describe('YYYY-MM-DD; check-in on or before it.'),
+  source: z.enum(LIST_SOURCES).optional(),
+  updated_since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2025-01-31T00:00:00Z' }).optional().describe('Only reservations updated strictly after it.'),
+});
+
+export const createReservationBody = z.strictObject({
+  propertyId: z.string().min(1).max(200).describe('A listing id or mapped channel id.'),
+  checkIn: dateString.describe('YYYY-MM-DD.'),
+  checkOut: dateString.describe('YYYY-MM-DD, after checkIn (at most 365 nights).'),
+  primaryGuest: z.strictObject({
+    firstName: z.string().trim().min(1, 'is required').max(200),
+    lastName: z.string().max(200).optional(),
+    email: z.email({ error: 'must be an email address' }).optional(),
+    phone: z.string().max(50).optional(),
+  }),
+  occupancy: z
+    .strictObject({ adults: nonNegativeInt, children: nonNegativeInt.default(0), infants: nonNegativeInt.default(0), pets: nonNegativeInt.default(0) })
+    .optional()
+    .describe('Default: 1 adult.'),
+  financials: z
+    .strictObject({
+      totalPrice: money.optional().describe('A custom total; default: the quoted price. Required on PMS-E listings.'),
+      currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR').optional().describe('Default: the listing’s currency.'),
+    })
+    .optional(),
+  source: z.enum(CREATE_SOURCES).optional().describe('Default DIRECT.'),
+  platform: z.enum(['owner']).optional().describe('"owner" makes an owner block. Refused on PMS listings (422).'),
+  unitId: z.string().min(1).max(100).optional().describe('Book a specific unit of a multi-unit listing. Refused on PMS-E and PMS-F (422).'),
+  tentativeHold: z.boolean().optional().describe('Place a tentative hold. Refused on PMS-E (422).'),
+  groupId: z.string().min(1).max(100).optional().describe('Makes the reservation part of a group booking (shared by its reservations). Refused on every PMS but PMS-D (422).'),
+  roomTypeId: z.string().max(100).optional(),
+  notes: notesInput.optional(),
+  customFields: customFieldsInput.optional(),
+});
+
+export const updateReservationBody = z
+  .strictObject({
+    status: z.enum(WRITABLE_STATUSES, { error: 'must be one of PENDING, CONFIRMED, CANCELLED (POST_STAY follows from the dates)' }).optional(),
+    checkIn: dateString.optional(),
+    checkOut: dateString.optional(),
+    notes: notesInput.optional(),
+    customFields: z
+      .record(z.string().min(1).max(100).regex(/^[^.$][^.]*$/, 'keys must not contain "." or start with "$"'), z.string().max(2000))
+      .optional()
+      .describe('Merged into the existing fields; an empty string removes a key.'),
+    propertyId: z.string().min(1).max(200).optional().describe('Move the stay to another listing. Refused for PMS stays (422).'),
+    checkInTime: time.optional().describe('Refused for PMS stays (422).'),
+    checkOutTime: time.optional().describe('Refused for PMS stays (422).'),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'must change at least one field', path: [] });
+
+export const quoteBody = z.strictObject({
+  propertyId: z.string().min(1).max(200),
+  checkIn: dateString,
+  checkOut: dateString,
+  occupancy: z.strictObject({ adults: nonNegativeInt, children: nonNegativeInt.default(0), infants: nonNegativeInt.default(0), pets: nonNegativeInt.default(0) }).optional(),
+});
+
+export const quoteSchema = component(
+  'Quote',
+  'The price of a stay from the listing’s calendar: nights x nightly price + cleaning fee + taxes.',
+  z.object({
+    propertyId: z.string(),
+    checkIn: z.string(),
+    checkOut: z.string(),
+    nights: z.number().int(),
+    currency: z.string(),
+    totalPrice: z.number(),
+    breakdown: breakdownSchema,
+    available: z.boolean().describe('Every night is open on the calendar.'),
+    unavailableDates: z.array(z.string()).describe('Nights of the stay that are closed.'),
+  }),
+);

@@ -1,0 +1,100 @@
+// Zod schemas of the webhook endpoints: subscriptions, the delivery log and the event catalog.
+// They validate input and generate the OpenAPI reference (see docs/webhooks.md).
+import { z } from 'zod';
+import { component, idParam, isoDateTime, pageQuery, paginationSchema } from './schemas';
+
+const eventTypesInput = z
+  .array(z.string().min(1).max(100))
+  .max(50)
+  .describe('Event types to receive (see GET /v1/webhook-event-types); `["*"]` or an empty list means every type.');
+
+export const webhookModeSchema = z.enum(['test', 'live']).describe('Mode of the API key that created the subscription. Live mode requires https and a publicly reachable host.');
+
+export const webhookSubscriptionSchema = component(
+  'WebhookSubscription',
+  'Where events are delivered. The signing secret is never returned except on create and rotation.',
+  z.object({
+    id: z.string(),
+    url: z.string().describe('The endpoint receiving POSTs.'),
+    description: z.string(),
+    eventTypes: z.array(z.string()).describe('Event types delivered; empty means every type.'),
+    enabled: z.boolean().describe('False when disabled by you or by the service (see disabledReason).'),
+    mode: webhookModeSchema,
+    disabledReason: z.string().nullable().describe('Set when the service disabled the endpoint after persistent failures: why, and what to do.'),
+    disabledAt: isoDateTime.nullable(),
+    previousSecretExpiresAt: isoDateTime.nullable().describe('After a rotation: until then, deliveries also carry a signature made with the previous secret.'),
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+  }),
+);
+
+export const webhookSubscriptionWithSecretSchema = component(
+  'WebhookSubscriptionWithSecret',
+  'A subscription with its signing secret, shown only in this response.',
+  webhookSubscriptionSchema.extend({ secret: z.string().describe('The signing secret (`whsec_…`). Store it now: it cannot be shown again.') }),
+);
+
+export const webhookDeliverySchema = component(
+  'WebhookDelivery',
+  'One event sent to one subscription, with the outcome of its last attempt.',
+  z.object({
+    id: z.string().describe('Also sent as the Vrp-Delivery-Id header.'),
+    subscriptionId: z.string(),
+    eventId: z.string().describe('The event id (Vrp-Event-Id header and `id` of the body); de-duplicate on it.'),
+    eventType: z.string(),
+    listingId: z.string().nullable(),
+    status: z.enum(['pending', 'delivering', 'succeeded', 'failed', 'dropped']).describe('pending: waiting for its first attempt or a retry; failed: every attempt of the schedule failed; dropped: not sent (listing inactive, subscription disabled or deleted).'),
+    attempts: z.number().int().min(0),
+    nextAttemptAt: isoDateTime.nullable(),
+    lastAttemptAt: isoDateTime.nullable(),
+    responseStatus: z.number().int().nullable().describe('HTTP status of the last response; null when none was received.'),
+    responseBody: z.string().nullable().describe('The first 1 KiB of the last response body.'),
+    responseTimeMs: z.number().int().nullable(),
+    lastError: z.string().nullable().describe('Transport error of the last attempt (timeout, refused address, circuit open).'),
+    droppedReason: z.enum(['listing_inactive', 'subscription_disabled', 'subscription_deleted']).nullable(),
+    replayOf: z.string().nullable().describe('The delivery this one replays.'),
+    createdAt: isoDateTime,
+    completedAt: isoDateTime.nullable(),
+  }),
+);
+
+export const webhookEventTypeSchema = component(
+  'WebhookEventType',
+  'An event type of the catalog.',
+  z.object({ type: z.string(), description: z.string() }),
+);
+
+export const createWebhookBody = z.strictObject({
+  url: z.string().min(1).max(2048).describe('https URL (http and loopback receivers are accepted in test mode where the deployment allows it).'),
+  eventTypes: eventTypesInput.optional(),
+  enabled: z.boolean().optional().describe('Default true.'),
+  description: z.string().max(500).optional(),
+});
+
+export const updateWebhookBody = z.strictObject({
+  url: z.string().min(1).max(2048).optional(),
+  eventTypes: eventTypesInput.optional(),
+  enabled: z.boolean().optional().describe('true re-enables an endpoint the service disabled (clears disabledReason).'),
+  description: z.string().max(500).optional(),
+});
+
+export const rotateSecretBody = z.strictObject({
+  gracePeriodSeconds: z
+    .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be an integer' : undefined) })
+    .int({ error: 'must be an integer' })
+    .min(1)
+    .max(7 * 24 * 3600)
+    .optional()
+    .describe('Seconds the previous secret keeps signing deliveries, 1..604800 (default 86400 = 24 h).'),
+});
+
+export const listDeliveriesQuery = z.strictObject({
+  status: z.enum(['pending', 'delivering', 'succeeded', 'failed', 'dropped']).optional().describe('Only deliveries in this status.'),
+  ...pageQuery,
+});
+
+export const webhookIdParams = z.strictObject({ id: idParam('A webhook subscription id.') });
+export const deliveryParams = z.strictObject({ id: idParam('A webhook subscription id.'), deliveryId: idParam('A delivery id of that subscription.') });
+
+export const webhookPageSchema = z.object({ data: z.array(webhookSubscriptionSchema), pagination: paginationSchema });
+export const deliveryPageSchema = z.object({ data: z.array(webhookDeliverySchema), pagination: paginationSchema });

@@ -1,0 +1,86 @@
+// Idempotency records: one per (scope, key). A request claims its key by inserting a pending
+// record (the unique index decides races), completes it with the response to replay, or
+// releases it when the outcome must not be replayed.
+import { DuplicateKeyError, newId, type Collection, type DocumentStore } from '@vrp/platform';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../domain/idempotency';
+import { idempotencyRecordSchema } from './schemas';
+
+type IdempotencyDoc = {
+  _id: string;
+  scope: string;
+  key: string;
+  fingerprint: string;
+  state: 'pending' | 'completed';
+  lockedUntil: Date;
+  status: number | null;
+  responseJson: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+};
+
+export type ClaimOutcome =
+  | { kind: 'claimed'; recordId: string }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'fingerprint_mismatch' }
+  | { kind: 'in_progress' };
+
+export class IdempotencyStore {
+  private readonly records: Collection<IdempotencyDoc>;
+
+  constructor(
+    store: DocumentStore,
+    private readonly clock: () => Date = () => new Date(),
+  ) {
+    this.records = store.collection<IdempotencyDoc>({ name: 'idempotency_records', schema: idempotencyRecordSchema });
+  }
+
+  async claim(scope: string, key: string, fingerprint: string): Promise<ClaimOutcome> {
+    // Two rounds at most: the second runs after an expired record was cleared out of the way.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const now = this.clock();
+      const recordId = newId('idem');
+      try {
+        await this.records.insertOne({
+          _id: recordId,
+          scope,
+          key,
+          fingerprint,
+          state: 'pending',
+          lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+          status: null,
+          responseJson: null,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+        });
+        return { kind: 'claimed', recordId };
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+      }
+      const existing = await this.records.findOne({ scope, key });
+      if (!existing) continue; // released or expired in between: claim again
+      if (existing.expiresAt <= now) {
+        await this.records.deleteOne({ _id: existing._id, expiresAt: { $lte: now } });
+        continue;
+      }
+      if (existing.fingerprint !== fingerprint) return { kind: 'fingerprint_mismatch' };
+      if (existing.state === 'completed' && existing.status !== null && existing.responseJson !== null) {
+        return { kind: 'replay', status: existing.status, body: JSON.parse(existing.responseJson) as unknown };
+      }
+      // Pending: another request is still running, unless it died and its lock ran out.
+      const takenOver = await this.records.findOneAndUpdate(
+        { _id: existing._id, state: 'pending', lockedUntil: { $lte: now } },
+        { $set: { lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS) } },
+      );
+      return takenOver ? { kind: 'claimed', recordId: takenOver._id } : { kind: 'in_progress' };
+    }
+    return { kind: 'in_progress' };
+  }
+
+  async complete(recordId: string, status: number, body: unknown): Promise<void> {
+    await this.records.updateOne({ _id: recordId, state: 'pending' }, { $set: { state: 'completed', status, responseJson: JSON.stringify(body) } });
+  }
+
+  async release(recordId: string): Promise<void> {
+    await this.records.deleteOne({ _id: recordId, state: 'pending' });
+  }
+}

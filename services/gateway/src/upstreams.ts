@@ -1,0 +1,33 @@
+// The gateway's gRPC clients, one per upstream service, each with its deadline and breaker.
+import { guest, listing, pms, reservation, webhook } from '@vrp/contracts';
+import { createUpstream, type Upstream } from '@vrp/platform';
+
+export interface GatewayUpstreams {
+  listing: Upstream<listing.ListingServiceClient>;
+  reservation: Upstream<reservation.ReservationServiceClient>;
+  guest: Upstream<guest.GuestServiceClient>;
+  pmsAdapter: Upstream<pms.PmsAdapterServiceClient>;
+  webhook: Upstream<webhook.WebhookServiceClient>;
+}
+
+export interface UpstreamAddresses {
+  LISTING_ADDR: string;
+  RESERVATION_ADDR: string;
+  GUEST_ADDR: string;
+  PMS_ADAPTER_ADDR: string;
+  WEBHOOK_ADDR: string;
+}
+
+export function createUpstreams(addresses: UpstreamAddresses, deadlineMs: number): GatewayUpstreams {
+  return {
+    listing: createUpstream(listing.ListingServiceClient, { name: 'listing', address: addresses.LISTING_ADDR, deadlineMs }),
+    reservation: createUpstream(reservation.ReservationServiceClient, { name: 'reservation', address: addresses.RESERVATION_ADDR, deadlineMs }),
+    guest: createUpstream(guest.GuestServiceClient, { name: 'guest', address: addresses.GUEST_ADDR, deadlineMs }),
+    pmsAdapter: createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: addresses.PMS_ADAPTER_ADDR, deadlineMs }),
+    webhook: createUpstream(webhook.WebhookServiceClient, { name: 'webhook', address: addresses.WEBHOOK_ADDR, deadlineMs }),
+  };
+}
+
+export function closeUpstreams(upstreams: GatewayUpstreams): void {
+  for (const upstream of Object.values(upstreams)) upstream.close();
+}

@@ -1,0 +1,148 @@
+// Operator use cases of the gateway: workspaces, their plan limit (owned by the listing
+// service, set through it) and API keys. Used by the admin API and by bootstrapWorkspace.
+import type { listing } from '@vrp/contracts';
+import { DuplicateKeyError, notFound, validationFailed, type Upstream } from '@vrp/platform';
+import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from './domain/api-key';
+import { newApiKeyRecord, type ApiKeyRecord } from './domain/api-key-record';
+import { newWorkspace, type Workspace } from './domain/workspace';
+import type { ApiKeyStore } from './store/api-key-store';
+import type { WorkspaceStore } from './store/workspace-store';
+
+export interface WorkspaceAdminDeps {
+  workspaces: WorkspaceStore;
+  apiKeys: ApiKeyStore;
+  listing: Upstream<listing.ListingServiceClient>;
+  apiKeyPepper: string;
+  clock?: () => Date;
+}
+
+export interface BootstrapWorkspaceInput {
+  name: string;
+  activeListingLimit: number;
+  mode: ApiKeyMode;
+  /** A fixed key (e.g. the demo key, stable across restarts); generated when absent. */
+  key?: string;
+}
+
+export interface BootstrapWorkspaceResult {
+  workspace: Workspace;
+  workspaceCreated: boolean;
+  apiKey: {
+    id: string;
+    mode: ApiKeyMode;
+    /** Display prefix, e.g. `sk_test_abcd`. */
+    prefix: string;
+    /** The key, when this call knows it: the pinned one, or a newly generated one. */
+    key: string | null;
+    created: boolean;
+  };
+}
+
+export class WorkspaceAdmin {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: WorkspaceAdminDeps) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  /**
+   * The plan is set in the listing service first, then the workspace is stored: if the listing
+   * service is down nothing is created, and no workspace is ever visible without its plan. A
+   * plan left behind by a failed insert belongs to an id nobody knows, which is harmless.
+   */
+  async createWorkspace(input: { name: string; activeListingLimit: number }): Promise<Workspace> {
+    const ws = newWorkspace(input, this.clock());
+    await this.deps.listing.call('setWorkspacePlan', { workspaceId: ws.id, activeListingLimit: ws.activeListingLimit });
+    return this.deps.workspaces.insert(ws);
+  }
+
+  async getWorkspace(id: string): Promise<Workspace> {
+    const ws = await this.deps.workspaces.get(id);
+    if (!ws) throw notFound('workspace', id);
+    return ws;
+  }
+
+  async usage(workspaceId: string): Promise<listing.WorkspaceUsage | undefined> {
+    const { usage } = await this.deps.listing.call('getWorkspaceUsage', { workspaceId });
+    return usage;
+  }
+
+  /** Listing service first (the owner of the limit), then the gateway's copy; both are plain sets, so a retry converges. */
+  async setActiveListingLimit(id: string, activeListingLimit: number): Promise<Workspace> {
+    await this.getWorkspace(id);
+    await this.deps.listing.call('setWorkspacePlan', { workspaceId: id, activeListingLimit });
+    const updated = await this.deps.workspaces.setActiveListingLimit(id, activeListingLimit, this.clock());
+    if (!updated) throw notFound('workspace', id);
+    return updated;
+  }
+
+  /** Issues a key; the returned `key` is the only time it exists outside the caller's hands. */
+  async issueApiKey(workspaceId: string, input: { mode: ApiKeyMode; name?: string | null }): Promise<{ record: ApiKeyRecord; key: string }> {
+    await this.getWorkspace(workspaceId);
+    const key = generateApiKey(input.mode);
+    const record = await this.insertKey(parseApiKey(key)!, workspaceId, input.name ?? null);
+    return { record, key };
+  }
+
+  async listApiKeys(workspaceId: string, page: { limit: number; offset: number }): Promise<{ items: ApiKeyRecord[]; total: number }> {
+    await this.getWorkspace(workspaceId);
+    return this.deps.apiKeys.page(workspaceId, page.limit, page.offset);
+  }
+
+  async revokeApiKey(id: string): Promise<ApiKeyRecord> {
+    const revoked = await this.deps.apiKeys.revoke(id, this.clock());
+    if (!revoked) throw notFound('API key', id);
+    return revoked;
+  }
+
+  /**
+   * Idempotent setup of a workspace and a key (the embedded stack's demo workspace): an existing
+   * workspace with this name is reused and its plan re-sent to the listing service (whose
+   * embedded store may have restarted empty); a pinned key is stored once and reused after.
+   */
+  async bootstrap(input: BootstrapWorkspaceInput): Promise<BootstrapWorkspaceResult> {
+    const pinned = input.key === undefined ? null : parseApiKey(input.key);
+    if (input.key !== undefined && !pinned) {
+      throw validationFailed({ key: 'must be sk_test_ or sk_live_ followed by 32 to 128 letters or digits' });
+    }
+    if (pinned && pinned.mode !== input.mode) throw validationFailed({ key: `must be a ${input.mode} key (sk_${input.mode}_...)` });
+
+    let workspace = await this.deps.workspaces.findByName(input.name);
+    const workspaceCreated = workspace === null;
+    if (workspace) {
+      await this.deps.listing.call('setWorkspacePlan', { workspaceId: workspace.id, activeListingLimit: workspace.activeListingLimit });
+    } else {
+      workspace = await this.createWorkspace({ name: input.name, activeListingLimit: input.activeListingLimit });
+    }
+
+    if (pinned) {
+      const { record, created } = await this.ensurePinnedKey(pinned, workspace.id);
+      return { workspace, workspaceCreated, apiKey: { id: record.id, mode: record.mode, prefix: record.prefix, key: pinned.raw, created } };
+    }
+    // Without a pinned key an existing workspace keeps its key: stored keys cannot be shown again.
+    const existing = workspaceCreated ? null : await this.deps.apiKeys.findActive(workspace.id, input.mode);
+    if (existing) {
+      return { workspace, workspaceCreated, apiKey: { id: existing.id, mode: existing.mode, prefix: existing.prefix, key: null, created: false } };
+    }
+    const issued = await this.issueApiKey(workspace.id, { mode: input.mode, name: 'bootstrap' });
+    return { workspace, workspaceCreated, apiKey: { id: issued.record.id, mode: issued.record.mode, prefix: issued.record.prefix, key: issued.key, created: true } };
+  }
+
+  private async ensurePinnedKey(key: ParsedApiKey, workspaceId: string): Promise<{ record: ApiKeyRecord; created: boolean }> {
+    const existing = await this.deps.apiKeys.findByHash(hashApiKey(key.raw, this.deps.apiKeyPepper));
+    if (!existing) return { record: await this.insertKey(key, workspaceId, 'bootstrap'), created: true };
+    if (existing.workspaceId !== workspaceId) throw validationFailed({ key: 'is already bound to another workspace' });
+    if (existing.revokedAt) throw validationFailed({ key: 'was revoked; choose another key' });
+    return { record: existing, created: false };
+  }
+
+  private async insertKey(key: ParsedApiKey, workspaceId: string, name: string | null): Promise<ApiKeyRecord> {
+    try {
+      return await this.deps.apiKeys.insert(newApiKeyRecord(key, { workspaceId, name }, this.deps.apiKeyPepper, this.clock()));
+    } catch (err) {
+      // Only a pinned key can collide (a generated one has ~234 random bits).
+      if (err instanceof DuplicateKeyError) throw validationFailed({ key: 'is already in use' });
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// API key authentication over HTTP: every way a key can be missing, wrong or right.
+import { ADMIN_TOKEN, adminHeaders, bearer, makeListing, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+
+describe('gateway API key authentication', () => {
+  let listingService: FakeListingService;
+  let gw: TestGateway;
+  let ws: { workspaceId: string; key: string; keyId: string };
+
+  beforeAll(async () => {
+    listingService = await startFakeListingService();
+    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
+    ws = await provision(gw.url, { name: 'Auth Rentals' });
+    listingService.listings.push(makeListing(ws.workspaceId, 'Sea View'));
+  });
+  afterAll(async () => {
+    await gw.stop();
+    await listingService.stop();
+  });
+
+  const listings = (headers: Record<string, string>) => request<ErrorBody>(`${gw.url}/v1/listings`, { headers });
+
+  it('answers 401 authentication_required without an Authorization header', async () => {
+    const res = await listings({});
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('authentication_required');
+  });
+
+  it.each([
+    ['a non-Bearer scheme', { Authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
+    ['a key without the sk_ prefix', bearer('pk_test_0123456789abcdefghijklmnopqrstuvwx')],
+    ['a key with an unknown mode', bearer('sk_prod_0123456789abcdefghijklmnopqrstuvwx')],
+    ['a key that is too short', bearer('sk_test_abc123')],
+    ['a key with forbidden characters', bearer('sk_test_0123456789abcdefghijklmnopqrstuv-_!')],
+  ])('answers 401 invalid_api_key for %s', async (_what, headers) => {
+    const res = await listings(headers);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
+  });
+
+  it('answers 401 invalid_api_key for a well-formed key that was never issued', async () => {
+    const res = await listings(bearer('sk_test_' + 'A'.repeat(40)));
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
+  });
+
+  it('accepts a valid key, with or without a matching X-Workspace-Id, and scopes the upstream call to its workspace', async () => {
+    const plain = await listings(bearer(ws.key));
+    expect(plain.status).toBe(200);
+    const withHeader = await listings({ ...bearer(ws.key), 'X-Workspace-Id': ws.workspaceId });
+    expect(withHeader.status).toBe(200);
+    const last = listingService.calls.filter((c) => c.method === 'listListings').at(-1);
+    expect(last?.request).toMatchObject({ workspaceId: ws.workspaceId });
+  });
+
+  it('answers 403 workspace_mismatch when X-Workspace-Id names another workspace', async () => {
+    const other = await provision(gw.url, { name: 'Other Rentals' });
+    const res = await listings({ ...bearer(ws.key), 'X-Workspace-Id': other.workspaceId });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('workspace_mismatch');
+  });
+
+  it('binds a key to its mode: a live key works, and the same secret under the other prefix does not', async () => {
+    const live = await provision(gw.url, { name: 'Live Rentals', mode: 'live' });
+    expect(live.key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{40}$/);
+    expect((await listings(bearer(live.key))).status).toBe(200);
+    const swapped = live.key.replace(/^sk_live_/, 'sk_test_');
+    const res = await listings(bearer(swapped));
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
+  });
+
+  it('stops accepting a key on the very next request after it is revoked', async () => {
+    const fresh = await provision(gw.url, { name: 'Revoked Rentals' });
+    expect((await listings(bearer(fresh.key))).status).toBe(200);
+    const revoke = await request(`${gw.url}/admin/v1/api-keys/${fresh.keyId}`, { method: 'DELETE', headers: adminHeaders() });
+    expect(revoke.status).toBe(200);
+    const res = await listings(bearer(fresh.key));
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
+  });
+
+  it('never accepts the admin token as an API key, nor an API key on the admin API', async () => {
+    expect((await listings(bearer(ADMIN_TOKEN))).body.error.code).toBe('invalid_api_key');
+    const res = await request<ErrorBody>(`${gw.url}/admin/v1/workspaces/${ws.workspaceId}`, { headers: bearer(ws.key) });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('admin_token_invalid');
+  });
+});

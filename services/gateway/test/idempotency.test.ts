@@ -1,0 +1,180 @@
+// Idempotency-Key on POST, through test-only routes mounted with the gateway's own pipeline,
+// plus the store's expiry and crash-recovery rules with a controlled clock.
+import { z } from 'zod';
+import { AppError, createMemoryStore } from '@vrp/platform';
+import { defineRoute } from '../src/app';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
+import { created } from '../src/http/route';
+import { IdempotencyStore } from '../src/store/idempotency-store';
+import { bearer, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+
+const orderBody = z.strictObject({ item: z.string().min(1), quantity: z.number().int().min(1), outcome: z.enum(['ok', 'refused', 'outage', 'slow']).default('ok') });
+const orderSchema = z.object({ id: z.string(), item: z.string(), quantity: z.number() });
+
+let executions = 0;
+let releaseSlow: () => void = () => undefined;
+
+const orderRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/v1/test/orders',
+    operationId: 'testCreateOrder',
+    summary: 'Create an order (test only)',
+    tags: ['Test'],
+    auth: 'api_key',
+    body: orderBody,
+    responses: { 201: z.object({ data: orderSchema }) },
+    idempotent: true,
+    async handler({ body }) {
+      executions += 1;
+      if (body.outcome === 'refused') throw new AppError('pms_write_unsupported', 'PMS-B cannot do this.', { provider: 'PMS-B' });
+      if (body.outcome === 'outage') throw new AppError('service_unavailable', 'down', { retryAfterSeconds: 1 });
+      if (body.outcome === 'slow') await new Promise<void>((resolve) => (releaseSlow = resolve));
+      return created({ data: { id: `ord_${executions}`, item: body.item, quantity: body.quantity } });
+    },
+  }),
+];
+
+describe('Idempotency-Key middleware', () => {
+  let listingService: FakeListingService;
+  let gw: TestGateway;
+  let keyA: string;
+  let keyB: string;
+
+  beforeAll(async () => {
+    listingService = await startFakeListingService();
+    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, extraRoutes: orderRoutes });
+    keyA = (await provision(gw.url, { name: 'Workspace A' })).key;
+    keyB = (await provision(gw.url, { name: 'Workspace B' })).key;
+  });
+  beforeEach(() => {
+    executions = 0;
+  });
+  afterAll(async () => {
+    await gw.stop();
+    await listingService.stop();
+  });
+
+  const post = <T>(apiKey: string, body: string, idempotencyKey?: string) =>
+    request<T>(`${gw.url}/v1/test/orders`, {
+      method: 'POST',
+      headers: { ...bearer(apiKey), 'Content-Type': 'application/json', ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) },
+      body,
+    });
+
+  it('replays the first response for the same key and body, without running the handler again', async () => {
+    const first = await post<{ data: { id: string } }>(keyA, '{"item":"towels","quantity":2}', 'idem-replay-1');
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    // Same JSON, other key order and spacing: still the same request.
+    const retry = await post<{ data: { id: string } }>(keyA, '{ "quantity": 2, "item": "towels" }', 'idem-replay-1');
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(executions).toBe(1);
+  });
+
+  it('answers 409 idempotency_conflict for the same key with another body', async () => {
+    await post(keyA, '{"item":"soap","quantity":1}', 'idem-conflict-1');
+    const other = await post<ErrorBody>(keyA, '{"item":"soap","quantity":3}', 'idem-conflict-1');
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_conflict');
+    expect(executions).toBe(1);
+  });
+
+  it('scopes keys per workspace', async () => {
+    const a = await post<{ data: { id: string } }>(keyA, '{"item":"linen","quantity":1}', 'idem-shared-key');
+    const b = await post<{ data: { id: string } }>(keyB, '{"item":"linen","quantity":1}', 'idem-shared-key');
+    expect(b.status).toBe(201);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expect(b.body.data.id).not.toBe(a.body.data.id);
+    expect(executions).toBe(2);
+  });
+
+  it('runs every request that carries no key', async () => {
+    await post(keyA, '{"item":"tea","quantity":1}');
+    await post(keyA, '{"item":"tea","quantity":1}');
+    expect(executions).toBe(2);
+  });
+
+  it('replays a recorded 4xx error envelope under the new request id', async () => {
+    const first = await post<ErrorBody>(keyA, '{"item":"x","quantity":1,"outcome":"refused"}', 'idem-refused-1');
+    expect(first.status).toBe(422);
+    const retry = await post<ErrorBody>(keyA, '{"item":"x","quantity":1,"outcome":"refused"}', 'idem-refused-1');
+    expect(retry.status).toBe(422);
+    expect(retry.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-B' });
+    expect(retry.body.error.request_id).toBe(retry.headers.get('x-request-id'));
+    expect(retry.body.error.request_id).not.toBe(first.body.error.request_id);
+    expect(executions).toBe(1);
+  });
+
+  it('does not record 5xx outcomes: a retry after an outage runs for real', async () => {
+    const first = await post<ErrorBody>(keyA, '{"item":"y","quantity":1,"outcome":"outage"}', 'idem-outage-1');
+    expect(first.status).toBe(503);
+    const retry = await post<ErrorBody>(keyA, '{"item":"y","quantity":1,"outcome":"outage"}', 'idem-outage-1');
+    expect(retry.status).toBe(503);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(executions).toBe(2);
+  });
+
+  it('does not consume a key with a request that failed validation', async () => {
+    const invalid = await post<ErrorBody>(keyA, '{"item":"z","quantity":0}', 'idem-invalid-1');
+    expect(invalid.status).toBe(400);
+    const valid = await post(keyA, '{"item":"z","quantity":1}', 'idem-invalid-1');
+    expect(valid.status).toBe(201);
+  });
+
+  it('answers 409 while the first request with the key is still running', async () => {
+    const slow = post(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const concurrent = await post<ErrorBody>(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
+    expect(concurrent.status).toBe(409);
+    expect(concurrent.body.error.code).toBe('idempotency_conflict');
+    expect(concurrent.body.error.message).toMatch(/still being processed/);
+    releaseSlow();
+    expect((await slow).status).toBe(201);
+    const after = await post(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
+    expect(after.status).toBe(201);
+    expect(after.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('refuses a malformed key', async () => {
+    const res = await post<ErrorBody>(keyA, '{"item":"k","quantity":1}', 'k'.repeat(256));
+    expect(res.status).toBe(400);
+    expect(res.body.error.fields).toEqual({ 'Idempotency-Key': 'must be 1 to 255 visible ASCII characters' });
+  });
+
+  it('documents the header on idempotent routes', async () => {
+    const doc = gw.running.gateway.openApiDocument();
+    expect(doc.paths['/v1/test/orders']?.post?.parameters.map((p) => p.name)).toContain('Idempotency-Key');
+    expect(doc.paths['/v1/test/orders']?.post?.responses['409']?.['x-error-codes']).toEqual(['idempotency_conflict']);
+  });
+});
+
+describe('IdempotencyStore', () => {
+  let now = new Date('2025-01-01T00:00:00.000Z');
+  const store = new IdempotencyStore(createMemoryStore(), () => now);
+  const fingerprint = requestFingerprint('POST', '/v1/x', { a: 1 });
+
+  it('expires records after 24 hours, freeing the key', async () => {
+    const claim = await store.claim('ws_1', 'k-expiry', fingerprint);
+    expect(claim.kind).toBe('claimed');
+    if (claim.kind !== 'claimed') return;
+    await store.complete(claim.recordId, 201, { data: { id: 'one' } });
+
+    now = new Date(now.getTime() + IDEMPOTENCY_TTL_MS - 1000);
+    expect(await store.claim('ws_1', 'k-expiry', fingerprint)).toEqual({ kind: 'replay', status: 201, body: { data: { id: 'one' } } });
+    expect((await store.claim('ws_1', 'k-expiry', requestFingerprint('POST', '/v1/x', { a: 2 }))).kind).toBe('fingerprint_mismatch');
+
+    now = new Date(now.getTime() + 2000);
+    expect((await store.claim('ws_1', 'k-expiry', requestFingerprint('POST', '/v1/x', { a: 2 }))).kind).toBe('claimed');
+  });
+
+  it('lets a retry take over a key whose first request died mid-flight', async () => {
+    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('claimed');
+    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('in_progress');
+    now = new Date(now.getTime() + IDEMPOTENCY_LOCK_MS + 1);
+    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('claimed');
+  });
+});

@@ -1,0 +1,184 @@
+// GET /v1/listings, /v1/properties and their single-record forms, against a real gRPC stand-in
+// of the listing service.
+import { listing } from '@vrp/contracts';
+import { AppError, listingInactive } from '@vrp/platform';
+import { bearer, makeListing, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+
+interface Page {
+  data: Record<string, unknown>[];
+  pagination: { total: number; limit: number; offset: number; hasMore: boolean };
+}
+
+describe('gateway listings endpoints', () => {
+  let listingService: FakeListingService;
+  let gw: TestGateway;
+  let ws: { workspaceId: string; key: string };
+
+  beforeAll(async () => {
+    listingService = await startFakeListingService();
+    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
+    ws = await provision(gw.url);
+    listingService.listings.push(
+      makeListing(ws.workspaceId, 'Sea View', {
+        pmsProvider: 'PMS-A',
+        pmsExternalId: 'pa-77',
+        capabilities: {
+          reservations: { provider: 'PMS-A', create: true, modify: true, cancel: false, quote: true, customPrice: false, notes: true },
+          pms: { provider: 'PMS-A', reviewReplies: true, requestAnswers: false, preApprovals: false, contentSections: ['description'], guests: true, messageChannel: true, messageAttachments: false, calendar: true },
+        },
+      }),
+      makeListing(ws.workspaceId, 'Old Town'),
+      makeListing(ws.workspaceId, 'Quiet Cabin', { status: 'inactive' }),
+      makeListing('ws_someone_else', 'Not Yours'),
+    );
+  });
+  afterEach(() => {
+    for (const key of Object.keys(listingService.override)) delete listingService.override[key as keyof typeof listingService.override];
+  });
+  afterAll(async () => {
+    await gw.stop();
+    await listingService.stop();
+  });
+
+  const get = <T>(path: string) => request<T>(`${gw.url}${path}`, { headers: bearer(ws.key) });
+  const lastCall = (method: string) => listingService.calls.filter((c) => c.method === method).at(-1);
+
+  it('lists active listings by default with defaults limit 50, offset 0, mapped to camelCase API fields', async () => {
+    const res = await get<Page>('/v1/listings');
+    expect(res.status).toBe(200);
+    expect(lastCall('listListings')?.request).toEqual({
+      workspaceId: ws.workspaceId,
+      status: listing.ListingStatusFilter.LISTING_STATUS_FILTER_ACTIVE,
+      page: { limit: 50, offset: 0 },
+    });
+    expect(res.body.data.map((l) => l.name)).toEqual(['Sea View', 'Old Town']);
+    expect(res.body.data[0]).toEqual({
+      id: 'lst_SeaView',
+      name: 'Sea View',
+      status: 'active',
+      channels: [{ channel: 'CHANNEL_A', externalId: 'ch-lst_SeaView' }],
+      address: { line1: '1 Harbour Road', line2: '', city: 'Lisbon', region: '', postalCode: '1100-001', country: 'PT' },
+      timezone: 'Europe/Lisbon',
+      currency: 'EUR',
+      maxGuests: 4,
+      bedrooms: 2,
+      bathrooms: 1.5,
+      beds: 3,
+      checkInTime: '15:00',
+      checkOutTime: '11:00',
+      pms: { provider: 'PMS-A', externalId: 'pa-77' },
+      createdAt: '2024-05-01T10:00:00.000Z',
+      updatedAt: '2024-05-02T10:00:00.000Z',
+    });
+    expect(res.body.data[1]).toMatchObject({ name: 'Old Town', pms: null });
+    expect(res.body.data[0]).not.toHaveProperty('capabilities');
+    expect(res.body.pagination).toEqual({ total: 2, limit: 50, offset: 0, hasMore: false });
+  });
+
+  it('passes status, limit and offset through and returns the upstream pagination', async () => {
+    const res = await get<Page>('/v1/listings?status=all&limit=1&offset=1');
+    expect(lastCall('listListings')?.request).toEqual({
+      workspaceId: ws.workspaceId,
+      status: listing.ListingStatusFilter.LISTING_STATUS_FILTER_ALL,
+      page: { limit: 1, offset: 1 },
+    });
+    expect(res.body.data.map((l) => l.name)).toEqual(['Old Town']);
+    expect(res.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true });
+  });
+
+  it('shows inactive rows with only id, name, status and channels', async () => {
+    const res = await get<Page>('/v1/listings?status=inactive');
+    expect(lastCall('listListings')?.request).toMatchObject({ status: listing.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE });
+    expect(res.body.data).toEqual([{ id: 'lst_QuietCabin', name: 'Quiet Cabin', status: 'inactive', channels: [{ channel: 'CHANNEL_A', externalId: 'ch-lst_QuietCabin' }] }]);
+  });
+
+  it('serves the same collection at /v1/properties', async () => {
+    const listings = await get<Page>('/v1/listings?status=all');
+    const properties = await get<Page>('/v1/properties?status=all');
+    expect(properties.status).toBe(200);
+    expect(properties.body).toEqual(listings.body);
+  });
+
+  it('returns one listing with capabilities at /v1/listings/:id, and without at /v1/properties/:id', async () => {
+    const one = await get<{ data: Record<string, unknown> }>('/v1/listings/lst_SeaView');
+    expect(one.status).toBe(200);
+    expect(lastCall('getListing')?.request).toEqual({ workspaceId: ws.workspaceId, id: 'lst_SeaView', allowInactive: false });
+    expect(one.body.data.capabilities).toEqual({
+      reservations: { provider: 'PMS-A', create: true, modify: true, cancel: false, quote: true, customPrice: false, notes: true },
+      pms: { provider: 'PMS-A', reviewReplies: true, requestAnswers: false, preApprovals: false, contentSections: ['description'], guests: true, messageChannel: true, messageAttachments: false, calendar: true },
+    });
+    const property = await get<{ data: Record<string, unknown> }>('/v1/properties/lst_SeaView');
+    expect(property.status).toBe(200);
+    expect(property.body.data).not.toHaveProperty('capabilities');
+    expect(property.body.data.name).toBe('Sea View');
+  });
+
+  it('renders capabilities of a listing without a PMS as all false with null providers', async () => {
+    const res = await get<{ data: { capabilities: { reservations: Record<string, unknown> } } }>('/v1/listings/lst_OldTown');
+    expect(res.body.data.capabilities.reservations).toEqual({ provider: null, create: false, modify: false, cancel: false, quote: false, customPrice: false, notes: false });
+  });
+
+  it('answers 404 not_found for an id outside the workspace', async () => {
+    const res = await get<ErrorBody>('/v1/properties/lst_NotYours');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.error).not.toHaveProperty('listing_ids');
+  });
+
+  it('answers 403 listing_inactive with listing_ids and listings for an inactive listing', async () => {
+    for (const path of ['/v1/properties/lst_QuietCabin', '/v1/listings/lst_QuietCabin']) {
+      const res = await get<ErrorBody>(path);
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({
+        code: 'listing_inactive',
+        listing_ids: ['lst_QuietCabin'],
+        listings: [{ id: 'lst_QuietCabin', name: 'Quiet Cabin' }],
+      });
+      expect(res.body.error.docs_url).toMatch(/\/docs\/errors\/listing_inactive$/);
+      expect(res.body.error).not.toHaveProperty('provider');
+    }
+  });
+
+  it('forwards every inactive listing an upstream names', async () => {
+    listingService.override.listListings = async () => {
+      throw listingInactive([
+        { id: 'lst_a', name: 'A' },
+        { id: 'lst_b', name: 'B' },
+      ]);
+    };
+    const res = await get<ErrorBody>('/v1/listings');
+    expect(res.status).toBe(403);
+    expect(res.body.error.listing_ids).toEqual(['lst_a', 'lst_b']);
+    expect(res.body.error.listings).toEqual([
+      { id: 'lst_a', name: 'A' },
+      { id: 'lst_b', name: 'B' },
+    ]);
+    expect(res.body.error.message).toBe("Listings 'lst_a', 'lst_b' are inactive.");
+  });
+
+  it('renders an upstream service_unavailable as 503 with Retry-After', async () => {
+    listingService.override.listListings = async () => {
+      throw new AppError('service_unavailable', 'The listing store is unavailable.', { retryAfterSeconds: 7 });
+    };
+    const res = await get<ErrorBody>('/v1/listings');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('7');
+    expect(res.body.error.code).toBe('service_unavailable');
+  });
+
+  it('does not leak an upstream internal error', async () => {
+    listingService.override.getListing = async () => {
+      throw new Error('mongo says: E11000 duplicate key on secret_index');
+    };
+    const res = await get<ErrorBody>('/v1/listings/lst_SeaView');
+    expect(res.status).toBe(500);
+    expect(res.body.error.code).toBe('internal_error');
+    expect(res.text).not.toContain('E11000');
+  });
+
+  it('validates the id path parameter', async () => {
+    const res = await get<ErrorBody>(`/v1/listings/${'x'.repeat(201)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.fields).toEqual({ id: 'must be at most 200 characters' });
+  });
+});

@@ -1,0 +1,166 @@
+// The OpenAPI document and the HTML reference, both generated from the route table.
+import { z } from 'zod';
+import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
+import { openApiPath, type OpenApiDocument } from '../src/http/openapi';
+import { createWorkspaceBody } from '../src/http/routes/admin';
+import { listListingsQuery } from '../src/http/routes/listings';
+import { request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+
+/** Every `$ref` in the document, to check they all resolve. */
+function refsOf(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v) => refsOf(v, out));
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '$ref' && typeof inner === 'string') out.push(inner);
+      else refsOf(inner, out);
+    }
+  }
+  return out;
+}
+
+function resolvePointer(doc: unknown, ref: string): unknown {
+  return ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<unknown>((node, part) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined), doc);
+}
+
+describe('gateway OpenAPI document and docs pages', () => {
+  let listingService: FakeListingService;
+  let gw: TestGateway;
+  let doc: OpenApiDocument;
+
+  beforeAll(async () => {
+    listingService = await startFakeListingService();
+    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
+    const res = await request<OpenApiDocument>(`${gw.url}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    doc = res.body;
+  });
+  afterAll(async () => {
+    await gw.stop();
+    await listingService.stop();
+  });
+
+  it('is an OpenAPI 3.1 document with the JSON Schema 2020-12 dialect', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(doc.info.title).toEqual(expect.any(String));
+    expect(doc.info.version).toEqual(expect.any(String));
+    expect(doc.servers).toEqual([{ url: `http://localhost:${gw.running.port}` }]);
+  });
+
+  it('documents every route of the table exactly once, with unique operation ids', () => {
+    const routes = gw.running.gateway.routes;
+    for (const route of routes) {
+      const op = doc.paths[openApiPath(route.path)]?.[route.method];
+      expect(op).toBeDefined();
+      expect(op?.operationId).toBe(route.operationId);
+    }
+    const documented = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
+    expect(documented).toHaveLength(routes.length);
+    expect(new Set(documented.map((op) => op.operationId)).size).toBe(routes.length);
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/listings', '/v1/properties', '/v1/listings/{id}', '/v1/properties/{id}', '/admin/v1/workspaces', '/admin/v1/workspaces/{id}', '/admin/v1/workspaces/{id}/api-keys', '/admin/v1/api-keys/{id}', '/v1/openapi.json']),
+    );
+  });
+
+  it('resolves every $ref inside the document', () => {
+    const refs = refsOf(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref.startsWith('#/')).toBe(true);
+      expect(resolvePointer(doc, ref)).toBeDefined();
+    }
+  });
+
+  it('declares the security schemes and applies them per route', () => {
+    expect(doc.components.securitySchemes).toMatchObject({
+      apiKey: { type: 'http', scheme: 'bearer' },
+      workspaceId: { type: 'apiKey', in: 'header', name: 'X-Workspace-Id' },
+      adminToken: { type: 'http', scheme: 'bearer' },
+    });
+    expect(doc.paths['/v1/listings']?.get?.security).toEqual([{ apiKey: [], workspaceId: [] }, { apiKey: [] }]);
+    expect(doc.paths['/admin/v1/workspaces']?.post?.security).toEqual([{ adminToken: [] }]);
+    expect(doc.paths['/v1/openapi.json']?.get?.security).toEqual([]);
+  });
+
+  it('includes the error envelope schema and references it from error responses', () => {
+    const envelope = doc.components.schemas.ErrorEnvelope as { properties: { error: { properties: Record<string, unknown>; required: string[] } } };
+    expect(Object.keys(envelope.properties.error.properties)).toEqual(['code', 'message', 'fix', 'docs_url', 'request_id', 'fields', 'listing_ids', 'listings', 'provider']);
+    expect(envelope.properties.error.required).toEqual(['code', 'message', 'fix', 'docs_url', 'request_id']);
+    const getOne = doc.paths['/v1/listings/{id}']?.get;
+    expect(getOne?.responses['403']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
+    expect(getOne?.responses['403']?.['x-error-codes']).toEqual(['workspace_mismatch', 'listing_inactive']);
+    expect(getOne?.responses['401']?.['x-error-codes']).toEqual(['authentication_required', 'invalid_api_key']);
+    expect(doc.paths['/v1/listings']?.get?.responses['503']?.headers).toHaveProperty('Retry-After');
+  });
+
+  it('derives parameters and bodies from the same zod schemas the routes validate with', () => {
+    const params = doc.paths['/v1/listings']?.get?.parameters ?? [];
+    const fromZod = z.toJSONSchema(listListingsQuery, { io: 'input' }) as { properties: Record<string, Record<string, unknown>> };
+    expect(params.map((p) => [p.name, p.in, p.required])).toEqual([
+      ['status', 'query', false],
+      ['limit', 'query', false],
+      ['offset', 'query', false],
+    ]);
+    for (const param of params) {
+      const { description, ...schema } = fromZod.properties[param.name]!;
+      // The document leaves out zod's implicit safe-integer bounds; everything else is zod's own output.
+      if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
+      expect(param.schema).toEqual(schema);
+      expect(param.description).toBe(description);
+    }
+    expect(params.find((p) => p.name === 'limit')?.schema).toEqual({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
+
+    const body = doc.paths['/admin/v1/workspaces']?.post?.requestBody?.content['application/json'].schema;
+    const { $schema: _dialect, ...bodyFromZod } = z.toJSONSchema(createWorkspaceBody, { io: 'input' });
+    expect(body).toMatchObject(bodyFromZod);
+    expect(body).toMatchObject({ additionalProperties: false, required: ['name', 'activeListingLimit'] });
+    expect(doc.paths['/admin/v1/workspaces']?.post?.parameters.map((p) => [p.name, p.in])).toEqual([['Idempotency-Key', 'header']]);
+    expect(doc.paths['/v1/listings/{id}']?.get?.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
+  });
+
+  it('names response schemas as components', () => {
+    const list = doc.paths['/v1/listings']?.get?.responses['200']?.content?.['application/json'].schema as { properties: { data: { items: unknown }; pagination: unknown } };
+    expect(list.properties.pagination).toEqual({ $ref: '#/components/schemas/Pagination' });
+    expect(list.properties.data.items).toMatchObject({ oneOf: [{ $ref: '#/components/schemas/Listing' }, { $ref: '#/components/schemas/InactiveListingRow' }] });
+    expect(doc.components.schemas.InactiveListingRow).toMatchObject({ required: ['id', 'name', 'status', 'channels'] });
+    expect(doc.components.schemas.ListingWithCapabilities).toBeDefined();
+  });
+
+  it('serves a self-contained HTML reference at /docs', async () => {
+    const res = await request(`${gw.url}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(res.text).not.toMatch(/<script|<link|src="http/i);
+    for (const path of Object.keys(doc.paths)) expect(res.text).toContain(path);
+    for (const code of Object.keys(ERROR_CATALOG)) expect(res.text).toContain(`/docs/errors/${code}`);
+    expect(res.text).toContain('id="schema-ErrorEnvelope"');
+    expect(res.text).toContain('Idempotency-Key');
+  });
+
+  it('serves one page per error code', async () => {
+    for (const code of Object.keys(ERROR_CATALOG) as ErrorCode[]) {
+      const res = await request(`${gw.url}/docs/errors/${code}`);
+      expect(res.status).toBe(200);
+      expect(res.text).toContain(`HTTP ${ERROR_CATALOG[code].http}`);
+      expect(res.text).toContain(ERROR_CATALOG[code].title);
+    }
+    const inactive = await request(`${gw.url}/docs/errors/listing_inactive`);
+    expect(inactive.text).toContain('<code>listing_ids</code>');
+    expect(inactive.text).toContain('<code>listings</code>');
+    expect(inactive.text).toContain('HTTP 403');
+    const pms = await request(`${gw.url}/docs/errors/pms_write_unsupported`);
+    expect(pms.text).toContain('<code>provider</code>');
+    expect(pms.text).toContain('HTTP 422');
+  });
+
+  it('answers 404 with an envelope for an unknown error code, and escapes it', async () => {
+    const res = await request<ErrorBody>(`${gw.url}/docs/errors/${encodeURIComponent('<b>nope</b>')}`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+});

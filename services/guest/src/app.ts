@@ -1,0 +1,53 @@
+// Wiring of the guest service: store and bus engines in, gRPC + ops servers out. It follows
+// listing activity through its own ListingActivityCache, consumes reservation events and
+// pms.sync.v1, publishes guest / message / review events through its outbox, and reaches the
+// listing service (a listing's PMS) and the pms-adapter (RelayWrite) for PMS writes.
+import { ListingActivityCache } from '@vrp/activity-cache';
+import { TOPICS } from '@vrp/contracts';
+import { Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ListingAccess } from './access';
+import { startConsumers } from './events/consumers';
+import { guestHandlers } from './grpc/handlers';
+import { GuestProfiles } from './guests';
+import { Messaging } from './messaging';
+import { grpcPmsPort, type PmsPort } from './pms';
+import { GuestStore } from './store/guest-store';
+import { MessagingStore } from './store/messaging-store';
+
+export const LISTING_ACTIVITY_GROUP = 'guest-listing-activity';
+
+export interface GuestServiceDeps extends ServiceDeps {
+  /** Replaces the gRPC listing + pms-adapter clients (component tests count relayed writes). */
+  pms?: PmsPort;
+}
+
+export async function startGuestService(deps: GuestServiceDeps): Promise<RunningService> {
+  const guests = new GuestStore(deps.store);
+  const messagingStore = new MessagingStore(deps.store);
+  // The topics this service publishes on, created before the first write can need them.
+  await deps.bus.ensureTopics([TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents]);
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  outbox.start();
+  const cache = new ListingActivityCache({ store: deps.store, bus: deps.bus, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
+  await cache.start();
+  const access = new ListingAccess(cache);
+  const pms = deps.pms ?? grpcPmsPort(deps.addresses);
+  const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms });
+  const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger });
+  const subscriptions = await startConsumers({ store: deps.store, bus: deps.bus, logger: deps.logger, profiles, messaging });
+  return startService({
+    name: 'guest',
+    grpcPort: deps.grpcPort,
+    opsPort: deps.opsPort,
+    host: deps.host,
+    services: [guestHandlers({ profiles, messaging })],
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    logger: deps.logger,
+    async onStop() {
+      for (const s of subscriptions) await s.stop();
+      await cache.stop();
+      await outbox.stop();
+      if (!deps.pms) pms.close();
+    },
+  });
+}

@@ -1,0 +1,74 @@
+import { contactsFrom, hidingListings, linkReservation, listingIdsOf, matchKeysOf, mergeContacts, normalizeName, normalizePhone, searchNameOf } from './guest';
+import { answerProblem, messageWrites, preApprovalWrites, preApproveProblem } from './messaging';
+
+describe('guest name normalization', () => {
+  it('strips accents, lower-cases and collapses whitespace', () => {
+    expect(normalizeName('  José   GARCÍA ')).toBe('jose garcia');
+    expect(normalizeName('Zoë Ångström')).toBe('zoe angstrom');
+    expect(normalizeName('Søren Łukasz Straße Æsa')).toBe('soren lukasz strasse aesa');
+    // Precomposed and decomposed forms of the same name agree.
+    expect(normalizeName('Jose\u0301')).toBe(normalizeName('Jos\u00e9'));
+  });
+
+  it('builds the stored search name from first and last name', () => {
+    expect(searchNameOf({ firstName: 'Renée', lastName: '' })).toBe('renee');
+    expect(searchNameOf({ firstName: 'Ana María', lastName: 'Núñez' })).toBe('ana maria nunez');
+  });
+});
+
+describe('the matching rule', () => {
+  it('keys a primary guest by email (case-insensitive), then phone (digits only)', () => {
+    expect(matchKeysOf({ email: ' Kim@Example.COM ', phone: '+34 600-111-222' })).toEqual(['email:kim@example.com', 'phone:34600111222']);
+    expect(matchKeysOf({ email: '', phone: '(555) 010-0001' })).toEqual(['phone:5550100001']);
+    expect(matchKeysOf({})).toEqual([]);
+  });
+
+  it('ignores phone numbers too short to identify anyone', () => {
+    expect(normalizePhone('12-34')).toBe('');
+    expect(matchKeysOf({ phone: 'ext. 12' })).toEqual([]);
+  });
+
+  it('builds contacts with the email primary and merges only new ones', () => {
+    const contacts = contactsFrom({ email: 'a@x.io', phone: '+1 555 0100 01' });
+    expect(contacts).toEqual([
+      { type: 'EMAIL', value: 'a@x.io', isPrimary: true },
+      { type: 'PHONE', value: '+1 555 0100 01', isPrimary: false },
+    ]);
+    expect(contactsFrom({ phone: '5550100001' })).toEqual([{ type: 'PHONE', value: '5550100001', isPrimary: true }]);
+    expect(mergeContacts(contacts, contactsFrom({ email: 'A@X.IO', phone: '15550100 01' }))).toEqual(contacts);
+    expect(mergeContacts(contacts, contactsFrom({ email: 'b@x.io' }))).toEqual([...contacts, { type: 'EMAIL', value: 'b@x.io', isPrimary: false }]);
+  });
+
+  it('links a reservation once and follows it to another listing', () => {
+    const once = linkReservation([], { reservationId: 'r1', listingId: 'l1' });
+    expect(linkReservation(once, { reservationId: 'r1', listingId: 'l1' })).toEqual(once);
+    const moved = linkReservation([...once, { reservationId: 'r2', listingId: 'l1' }], { reservationId: 'r1', listingId: 'l2' });
+    expect(listingIdsOf(moved).sort()).toEqual(['l1', 'l2']);
+  });
+});
+
+describe('guest visibility (spec 2.2)', () => {
+  const off = (id: string) => ({ id, name: id.toUpperCase() });
+  it('hides a guest only when every listing of its reservations is inactive', () => {
+    expect(hidingListings([], [])).toBeNull();
+    expect(hidingListings(['l1', 'l2'], [off('l1')])).toBeNull();
+    expect(hidingListings(['l1', 'l2'], [off('l1'), off('l2')])).toEqual([off('l1'), off('l2')]);
+  });
+});
+
+describe('requests, inquiries and the PMS writes of each action', () => {
+  it('accepts or declines only pending requests, pre-approves only pending inquiries', () => {
+    expect(answerProblem({ kind: 'request', status: 'pending' })).toBeNull();
+    expect(answerProblem({ kind: 'inquiry', status: 'pending' })).toMatch(/pre-approve/);
+    expect(answerProblem({ kind: 'request', status: 'accepted' })).toMatch(/already accepted/);
+    expect(preApproveProblem({ kind: 'inquiry', status: 'pending' })).toBeNull();
+    expect(preApproveProblem({ kind: 'request', status: 'pending' })).toMatch(/Only inquiries/);
+  });
+
+  it('asks the matrix about attachments and instant-booking blocks separately', () => {
+    expect(messageWrites(0)).toEqual(['message.send']);
+    expect(messageWrites(2)).toEqual(['message.send', 'message.attachments']);
+    expect(preApprovalWrites(false)).toEqual(['inquiry.pre_approve']);
+    expect(preApprovalWrites(true)).toEqual(['inquiry.pre_approve', 'inquiry.block_instant_booking']);
+  });
+});

@@ -1,0 +1,127 @@
+// Guest profiles (spec 2.2): name normalization behind search, the matching rule that ties a
+// reservation's primary guest to a profile, and the visibility rule of spec 2.2 / 7.1. No I/O.
+
+export type ContactType = 'EMAIL' | 'PHONE';
+
+export interface Contact {
+  type: ContactType;
+  value: string;
+  isPrimary: boolean;
+}
+
+/** A reservation of the guest and the listing it is on (the input of the visibility rule). */
+export interface ReservationLink {
+  reservationId: string;
+  listingId: string;
+}
+
+export interface GuestRecord {
+  id: string;
+  workspaceId: string;
+  firstName: string;
+  lastName: string;
+  /** Language preference; `en` by default on create. */
+  language: string;
+  contacts: Contact[];
+  /** PMS the guest is linked to, empty when none. */
+  provider: string;
+  /** The PMS's id of the guest, empty when none. */
+  externalId: string;
+  reservations: ReservationLink[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const DEFAULT_LANGUAGE = 'en';
+
+/** Latin letters that carry their "accent" in the letter itself, so NFD does not split them. */
+const FOLDS: Record<string, string> = { ø: 'o', ł: 'l', đ: 'd', ð: 'd', ħ: 'h', ı: 'i', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th' };
+
+/**
+ * The form names are compared in: NFD splits "é" into "e" + a combining mark, which is then
+ * dropped, so "José", "JOSE" and "jose" all become "jose"; letters such as "ø" or "ł" that do
+ * not decompose are folded by table. Whitespace runs collapse so that "Ana  María" and
+ * "ana maria" agree.
+ */
+export function normalizeName(value: string): string {
+  return value
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[øłđðħıßæœþ]/g, (c) => FOLDS[c] ?? c)
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The stored, searchable form of a guest's name: normalized "first last". */
+export function searchNameOf(guest: Pick<GuestRecord, 'firstName' | 'lastName'>): string {
+  return normalizeName(`${guest.firstName} ${guest.lastName}`);
+}
+
+/** Emails compare case-insensitively (what every mail provider in practice does). */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * Phones compare by their digits only, so "+34 600-111-222" and "+34600111222" agree. Fewer
+ * than 6 digits is not a usable phone number (an extension, a typo) and never matches anything.
+ */
+export function normalizePhone(phone: string): string {
+  const digits = phone.replace(/\D/g, '');
+  return digits.length >= 6 ? digits : '';
+}
+
+/**
+ * The matching rule, in priority order: a profile of the same workspace with the same email
+ * (case-insensitive), else one with the same phone (digits only), else none (a new profile).
+ * Keys are namespaced so an email can never collide with a phone.
+ */
+export function matchKeysOf(contact: { email?: string; phone?: string }): string[] {
+  const keys: string[] = [];
+  const email = normalizeEmail(contact.email ?? '');
+  const phone = normalizePhone(contact.phone ?? '');
+  if (email) keys.push(`email:${email}`);
+  if (phone) keys.push(`phone:${phone}`);
+  return keys;
+}
+
+/** The contacts of a new profile: email first (primary), then phone. */
+export function contactsFrom(contact: { email?: string; phone?: string }): Contact[] {
+  const out: Contact[] = [];
+  const email = contact.email?.trim();
+  const phone = contact.phone?.trim();
+  if (email) out.push({ type: 'EMAIL', value: email, isPrimary: true });
+  if (phone) out.push({ type: 'PHONE', value: phone, isPrimary: out.length === 0 });
+  return out;
+}
+
+/** Adds the contacts a matched profile does not have yet (never removes or reorders). */
+export function mergeContacts(existing: Contact[], incoming: Contact[]): Contact[] {
+  const has = (c: Contact) =>
+    existing.some((e) => e.type === c.type && (c.type === 'EMAIL' ? normalizeEmail(e.value) === normalizeEmail(c.value) : normalizePhone(e.value) === normalizePhone(c.value)));
+  const added = incoming.filter((c) => !has(c)).map((c) => ({ ...c, isPrimary: existing.length === 0 && c.isPrimary }));
+  return [...existing, ...added];
+}
+
+/** Records (or moves) one reservation of the guest; the same link twice changes nothing. */
+export function linkReservation(links: ReservationLink[], link: ReservationLink): ReservationLink[] {
+  const others = links.filter((l) => l.reservationId !== link.reservationId);
+  return [...others, link];
+}
+
+export function listingIdsOf(links: ReservationLink[]): string[] {
+  return [...new Set(links.map((l) => l.listingId))];
+}
+
+/**
+ * Spec 2.2 / 7.1: a guest who has reservations, all on inactive listings, is hidden from
+ * collections and is listing_inactive on direct reads (naming those listings). A guest without
+ * reservations, or with at least one on an active listing, is visible. Returns the inactive
+ * listings that hide the guest, or null when the guest is visible.
+ */
+export function hidingListings<L extends { id: string }>(listingIds: string[], inactive: L[]): L[] | null {
+  if (listingIds.length === 0) return null;
+  const inactiveIds = new Set(inactive.map((l) => l.id));
+  return listingIds.every((id) => inactiveIds.has(id)) ? inactive : null;
+}

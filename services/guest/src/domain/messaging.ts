@@ -1,0 +1,113 @@
+// Conversations, messages, reviews and reservation requests/inquiries, and which PMS writes
+// each action needs (the capability matrix decides whether the PMS can perform them). No I/O.
+import type { PmsWrite } from '@vrp/pms-matrix';
+
+export interface ConversationRecord {
+  id: string;
+  workspaceId: string;
+  listingId: string;
+  /** Empty for a conversation not tied to a reservation (an inquiry, a PMS thread). */
+  reservationId: string;
+  guestId: string;
+  channel: string;
+  /** The PMS's id of the thread, empty when none. */
+  externalId: string;
+  messageCount: number;
+  lastMessageAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Attachment {
+  url: string;
+  name: string;
+  contentType: string;
+}
+
+export type Direction = 'inbound' | 'outbound';
+
+export interface MessageRecord {
+  id: string;
+  workspaceId: string;
+  conversationId: string;
+  listingId: string;
+  direction: Direction;
+  body: string;
+  attachments: Attachment[];
+  sentAt: Date;
+  provider: string;
+  externalId: string;
+}
+
+export interface ReviewRecord {
+  id: string;
+  workspaceId: string;
+  listingId: string;
+  reservationId: string;
+  guestId: string;
+  guestName: string;
+  rating: number;
+  body: string;
+  channel: string;
+  provider: string;
+  externalId: string;
+  reply: { body: string; repliedAt: Date } | null;
+  submittedAt: Date;
+  /** When the PMS last changed it; older sync changes are ignored. */
+  sourceUpdatedAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type RequestKind = 'request' | 'inquiry';
+export type RequestStatus = 'pending' | 'accepted' | 'declined' | 'pre_approved' | 'expired';
+export const REQUEST_STATUSES: readonly RequestStatus[] = ['pending', 'accepted', 'declined', 'pre_approved', 'expired'];
+
+export interface RequestRecord {
+  id: string;
+  workspaceId: string;
+  listingId: string;
+  kind: RequestKind;
+  status: RequestStatus;
+  guestId: string;
+  guestName: string;
+  checkIn: string;
+  checkOut: string;
+  guests: number;
+  message: string;
+  channel: string;
+  /** The PMS that relayed the request (spec 7.2: "relayed by PMS-F"), empty when none. */
+  provider: string;
+  externalId: string;
+  blockInstantBooking: boolean;
+  sourceUpdatedAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type Decision = 'accept' | 'decline';
+
+/** Why an action does not fit the record's kind or state (409 conflict), or null when it does. */
+export function answerProblem(request: Pick<RequestRecord, 'kind' | 'status'>): string | null {
+  if (request.kind !== 'request') return 'Only reservation requests can be accepted or declined; pre-approve an inquiry instead.';
+  if (request.status !== 'pending') return `The request is already ${request.status}.`;
+  return null;
+}
+
+export function preApproveProblem(request: Pick<RequestRecord, 'kind' | 'status'>): string | null {
+  if (request.kind !== 'inquiry') return 'Only inquiries can be pre-approved; accept or decline a reservation request instead.';
+  if (request.status !== 'pending') return `The inquiry is already ${request.status}.`;
+  return null;
+}
+
+export const statusAfter = (decision: Decision): RequestStatus => (decision === 'accept' ? 'accepted' : 'declined');
+
+/** The PMS writes a message send needs: attachments are a capability of their own. */
+export function messageWrites(attachments: number): PmsWrite[] {
+  return attachments > 0 ? ['message.send', 'message.attachments'] : ['message.send'];
+}
+
+/** The PMS writes of a pre-approval: blocking instant booking is a capability of its own. */
+export function preApprovalWrites(blockInstantBooking: boolean): PmsWrite[] {
+  return blockInstantBooking ? ['inquiry.pre_approve', 'inquiry.block_instant_booking'] : ['inquiry.pre_approve'];
+}

@@ -1,0 +1,241 @@
+// Guest profile use cases: reads under the visibility rule of spec 2.2, create and update
+// (relayed to the guest's PMS when it has one, refused before anything is sent when the PMS
+// cannot write guests), and the two ways profiles arrive: a reservation's primary guest
+// (reservation events) and a PMS guest (pms.sync.v1). Every change and its event are written in
+// one transaction; replaying an input changes nothing.
+import type { GuestSyncPayload, pmsSync, reservation } from '@vrp/contracts';
+import { newId, validationFailed, type DocumentStore, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
+import { assertSupported, isProvider } from '@vrp/pms-matrix';
+import type { ListingAccess } from './access';
+import {
+  contactsFrom,
+  DEFAULT_LANGUAGE,
+  linkReservation,
+  matchKeysOf,
+  mergeContacts,
+  type GuestRecord,
+} from './domain/guest';
+import { guestEvent } from './events/publishers';
+import { date, MalformedChange } from './messaging';
+import type { PmsPort } from './pms';
+import type { GuestStore } from './store/guest-store';
+
+export interface CreateGuestInput {
+  firstName: string;
+  lastName: string;
+  language: string;
+  provider: string;
+  email: string;
+  phone: string;
+}
+
+export interface UpdateGuestInput {
+  firstName?: string;
+  lastName?: string;
+  language?: string;
+}
+
+/** BCP 47-like: "en", "pt-BR", "zh-Hant". */
+const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+export function createGuestProblems(input: CreateGuestInput): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (!input.firstName.trim()) problems.firstName = 'is required';
+  if (input.language && !LANGUAGE.test(input.language)) problems.language = 'must be a language tag such as en or pt-BR';
+  if (input.provider && !isProvider(input.provider)) problems.provider = 'must be one of PMS-A, PMS-B, PMS-C, PMS-D, PMS-E, PMS-F, PMS-G';
+  return problems;
+}
+
+export function updateGuestProblems(input: UpdateGuestInput): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (input.firstName !== undefined && !input.firstName.trim()) problems.firstName = 'must not be empty';
+  if (input.language !== undefined && !LANGUAGE.test(input.language)) problems.language = 'must be a language tag such as en or pt-BR';
+  if (input.firstName === undefined && input.lastName === undefined && input.language === undefined) problems.body = 'must change at least one of firstName, lastName, language';
+  return problems;
+}
+
+export class GuestProfiles {
+  constructor(
+    private readonly deps: { store: DocumentStore; guests: GuestStore; outbox: Outbox; access: ListingAccess; pms: PmsPort },
+  ) {}
+
+  list(workspaceId: string, search: string, window: PageWindow) {
+    return this.deps.guests.page(workspaceId, search, this.deps.access.inactiveIds(workspaceId), window);
+  }
+
+  /** 404 first (another workspace's id too), then 403 when every reservation is on an inactive listing. */
+  async get(workspaceId: string, id: string): Promise<GuestRecord> {
+    const guest = await this.deps.guests.get(workspaceId, id);
+    this.deps.access.assertGuestVisible(workspaceId, guest.reservations.map((r) => r.listingId));
+    return guest;
+  }
+
+  async create(workspaceId: string, input: CreateGuestInput): Promise<GuestRecord> {
+    const problems = createGuestProblems(input);
+    if (Object.keys(problems).length) throw validationFailed(problems);
+    // Spec 7.2: refused before anything is sent when the PMS cannot write guests.
+    if (input.provider) assertSupported(input.provider, 'guest.write');
+    const id = newId('gst');
+    const now = new Date();
+    const guest: GuestRecord = {
+      id,
+      workspaceId,
+      firstName: input.firstName.trim(),
+      lastName: input.lastName.trim(),
+      language: input.language || DEFAULT_LANGUAGE,
+      contacts: contactsFrom(input),
+      provider: input.provider,
+      externalId: '',
+      reservations: [],
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (input.provider) {
+      const { entityExternalId } = await this.deps.pms.relay({
+        workspaceId,
+        provider: input.provider,
+        operation: 'guest.write',
+        listingExternalId: '',
+        entityExternalId: '',
+        payload: { firstName: guest.firstName, lastName: guest.lastName, language: guest.language, email: input.email, phone: input.phone },
+        idempotencyKey: id,
+      });
+      guest.externalId = entityExternalId;
+    }
+    const created = await this.deps.store.transaction(async (tx) => {
+      const saved = await this.deps.guests.insert(guest, tx);
+      await this.deps.guests.claimKeys(workspaceId, id, matchKeysOf(input), tx);
+      await this.deps.outbox.add(tx, [guestEvent(saved, 'created', now)]);
+      return saved;
+    });
+    this.publishSoon();
+    return created;
+  }
+
+  async update(workspaceId: string, id: string, input: UpdateGuestInput): Promise<GuestRecord> {
+    const current = await this.get(workspaceId, id);
+    const problems = updateGuestProblems(input);
+    if (Object.keys(problems).length) throw validationFailed(problems);
+    if (current.provider) assertSupported(current.provider, 'guest.write');
+    const next: GuestRecord = {
+      ...current,
+      firstName: input.firstName?.trim() ?? current.firstName,
+      lastName: input.lastName?.trim() ?? current.lastName,
+      language: input.language ?? current.language,
+      updatedAt: new Date(),
+    };
+    if (current.provider) {
+      await this.deps.pms.relay({
+        workspaceId,
+        provider: current.provider,
+        operation: 'guest.write',
+        listingExternalId: '',
+        entityExternalId: current.externalId,
+        payload: { firstName: next.firstName, lastName: next.lastName, language: next.language },
+        idempotencyKey: newId('gwr'),
+      });
+    }
+    const saved = await this.deps.store.transaction(async (tx) => {
+      const out = await this.deps.guests.save(next, tx);
+      await this.deps.outbox.add(tx, [guestEvent(out, 'updated', next.updatedAt)]);
+      return out;
+    });
+    this.publishSoon();
+    return saved;
+  }
+
+  /**
+   * A reservation was created or changed: its primary guest is matched to a profile (same
+   * email, else same phone, else a new profile) and the reservation is linked to it with its
+   * listing. A reservation already linked keeps its profile; only a change of listing is
+   * applied. Returns the profile and whether anything changed.
+   */
+  async applyReservation(workspaceId: string, r: reservation.Reservation, tx: Tx): Promise<{ guest: GuestRecord; changed: boolean }> {
+    const link = { reservationId: r.id, listingId: r.propertyId };
+    const now = new Date();
+    const linked = await this.deps.guests.byReservation(workspaceId, r.id, tx);
+    if (linked) {
+      if (linked.reservations.some((l) => l.reservationId === r.id && l.listingId === link.listingId)) return { guest: linked, changed: false };
+      const moved = await this.deps.guests.save({ ...linked, reservations: linkReservation(linked.reservations, link), updatedAt: now }, tx);
+      await this.deps.outbox.add(tx, [guestEvent(moved, 'updated', now)]);
+      return { guest: moved, changed: true };
+    }
+    const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+    const keys = matchKeysOf(primary);
+    const matched = await this.deps.guests.byMatchKeys(workspaceId, keys, tx);
+    if (matched) {
+      const saved = await this.deps.guests.save(
+        { ...matched, contacts: mergeContacts(matched.contacts, contactsFrom(primary)), reservations: linkReservation(matched.reservations, link), updatedAt: now },
+        tx,
+      );
+      await this.deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
+      await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
+      return { guest: saved, changed: true };
+    }
+    const created = await this.deps.guests.insert(
+      {
+        id: newId('gst'),
+        workspaceId,
+        // The reservation API requires firstName; a PMS may still send none.
+        firstName: r.primaryGuest?.firstName.trim() || 'Guest',
+        lastName: r.primaryGuest?.lastName.trim() ?? '',
+        language: r.primaryGuest?.language || DEFAULT_LANGUAGE,
+        contacts: contactsFrom(primary),
+        provider: '',
+        externalId: '',
+        reservations: [link],
+        createdAt: now,
+        updatedAt: now,
+      },
+      tx,
+    );
+    await this.deps.guests.claimKeys(workspaceId, created.id, keys, tx);
+    await this.deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
+    return { guest: created, changed: true };
+  }
+
+  /**
+   * entity=guest of pms.sync.v1: the PMS's profile, found by (provider, external id), else
+   * matched by email/phone and linked to the PMS, else created. A change not newer than the one
+   * applied last (updatedAt) changes nothing, so replays and out-of-order duplicates are harmless.
+   */
+  async applySync(change: pmsSync.PmsSyncChange, payload: GuestSyncPayload): Promise<void> {
+    const { workspaceId, provider } = change;
+    const sourceUpdatedAt = date(payload.updatedAt, 'updatedAt');
+    if (!payload.externalId) throw new MalformedChange('externalId is required');
+    const wrote = await this.deps.store.transaction(async (tx) => {
+      const keys = matchKeysOf(payload);
+      const known = await this.deps.guests.byExternalId(workspaceId, provider, payload.externalId, tx);
+      if (known?.sourceUpdatedAt && known.sourceUpdatedAt >= sourceUpdatedAt) return false;
+      const base = known ?? (await this.deps.guests.byMatchKeys(workspaceId, keys, tx));
+      const now = new Date();
+      const fields = {
+        firstName: payload.firstName.trim() || base?.firstName || 'Guest',
+        lastName: payload.lastName?.trim() ?? base?.lastName ?? '',
+        language: payload.language || base?.language || DEFAULT_LANGUAGE,
+        provider,
+        externalId: payload.externalId,
+        updatedAt: now,
+      };
+      if (base) {
+        const saved = await this.deps.guests.save({ ...base, ...fields, contacts: mergeContacts(base.contacts, contactsFrom(payload)) }, tx, sourceUpdatedAt);
+        await this.deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
+        await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
+        return true;
+      }
+      const created = await this.deps.guests.insert(
+        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now },
+        tx,
+        sourceUpdatedAt,
+      );
+      await this.deps.guests.claimKeys(workspaceId, created.id, keys, tx);
+      await this.deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
+      return true;
+    });
+    if (wrote) this.publishSoon();
+  }
+
+  publishSoon(): void {
+    void this.deps.outbox.flush().catch(() => undefined);
+  }
+}

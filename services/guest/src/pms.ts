@@ -1,0 +1,72 @@
+// What the guest service needs from other services to relay a write to a PMS: the PMS managing
+// a listing (the listing service's ResolveListings: authoritative and current, since a listing
+// can be connected to a PMS after its reservations were made), and the pms-adapter's RelayWrite.
+// Refusals are decided from the capability matrix BEFORE any of this is called.
+import { listing, pms } from '@vrp/contracts';
+import { createUpstream, notFound, type ServiceAddresses, type Upstream } from '@vrp/platform';
+import type { PmsWrite } from '@vrp/pms-matrix';
+
+export interface ListingPms {
+  listingId: string;
+  name: string;
+  /** Empty when the listing is not managed in a PMS. */
+  provider: string;
+  externalId: string;
+}
+
+export interface RelayInput {
+  workspaceId: string;
+  provider: string;
+  operation: PmsWrite;
+  listingExternalId: string;
+  entityExternalId: string;
+  payload: unknown;
+  idempotencyKey: string;
+}
+
+export interface PmsPort {
+  /** The listing (by id or mapped channel id) and its PMS; not_found when it is not in the workspace. */
+  listing(workspaceId: string, idOrChannelId: string): Promise<ListingPms>;
+  /** The listing id of `idOrChannelId`, or null when the workspace has no such listing. */
+  resolveListingId(workspaceId: string, idOrChannelId: string): Promise<string | null>;
+  /** Relays one supported write; returns the PMS's id of the entity written. */
+  relay(input: RelayInput): Promise<{ entityExternalId: string }>;
+  close(): void;
+}
+
+export function grpcPmsPort(addresses: Pick<ServiceAddresses, 'listing' | 'pmsAdapter'>): PmsPort {
+  const listings: Upstream<listing.ListingServiceClient> = createUpstream(listing.ListingServiceClient, { name: 'listing', address: addresses.listing });
+  const adapter: Upstream<pms.PmsAdapterServiceClient> = createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: addresses.pmsAdapter });
+
+  const find = async (workspaceId: string, id: string) => {
+    const { listings: found } = await listings.call('resolveListings', { workspaceId, ids: [id] });
+    return found[0] ?? null;
+  };
+
+  return {
+    async listing(workspaceId, idOrChannelId) {
+      const found = await find(workspaceId, idOrChannelId);
+      if (!found) throw notFound('listing', idOrChannelId);
+      return { listingId: found.id, name: found.name, provider: found.pmsProvider, externalId: found.pmsExternalId };
+    },
+    async resolveListingId(workspaceId, idOrChannelId) {
+      return (await find(workspaceId, idOrChannelId))?.id ?? null;
+    },
+    async relay(input) {
+      const res = await adapter.call('relayWrite', {
+        workspaceId: input.workspaceId,
+        provider: input.provider,
+        operation: input.operation,
+        listingExternalId: input.listingExternalId,
+        entityExternalId: input.entityExternalId,
+        payloadJson: JSON.stringify(input.payload),
+        idempotencyKey: input.idempotencyKey,
+      });
+      return { entityExternalId: res.entityExternalId };
+    },
+    close() {
+      listings.close();
+      adapter.close();
+    },
+  };
+}

@@ -1,0 +1,161 @@
+// Collections of the guest service's own database.
+import { Schema } from 'mongoose';
+
+const contactSchema = new Schema(
+  {
+    type: { type: String, enum: ['EMAIL', 'PHONE'], required: true },
+    value: { type: String, required: true },
+    isPrimary: { type: Boolean, default: false },
+  },
+  { _id: false },
+);
+
+const reservationLinkSchema = new Schema({ reservationId: { type: String, required: true }, listingId: { type: String, required: true } }, { _id: false });
+
+export const guestSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    firstName: { type: String, required: true },
+    lastName: { type: String, default: '' },
+    language: { type: String, default: 'en' },
+    contacts: { type: [contactSchema], default: [] },
+    provider: { type: String, default: '' },
+    externalId: { type: String, default: '' },
+    reservations: { type: [reservationLinkSchema], default: [] },
+    /**
+     * Derived from `reservations` on every write: the distinct listings of the guest, so the
+     * visibility rule of spec 2.2 is one filter over an indexed array on both engines.
+     */
+    listingIds: { type: [String], default: [] },
+    /**
+     * Derived from the name on every write (see searchNameOf): case and accents are folded once
+     * at write time, so search is a plain regex over one indexed field on both engines, with no
+     * collation support needed from the embedded engine.
+     */
+    searchName: { type: String, required: true },
+    /** When the PMS last changed the profile (sync); older sync changes are ignored. */
+    sourceUpdatedAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+// Name search within a workspace and the alphabetical page order; _id last makes the order
+// total, so pages neither repeat nor skip guests with the same name.
+guestSchema.index({ workspaceId: 1, searchName: 1, _id: 1 });
+guestSchema.index({ workspaceId: 1, 'reservations.reservationId': 1 });
+guestSchema.index({ workspaceId: 1, provider: 1, externalId: 1 });
+
+/**
+ * One document per matching key (`email:…`, `phone:…`) of a workspace, claimed by the profile
+ * it points to. `_id` = `<workspaceId>|<key>` is unique on both engines, so two reservations of
+ * the same new guest processed at the same time cannot both create a profile: the second
+ * transaction fails on the key, is redelivered by the bus, and then matches the first.
+ */
+export const matchKeySchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    guestId: { type: String, required: true },
+  },
+  { versionKey: false },
+);
+
+export const conversationSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    listingId: { type: String, required: true },
+    reservationId: { type: String, default: '' },
+    guestId: { type: String, default: '' },
+    channel: { type: String, default: '' },
+    externalId: { type: String, default: '' },
+    messageCount: { type: Number, default: 0 },
+    lastMessageAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+// Newest first within a workspace; _id makes the order total.
+conversationSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+conversationSchema.index({ workspaceId: 1, reservationId: 1 });
+conversationSchema.index({ workspaceId: 1, externalId: 1 });
+
+const attachmentSchema = new Schema(
+  { url: { type: String, required: true }, name: { type: String, default: '' }, contentType: { type: String, default: '' } },
+  { _id: false },
+);
+
+export const messageSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    conversationId: { type: String, required: true },
+    listingId: { type: String, required: true },
+    direction: { type: String, enum: ['inbound', 'outbound'], required: true },
+    body: { type: String, default: '' },
+    attachments: { type: [attachmentSchema], default: [] },
+    sentAt: { type: Date, required: true },
+    provider: { type: String, default: '' },
+    externalId: { type: String, default: '' },
+  },
+  { versionKey: false },
+);
+// Oldest first within a conversation (reading order).
+messageSchema.index({ workspaceId: 1, conversationId: 1, sentAt: 1, _id: 1 });
+// Sync de-duplication: a PMS message is stored once.
+messageSchema.index({ workspaceId: 1, provider: 1, externalId: 1 });
+
+const replySchema = new Schema({ body: { type: String, required: true }, repliedAt: { type: Date, required: true } }, { _id: false });
+
+export const reviewSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    listingId: { type: String, required: true },
+    reservationId: { type: String, default: '' },
+    guestId: { type: String, default: '' },
+    guestName: { type: String, default: '' },
+    rating: { type: Number, required: true, min: 1, max: 5 },
+    body: { type: String, default: '' },
+    channel: { type: String, default: '' },
+    provider: { type: String, default: '' },
+    externalId: { type: String, default: '' },
+    reply: { type: replySchema, default: null },
+    submittedAt: { type: Date, required: true },
+    sourceUpdatedAt: { type: Date, required: true },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+reviewSchema.index({ workspaceId: 1, submittedAt: -1, _id: -1 });
+reviewSchema.index({ workspaceId: 1, provider: 1, externalId: 1 });
+
+export const requestSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    listingId: { type: String, required: true },
+    kind: { type: String, enum: ['request', 'inquiry'], required: true },
+    status: { type: String, enum: ['pending', 'accepted', 'declined', 'pre_approved', 'expired'], required: true },
+    guestId: { type: String, default: '' },
+    guestName: { type: String, default: '' },
+    checkIn: { type: String, default: '' },
+    checkOut: { type: String, default: '' },
+    guests: { type: Number, default: 0 },
+    message: { type: String, default: '' },
+    channel: { type: String, default: '' },
+    provider: { type: String, default: '' },
+    externalId: { type: String, default: '' },
+    blockInstantBooking: { type: Boolean, default: false },
+    sourceUpdatedAt: { type: Date, required: true },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+requestSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+requestSchema.index({ workspaceId: 1, provider: 1, externalId: 1 });

@@ -1,0 +1,542 @@
+// Component test: the guest service over real gRPC with embedded engines. Reservation events,
+// listing activity and PMS sync changes are published on the memory bus as their producers do;
+// the PMS port is a recording fake, so every test can prove what was (not) sent to a PMS.
+import { guest as pb, guestEvents, listingEvents, pmsSync, reservation as resPb, reservationEvents, TOPICS } from '@vrp/contracts';
+import {
+  AppError,
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  DEFAULT_ADDRESSES,
+  newId,
+  notFound,
+  type RunningService,
+  type Upstream,
+} from '@vrp/platform';
+import { startGuestService } from '../src/app';
+import type { GuestRecord } from '../src/domain/guest';
+import type { ListingPms, PmsPort, RelayInput } from '../src/pms';
+import { GuestStore } from '../src/store/guest-store';
+
+const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+};
+
+/** The listings the fake listing service knows, and every write relayed to a PMS. */
+class FakePms implements PmsPort {
+  readonly listings = new Map<string, ListingPms>();
+  readonly relayed: RelayInput[] = [];
+  add(id: string, provider = '', name = id) {
+    this.listings.set(id, { listingId: id, name, provider, externalId: provider ? `ext-${id}` : '' });
+    this.listings.set(`ext-${id}`, this.listings.get(id)!);
+  }
+  async listing(workspaceId: string, id: string) {
+    const l = this.listings.get(id);
+    if (!l) throw notFound('listing', id);
+    return l;
+  }
+  async resolveListingId(_ws: string, id: string) {
+    return this.listings.get(id)?.listingId ?? null;
+  }
+  async relay(input: RelayInput) {
+    this.relayed.push(input);
+    return { entityExternalId: `pms-${this.relayed.length}` };
+  }
+  close() {}
+}
+
+describe('guest service over gRPC', () => {
+  const bus = createMemoryBus();
+  const store = createMemoryStore();
+  const seeded = new GuestStore(store);
+  const fake = new FakePms();
+  let running: RunningService;
+  let client: Upstream<pb.GuestServiceClient>;
+  const published: { topic: string; key: string; type: string }[] = [];
+
+  const guest = (id: string, workspaceId: string, firstName: string, lastName: string, extra: Partial<GuestRecord> = {}): GuestRecord => ({
+    id,
+    workspaceId,
+    firstName,
+    lastName,
+    language: 'en',
+    contacts: [],
+    provider: '',
+    externalId: '',
+    reservations: [],
+    createdAt: new Date('2025-01-01T00:00:00Z'),
+    updatedAt: new Date('2025-01-01T00:00:00Z'),
+    ...extra,
+  });
+
+  const JOSE = guest('gst_1', 'ws_a', 'José', 'García', {
+    language: 'es',
+    contacts: [{ type: 'EMAIL', value: 'jose@example.com', isPrimary: true }],
+    provider: 'PMS-A',
+  });
+  const ZOE = guest('gst_2', 'ws_a', 'Zoë', 'Ångström');
+  const ANNA = guest('gst_3', 'ws_a', 'Anna', 'Joseph');
+  const BOB = guest('gst_4', 'ws_a', 'Bob', 'Smith');
+  const OTHER_JOSE = guest('gst_5', 'ws_b', 'Jose', 'Other');
+
+  const list = (req: Partial<pb.ListGuestsRequest>) => client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_a', ...req }));
+  const ids = (res: pb.ListGuestsResponse) => res.guests.map((g) => g.id);
+
+  let activityVersion = 1;
+  async function setActive(workspaceId: string, listingId: string, active: boolean) {
+    const event = listingEvents.ListingActivityChanged.create({ eventId: newId('evt'), workspaceId, listingId, listingName: `Name of ${listingId}`, active, version: ++activityVersion, occurredAt: new Date() });
+    await bus.publish(TOPICS.listingActivity.name, [{ key: listingId, value: listingEvents.ListingActivityChanged.encode(event).finish() }]);
+    await bus.whenIdle();
+  }
+
+  async function reservationEvent(workspaceId: string, r: Partial<resPb.Reservation> & { id: string; propertyId: string }, type = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED) {
+    const event = reservationEvents.ReservationEvent.create({ eventId: newId('evt'), workspaceId, listingId: r.propertyId, type, occurredAt: new Date(), reservation: resPb.Reservation.create({ workspaceId, source: 'CHANNEL_A', ...r }) });
+    const value = reservationEvents.ReservationEvent.encode(event).finish();
+    await bus.publish(TOPICS.reservationEvents.name, [{ key: r.propertyId, value }]);
+    await bus.whenIdle();
+    return value;
+  }
+
+  async function syncChange(workspaceId: string, provider: string, entity: string, payload: unknown, listingExternalId = '') {
+    const change = pmsSync.PmsSyncChange.create({ changeId: newId('chg'), workspaceId, connectionId: 'con_1', provider, entity, externalId: (payload as { externalId: string }).externalId, listingExternalId, payloadJson: JSON.stringify(payload), occurredAt: new Date() });
+    const value = pmsSync.PmsSyncChange.encode(change).finish();
+    await bus.publish(TOPICS.pmsSync.name, [{ key: listingExternalId || 'none', value }]);
+    await bus.whenIdle();
+    return value;
+  }
+
+  beforeAll(async () => {
+    for (const [id, provider] of [['lst_plain', ''], ['lst_a', 'PMS-A'], ['lst_f', 'PMS-F'], ['lst_g', 'PMS-G'], ['lst_off', ''], ['lst_off2', ''], ['lst_on', '']] as const) fake.add(id, provider);
+    running = await startGuestService({ store, bus, logger: createLogger('guest', 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES, pms: fake });
+    client = createUpstream(pb.GuestServiceClient, { name: 'guest', address: `127.0.0.1:${running.grpcPort}` });
+    for (const g of [JOSE, ZOE, ANNA, BOB, OTHER_JOSE]) await seeded.insert(g);
+    await bus.subscribe({
+      groupId: 'test-observer',
+      topics: [TOPICS.guestEvents.name, TOPICS.messageEvents.name, TOPICS.reviewEvents.name],
+      fromBeginning: true,
+      handler: async (m) => {
+        published.push({ topic: m.topic, key: m.key, type: m.headers?.['event-type'] ?? '' });
+      },
+    });
+  });
+  afterAll(async () => {
+    client.close();
+    await running.stop();
+    await bus.close();
+    await store.close();
+  });
+
+  describe('guests: lists and reads', () => {
+    it('lists only the workspace’s guests, in name order, with pagination', async () => {
+      const all = await list({});
+      expect(ids(all)).toEqual([ANNA.id, BOB.id, JOSE.id, ZOE.id]);
+      expect(all.page).toEqual({ total: 4, limit: 50, offset: 0, hasMore: false });
+
+      const page = await list({ page: { limit: 2, offset: 1 } });
+      expect(ids(page)).toEqual([BOB.id, JOSE.id]);
+      expect(page.page).toEqual({ total: 4, limit: 2, offset: 1, hasMore: true });
+      const past = await list({ page: { limit: 2, offset: 10 } });
+      expect(past.guests).toEqual([]);
+      expect(past.page).toEqual({ total: 4, limit: 2, offset: 10, hasMore: false });
+    });
+
+    it('searches case- and accent-insensitively, on first or last name', async () => {
+      expect(ids(await list({ search: 'jose' }))).toEqual([ANNA.id, JOSE.id]);
+      expect(ids(await list({ search: 'JOSÉ GARCÍA' }))).toEqual([JOSE.id]);
+      expect(ids(await list({ search: 'garcia' }))).toEqual([JOSE.id]);
+      expect(ids(await list({ search: 'angstrom' }))).toEqual([ZOE.id]);
+      expect(ids(await list({ search: 'Zoe' }))).toEqual([ZOE.id]);
+      const page = await list({ search: 'jose', page: { limit: 1, offset: 0 } });
+      expect(page.page).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true });
+    });
+
+    it('treats the search term literally, not as a pattern', async () => {
+      expect(ids(await list({ search: '.*' }))).toEqual([]);
+      expect(ids(await list({ search: 'b(o' }))).toEqual([]);
+      expect(ids(await list({ search: '   ' }))).toHaveLength(4);
+    });
+
+    it('returns a guest with every field, and another workspace’s id is not_found', async () => {
+      const { guest: got } = await client.call('getGuest', { workspaceId: 'ws_a', id: JOSE.id });
+      expect(got).toEqual(
+        pb.Guest.create({
+          id: JOSE.id,
+          workspaceId: 'ws_a',
+          firstName: 'José',
+          lastName: 'García',
+          language: 'es',
+          contacts: [{ type: 'EMAIL', value: 'jose@example.com', isPrimary: true }],
+          createdAt: JOSE.createdAt,
+          updatedAt: JOSE.updatedAt,
+          provider: 'PMS-A',
+        }),
+      );
+      expect((await errorOf(client.call('getGuest', { workspaceId: 'ws_a', id: OTHER_JOSE.id }))).code).toBe('not_found');
+      expect((await errorOf(client.call('getGuest', { workspaceId: 'ws_b', id: JOSE.id }))).code).toBe('not_found');
+    });
+
+    it('rejects a request without a workspace or id as validation_failed', async () => {
+      const err = await errorOf(list({ workspaceId: '' }));
+      expect(err.code).toBe('validation_failed');
+      expect(err.details.fields).toEqual({ workspaceId: 'is required' });
+      expect((await errorOf(client.call('getGuest', { workspaceId: 'ws_a', id: '' }))).details.fields).toEqual({ id: 'is required' });
+    });
+  });
+
+  describe('guests: create and update', () => {
+    const create = (req: Partial<pb.CreateGuestRequest>) => client.call('createGuest', pb.CreateGuestRequest.create({ workspaceId: 'ws_c', ...req }));
+
+    it('creates a local profile with language en by default and publishes guest.created', async () => {
+      const { guest: g } = await create({ firstName: ' Mia ', lastName: 'Rossi' });
+      expect(g).toMatchObject({ firstName: 'Mia', lastName: 'Rossi', language: 'en', provider: '', externalId: '', contacts: [], listingIds: [] });
+      await bus.whenIdle();
+      expect(published).toContainEqual({ topic: TOPICS.guestEvents.name, key: g!.id, type: 'guest.created' });
+    });
+
+    it('refuses a missing firstName, a bad language and an unknown provider, naming each field', async () => {
+      const err = await errorOf(create({ firstName: '  ', language: 'english!', provider: 'PMS-Z' }));
+      expect(err.code).toBe('validation_failed');
+      expect(err.details.fields).toEqual({ firstName: 'is required', language: 'must be a language tag such as en or pt-BR', provider: expect.stringContaining('PMS-A') });
+    });
+
+    it('refuses provider PMS-F with pms_write_unsupported and sends nothing', async () => {
+      const before = fake.relayed.length;
+      const err = await errorOf(create({ firstName: 'Ana', provider: 'PMS-F' }));
+      expect(err.code).toBe('pms_write_unsupported');
+      expect(err.details.provider).toBe('PMS-F');
+      expect(fake.relayed.length).toBe(before);
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_c', search: 'ana' }))).guests).toEqual([]);
+    });
+
+    it('creates a PMS-A guest in the PMS first and keeps its external id', async () => {
+      const { guest: g } = await create({ firstName: 'Pia', provider: 'PMS-A', email: 'pia@example.com' });
+      const relay = fake.relayed.at(-1)!;
+      expect(relay).toMatchObject({ provider: 'PMS-A', operation: 'guest.write', entityExternalId: '', workspaceId: 'ws_c' });
+      expect(g).toMatchObject({ provider: 'PMS-A', externalId: `pms-${fake.relayed.length}`, contacts: [{ type: 'EMAIL', value: 'pia@example.com', isPrimary: true }] });
+    });
+
+    it('updates a local guest; refuses a PMS-F-linked guest before anything is sent', async () => {
+      const { guest: g } = await create({ firstName: 'Lea' });
+      const { guest: updated } = await client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id, lastName: 'Müller', language: 'de' }));
+      expect(updated).toMatchObject({ firstName: 'Lea', lastName: 'Müller', language: 'de' });
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_c', search: 'muller' }))).guests.map((x) => x.id)).toEqual([g!.id]);
+
+      await seeded.insert(guest('gst_pmsf', 'ws_c', 'Fiona', 'F', { provider: 'PMS-F', externalId: 'f-1' }));
+      const before = fake.relayed.length;
+      const err = await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: 'gst_pmsf', firstName: 'Fi' })));
+      expect(err.code).toBe('pms_write_unsupported');
+      expect(err.details.provider).toBe('PMS-F');
+      expect(fake.relayed.length).toBe(before);
+      expect((await client.call('getGuest', { workspaceId: 'ws_c', id: 'gst_pmsf' })).guest!.firstName).toBe('Fiona');
+    });
+
+    it('refuses an empty update and an unknown or foreign id', async () => {
+      const { guest: g } = await create({ firstName: 'Noa' });
+      const err = await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id })));
+      expect(err.details.fields).toEqual({ body: expect.any(String) });
+      expect((await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_a', id: g!.id, firstName: 'X' })))).code).toBe('not_found');
+    });
+  });
+
+  describe('guests from reservations, and the inactive-listing rule', () => {
+    it('creates a profile from a primary guest, matches by email (case-insensitive), else phone, else creates', async () => {
+      await reservationEvent('ws_r', { id: 'res_1', propertyId: 'lst_on', primaryGuest: { firstName: 'Kim', lastName: 'Lee', email: 'Kim@Example.com', phone: '+1 555 010 0001', language: 'ko' } });
+      const first = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests;
+      expect(first).toHaveLength(1);
+      expect(first[0]).toMatchObject({ firstName: 'Kim', language: 'ko', listingIds: ['lst_on'] });
+
+      // Same email, different case: the same profile.
+      await reservationEvent('ws_r', { id: 'res_2', propertyId: 'lst_off', primaryGuest: { firstName: 'Kimberly', lastName: 'Lee', email: 'kim@example.COM', phone: '', language: '' } });
+      // No email, same phone digits: the same profile.
+      await reservationEvent('ws_r', { id: 'res_3', propertyId: 'lst_on', primaryGuest: { firstName: 'K', lastName: '', email: '', phone: '+15550100001', language: '' } });
+      // Nothing in common: a new profile.
+      await reservationEvent('ws_r', { id: 'res_4', propertyId: 'lst_off2', primaryGuest: { firstName: 'Ola', lastName: 'Nordmann', email: 'ola@example.no', phone: '', language: '' } });
+      // Another workspace with the same email: its own profile.
+      await reservationEvent('ws_s', { id: 'res_5', propertyId: 'lst_on', primaryGuest: { firstName: 'Kim', lastName: 'Lee', email: 'kim@example.com', phone: '', language: '' } });
+
+      const guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests;
+      expect(guests.map((g) => g.firstName)).toEqual(['Kim', 'Ola']);
+      expect(guests[0]!.listingIds.sort()).toEqual(['lst_off', 'lst_on']);
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_s' }))).guests).toHaveLength(1);
+    });
+
+    it('applies a redelivered reservation event once', async () => {
+      const value = await reservationEvent('ws_r', { id: 'res_6', propertyId: 'lst_on', primaryGuest: { firstName: 'Rex', lastName: '', email: 'rex@example.com', phone: '', language: '' } });
+      await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_on', value }]);
+      await bus.whenIdle();
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'rex' }))).guests).toHaveLength(1);
+      expect((await client.call('listConversations', { workspaceId: 'ws_r', reservationId: 'res_6', listingId: '', guestId: '' })).conversations).toHaveLength(1);
+    });
+
+    it('hides a guest whose every reservation is on an inactive listing; 403 on direct read naming them', async () => {
+      const kim = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'kim' }))).guests[0]!;
+      const ola = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'ola' }))).guests[0]!;
+      await setActive('ws_r', 'lst_off', false);
+      await setActive('ws_r', 'lst_off2', false);
+      // Kim still has reservations on an active listing; Ola has none.
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests.map((g) => g.id)).toEqual([kim.id, expect.any(String)]);
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'ola' }))).guests).toEqual([]);
+      const err = await errorOf(client.call('getGuest', { workspaceId: 'ws_r', id: ola.id }));
+      expect(err.code).toBe('listing_inactive');
+      expect(err.details.listingIds).toEqual(['lst_off2']);
+      expect(err.details.listings).toEqual([{ id: 'lst_off2', name: 'Name of lst_off2' }]);
+      expect((await client.call('getGuest', { workspaceId: 'ws_r', id: kim.id })).guest!.id).toBe(kim.id);
+      // 404 before 403: another workspace asking for Ola.
+      expect((await errorOf(client.call('getGuest', { workspaceId: 'ws_s', id: ola.id }))).code).toBe('not_found');
+      // A PATCH of a hidden guest is 403 too, and writes nothing.
+      expect((await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_r', id: ola.id, firstName: 'X' })))).code).toBe('listing_inactive');
+      // Activation makes it visible again.
+      await setActive('ws_r', 'lst_off2', true);
+      expect((await client.call('getGuest', { workspaceId: 'ws_r', id: ola.id })).guest!.firstName).toBe('Ola');
+      await setActive('ws_r', 'lst_off', true);
+    });
+
+    it('opens one conversation per reservation; a moved reservation moves its conversation', async () => {
+      await reservationEvent('ws_m', { id: 'res_m', propertyId: 'lst_on', primaryGuest: { firstName: 'Moe', lastName: '', email: 'moe@example.com', phone: '', language: '' } });
+      await reservationEvent('ws_m', { id: 'res_m', propertyId: 'lst_plain', primaryGuest: { firstName: 'Moe', lastName: '', email: 'moe@example.com', phone: '', language: '' } }, reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED);
+      const { conversations } = await client.call('listConversations', { workspaceId: 'ws_m', listingId: '', reservationId: '', guestId: '' });
+      expect(conversations).toHaveLength(1);
+      expect(conversations[0]).toMatchObject({ listingId: 'lst_plain', reservationId: 'res_m', channel: 'CHANNEL_A', messageCount: 0 });
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_m' }))).guests[0]!.listingIds).toEqual(['lst_plain']);
+    });
+  });
+
+  describe('conversations and messages', () => {
+    async function conversationOn(workspaceId: string, listingId: string) {
+      const id = newId('res');
+      await reservationEvent(workspaceId, { id, propertyId: listingId, primaryGuest: { firstName: 'Guest', lastName: listingId, email: `${id}@example.com`, phone: '', language: '' } });
+      return (await client.call('listConversations', { workspaceId, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
+    }
+    const send = (workspaceId: string, conversationId: string, body: string, attachments: pb.Attachment[] = []) =>
+      client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId, conversationId, body, attachments }));
+
+    it('sends on a listing without a PMS (nothing relayed), lists messages oldest first, publishes message.sent', async () => {
+      const c = await conversationOn('ws_msg', 'lst_plain');
+      const before = fake.relayed.length;
+      const { message } = await send('ws_msg', c.id, 'Welcome!', [{ url: 'https://example.com/map.pdf', name: 'map.pdf', contentType: 'application/pdf' }]);
+      await send('ws_msg', c.id, 'Check-in is at 3pm.');
+      expect(fake.relayed.length).toBe(before);
+      expect(message).toMatchObject({ direction: 'outbound', body: 'Welcome!', provider: '', listingId: 'lst_plain' });
+      const { messages, page } = await client.call('listMessages', { workspaceId: 'ws_msg', conversationId: c.id, page: { limit: 1, offset: 1 } });
+      expect(messages.map((m) => m.body)).toEqual(['Check-in is at 3pm.']);
+      expect(page).toEqual({ total: 2, limit: 1, offset: 1, hasMore: false });
+      expect((await client.call('getConversation', { workspaceId: 'ws_msg', id: c.id })).conversation!.messageCount).toBe(2);
+      await bus.whenIdle();
+      expect(published).toContainEqual({ topic: TOPICS.messageEvents.name, key: 'lst_plain', type: 'message.sent' });
+    });
+
+    it('relays a send through the listing’s PMS', async () => {
+      const c = await conversationOn('ws_msg', 'lst_a');
+      const { message } = await send('ws_msg', c.id, 'Hi from PMS-A', [{ url: 'https://example.com/a.png', name: '', contentType: '' }]);
+      expect(fake.relayed.at(-1)).toMatchObject({ provider: 'PMS-A', operation: 'message.send', listingExternalId: 'ext-lst_a' });
+      expect(message!.provider).toBe('PMS-A');
+    });
+
+    it('refuses attachments on PMS-G and PMS-F, and sends nothing', async () => {
+      for (const listingId of ['lst_g', 'lst_f']) {
+        const c = await conversationOn('ws_msg', listingId);
+        const before = fake.relayed.length;
+        const err = await errorOf(send('ws_msg', c.id, 'See attached', [{ url: 'https://example.com/x.pdf', name: 'x.pdf', contentType: '' }]));
+        expect(err.code).toBe('pms_write_unsupported');
+        expect(err.details.provider).toBe(fake.listings.get(listingId)!.provider);
+        expect(fake.relayed.length).toBe(before);
+        expect((await client.call('listMessages', { workspaceId: 'ws_msg', conversationId: c.id })).messages).toEqual([]);
+        // Without attachments the same PMS relays the message.
+        await send('ws_msg', c.id, 'Plain text');
+        expect(fake.relayed.length).toBe(before + 1);
+      }
+    });
+
+    it('validates the message, 404s a foreign conversation, and 403s data of an inactive listing', async () => {
+      const c = await conversationOn('ws_msg', 'lst_off');
+      expect((await errorOf(send('ws_msg', c.id, '  '))).details.fields).toEqual({ body: expect.any(String) });
+      expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: 'ftp://x', name: '', contentType: '' }]))).details.fields).toEqual({ 'attachments.0.url': 'must be an http(s) URL' });
+      expect((await errorOf(send('ws_other', c.id, 'hello'))).code).toBe('not_found');
+
+      await setActive('ws_msg', 'lst_off', false);
+      for (const call of [
+        client.call('getConversation', { workspaceId: 'ws_msg', id: c.id }),
+        client.call('listMessages', { workspaceId: 'ws_msg', conversationId: c.id }),
+        send('ws_msg', c.id, 'hello'),
+        client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_off', reservationId: '', guestId: '' }),
+      ]) {
+        const err = await errorOf(call);
+        expect(err.code).toBe('listing_inactive');
+        expect(err.details.listingIds).toEqual(['lst_off']);
+      }
+      // Still 404 for another workspace.
+      expect((await errorOf(client.call('getConversation', { workspaceId: 'ws_other', id: c.id }))).code).toBe('not_found');
+      const { conversations } = await client.call('listConversations', { workspaceId: 'ws_msg', listingId: '', reservationId: '', guestId: '' });
+      expect(conversations.map((x) => x.listingId)).not.toContain('lst_off');
+      await setActive('ws_msg', 'lst_off', true);
+      expect((await client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_off', reservationId: '', guestId: '' })).conversations).toHaveLength(1);
+    });
+
+    it('stores an inbound PMS message once, in the reservation’s conversation, and publishes message.received', async () => {
+      const c = await conversationOn('ws_msg', 'lst_a');
+      const payload = { externalId: 'm-1', reservationId: c.reservationId, conversationExternalId: 'thr-1', body: 'Is parking included?', sentAt: '2025-06-01T10:00:00Z' };
+      const value = await syncChange('ws_msg', 'PMS-A', 'message', payload, 'ext-lst_a');
+      await bus.publish(TOPICS.pmsSync.name, [{ key: 'ext-lst_a', value }]);
+      await bus.whenIdle();
+      const { messages } = await client.call('listMessages', { workspaceId: 'ws_msg', conversationId: c.id });
+      expect(messages.map((m) => [m.direction, m.body])).toEqual([['inbound', 'Is parking included?']]);
+      expect(published).toContainEqual({ topic: TOPICS.messageEvents.name, key: 'lst_a', type: 'message.received' });
+    });
+  });
+
+  describe('reviews', () => {
+    const review = (externalId: string, listingId: string, extra: object = {}) => ({
+      externalId,
+      listingId,
+      guestName: 'Sam',
+      rating: 5,
+      body: 'Lovely stay',
+      submittedAt: '2025-05-01T00:00:00Z',
+      updatedAt: '2025-05-01T00:00:00Z',
+      ...extra,
+    });
+    const reviewsOf = async (workspaceId: string) => (await client.call('listReviews', { workspaceId, listingId: '' })).reviews;
+
+    it('applies review sync idempotently (by updatedAt) and publishes review.created', async () => {
+      const value = await syncChange('ws_rev', 'PMS-A', 'review', review('r-1', 'lst_a'));
+      await bus.publish(TOPICS.pmsSync.name, [{ key: 'x', value }]);
+      await bus.whenIdle();
+      expect((await reviewsOf('ws_rev')).map((r) => r.externalId)).toEqual(['r-1']);
+      // An older change is ignored; a newer one updates.
+      await syncChange('ws_rev', 'PMS-A', 'review', review('r-1', 'lst_a', { body: 'old', updatedAt: '2025-04-01T00:00:00Z' }));
+      expect((await reviewsOf('ws_rev'))[0]!.body).toBe('Lovely stay');
+      await syncChange('ws_rev', 'PMS-A', 'review', review('r-1', 'lst_a', { body: 'Lovely stay, edited', updatedAt: '2025-05-02T00:00:00Z' }));
+      expect((await reviewsOf('ws_rev'))[0]!.body).toBe('Lovely stay, edited');
+      expect(published.filter((p) => p.topic === TOPICS.reviewEvents.name && p.type === 'review.created')).toHaveLength(1);
+      // The listing resolved from the PMS listing id when the payload has none.
+      await syncChange('ws_rev', 'PMS-G', 'review', { ...review('r-2', ''), listingId: undefined, submittedAt: '2025-05-03T00:00:00Z' }, 'ext-lst_g');
+      expect((await reviewsOf('ws_rev')).map((r) => [r.externalId, r.listingId])).toEqual([['r-2', 'lst_g'], ['r-1', 'lst_a']]);
+    });
+
+    it('relays a reply on PMS-A; refuses a reply on PMS-F and sends nothing; replies once', async () => {
+      await syncChange('ws_rev', 'PMS-F', 'review', review('r-f', 'lst_f', { submittedAt: '2025-01-01T00:00:00Z' }));
+      const all = await reviewsOf('ws_rev');
+      const onA = all.find((r) => r.externalId === 'r-1')!;
+      const onF = all.find((r) => r.externalId === 'r-f')!;
+      const { review: replied } = await client.call('replyToReview', { workspaceId: 'ws_rev', id: onA.id, body: 'Thank you!' });
+      expect(replied!.reply!.body).toBe('Thank you!');
+      expect(fake.relayed.at(-1)).toMatchObject({ provider: 'PMS-A', operation: 'review.reply', entityExternalId: 'r-1' });
+      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onA.id, body: 'Again' }))).code).toBe('conflict');
+      const before = fake.relayed.length;
+      const err = await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onF.id, body: 'Thanks' }));
+      expect(err.code).toBe('pms_write_unsupported');
+      expect(err.details.provider).toBe('PMS-F');
+      expect(fake.relayed.length).toBe(before);
+      expect((await client.call('getReview', { workspaceId: 'ws_rev', id: onF.id })).review!.reply).toBeUndefined();
+      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onF.id, body: ' ' }))).details.fields).toEqual({ body: 'is required' });
+    });
+
+    it('leaves out reviews of inactive listings; direct reads and filters are 403', async () => {
+      await syncChange('ws_rev', 'PMS-A', 'review', review('r-off', 'lst_off2'));
+      const off = (await reviewsOf('ws_rev')).find((r) => r.externalId === 'r-off')!;
+      await setActive('ws_rev', 'lst_off2', false);
+      expect((await reviewsOf('ws_rev')).map((r) => r.externalId)).not.toContain('r-off');
+      expect((await errorOf(client.call('getReview', { workspaceId: 'ws_rev', id: off.id }))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: off.id, body: 'x' }))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('listReviews', { workspaceId: 'ws_rev', listingId: 'lst_off2' }))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('getReview', { workspaceId: 'ws_other', id: off.id }))).code).toBe('not_found');
+    });
+  });
+
+  describe('reservation requests and inquiries', () => {
+    const request = (externalId: string, listingId: string) => ({ externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, updatedAt: '2025-07-01T00:00:00Z' });
+    const byExternal = async (externalId: string) => (await client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: '', kind: '' })).requests.find((r) => r.externalId === externalId)!;
+
+    beforeAll(async () => {
+      await syncChange('ws_req', 'PMS-A', 'request', request('q-a', 'lst_a'));
+      await syncChange('ws_req', 'PMS-F', 'request', request('q-f', 'lst_f'));
+      await syncChange('ws_req', 'PMS-F', 'inquiry', request('i-f', 'lst_f'));
+      await syncChange('ws_req', 'PMS-G', 'inquiry', request('i-g', 'lst_g'));
+      await syncChange('ws_req', 'PMS-A', 'inquiry', request('i-a', 'lst_a'));
+    });
+
+    it('accepts a PMS-A request (relayed), and refuses a second answer', async () => {
+      const q = await byExternal('q-a');
+      expect(q).toMatchObject({ kind: 'request', status: 'pending', provider: 'PMS-A' });
+      const { request: done } = await client.call('answerRequest', { workspaceId: 'ws_req', id: q.id, decision: 'accept', message: '' });
+      expect(done!.status).toBe('accepted');
+      expect(fake.relayed.at(-1)).toMatchObject({ operation: 'request.answer', provider: 'PMS-A', entityExternalId: 'q-a' });
+      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code).toBe('conflict');
+    });
+
+    it('refuses answering a request and pre-approving an inquiry relayed by PMS-F, sending nothing', async () => {
+      const before = fake.relayed.length;
+      for (const decision of ['accept', 'decline']) {
+        const err = await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: (await byExternal('q-f')).id, decision, message: '' }));
+        expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-F']);
+      }
+      const err = await errorOf(client.call('preApproveInquiry', { workspaceId: 'ws_req', id: (await byExternal('i-f')).id, blockInstantBooking: false, message: '' }));
+      expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-F']);
+      expect(fake.relayed.length).toBe(before);
+      expect((await byExternal('q-f')).status).toBe('pending');
+    });
+
+    it('refuses blockInstantBooking on a PMS-G pre-approval; without it PMS-G pre-approves', async () => {
+      const i = await byExternal('i-g');
+      const before = fake.relayed.length;
+      const err = await errorOf(client.call('preApproveInquiry', { workspaceId: 'ws_req', id: i.id, blockInstantBooking: true, message: '' }));
+      expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-G']);
+      expect(fake.relayed.length).toBe(before);
+      const { request: done } = await client.call('preApproveInquiry', { workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: '' });
+      expect(done!.status).toBe('pre_approved');
+      const { request: a } = await client.call('preApproveInquiry', { workspaceId: 'ws_req', id: (await byExternal('i-a')).id, blockInstantBooking: true, message: '' });
+      expect(a).toMatchObject({ status: 'pre_approved', blockInstantBooking: true });
+    });
+
+    it('refuses the wrong action for the kind, and a bad decision', async () => {
+      const i = await byExternal('i-g');
+      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe('conflict');
+      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields).toEqual({ decision: 'must be accept or decline' });
+      expect((await errorOf(client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: 'open', kind: '' }))).details.fields).toEqual({ status: expect.any(String) });
+    });
+  });
+
+  describe('guest sync from a PMS', () => {
+    it('creates, matches and updates PMS guests idempotently, publishing guest events', async () => {
+      const payload = { externalId: 'g-77', firstName: 'Hana', lastName: 'Sato', email: 'hana@example.jp', updatedAt: '2025-03-01T00:00:00Z' };
+      const value = await syncChange('ws_gs', 'PMS-B', 'guest', payload);
+      await bus.publish(TOPICS.pmsSync.name, [{ key: 'none', value }]);
+      await bus.whenIdle();
+      let guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests;
+      expect(guests).toHaveLength(1);
+      expect(guests[0]).toMatchObject({ firstName: 'Hana', provider: 'PMS-B', externalId: 'g-77' });
+      await syncChange('ws_gs', 'PMS-B', 'guest', { ...payload, firstName: 'Hanako', updatedAt: '2025-03-02T00:00:00Z' });
+      await syncChange('ws_gs', 'PMS-B', 'guest', { ...payload, firstName: 'Stale', updatedAt: '2025-02-01T00:00:00Z' });
+      guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests;
+      expect(guests.map((g) => g.firstName)).toEqual(['Hanako']);
+      // A reservation with the same email lands on the PMS profile.
+      await reservationEvent('ws_gs', { id: 'res_gs', propertyId: 'lst_on', primaryGuest: { firstName: 'H', lastName: '', email: 'HANA@example.jp', phone: '', language: '' } });
+      guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests;
+      expect(guests).toHaveLength(1);
+      expect(guests[0]!.listingIds).toEqual(['lst_on']);
+      const types = published.filter((p) => p.key === guests[0]!.id).map((p) => p.type);
+      expect(types).toEqual(['guest.created', 'guest.updated', 'guest.updated']);
+      // A malformed change is skipped, not retried forever.
+      await syncChange('ws_gs', 'PMS-B', 'guest', { externalId: 'g-bad', firstName: 'X', updatedAt: 'not a date' });
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests).toHaveLength(1);
+    });
+  });
+
+  it('decodes the published events as their proto messages', async () => {
+    const seen: guestEvents.GuestEvent[] = [];
+    const sub = await bus.subscribe({ groupId: 'decode-check', topics: [TOPICS.guestEvents.name], fromBeginning: true, handler: async (m) => void seen.push(guestEvents.GuestEvent.decode(m.value)) });
+    await bus.whenIdle();
+    await sub.stop();
+    const created = seen.find((e) => e.guest?.firstName === 'Mia')!;
+    expect(created.type).toBe(guestEvents.GuestEventType.GUEST_EVENT_TYPE_CREATED);
+    expect(created.workspaceId).toBe('ws_c');
+    expect(created.listingIds).toEqual([]);
+  });
+});

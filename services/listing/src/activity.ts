@@ -1,0 +1,64 @@
+// Activity use cases of spec 3.2: owner toggles, deletion and account disconnection. Each runs
+// in one transaction that changes the listings, the plan's active count and the outbox
+// together, so either everything happens or nothing does.
+import type { DocumentStore, Outbox } from '@vrp/platform';
+import { planToggle, type ListingRecord } from './domain/listing';
+import { activityChanged, recordActivity, type ActivityReason } from './events/activity-publisher';
+import type { ListingStore } from './store/listing-store';
+
+export class ListingActivity {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly listings: ListingStore,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /** All or nothing: an unknown id is not_found, a full plan is listings_limit_exceeded. */
+  async setActive(workspaceId: string, ids: string[], active: boolean, reason: ActivityReason = 'owner') {
+    const outcome = await this.store.transaction(async (tx) => {
+      const plan = planToggle(await this.listings.resolveAll(workspaceId, ids, tx), active);
+      if (active) await this.listings.reserveActiveSlots(workspaceId, plan.toChange.length, tx);
+      else await this.listings.releaseActiveSlots(workspaceId, plan.toChange.length, tx);
+      const changed: ListingRecord[] = [];
+      for (const l of plan.toChange) changed.push(await this.listings.setStatus(l, active ? 'active' : 'inactive', tx));
+      const now = new Date();
+      await recordActivity(this.outbox, tx, changed.map((l) => activityChanged(l, reason, now)));
+      return { active, updated: changed, unchanged: plan.unchanged };
+    });
+    this.publishSoon();
+    return outcome;
+  }
+
+  async delete(workspaceId: string, id: string): Promise<ListingRecord> {
+    const deleted = await this.store.transaction(async (tx) => {
+      const listing = await this.listings.resolve(workspaceId, id, tx);
+      if (listing.status === 'active') await this.listings.releaseActiveSlots(workspaceId, 1, tx);
+      await this.listings.remove(listing, tx);
+      const gone = { ...listing, activityVersion: listing.activityVersion + 1 };
+      await recordActivity(this.outbox, tx, [activityChanged(gone, 'deleted', new Date())]);
+      return listing;
+    });
+    this.publishSoon();
+    return deleted;
+  }
+
+  /** The account of a PMS was disconnected: every active listing it manages becomes inactive. */
+  async deactivateProvider(workspaceId: string, pmsProvider: string): Promise<ListingRecord[]> {
+    const changed = await this.store.transaction(async (tx) => {
+      const listings = await this.listings.activeOfProvider(workspaceId, pmsProvider, tx);
+      await this.listings.releaseActiveSlots(workspaceId, listings.length, tx);
+      const out: ListingRecord[] = [];
+      for (const l of listings) out.push(await this.listings.setStatus(l, 'inactive', tx));
+      const now = new Date();
+      await recordActivity(this.outbox, tx, out.map((l) => activityChanged(l, 'account_disconnected', now)));
+      return out;
+    });
+    this.publishSoon();
+    return changed;
+  }
+
+  /** Publish right after the commit; the relay's timer retries if this fails. */
+  private publishSoon(): void {
+    void this.outbox.flush().catch(() => undefined);
+  }
+}

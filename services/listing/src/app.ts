@@ -1,0 +1,42 @@
+// Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
+import { pms, TOPICS } from '@vrp/contracts';
+import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ListingActivity } from './activity';
+import { dataHandlers, type ContentRelay } from './grpc/data-handlers';
+import { listingHandlers } from './grpc/handlers';
+import { PmsSyncConsumer } from './events/pms-sync-consumer';
+import { pmsContentRelay } from './pms-content-relay';
+import { ListingStore } from './store/listing-store';
+
+export interface ListingServiceDeps extends ServiceDeps {
+  /** Where content of PMS listings is relayed; default: the pms-adapter at addresses.pmsAdapter. */
+  contentRelay?: ContentRelay;
+}
+
+export async function startListingService(deps: ListingServiceDeps): Promise<RunningService> {
+  const listings = new ListingStore(deps.store);
+  await deps.bus.ensureTopics([TOPICS.listingActivity]);
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  outbox.start();
+  const activity = new ListingActivity(deps.store, listings, outbox);
+  // Content of a PMS listing goes to its PMS first (through the pms-adapter's RelayWrite).
+  const pmsAdapter = createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: deps.addresses.pmsAdapter });
+  // Imports and PMS-side changes of listings (pms.sync.v1).
+  const pmsSync = new PmsSyncConsumer({ store: deps.store, bus: deps.bus, listings, outbox, logger: deps.logger });
+  await pmsSync.start();
+  const handlerDeps = { store: deps.store, listings, outbox, activity, contentRelay: deps.contentRelay ?? pmsContentRelay(pmsAdapter) };
+  return startService({
+    name: 'listing',
+    grpcPort: deps.grpcPort,
+    opsPort: deps.opsPort,
+    host: deps.host,
+    services: [listingHandlers(handlerDeps, dataHandlers(handlerDeps))],
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    logger: deps.logger,
+    onStop: async () => {
+      await pmsSync.stop();
+      await outbox.stop();
+      pmsAdapter.close();
+    },
+  });
+}

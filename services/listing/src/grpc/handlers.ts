@@ -1,0 +1,143 @@
+// gRPC handlers of ListingService: validate the request, run the use case, map the result.
+import { listing as pb } from '@vrp/contracts';
+import {
+  MAX_PAGE_LIMIT,
+  newId,
+  pageInfo,
+  pageWindow,
+  requireWorkspace,
+  service,
+  validationFailed,
+  type DocumentStore,
+  type Handlers,
+  type Outbox,
+  type ServiceRegistration,
+} from '@vrp/platform';
+import type { ListingActivity } from '../activity';
+import { statusesFor, usageOf, type ListingRecord } from '../domain/listing';
+import { activityChanged, recordActivity } from '../events/activity-publisher';
+import type { ListingStore } from '../store/listing-store';
+import { statusFilterFromProto, toProtoListing, toProtoUsage } from './mappers';
+
+export type ListingHandlers = Handlers<typeof pb.ListingServiceService>;
+
+export interface ListingHandlerDeps {
+  store: DocumentStore;
+  listings: ListingStore;
+  outbox: Outbox;
+  activity: ListingActivity;
+}
+
+export function listingHandlers(deps: ListingHandlerDeps, data: Omit<ListingHandlers, keyof ReturnType<typeof coreHandlers>>): ServiceRegistration {
+  return service(pb.ListingServiceService, { ...coreHandlers(deps), ...data });
+}
+
+/** Listings, plans and activity; the data of a listing lives in data-handlers.ts. */
+function coreHandlers(deps: ListingHandlerDeps) {
+  const { listings, outbox, store, activity } = deps;
+
+  return {
+    async listListings(req: pb.ListListingsRequest) {
+      requireWorkspace(req.workspaceId);
+      const window = pageWindow(req.page);
+      const { items, total } = await listings.page(req.workspaceId, statusesFor(statusFilterFromProto(req.status)), window);
+      return { listings: items.map(toProtoListing), page: pageInfo(window, items.length, total) };
+    },
+
+    async getListing(req: pb.GetListingRequest) {
+      requireWorkspace(req.workspaceId);
+      const found = req.allowInactive ? await listings.resolve(req.workspaceId, req.id) : await listings.resolveActive(req.workspaceId, req.id);
+      return { listing: toProtoListing(found) };
+    },
+
+    async createListing(req: pb.CreateListingRequest) {
+      requireWorkspace(req.workspaceId);
+      const input = req.listing;
+      if (!input?.name.trim()) throw validationFailed({ 'listing.name': 'is required' });
+      const now = new Date();
+      const record: ListingRecord = {
+        id: newId('lst'),
+        workspaceId: req.workspaceId,
+        name: input.name.trim(),
+        status: req.inactive ? 'inactive' : 'active',
+        channels: input.channels.map((c) => ({ channel: c.channel, externalId: c.externalId })),
+        address: {
+          line1: input.address?.line1 ?? '',
+          line2: input.address?.line2 ?? '',
+          city: input.address?.city ?? '',
+          region: input.address?.region ?? '',
+          postalCode: input.address?.postalCode ?? '',
+          country: input.address?.country ?? '',
+        },
+        timezone: input.timezone || 'UTC',
+        currency: input.currency || 'EUR',
+        maxGuests: input.maxGuests || 2,
+        bedrooms: input.bedrooms,
+        bathrooms: input.bathrooms,
+        beds: input.beds,
+        checkInTime: input.checkInTime || '15:00',
+        checkOutTime: input.checkOutTime || '11:00',
+        pmsProvider: input.pmsProvider,
+        pmsExternalId: input.pmsExternalId,
+        defaultNightlyPrice: input.defaultNightlyPrice || 100,
+        cleaningFee: input.cleaningFee,
+        taxRate: input.taxRate,
+        publishedAt: null,
+        activityVersion: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const created = await store.transaction(async (tx) => {
+        // A listing imported unlisted starts inactive and takes no slot of the plan.
+        if (record.status === 'active') await listings.reserveActiveSlots(req.workspaceId, 1, tx);
+        const saved = await listings.insert(record, tx);
+        await recordActivity(outbox, tx, [activityChanged(saved, req.inactive ? 'imported_unlisted' : 'created', now)]);
+        return saved;
+      });
+      void outbox.flush().catch(() => undefined);
+      return { listing: toProtoListing(created) };
+    },
+
+    async setWorkspacePlan(req: pb.SetWorkspacePlanRequest) {
+      requireWorkspace(req.workspaceId);
+      if (!Number.isInteger(req.activeListingLimit) || req.activeListingLimit < 0) {
+        throw validationFailed({ activeListingLimit: 'must be a non-negative integer' });
+      }
+      await listings.setLimit(req.workspaceId, req.activeListingLimit);
+      const plan = await listings.plan(req.workspaceId);
+      return { usage: toProtoUsage(usageOf(plan, await listings.countByStatus(req.workspaceId, 'inactive'))) };
+    },
+
+    async getWorkspaceUsage(req: pb.GetWorkspaceUsageRequest) {
+      requireWorkspace(req.workspaceId);
+      const plan = await listings.plan(req.workspaceId);
+      return { usage: toProtoUsage(usageOf(plan, await listings.countByStatus(req.workspaceId, 'inactive'))) };
+    },
+
+    async setListingsActive(req: pb.SetListingsActiveRequest) {
+      requireWorkspace(req.workspaceId);
+      if (req.listingIds.length === 0) throw validationFailed({ listingIds: 'must name at least one listing' });
+      if (req.listingIds.length > MAX_PAGE_LIMIT) throw validationFailed({ listingIds: `must name at most ${MAX_PAGE_LIMIT} listings` });
+      const outcome = await activity.setActive(req.workspaceId, req.listingIds, req.active);
+      return { active: outcome.active, updated: outcome.updated.map((l) => l.id), unchanged: outcome.unchanged.map((l) => l.id) };
+    },
+
+    async deleteListing(req: pb.DeleteListingRequest) {
+      requireWorkspace(req.workspaceId);
+      return { listing: toProtoListing(await activity.delete(req.workspaceId, req.id)) };
+    },
+
+    async deactivateConnectionListings(req: pb.DeactivateConnectionListingsRequest) {
+      requireWorkspace(req.workspaceId);
+      if (!req.pmsProvider) throw validationFailed({ pmsProvider: 'is required' });
+      const changed = await activity.deactivateProvider(req.workspaceId, req.pmsProvider);
+      return { deactivated: changed.map((l) => l.id) };
+    },
+
+    async resolveListings(req: pb.ResolveListingsRequest) {
+      requireWorkspace(req.workspaceId);
+      const found = await listings.findAll(req.workspaceId, req.ids);
+      return { listings: found.map(toProtoListing) };
+    },
+  } satisfies Partial<ListingHandlers>;
+}

@@ -1,0 +1,648 @@
+// Component test of the listing data endpoints (calendar, content, photos, publish) over real
+// gRPC with the embedded engines, plus the pure rules they are built on.
+import { listing as pb } from '@vrp/contracts';
+import {
+  AppError,
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  DEFAULT_ADDRESSES,
+  Outbox,
+  type RunningService,
+  type Upstream,
+} from '@vrp/platform';
+import { ListingActivity } from '../src/activity';
+import { startListingService } from '../src/app';
+import { addDays, availabilityRequestProblems, eachDate, isRealDate, nightsOf, rangeProblems, updateProblems } from '../src/domain/calendar';
+import { parseSections, photoProblems, sectionProblems, splitByPms } from '../src/domain/content';
+import type { ListingRecord } from '../src/domain/listing';
+import { dataHandlers, type ContentRelay, type DataHandlers } from '../src/grpc/data-handlers';
+import { DataStore } from '../src/store/data-store';
+import { ListingStore } from '../src/store/listing-store';
+
+const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+};
+
+const section = (name: string, value: unknown) => ({ name, valueJson: JSON.stringify(value) });
+
+describe('calendar rules (pure)', () => {
+  it('accepts only real calendar dates', () => {
+    expect(isRealDate('2024-02-29')).toBe(true);
+    expect(isRealDate('2025-02-29')).toBe(false);
+    expect(isRealDate('2025-02-30')).toBe(false);
+    expect(isRealDate('2025-04-31')).toBe(false);
+    expect(isRealDate('2000-02-29')).toBe(true);
+    expect(isRealDate('1900-02-29')).toBe(false);
+    expect(isRealDate('2025-13-01')).toBe(false);
+    expect(isRealDate('2025-1-01')).toBe(false);
+    expect(isRealDate('2025-01-01T00:00:00Z')).toBe(false);
+    expect(isRealDate('')).toBe(false);
+  });
+
+  it('walks dates across month and year ends, and counts nights up to the day before check-out', () => {
+    expect(eachDate('2024-02-27', '2024-03-01')).toEqual(['2024-02-27', '2024-02-28', '2024-02-29', '2024-03-01']);
+    expect(eachDate('2025-12-31', '2026-01-01')).toEqual(['2025-12-31', '2026-01-01']);
+    expect(eachDate('2025-01-02', '2025-01-01')).toEqual([]);
+    expect(addDays('2025-03-01', -1)).toBe('2025-02-28');
+    expect(nightsOf('2025-03-30', '2025-04-02')).toEqual(['2025-03-30', '2025-03-31', '2025-04-01']);
+    expect(nightsOf('2025-03-30', '2025-03-30')).toEqual([]);
+  });
+
+  it('bounds a batch to MAX_BATCH_DAYS listing-days in total', () => {
+    const year = { from: '2027-01-01', to: '2027-12-31', price: 100 }; // 365 days
+    const tenYears = Array.from({ length: 10 }, (_, i) => ({ ...year, listingId: `lst_${i}` }));
+    expect(availabilityRequestProblems(tenYears)).toEqual({});
+    const tooMany = [...tenYears, { ...year, listingId: 'lst_10' }];
+    expect(availabilityRequestProblems(tooMany).updates).toMatch(/at most 3700 listing-days/);
+  });
+
+  it('bounds ranges: real dates, from <= to, at most 366 days', () => {
+    expect(rangeProblems('2024-01-01', '2024-12-31')).toEqual({}); // 366 days (leap year)
+    expect(Object.keys(rangeProblems('2025-01-01', '2026-01-02'))).toEqual(['to']); // 367 days
+    expect(Object.keys(rangeProblems('2025-02-30', '2025-03-01'))).toEqual(['from']);
+    expect(Object.keys(rangeProblems('', ''))).toEqual(['from', 'to']);
+  });
+
+  it('checks the fields of an availability update', () => {
+    const base = { listingId: 'lst_1', from: '2025-01-01', to: '2025-01-01' };
+    expect(updateProblems({ ...base, price: 0 }, 'u.')).toEqual({});
+    expect(Object.keys(updateProblems(base, 'u.'))).toEqual(['u']);
+    expect(Object.keys(updateProblems({ ...base, minNights: 1.5 }, 'u.'))).toEqual(['u.minNights']);
+    expect(Object.keys(updateProblems({ ...base, price: Number.NaN }, 'u.'))).toEqual(['u.price']);
+    expect(Object.keys(updateProblems({ ...base, price: Number.POSITIVE_INFINITY }, 'u.'))).toEqual(['u.price']);
+  });
+});
+
+describe('content rules (pure)', () => {
+  it('validates the shape of each section, naming the offending field', () => {
+    expect(sectionProblems('description', 'A sunny flat')).toEqual({});
+    expect(Object.keys(sectionProblems('description', '  '))).toEqual(['sections.description']);
+    expect(Object.keys(sectionProblems('description', 'x'.repeat(10_001)))).toEqual(['sections.description']);
+    expect(sectionProblems('house_rules', '')).toEqual({});
+    expect(Object.keys(sectionProblems('house_rules', 'x'.repeat(5_001)))).toEqual(['sections.house_rules']);
+    expect(Object.keys(sectionProblems('amenities', ['wifi', 'wifi', '']))).toEqual(['sections.amenities[1]', 'sections.amenities[2]']);
+    expect(Object.keys(sectionProblems('amenities', Array.from({ length: 101 }, (_, i) => `a${i}`)))).toEqual(['sections.amenities']);
+    expect(sectionProblems('house_rule_switches', { petsAllowed: true, smokingAllowed: false })).toEqual({});
+    expect(Object.keys(sectionProblems('house_rule_switches', { petsAllowed: 'yes', hotTub: true }))).toEqual([
+      'sections.house_rule_switches.petsAllowed',
+      'sections.house_rule_switches.hotTub',
+    ]);
+    expect(sectionProblems('rooms', { bedrooms: 2, bathrooms: 1.5, beds: 3 })).toEqual({});
+    expect(Object.keys(sectionProblems('rooms', { bedrooms: 1.5, bathrooms: 1.3, beds: -1 }))).toEqual([
+      'sections.rooms.bedrooms',
+      'sections.rooms.beds',
+      'sections.rooms.bathrooms',
+    ]);
+    expect(sectionProblems('translations', { fr: { description: 'Appartement' }, 'pt-BR': { house_rules: 'Sem festas' } })).toEqual({});
+    expect(Object.keys(sectionProblems('translations', { french: { description: 'x' }, de: { title: 'x' }, es: {} }))).toEqual([
+      'sections.translations.french',
+      'sections.translations.de.title',
+      'sections.translations.es',
+    ]);
+  });
+
+  it('reports unknown names, invalid JSON and repeated sections', () => {
+    const { problems } = parseSections([
+      { name: 'pool', valueJson: '"yes"' },
+      { name: 'description', valueJson: '{not json' },
+      section('amenities', ['wifi']),
+      section('amenities', ['pool']),
+    ]);
+    expect(Object.keys(problems).sort()).toEqual(['sections.amenities', 'sections.description', 'sections.pool']);
+  });
+
+  it('splits sections by what the PMS can store, from the capability matrix', () => {
+    expect(splitByPms('', ['rooms', 'description'])).toEqual({ applied: ['description', 'rooms'], deferred: [], errors: [] });
+    const g = splitByPms('PMS-G', ['rooms', 'description', 'translations']);
+    expect(g.applied).toEqual(['description']);
+    expect(g.deferred).toEqual(['rooms', 'translations']);
+    expect(splitByPms('PMS-F', ['house_rule_switches', 'rooms']).deferred).toEqual(['house_rule_switches']);
+  });
+
+  it('accepts only https photo URLs within the limits', () => {
+    expect(photoProblems('https://cdn.example.com/a.jpg', 'Living room')).toEqual({});
+    expect(Object.keys(photoProblems('http://cdn.example.com/a.jpg', ''))).toEqual(['url']);
+    expect(Object.keys(photoProblems('cdn.example.com/a.jpg', ''))).toEqual(['url']);
+    expect(Object.keys(photoProblems(`https://cdn.example.com/${'a'.repeat(2048)}`, ''))).toEqual(['url']);
+    expect(Object.keys(photoProblems('https://cdn.example.com/a.jpg', 'c'.repeat(501)))).toEqual(['caption']);
+  });
+});
+
+describe('listing data over gRPC', () => {
+  const bus = createMemoryBus();
+  const store = createMemoryStore();
+  let running: RunningService;
+  let client: Upstream<pb.ListingServiceClient>;
+  let seq = 0;
+
+  beforeAll(async () => {
+    running = await startListingService({
+      store,
+      bus,
+      logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'),
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
+      addresses: DEFAULT_ADDRESSES,
+      // The PMS accepts every section it can store; the relay itself is tested below and in e2e/pms.
+      contentRelay: { apply: async () => undefined },
+    });
+    client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
+  });
+  afterAll(async () => {
+    client.close();
+    await running.stop();
+  });
+
+  /** A fresh workspace per test keeps the plan limit and the data of tests apart. */
+  const workspace = async () => {
+    const workspaceId = `ws_data_${++seq}`;
+    await client.call('setWorkspacePlan', { workspaceId, activeListingLimit: 50 });
+    return workspaceId;
+  };
+
+  const create = async (workspaceId: string, name: string, fields: Partial<pb.Listing> = {}, channels = true) => {
+    const { listing } = await client.call('createListing', {
+      workspaceId,
+      listing: pb.Listing.create({ name, channels: channels ? [{ channel: 'CHANNEL_A', externalId: `ch-${workspaceId}-${name}` }] : [], ...fields }),
+      inactive: false,
+    });
+    return listing!;
+  };
+
+  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { workspaceId, listingIds, active: false });
+
+  const calendar = (workspaceId: string, listingId: string, from: string, to: string) => client.call('getCalendar', { workspaceId, listingId, from, to });
+
+  const update = (workspaceId: string, ...updates: Partial<pb.AvailabilityUpdate>[]) =>
+    client.call('updateAvailability', { workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
+
+  const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[]) => client.call('putContent', { workspaceId, listingId, sections });
+
+  describe('calendar', () => {
+    it('reads every day of the range, with the listing defaults where nothing was written', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Defaults', { defaultNightlyPrice: 120, currency: 'USD' });
+      const res = await calendar(ws, l.id, '2025-03-30', '2025-04-01');
+      expect(res.listingId).toBe(l.id);
+      expect(res.currency).toBe('USD');
+      expect(res.days).toEqual([
+        { date: '2025-03-30', available: true, price: 120, minNights: 1 },
+        { date: '2025-03-31', available: true, price: 120, minNights: 1 },
+        { date: '2025-04-01', available: true, price: 120, minNights: 1 },
+      ]);
+      const year = await calendar(ws, l.id, '2024-01-01', '2024-12-31');
+      expect(year.days).toHaveLength(366);
+    });
+
+    it('writes only the given fields and keeps the others (defaults for new days)', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Updates', { defaultNightlyPrice: 90 });
+      const first = await update(ws, { listingId: l.id, from: '2025-06-01', to: '2025-06-03', price: 150 });
+      expect(first).toEqual({ listingIds: [l.id], daysUpdated: 3 });
+      const second = await update(
+        ws,
+        { listingId: l.id, from: '2025-06-03', to: '2025-06-04', available: false },
+        { listingId: l.id, from: '2025-06-04', to: '2025-06-04', minNights: 3 },
+      );
+      // 06-04 is named twice but is one day written.
+      expect(second).toEqual({ listingIds: [l.id], daysUpdated: 2 });
+      const res = await calendar(ws, l.id, '2025-05-31', '2025-06-05');
+      expect(res.days).toEqual([
+        { date: '2025-05-31', available: true, price: 90, minNights: 1 },
+        { date: '2025-06-01', available: true, price: 150, minNights: 1 },
+        { date: '2025-06-02', available: true, price: 150, minNights: 1 },
+        { date: '2025-06-03', available: false, price: 150, minNights: 1 },
+        { date: '2025-06-04', available: false, price: 90, minNights: 3 },
+        { date: '2025-06-05', available: true, price: 90, minNights: 1 },
+      ]);
+      // A price of 0 is a value (a free night), not "unset".
+      await update(ws, { listingId: l.id, from: '2025-06-05', to: '2025-06-05', price: 0 });
+      expect((await calendar(ws, l.id, '2025-06-05', '2025-06-05')).days[0]!.price).toBe(0);
+    });
+
+    it('prices the nights of a stay from the calendar (for quotes)', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Rates', { defaultNightlyPrice: 100 });
+      await update(ws, { listingId: l.id, from: '2025-07-02', to: '2025-07-02', price: 180, available: false });
+      const rates = await new DataStore(store).nightlyRates(ws, { id: l.id, defaultNightlyPrice: 100 }, '2025-07-01', '2025-07-04');
+      expect(rates).toEqual([
+        { date: '2025-07-01', price: 100, available: true, minNights: 1 },
+        { date: '2025-07-02', price: 180, available: false, minNights: 1 },
+        { date: '2025-07-03', price: 100, available: true, minNights: 1 },
+      ]);
+      expect(await new DataStore(store).nightlyRates(ws, { id: l.id, defaultNightlyPrice: 100 }, '2025-07-04', '2025-07-04')).toEqual([]);
+    });
+
+    it('refuses fake dates, reversed ranges and ranges over 366 days, naming the field', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Dates');
+      const cases: [string, string, string][] = [
+        ['2025-02-30', '2025-03-02', 'from'],
+        ['2025-03-01', '2025-02-29', 'to'],
+        ['2025-03-05', '2025-03-01', 'to'],
+        ['2025-01-01', '2026-01-02', 'to'],
+        ['', '2025-01-01', 'from'],
+        ['01/02/2025', '2025-01-03', 'from'],
+      ];
+      for (const [from, to, field] of cases) {
+        const err = await errorOf(calendar(ws, l.id, from, to));
+        expect(err.code).toBe('validation_failed');
+        expect(Object.keys(err.details.fields ?? {})).toEqual([field]);
+      }
+    });
+
+    it('validates every update before touching anything', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Validation');
+      const fieldsOf = async (...updates: Partial<pb.AvailabilityUpdate>[]) => {
+        const err = await errorOf(update(ws, ...updates));
+        expect(err.code).toBe('validation_failed');
+        return err.details.fields;
+      };
+      expect(await fieldsOf()).toEqual({ updates: 'must contain at least one update' });
+      const many = Array.from({ length: 101 }, () => ({ listingId: l.id, from: '2025-01-01', to: '2025-01-01', price: 1 }));
+      expect(Object.keys((await fieldsOf(...many)) ?? {})).toEqual(['updates']);
+      expect(Object.keys((await fieldsOf({ listingId: l.id, from: '2025-01-01', to: '2025-01-02' })) ?? {})).toEqual(['updates[0]']);
+      expect(
+        Object.keys(
+          (await fieldsOf(
+            { listingId: l.id, from: '2025-01-01', to: '2025-01-02', price: 10 },
+            { listingId: '', from: '2025-02-30', to: '2025-03-01', price: -1, minNights: 0 },
+            // (A fractional minNights cannot even be encoded as int32; the pure rule covers it.)
+            { listingId: l.id, from: '2025-01-01', to: '2026-01-05', minNights: 366 },
+          )) ?? {},
+        ).sort(),
+      ).toEqual(['updates[1].from', 'updates[1].listingId', 'updates[1].minNights', 'updates[1].price', 'updates[2].minNights', 'updates[2].to']);
+      expect((await calendar(ws, l.id, '2025-01-01', '2025-01-02')).days.every((d) => d.price === 100)).toBe(true);
+    });
+
+    it('names every inactive listing of a batch and writes nothing, not even to the active one', async () => {
+      const ws = await workspace();
+      const active = await create(ws, 'Active One', { defaultNightlyPrice: 100 });
+      const off1 = await create(ws, 'Off One');
+      const off2 = await create(ws, 'Off Two');
+      await deactivate(ws, off1.id, off2.id);
+      const err = await errorOf(
+        update(
+          ws,
+          { listingId: active.id, from: '2025-08-01', to: '2025-08-10', price: 999, available: false },
+          { listingId: off1.id, from: '2025-08-01', to: '2025-08-02', price: 1 },
+          // The second inactive listing addressed by its channel id.
+          { listingId: off2.channels[0]!.externalId, from: '2025-08-01', to: '2025-08-02', available: false },
+        ),
+      );
+      expect(err.code).toBe('listing_inactive');
+      expect(err.details.listingIds).toEqual([off1.id, off2.id]);
+      expect(err.details.listings).toEqual([
+        { id: off1.id, name: 'Off One' },
+        { id: off2.id, name: 'Off Two' },
+      ]);
+      const after = await calendar(ws, active.id, '2025-08-01', '2025-08-10');
+      expect(after.days.every((d) => d.price === 100 && d.available)).toBe(true);
+      // Not transient (spec 7.1 rule 2): the same request fails the same way.
+      const again = await errorOf(update(ws, { listingId: off1.id, from: '2025-08-01', to: '2025-08-02', price: 1 }));
+      expect(again.details.listingIds).toEqual([off1.id]);
+    });
+
+    it('answers not_found for an unknown id before any listing_inactive, and writes nothing', async () => {
+      const ws = await workspace();
+      const active = await create(ws, 'Known', { defaultNightlyPrice: 100 });
+      const off = await create(ws, 'Known Off');
+      await deactivate(ws, off.id);
+      const err = await errorOf(
+        update(
+          ws,
+          { listingId: active.id, from: '2025-09-01', to: '2025-09-02', price: 5 },
+          { listingId: off.id, from: '2025-09-01', to: '2025-09-02', price: 5 },
+          { listingId: 'lst_does_not_exist', from: '2025-09-01', to: '2025-09-02', price: 5 },
+        ),
+      );
+      expect(err.code).toBe('not_found');
+      expect(err.message).toContain('lst_does_not_exist');
+      expect((await calendar(ws, active.id, '2025-09-01', '2025-09-02')).days.map((d) => d.price)).toEqual([100, 100]);
+    });
+
+    it('addresses listings by mapped channel id and answers with canonical ids', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Channel Addressed');
+      const channelId = l.channels[0]!.externalId;
+      const res = await update(
+        ws,
+        { listingId: channelId, from: '2025-10-01', to: '2025-10-01', price: 77 },
+        { listingId: l.id, from: '2025-10-02', to: '2025-10-02', price: 78 },
+      );
+      expect(res).toEqual({ listingIds: [l.id], daysUpdated: 2 });
+      const read = await calendar(ws, channelId, '2025-10-01', '2025-10-02');
+      expect(read.listingId).toBe(l.id);
+      expect(read.days.map((d) => d.price)).toEqual([77, 78]);
+    });
+  });
+
+  describe('content', () => {
+    it('refuses malformed content, naming the sections', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Content Validation');
+      const empty = await errorOf(put(ws, l.id, []));
+      expect(empty.details.fields).toEqual({ sections: 'must contain at least one section' });
+      const err = await errorOf(
+        put(ws, l.id, [
+          section('garden', 'big'),
+          { name: 'description', valueJson: '{oops' },
+          section('rooms', { bedrooms: 2, bathrooms: 1.25, beds: 2 }),
+          section('amenities', ['wifi']),
+          section('amenities', ['wifi']),
+        ]),
+      );
+      expect(err.code).toBe('validation_failed');
+      expect(Object.keys(err.details.fields ?? {}).sort()).toEqual(['sections.amenities', 'sections.description', 'sections.garden', 'sections.rooms.bathrooms']);
+      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([]);
+    });
+
+    it('stores every section on a listing without a PMS, merging with what is stored', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'No PMS');
+      const empty = await client.call('getContent', { workspaceId: ws, listingId: l.id });
+      expect(empty).toEqual({ listingId: l.id, sections: [], updatedAt: undefined });
+
+      const all = [
+        section('translations', { fr: { description: 'Bel appartement' }, 'pt-BR': { house_rules: 'Sem festas' } }),
+        section('rooms', { bedrooms: 2, bathrooms: 1.5, beds: 3 }),
+        section('house_rule_switches', {}),
+        section('amenities', ['wifi', 'pool']),
+        section('description', 'A bright flat by the sea'),
+      ];
+      const res = await put(ws, l.id, all);
+      expect(res.applied).toEqual(['description', 'amenities', 'house_rule_switches', 'rooms', 'translations']);
+      expect(res).toMatchObject({ listingId: l.id, deferred: [], pmsProvider: '', pmsErrors: [] });
+      expect(res.sections.map((s) => s.name)).toEqual(['description', 'amenities', 'house_rule_switches', 'rooms', 'translations']);
+
+      const second = await put(ws, l.id, [section('house_rules', 'No parties'), section('description', 'Renovated in 2025')]);
+      expect(second.applied).toEqual(['description', 'house_rules']);
+      const read = await client.call('getContent', { workspaceId: ws, listingId: l.channels[0]!.externalId });
+      expect(read.listingId).toBe(l.id);
+      expect(read.updatedAt).toBeInstanceOf(Date);
+      expect(Object.fromEntries(read.sections.map((s) => [s.name, JSON.parse(s.valueJson) as unknown]))).toEqual({
+        description: 'Renovated in 2025',
+        amenities: ['wifi', 'pool'],
+        house_rules: 'No parties',
+        house_rule_switches: {},
+        rooms: { bedrooms: 2, bathrooms: 1.5, beds: 3 },
+        translations: { fr: { description: 'Bel appartement' }, 'pt-BR': { house_rules: 'Sem festas' } },
+      });
+      expect(read.sections.map((s) => s.name)).toEqual(['description', 'amenities', 'house_rules', 'house_rule_switches', 'rooms', 'translations']);
+      expect(second.sections).toEqual(read.sections);
+    });
+
+    it('on PMS-G stores what the PMS can store and defers the rest with per-section errors', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'On PMS-G', { pmsProvider: 'PMS-G' });
+      const res = await put(ws, l.id, [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Cosy')]);
+      expect(res.applied).toEqual(['description']);
+      expect(res.deferred).toEqual(['rooms']);
+      expect(res.pmsProvider).toBe('PMS-G');
+      expect(res.pmsErrors).toEqual([{ section: 'rooms', message: expect.stringContaining('PMS-G cannot store bedroom, bathroom and bed counts') as unknown }]);
+      expect(res.sections.map((s) => s.name)).toEqual(['description']);
+      const read = await client.call('getContent', { workspaceId: ws, listingId: l.id });
+      expect(read.sections).toEqual([section('description', 'Cosy')]);
+    });
+
+    it('on PMS-G refuses rooms + translations alone with pms_write_unsupported and stores nothing', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Only Refused', { pmsProvider: 'PMS-G' });
+      const err = await errorOf(put(ws, l.id, [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('translations', { fr: { description: 'Salut' } })]));
+      expect(err.code).toBe('pms_write_unsupported');
+      expect(err.details.provider).toBe('PMS-G');
+      expect(err.message).toContain('PMS-G cannot store bedroom, bathroom and bed counts or store content in a non-default language');
+      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([]);
+    });
+
+    it('on PMS-F refuses house-rule switches', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'On PMS-F', { pmsProvider: 'PMS-F' });
+      const err = await errorOf(put(ws, l.id, [section('house_rule_switches', { petsAllowed: false })]));
+      expect(err.code).toBe('pms_write_unsupported');
+      expect(err.details.provider).toBe('PMS-F');
+      const ok = await put(ws, l.id, [section('rooms', { bedrooms: 3, bathrooms: 2, beds: 4 })]);
+      expect(ok).toMatchObject({ applied: ['rooms'], deferred: [], pmsProvider: 'PMS-F', pmsErrors: [] });
+    });
+  });
+
+  describe('photos', () => {
+    it('appends, lists in order and removes photos', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Photos');
+      const a = (await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'Living room' })).photo!;
+      const b = (await client.call('addPhoto', { workspaceId: ws, listingId: l.channels[0]!.externalId, url: 'https://cdn.example.com/b.jpg', caption: '' })).photo!;
+      expect(a.id).toMatch(/^pho_/);
+      expect([a.position, b.position]).toEqual([1, 2]);
+      expect(a.createdAt).toBeInstanceOf(Date);
+      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([a.id, b.id]);
+
+      expect(await client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id })).toEqual({ photoId: a.id });
+      const c = (await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })).photo!;
+      expect(c.position).toBe(3);
+      const listed = await client.call('listPhotos', { workspaceId: ws, listingId: l.id });
+      expect(listed.photos.map((p) => [p.id, p.url, p.caption])).toEqual([
+        [b.id, 'https://cdn.example.com/b.jpg', ''],
+        [c.id, 'https://cdn.example.com/c.jpg', 'Kitchen'],
+      ]);
+      const again = await errorOf(client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id }));
+      expect(again.code).toBe('not_found');
+    });
+
+    it('does not remove a photo through another listing', async () => {
+      const ws = await workspace();
+      const owner = await create(ws, 'Photo Owner');
+      const other = await create(ws, 'Photo Other');
+      const p = (await client.call('addPhoto', { workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' })).photo!;
+      const err = await errorOf(client.call('removePhoto', { workspaceId: ws, listingId: other.id, photoId: p.id }));
+      expect(err.code).toBe('not_found');
+      expect((await client.call('listPhotos', { workspaceId: ws, listingId: owner.id })).photos).toHaveLength(1);
+    });
+
+    it('accepts only https URLs and bounded captions', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Photo Rules');
+      for (const url of ['http://cdn.example.com/a.jpg', 'ftp://cdn.example.com/a.jpg', 'not a url', '', `https://cdn.example.com/${'a'.repeat(2048)}`]) {
+        const err = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url, caption: '' }));
+        expect(err.code).toBe('validation_failed');
+        expect(Object.keys(err.details.fields ?? {})).toEqual(['url']);
+      }
+      const caption = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }));
+      expect(Object.keys(caption.details.fields ?? {})).toEqual(['caption']);
+    });
+
+    it('holds at most 100 photos per listing', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Photo Limit');
+      for (let i = 0; i < 100; i++) await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
+      const err = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }));
+      expect(err.code).toBe('validation_failed');
+      expect(Object.keys(err.details.fields ?? {})).toEqual(['photos']);
+      const listed = (await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos;
+      expect(listed).toHaveLength(100);
+      expect(listed.map((p) => p.position)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    });
+  });
+
+  describe('publish', () => {
+    it('publishes to the mapped channels and records publishedAt', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Publish Me');
+      const res = await client.call('publishListing', { workspaceId: ws, listingId: l.id });
+      expect(res.listingId).toBe(l.id);
+      expect(res.channels).toEqual(['CHANNEL_A']);
+      expect(res.publishedAt).toBeInstanceOf(Date);
+      const { listing } = await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false });
+      expect(listing!.publishedAt?.getTime()).toBe(res.publishedAt!.getTime());
+    });
+
+    it('refuses a listing without any channel mapping, naming channels', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Unmapped', {}, false);
+      const err = await errorOf(client.call('publishListing', { workspaceId: ws, listingId: l.id }));
+      expect(err.code).toBe('validation_failed');
+      expect(Object.keys(err.details.fields ?? {})).toEqual(['channels']);
+      expect(err.fix).toMatch(/map the listing to a channel/i);
+    });
+  });
+
+  describe('activity and tenancy', () => {
+    /** Every data call of the service, addressed at `listingId`. */
+    const everyCall = (workspaceId: string, listingId: string): [string, () => Promise<unknown>][] => [
+      ['getCalendar', () => calendar(workspaceId, listingId, '2025-01-01', '2025-01-02')],
+      ['updateAvailability', () => update(workspaceId, { listingId, from: '2025-01-01', to: '2025-01-02', price: 1 })],
+      ['getContent', () => client.call('getContent', { workspaceId, listingId })],
+      ['putContent', () => put(workspaceId, listingId, [section('description', 'x')])],
+      ['listPhotos', () => client.call('listPhotos', { workspaceId, listingId })],
+      ['addPhoto', () => client.call('addPhoto', { workspaceId, listingId, url: 'https://cdn.example.com/x.jpg', caption: '' })],
+      ['removePhoto', () => client.call('removePhoto', { workspaceId, listingId, photoId: 'pho_any' })],
+      ['publishListing', () => client.call('publishListing', { workspaceId, listingId })],
+    ];
+
+    it('answers listing_inactive on every call, by id and by channel id, and hides the stored data', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Gone Quiet', { defaultNightlyPrice: 100 });
+      await update(ws, { listingId: l.id, from: '2025-01-01', to: '2025-01-01', price: 55 });
+      await put(ws, l.id, [section('description', 'Before deactivation')]);
+      await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/q.jpg', caption: '' });
+      await deactivate(ws, l.id);
+      for (const id of [l.id, l.channels[0]!.externalId]) {
+        for (const [name, call] of everyCall(ws, id)) {
+          const err = await errorOf(call());
+          expect([name, err.code]).toEqual([name, 'listing_inactive']);
+          expect(err.details.listings).toEqual([{ id: l.id, name: 'Gone Quiet' }]);
+        }
+      }
+      // Nothing was written while inactive: after activation the data is as it was.
+      await client.call('setListingsActive', { workspaceId: ws, listingIds: [l.id], active: true });
+      expect((await calendar(ws, l.id, '2025-01-01', '2025-01-02')).days.map((d) => d.price)).toEqual([55, 100]);
+      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([section('description', 'Before deactivation')]);
+      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
+      const { listing } = await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false });
+      expect(listing!.publishedAt).toBeUndefined();
+    });
+
+    it('answers not_found on every call for a listing of another workspace, even an inactive one', async () => {
+      const ws = await workspace();
+      const stranger = await workspace();
+      const active = await create(ws, 'Mine');
+      const inactive = await create(ws, 'Mine Off');
+      await deactivate(ws, inactive.id);
+      for (const l of [active, inactive]) {
+        for (const [name, call] of everyCall(stranger, l.id)) {
+          const err = await errorOf(call());
+          expect([name, err.code]).toEqual([name, 'not_found']);
+        }
+      }
+    });
+
+    it('refuses every call without a workspace as validation_failed', async () => {
+      for (const [name, call] of everyCall('', 'lst_x')) {
+        const err = await errorOf(call());
+        expect([name, err.code, err.details.fields?.workspaceId]).toEqual([name, 'validation_failed', 'is required']);
+      }
+    });
+  });
+});
+
+describe('content relay to the PMS', () => {
+  const store = createMemoryStore();
+  const listings = new ListingStore(store);
+  const outbox = new Outbox(store, createMemoryBus(), createLogger('listing', 'silent'));
+  const activity = new ListingActivity(store, listings, outbox);
+  // The handlers ignore the gRPC call object.
+  const call = {} as Parameters<DataHandlers['putContent']>[1];
+  const readCall = {} as Parameters<DataHandlers['getContent']>[1];
+
+  const insert = (pmsProvider: string): Promise<ListingRecord> => {
+    const now = new Date();
+    const id = `lst_relay_${pmsProvider || 'none'}`;
+    return store.transaction((tx) =>
+      listings.insert(
+        {
+          id,
+          workspaceId: 'ws_relay',
+          name: id,
+          status: 'active',
+          channels: [],
+          address: { line1: '', line2: '', city: '', region: '', postalCode: '', country: '' },
+          timezone: 'UTC',
+          currency: 'EUR',
+          maxGuests: 2,
+          bedrooms: 1,
+          bathrooms: 1,
+          beds: 1,
+          checkInTime: '15:00',
+          checkOutTime: '11:00',
+          pmsProvider,
+          pmsExternalId: '',
+          defaultNightlyPrice: 100,
+          cleaningFee: 0,
+          taxRate: 0,
+          publishedAt: null,
+          activityVersion: 1,
+          createdAt: now,
+          updatedAt: now,
+        },
+        tx,
+      ),
+    );
+  };
+
+  it('relays only the sections the PMS can store, before storing them', async () => {
+    const l = await insert('PMS-G');
+    const relayed: unknown[] = [];
+    const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay });
+    const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')] }, call);
+    expect(res.applied).toEqual(['description']);
+    expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
+  });
+
+  it('stores nothing when the PMS refuses, and never relays for a listing without a PMS', async () => {
+    const pms = await insert('PMS-A');
+    const plain = await insert('');
+    const relay: ContentRelay = {
+      apply: async (listing) => {
+        if (!listing.pmsProvider) throw new Error('relayed a listing without a PMS');
+        throw new AppError('pms_unavailable');
+      },
+    };
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay });
+    const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')] }, call));
+    expect(err.code).toBe('pms_unavailable');
+    expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);
+    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')] }, call);
+    expect(ok.applied).toEqual(['description']);
+  });
+});

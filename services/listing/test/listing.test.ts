@@ -1,0 +1,105 @@
+// Component test: the listing service over real gRPC with embedded engines.
+import { listing as pb, listingEvents, TOPICS } from '@vrp/contracts';
+import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
+import { startListingService } from '../src/app';
+
+describe('listing service over gRPC', () => {
+  const bus = createMemoryBus();
+  const store = createMemoryStore();
+  let running: RunningService;
+  let client: Upstream<pb.ListingServiceClient>;
+
+  beforeAll(async () => {
+    running = await startListingService({ store, bus, logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES });
+    client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
+  });
+  afterAll(async () => {
+    client.close();
+    await running.stop();
+  });
+
+  const create = (workspaceId: string, name: string, extra: Partial<pb.CreateListingRequest> = {}) =>
+    client.call('createListing', { workspaceId, listing: pb.Listing.create({ name, channels: [{ channel: 'CHANNEL_A', externalId: `ch-${name}` }] }), inactive: false, ...extra });
+
+  const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
+    try {
+      await p;
+    } catch (err) {
+      if (err instanceof AppError) return err;
+      throw err;
+    }
+    throw new Error('expected the call to fail');
+  };
+
+  it('lists only the workspace’s active listings by default, with pagination', async () => {
+    await client.call('setWorkspacePlan', { workspaceId: 'ws_a', activeListingLimit: 10 });
+    await create('ws_a', 'Sea View');
+    await create('ws_a', 'Old Town');
+    await create('ws_a', 'Unlisted Loft', { inactive: true });
+    await create('ws_b', 'Other Tenant');
+
+    const active = await client.call('listListings', { workspaceId: 'ws_a', status: 0, page: { limit: 1, offset: 0 } });
+    expect(active.listings.map((l) => l.name)).toEqual(['Sea View']);
+    expect(active.page).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true });
+
+    const all = await client.call('listListings', { workspaceId: 'ws_a', status: pb.ListingStatusFilter.LISTING_STATUS_FILTER_ALL, page: { limit: 50, offset: 0 } });
+    expect(all.listings.map((l) => l.name)).toEqual(['Sea View', 'Old Town', 'Unlisted Loft']);
+    const inactive = await client.call('listListings', { workspaceId: 'ws_a', status: pb.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE, page: undefined });
+    expect(inactive.listings.map((l) => [l.name, l.status])).toEqual([['Unlisted Loft', 'inactive']]);
+  });
+
+  it('resolves a listing by id or channel id, and never across workspaces', async () => {
+    const { listing } = await create('ws_c', 'Harbour House');
+    const byId = await client.call('getListing', { workspaceId: 'ws_c', id: listing!.id, allowInactive: false });
+    const byChannel = await client.call('getListing', { workspaceId: 'ws_c', id: 'ch-Harbour House', allowInactive: false });
+    expect(byChannel.listing!.id).toBe(byId.listing!.id);
+    const err = await errorOf(client.call('getListing', { workspaceId: 'ws_other', id: listing!.id, allowInactive: false }));
+    expect(err.code).toBe('not_found');
+  });
+
+  it('answers listing_inactive with the listing named, unless the caller allows inactive', async () => {
+    const { listing } = await create('ws_d', 'Quiet Cabin', { inactive: true });
+    const err = await errorOf(client.call('getListing', { workspaceId: 'ws_d', id: listing!.id, allowInactive: false }));
+    expect(err.code).toBe('listing_inactive');
+    expect(err.details.listingIds).toEqual([listing!.id]);
+    expect(err.details.listings).toEqual([{ id: listing!.id, name: 'Quiet Cabin' }]);
+    const allowed = await client.call('getListing', { workspaceId: 'ws_d', id: listing!.id, allowInactive: true });
+    expect(allowed.listing!.status).toBe('inactive');
+  });
+
+  it('refuses to create an active listing past the plan limit and reports usage', async () => {
+    await client.call('setWorkspacePlan', { workspaceId: 'ws_e', activeListingLimit: 1 });
+    await create('ws_e', 'First');
+    const err = await errorOf(create('ws_e', 'Second'));
+    expect(err.code).toBe('listings_limit_exceeded');
+    await create('ws_e', 'Third', { inactive: true });
+    const { usage } = await client.call('getWorkspaceUsage', { workspaceId: 'ws_e' });
+    expect(usage).toEqual({ workspaceId: 'ws_e', activeListingLimit: 1, activeListings: 1, inactiveListings: 1, billableListings: 1 });
+  });
+
+  it('publishes ListingActivityChanged keyed by listing id for every created listing', async () => {
+    const seen: listingEvents.ListingActivityChanged[] = [];
+    const sub = await bus.subscribe({
+      groupId: 'test-activity',
+      topics: [TOPICS.listingActivity.name],
+      fromBeginning: true,
+      handler: async (m) => {
+        const e = listingEvents.ListingActivityChanged.decode(m.value);
+        expect(m.key).toBe(e.listingId);
+        seen.push(e);
+      },
+    });
+    await sub.ready;
+    const { listing } = await create('ws_f', 'Evented');
+    await bus.whenIdle();
+    const event = seen.find((e) => e.listingId === listing!.id);
+    expect(event).toMatchObject({ workspaceId: 'ws_f', listingName: 'Evented', active: true, version: 1, channelIds: ['ch-Evented'] });
+    await sub.stop();
+  });
+
+  it('rejects a request without a workspace as validation_failed', async () => {
+    const err = await errorOf(client.call('listListings', { workspaceId: '', status: 0, page: undefined }));
+    expect(err.code).toBe('validation_failed');
+    expect(err.details.fields).toEqual({ workspaceId: 'is required' });
+  });
+});

@@ -1,0 +1,67 @@
+// Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
+import { listing, TOPICS } from '@vrp/contracts';
+import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import type { PmsProvider } from './domain/connection';
+import { pmsAdapterHandlers } from './grpc/handlers';
+import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
+import { ConnectionStore } from './store/connection-store';
+import { Syncer } from './sync';
+
+export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
+
+export interface PmsSettings {
+  /**
+   * Where each PMS's API lives. A string is a base under which each PMS answers at
+   * `/<pms-a..pms-g>/v1` (the PMS simulator); a function gives each provider's own base.
+   */
+  baseUrl: string | ((provider: PmsProvider) => string);
+  /** Scheduled sync of every connected account; 0 = only on demand (SyncNow, Connect). */
+  syncIntervalMs?: number;
+  connector?: Partial<Omit<ConnectorOptions, 'breaker'>> & { breaker?: Partial<ConnectorOptions['breaker']> };
+}
+
+export interface PmsAdapterServiceDeps extends ServiceDeps {
+  /** Absent: PMSs are expected at http://127.0.0.1:8090 (the simulator's default), no schedule. */
+  pms?: PmsSettings;
+}
+
+export const DEFAULT_PMS_BASE_URL = 'http://127.0.0.1:8090';
+
+export function pmsBaseUrlOf(baseUrl: PmsSettings['baseUrl']): (provider: PmsProvider) => string {
+  if (typeof baseUrl === 'function') return baseUrl;
+  const base = baseUrl.replace(/\/+$/, '');
+  return (provider) => `${base}/${provider.toLowerCase()}/v1`;
+}
+
+export async function startPmsAdapterService(deps: PmsAdapterServiceDeps): Promise<RunningService> {
+  const settings = deps.pms ?? { baseUrl: DEFAULT_PMS_BASE_URL };
+  const connections = new ConnectionStore(deps.store);
+  // The topic this service publishes PMS changes on, created before the first sync needs it.
+  await deps.bus.ensureTopics([TOPICS.pmsSync]);
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  outbox.start();
+  const options: ConnectorOptions = {
+    ...DEFAULT_CONNECTOR_OPTIONS,
+    ...settings.connector,
+    breaker: { ...DEFAULT_CONNECTOR_OPTIONS.breaker, ...settings.connector?.breaker },
+  };
+  const connectors = new ConnectorRegistry(pmsBaseUrlOf(settings.baseUrl), options, deps.logger);
+  const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger);
+  const listingUpstream = createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
+  syncer.start(settings.syncIntervalMs ?? 0);
+  return startService({
+    name: 'pms-adapter',
+    grpcPort: deps.grpcPort,
+    opsPort: deps.opsPort,
+    host: deps.host,
+    services: [pmsAdapterHandlers({ connections, connectors, syncer, listing: listingUpstream })],
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    logger: deps.logger,
+    onStop: async () => {
+      await syncer.stop();
+      await outbox.stop();
+      connectors.shutdown();
+      listingUpstream.close();
+    },
+  });
+}

@@ -1,0 +1,40 @@
+// Collections of the pms-adapter service's own database.
+import { Schema } from 'mongoose';
+import { PMS_PROVIDERS } from '../domain/connection';
+
+export const connectionSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    provider: { type: String, enum: PMS_PROVIDERS, required: true },
+    accountId: { type: String, required: true },
+    status: { type: String, enum: ['connected', 'disconnected'], required: true },
+    createdAt: { type: Date, required: true },
+    lastSyncedAt: { type: Date, default: null },
+    cursor: { type: String, default: '0' },
+  },
+  { versionKey: false },
+);
+// A workspace's connections in a stable order.
+connectionSchema.index({ workspaceId: 1, createdAt: 1, _id: 1 });
+// One connection per PMS account within a workspace: a second one would import everything twice.
+connectionSchema.index({ workspaceId: 1, provider: 1, accountId: 1 }, { unique: true });
+// Connected accounts, for the scheduled sync (every workspace).
+connectionSchema.index({ status: 1, _id: 1 });
+
+/**
+ * Which connection a PMS listing came from, recorded by the sync that published it: a relayed
+ * write goes to the account that manages the listing when a workspace has several accounts of
+ * the same PMS.
+ */
+export const listingRefSchema = new Schema(
+  {
+    _id: { type: String, required: true }, // <connectionId>:<listingExternalId>
+    workspaceId: { type: String, required: true },
+    provider: { type: String, enum: PMS_PROVIDERS, required: true },
+    connectionId: { type: String, required: true },
+    listingExternalId: { type: String, required: true },
+  },
+  { versionKey: false },
+);
+listingRefSchema.index({ workspaceId: 1, provider: 1, listingExternalId: 1 });

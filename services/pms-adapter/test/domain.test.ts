@@ -1,0 +1,78 @@
+// Pure rules of the pms-adapter: write -> PMS request, feed normalization, connect plan.
+import { WRITES, type PmsWrite } from '@vrp/pms-matrix';
+import { connectPlan, providerNamed, type ConnectionRecord } from '../src/domain/connection';
+import { MalformedChange, normalizeChange, syncKey } from '../src/domain/normalize';
+import { isWrite, pmsRequestFor, RelayInputError } from '../src/domain/relay';
+
+const base = { listingExternalId: 'L1', entityExternalId: 'R9', payload: { a: 1 }, idempotencyKey: '' };
+
+describe('relayed writes (pure)', () => {
+  it('maps every write of the matrix to a PMS request', () => {
+    for (const op of Object.keys(WRITES) as PmsWrite[]) {
+      const req = pmsRequestFor({ ...base, operation: op });
+      expect(['POST', 'PATCH', 'PUT']).toContain(req.method);
+      expect(req.path).not.toBe('');
+    }
+  });
+
+  it('routes reservation writes and their aspects', () => {
+    expect(pmsRequestFor({ ...base, operation: 'reservation.create' })).toEqual({ method: 'POST', path: 'reservations', body: { a: 1, listingId: 'L1' }, idempotencyKey: '', retryable: false });
+    expect(pmsRequestFor({ ...base, operation: 'reservation.change_dates' })).toMatchObject({ method: 'PATCH', path: 'reservations/R9' });
+    expect(pmsRequestFor({ ...base, operation: 'reservation.cancel' })).toMatchObject({ method: 'POST', path: 'reservations/R9/cancel' });
+    expect(pmsRequestFor({ ...base, operation: 'guest.write', entityExternalId: '' })).toMatchObject({ method: 'POST', path: 'guests' });
+    expect(pmsRequestFor({ ...base, operation: 'content.rooms', payload: { beds: 2 } })).toMatchObject({ method: 'PUT', path: 'listings/L1/content/rooms', body: { value: { beds: 2 } } });
+  });
+
+  it('retries only what is safe to repeat: PUTs, and writes with an idempotency key', () => {
+    expect(pmsRequestFor({ ...base, operation: 'content.description' }).retryable).toBe(true);
+    expect(pmsRequestFor({ ...base, operation: 'reservation.modify' }).retryable).toBe(false);
+    expect(pmsRequestFor({ ...base, operation: 'reservation.modify', idempotencyKey: 'k' })).toMatchObject({ retryable: true, idempotencyKey: 'k' });
+  });
+
+  it('names the id a write is missing', () => {
+    expect(() => pmsRequestFor({ ...base, operation: 'reservation.modify', entityExternalId: '' })).toThrow(RelayInputError);
+    try {
+      pmsRequestFor({ ...base, operation: 'content.description', listingExternalId: '' });
+    } catch (err) {
+      expect((err as RelayInputError).fields).toEqual({ listingExternalId: 'is required for content.description' });
+    }
+    expect(isWrite('reservation.create')).toBe(true);
+    expect(isWrite('toString')).toBe(false);
+  });
+});
+
+describe('feed normalization (pure)', () => {
+  const at = '2030-01-01T10:00:00.000Z';
+  it('normalizes a listing, keyed by its own id; unlisted is listed === false', () => {
+    const c = normalizeChange({ seq: 4, entity: 'listing', id: 'L1', listing_id: 'L1', at, data: { id: 'L1', name: 'Flat', listed: false, channels: [{ channel: 'CHANNEL_A', listing_id: 'cha-1' }], base_price: 90 } });
+    expect(c).toMatchObject({ seq: 4, entity: 'listing', externalId: 'L1', listingExternalId: 'L1' });
+    expect(c.payload).toMatchObject({ externalId: 'L1', name: 'Flat', unlisted: true, channels: [{ channel: 'CHANNEL_A', externalId: 'cha-1' }], defaultNightlyPrice: 90 });
+    expect(syncKey(c)).toBe('L1');
+  });
+
+  it('normalizes a reservation (status upper-cased, dates renamed) and a guest (keyed by its id)', () => {
+    const r = normalizeChange({ seq: 5, entity: 'reservation', id: 'R1', listing_id: 'L1', at, data: { id: 'R1', listing_id: 'L1', status: 'cancelled', arrival: '2030-02-01', departure: '2030-02-03', guest: { first_name: 'Ana' }, adults: 2, total: 300 } });
+    expect(r.payload).toMatchObject({ status: 'CANCELLED', checkIn: '2030-02-01', checkOut: '2030-02-03', guest: { firstName: 'Ana' }, occupancy: { adults: 2, children: 0 }, totalPrice: 300, updatedAt: at });
+    const g = normalizeChange({ seq: 6, entity: 'guest', id: 'G1', listing_id: '', at, data: { id: 'G1', first_name: 'Bo' } });
+    expect(syncKey(g)).toBe('guest:G1');
+  });
+
+  it('refuses what it cannot read', () => {
+    expect(() => normalizeChange({ seq: 1, entity: 'boat', id: 'x', listing_id: '', at, data: {} })).toThrow(MalformedChange);
+    expect(() => normalizeChange({ seq: 1, entity: 'reservation', id: 'x', listing_id: '', at, data: { id: 'x', listing_id: 'L', status: 'weird' } })).toThrow(MalformedChange);
+    expect(() => normalizeChange({ seq: 1, entity: 'listing', id: 'x', listing_id: '', at: 'never', data: { id: 'x', name: 'n' } })).toThrow(MalformedChange);
+  });
+});
+
+describe('connections (pure)', () => {
+  const c = (status: ConnectionRecord['status']) => ({ status }) as ConnectionRecord;
+  it('plans a connect from the existing connection', () => {
+    expect(connectPlan(null)).toBe('create');
+    expect(connectPlan(c('connected'))).toBe('reuse');
+    expect(connectPlan(c('disconnected'))).toBe('reconnect');
+  });
+  it('reads provider names case-insensitively, from the matrix only', () => {
+    expect(providerNamed(' pms-g ')).toBe('PMS-G');
+    expect(providerNamed('PMS-H')).toBeNull();
+  });
+});

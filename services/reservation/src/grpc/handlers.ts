@@ -1,0 +1,47 @@
+// gRPC handlers of ReservationService: validate the request shape, run the use case, map the result.
+import { reservation as pb } from '@vrp/contracts';
+import { pageInfo, pageWindow, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import type { Reservations } from '../reservations';
+import { newReservationFromProto, patchFromProto, queryInputFromProto, toProtoQuote, toProtoReservation } from './mappers';
+
+export function reservationHandlers(deps: { reservations: Reservations }): ServiceRegistration {
+  const { reservations } = deps;
+
+  return service(pb.ReservationServiceService, {
+    async listReservations(req) {
+      requireWorkspace(req.workspaceId);
+      const window = pageWindow(req.page);
+      const { items, total } = await reservations.list(req.workspaceId, queryInputFromProto(req), window);
+      const now = reservations.now();
+      return { reservations: items.map((r) => toProtoReservation(r, now)), page: pageInfo(window, items.length, total) };
+    },
+
+    async getReservation(req) {
+      requireWorkspace(req.workspaceId);
+      requireId(req.id);
+      return { reservation: toProtoReservation(await reservations.get(req.workspaceId, req.id), reservations.now()) };
+    },
+
+    async createReservation(req) {
+      requireWorkspace(req.workspaceId);
+      return { reservation: toProtoReservation(await reservations.create(req.workspaceId, newReservationFromProto(req.reservation), req.idempotencyKey), reservations.now(), true) };
+    },
+
+    async updateReservation(req) {
+      requireWorkspace(req.workspaceId);
+      requireId(req.id);
+      return { reservation: toProtoReservation(await reservations.update(req.workspaceId, req.id, patchFromProto(req), req.idempotencyKey), reservations.now()) };
+    },
+
+    async cancelReservation(req) {
+      requireWorkspace(req.workspaceId);
+      requireId(req.id);
+      return { reservation: toProtoReservation(await reservations.cancel(req.workspaceId, req.id, req.idempotencyKey), reservations.now()) };
+    },
+
+    async quoteReservation(req) {
+      requireWorkspace(req.workspaceId);
+      return { quote: toProtoQuote(await reservations.quote(req.workspaceId, req.propertyId, req.checkIn, req.checkOut)) };
+    },
+  });
+}

@@ -1,0 +1,78 @@
+// What the reservation service needs from the listing service: a listing by id or channel id
+// (with its PMS and prices), its calendar, and a listing by its id in a PMS (sync).
+import { listing as listingPb } from '@vrp/contracts';
+import { MAX_PAGE_LIMIT, notFound, type Upstream } from '@vrp/platform';
+import type { NightPrice } from '../domain/pricing';
+
+export interface ListingInfo {
+  id: string;
+  name: string;
+  active: boolean;
+  /** '' when no PMS manages the listing. */
+  pmsProvider: string;
+  pmsExternalId: string;
+  currency: string;
+  defaultNightlyPrice: number;
+  cleaningFee: number;
+  taxRate: number;
+}
+
+export interface ListingDirectory {
+  /** The listing by id or mapped channel id; not_found when it is not in the workspace. */
+  resolve(workspaceId: string, idOrChannelId: string): Promise<ListingInfo>;
+  /** Prices and availability of each night from `from` to `to` (inclusive). */
+  nights(workspaceId: string, listingId: string, from: string, to: string): Promise<NightPrice[]>;
+  /** The listing a PMS knows as `externalId`, or null when the listing service has none. */
+  byPmsId(workspaceId: string, provider: string, externalId: string): Promise<ListingInfo | null>;
+}
+
+const toInfo = (l: listingPb.Listing): ListingInfo => ({
+  id: l.id,
+  name: l.name,
+  active: l.status === 'active',
+  pmsProvider: l.pmsProvider,
+  pmsExternalId: l.pmsExternalId,
+  currency: l.currency,
+  defaultNightlyPrice: l.defaultNightlyPrice,
+  cleaningFee: l.cleaningFee,
+  taxRate: l.taxRate,
+});
+
+export function grpcListingDirectory(upstream: Upstream<listingPb.ListingServiceClient>): ListingDirectory {
+  // PMS ids of listings never change once imported, so a hit is remembered for the process.
+  const byPms = new Map<string, string>();
+  return {
+    async resolve(workspaceId, id) {
+      const { listings } = await upstream.call('resolveListings', { workspaceId, ids: [id] });
+      const found = listings[0];
+      if (!found) throw notFound('listing', id);
+      return toInfo(found);
+    },
+    async nights(workspaceId, listingId, from, to) {
+      const res = await upstream.call('getCalendar', { workspaceId, listingId, from, to });
+      return res.days.map((d) => ({ date: d.date, price: d.price, available: d.available }));
+    },
+    async byPmsId(workspaceId, provider, externalId) {
+      const key = `${workspaceId}\u0000${provider}\u0000${externalId}`;
+      const known = byPms.get(key);
+      if (known) {
+        const { listings } = await upstream.call('resolveListings', { workspaceId, ids: [known] });
+        if (listings[0]) return toInfo(listings[0]);
+      }
+      // The listing service has no lookup by PMS id: page through every listing of the workspace.
+      for (let offset = 0; ; offset += MAX_PAGE_LIMIT) {
+        const res = await upstream.call('listListings', {
+          workspaceId,
+          status: listingPb.ListingStatusFilter.LISTING_STATUS_FILTER_ALL,
+          page: { limit: MAX_PAGE_LIMIT, offset },
+        });
+        const hit = res.listings.find((l) => l.pmsProvider === provider && l.pmsExternalId === externalId);
+        if (hit) {
+          byPms.set(key, hit.id);
+          return toInfo(hit);
+        }
+        if (!res.page?.hasMore) return null;
+      }
+    },
+  };
+}

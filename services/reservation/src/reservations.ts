@@ -1,0 +1,340 @@
+// Reservation use cases. Order of decisions on every request: the input is valid (400), the
+// reservation and listing exist in the workspace (404), the listing is active (403), the PMS
+// can perform the write (422, decided from the capability matrix before anything is sent).
+// A write on a PMS listing is relayed first and stored only after the PMS accepted it, so a
+// PMS failure leaves nothing half written; the stored change and its event share one
+// transaction (outbox), so no event is lost.
+import type { ListingActivityCache } from '@vrp/activity-cache';
+import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
+import { assertSupported, CREATE_REQUIRES_TOTAL_PRICE } from '@vrp/pms-matrix';
+import { AppError, DuplicateKeyError, listingInactive, newId, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow } from '@vrp/platform';
+import { newConfirmationCode } from './domain/confirmation-code';
+import { financialsFor, money, priceStay, type StayPrice } from './domain/pricing';
+import {
+  addDays,
+  isIsoDate,
+  isOneOf,
+  nightsBetween,
+  parseReservationFilters,
+  RESERVATION_SOURCES,
+  todayUtc,
+  WRITABLE_STATUSES,
+  type ReservationQueryInput,
+  type ReservationRecord,
+} from './domain/reservation';
+import {
+  applyPatch,
+  createWrites,
+  MAX_NIGHTS,
+  parseNewReservation,
+  parsePatch,
+  patchChanges,
+  patchWrites,
+  relayOperation,
+  type NewReservationInput,
+  type ReservationPatchInput,
+} from './domain/writes';
+import { recordReservationEvent, type ReservationChange } from './events/reservation-events';
+import type { ListingDirectory, ListingInfo } from './ports/listings';
+import type { PmsRelay } from './ports/pms-relay';
+import type { ReservationStore } from './store/reservation-store';
+
+/** Attempts at a fresh confirmation code when one collides within the workspace. */
+const CODE_ATTEMPTS = 5;
+
+export interface ReservationDeps {
+  store: DocumentStore;
+  reservations: ReservationStore;
+  outbox: Outbox;
+  listings: ListingDirectory;
+  relay: PmsRelay;
+  activity: ListingActivityCache;
+  logger: Logger;
+  clock?: () => Date;
+}
+
+export interface QuoteResult {
+  propertyId: string;
+  checkIn: string;
+  checkOut: string;
+  nights: number;
+  currency: string;
+  price: StayPrice;
+}
+
+const isDuplicateOf = (err: unknown, field: string) => err instanceof DuplicateKeyError && field in err.keyPattern;
+
+export class Reservations {
+  /** The service's clock: POST_STAY is decided against it. */
+  readonly now: () => Date;
+
+  constructor(private readonly deps: ReservationDeps) {
+    this.now = deps.clock ?? (() => new Date());
+  }
+
+  async list(workspaceId: string, query: ReservationQueryInput, window: PageWindow) {
+    const filters = parseReservationFilters(query);
+    if (filters.propertyId) {
+      // A channel id names its listing here too; filtering on an inactive listing is a 403.
+      const known = this.deps.activity.get(workspaceId, filters.propertyId);
+      if (known) filters.propertyId = known.listingId;
+      this.deps.activity.assertActive(workspaceId, [filters.propertyId]);
+    }
+    const scope = { today: todayUtc(this.now()), excludedPropertyIds: this.deps.activity.inactiveIds(workspaceId) };
+    return this.deps.reservations.page(workspaceId, filters, scope, window);
+  }
+
+  /** 404 first (the reservation is not in the workspace), then 403 (its listing is inactive). */
+  async get(workspaceId: string, id: string): Promise<ReservationRecord> {
+    const found = await this.deps.reservations.get(workspaceId, id);
+    this.deps.activity.assertActive(workspaceId, [found.propertyId]);
+    return found;
+  }
+
+  async create(workspaceId: string, input: NewReservationInput, idempotencyKey: string): Promise<ReservationRecord> {
+    const draft = parseNewReservation(input);
+    const listing = await this.activeListing(workspaceId, draft.propertyId);
+    const provider = listing.pmsProvider;
+    for (const write of createWrites(draft)) assertSupported(provider, write);
+    if (provider && CREATE_REQUIRES_TOTAL_PRICE.includes(provider as never) && draft.totalPrice === undefined) {
+      throw validationFailed({ 'financials.totalPrice': `is required on listings managed by ${provider}` });
+    }
+    const price = await this.price(workspaceId, listing, draft.checkIn, draft.checkOut);
+    const now = this.now();
+    let record: ReservationRecord = {
+      id: newId('res'),
+      workspaceId,
+      propertyId: listing.id,
+      roomTypeId: draft.roomTypeId,
+      status: 'CONFIRMED',
+      source: draft.source,
+      confirmationCode: newConfirmationCode(),
+      checkIn: draft.checkIn,
+      checkOut: draft.checkOut,
+      primaryGuest: { ...draft.primaryGuest, language: '' },
+      guestId: '',
+      occupancy: draft.occupancy,
+      financials: financialsFor(price, draft.currency || listing.currency, draft.totalPrice),
+      bookedAt: now,
+      updatedAt: now,
+      notes: draft.notes,
+      customFields: draft.customFields,
+      checkInTime: '',
+      checkOutTime: '',
+      platform: draft.platform,
+      unitId: draft.unitId,
+      tentativeHold: draft.tentativeHold,
+      groupId: draft.groupId,
+      pmsProvider: '',
+      pmsExternalId: '',
+      pmsUpdatedAt: null,
+    };
+    if (provider) {
+      const relayed = await this.deps.relay.relay({
+        workspaceId,
+        provider,
+        operation: 'reservation.create',
+        listingExternalId: listing.pmsExternalId,
+        entityExternalId: '',
+        payload: pmsPayload(record),
+        idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${record.id}:create`,
+      });
+      record = { ...record, pmsProvider: provider, pmsExternalId: relayed.entityExternalId };
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const stored = await this.deps.store.transaction(async (tx) => {
+          const inserted = await this.deps.reservations.insertRaw(record, tx);
+          await recordReservationEvent(this.deps.outbox, tx, 'created', inserted, now);
+          return inserted;
+        });
+        this.publishSoon();
+        return stored;
+      } catch (err) {
+        if (isDuplicateOf(err, 'confirmationCode') && attempt < CODE_ATTEMPTS) {
+          record = { ...record, confirmationCode: newConfirmationCode() };
+          continue;
+        }
+        if (isDuplicateOf(err, 'pmsExternalId')) {
+          // The PMS's next sync stored this reservation first: it is the same booking.
+          const synced = await this.deps.reservations.findByPmsId(workspaceId, record.pmsProvider, record.pmsExternalId);
+          if (synced) return synced;
+        }
+        if (err instanceof DuplicateKeyError) throw new AppError('conflict', 'A reservation with this id or confirmation code already exists in this workspace.');
+        throw err;
+      }
+    }
+  }
+
+  async update(workspaceId: string, id: string, input: ReservationPatchInput, idempotencyKey: string): Promise<ReservationRecord> {
+    const current = await this.deps.reservations.get(workspaceId, id);
+    const patch = parsePatch(input, current);
+    const listing = await this.activeListing(workspaceId, current.propertyId);
+    const target = patch.propertyId ? await this.activeListing(workspaceId, patch.propertyId) : listing;
+    const changes = patchChanges(patch, current, target.id);
+    const writes = patchWrites(patch, changes);
+    const provider = listing.pmsProvider;
+    for (const write of writes) assertSupported(provider, write);
+    // Moving a stay onto a PMS listing would create it in that PMS: the same refusal.
+    if (changes.listing) assertSupported(target.pmsProvider, 'reservation.move_listing');
+    if (writes.length === 0) return current; // nothing changes: no relay, no event
+    const now = this.now();
+    const next = applyPatch(current, patch, target.id, now);
+    if (provider) {
+      const operation = relayOperation(writes);
+      await this.deps.relay.relay({
+        workspaceId,
+        provider,
+        operation,
+        listingExternalId: listing.pmsExternalId,
+        entityExternalId: current.pmsExternalId,
+        payload: operation === 'reservation.cancel' ? { status: 'CANCELLED' } : { ...input, propertyId: undefined },
+        idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${id}:${operation}:${current.updatedAt.getTime()}`,
+      });
+    }
+    const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
+    const stored = await this.deps.store.transaction(async (tx) => {
+      const replaced = await this.deps.reservations.replace(next, current.updatedAt, tx);
+      await recordReservationEvent(this.deps.outbox, tx, change, replaced, now);
+      return replaced;
+    });
+    this.publishSoon();
+    return stored;
+  }
+
+  /** Cancelling a cancelled reservation changes nothing and answers it as it is. */
+  cancel(workspaceId: string, id: string, idempotencyKey: string): Promise<ReservationRecord> {
+    return this.update(workspaceId, id, { status: 'CANCELLED', customFields: {} }, idempotencyKey);
+  }
+
+  async quote(workspaceId: string, propertyId: string, checkIn: string, checkOut: string): Promise<QuoteResult> {
+    const problems: Record<string, string> = {};
+    if (!propertyId) problems.propertyId = 'is required';
+    for (const [field, value] of [['checkIn', checkIn], ['checkOut', checkOut]] as const) {
+      if (!value) problems[field] = 'is required (YYYY-MM-DD)';
+      else if (!isIsoDate(value)) problems[field] = 'must be a real calendar date as YYYY-MM-DD';
+    }
+    if (!problems.checkIn && !problems.checkOut) {
+      const nights = nightsBetween(checkIn, checkOut);
+      if (nights < 1) problems.checkOut = 'must be after checkIn';
+      else if (nights > MAX_NIGHTS) problems.checkOut = `must be at most ${MAX_NIGHTS} nights after checkIn`;
+    }
+    if (Object.keys(problems).length > 0) throw validationFailed(problems);
+    const listing = await this.activeListing(workspaceId, propertyId);
+    assertSupported(listing.pmsProvider, 'reservation.quote');
+    const price = await this.price(workspaceId, listing, checkIn, checkOut);
+    return { propertyId: listing.id, checkIn, checkOut, nights: nightsBetween(checkIn, checkOut), currency: listing.currency, price };
+  }
+
+  /**
+   * Applies one reservation change read from a PMS (pms.sync.v1). Idempotent: matched on
+   * workspace + PMS + the PMS's id, and a change not newer than the stored one changes nothing.
+   * Applies on inactive listings too (their data keeps syncing); the event is published like an
+   * API change, and webhook delivery decides about inactive listings.
+   */
+  async applySync(change: pmsSync.PmsSyncChange): Promise<'applied' | 'ignored'> {
+    if (change.entity !== 'reservation') return 'ignored';
+    const p = JSON.parse(change.payloadJson) as ReservationSyncPayload;
+    const changedAt = new Date(p.updatedAt);
+    if (!p.externalId || !isIsoDate(p.checkIn) || !isIsoDate(p.checkOut) || !isOneOf(WRITABLE_STATUSES, p.status) || Number.isNaN(changedAt.getTime())) {
+      this.deps.logger.warn({ changeId: change.changeId, provider: change.provider }, 'pms sync: reservation payload is malformed; skipped');
+      return 'ignored';
+    }
+    const ws = change.workspaceId;
+    const existing = await this.deps.reservations.findByPmsId(ws, change.provider, p.externalId);
+    if (existing?.pmsUpdatedAt && existing.pmsUpdatedAt.getTime() >= changedAt.getTime()) return 'ignored';
+    const listing = await this.deps.listings.byPmsId(ws, change.provider, p.listingExternalId || change.listingExternalId);
+    // Thrown, so the bus delivers it again: the listing's own import may not be applied yet.
+    if (!listing) throw new Error(`pms sync: no listing of ${change.provider} with id '${p.listingExternalId}' in workspace ${ws} yet`);
+    const now = this.now();
+    const total = money(p.totalPrice ?? existing?.financials.totalPrice ?? 0);
+    const synced = {
+      propertyId: listing.id,
+      status: p.status,
+      source: isOneOf(RESERVATION_SOURCES, p.source) ? p.source : (existing?.source ?? 'DIRECT'),
+      checkIn: p.checkIn,
+      checkOut: p.checkOut,
+      primaryGuest: {
+        firstName: p.guest.firstName,
+        lastName: p.guest.lastName ?? '',
+        email: p.guest.email ?? '',
+        phone: p.guest.phone ?? '',
+        language: p.guest.language ?? '',
+      },
+      occupancy: { ...p.occupancy },
+      financials:
+        p.totalPrice === undefined && existing
+          ? existing.financials
+          : // A PMS reports the total only: it is the whole price, with no lines to split it into.
+            { totalPrice: total, currency: p.currency ?? listing.currency, paymentStatus: existing?.financials.paymentStatus ?? 'UNPAID', breakdown: { basePrice: total, cleaningFee: 0, fees: [], taxes: [], discounts: [] } },
+      updatedAt: now,
+      pmsUpdatedAt: changedAt,
+    } satisfies Partial<ReservationRecord>;
+    let kind: ReservationChange;
+    let next: ReservationRecord;
+    if (existing) {
+      next = { ...existing, ...synced };
+      kind = next.status === 'CANCELLED' && existing.status !== 'CANCELLED' ? 'cancelled' : 'updated';
+    } else {
+      next = {
+        id: newId('res'),
+        workspaceId: ws,
+        roomTypeId: '',
+        confirmationCode: newConfirmationCode(),
+        guestId: '',
+        bookedAt: now,
+        notes: { host: '', guest: '' },
+        customFields: {},
+        checkInTime: '',
+        checkOutTime: '',
+        platform: '',
+        unitId: '',
+        tentativeHold: false,
+        groupId: '',
+        pmsProvider: change.provider,
+        pmsExternalId: p.externalId,
+        ...synced,
+      };
+      kind = 'created';
+    }
+    // A conflict (another change applied meanwhile) throws: the bus redelivers and this re-reads.
+    await this.deps.store.transaction(async (tx) => {
+      const stored = existing ? await this.deps.reservations.replace(next, existing.updatedAt, tx) : await this.deps.reservations.insertRaw(next, tx);
+      await recordReservationEvent(this.deps.outbox, tx, kind, stored, now);
+    });
+    this.publishSoon();
+    return 'applied';
+  }
+
+  /** The listing by id or channel id: 404 when it is not in the workspace, 403 when inactive. */
+  private async activeListing(workspaceId: string, id: string): Promise<ListingInfo> {
+    const listing = await this.deps.listings.resolve(workspaceId, id);
+    if (!listing.active) throw listingInactive([{ id: listing.id, name: listing.name }]);
+    return listing;
+  }
+
+  private async price(workspaceId: string, listing: ListingInfo, checkIn: string, checkOut: string): Promise<StayPrice> {
+    const nights = await this.deps.listings.nights(workspaceId, listing.id, checkIn, addDays(checkOut, -1));
+    return priceStay({ nights, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
+  }
+
+  /** Publish right after the commit; the outbox relay's timer retries if this fails. */
+  private publishSoon(): void {
+    void this.deps.outbox.flush().catch(() => undefined);
+  }
+}
+
+/** What a PMS is sent on create: the booking, without this service's own ids and codes. */
+function pmsPayload(r: ReservationRecord) {
+  return {
+    checkIn: r.checkIn,
+    checkOut: r.checkOut,
+    status: r.status,
+    source: r.source,
+    guest: r.primaryGuest,
+    occupancy: r.occupancy,
+    totalPrice: r.financials.totalPrice,
+    currency: r.financials.currency,
+    ...(r.notes.host || r.notes.guest ? { notes: r.notes } : {}),
+  };
+}

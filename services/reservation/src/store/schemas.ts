@@ -1,0 +1,108 @@
+// Collections of the reservation service's own database.
+import { Schema } from 'mongoose';
+import { PLATFORMS, RESERVATION_SOURCES, WRITABLE_STATUSES } from '../domain/reservation';
+
+const primaryGuestSchema = new Schema(
+  {
+    firstName: { type: String, required: true },
+    lastName: { type: String, default: '' },
+    email: { type: String, default: '' },
+    language: { type: String, default: '' },
+    phone: { type: String, default: '' },
+  },
+  { _id: false },
+);
+
+const occupancySchema = new Schema(
+  {
+    adults: { type: Number, default: 1, min: 0 },
+    children: { type: Number, default: 0, min: 0 },
+    infants: { type: Number, default: 0, min: 0 },
+    pets: { type: Number, default: 0, min: 0 },
+  },
+  { _id: false },
+);
+
+const amountLineSchema = new Schema({ type: { type: String, required: true }, amount: { type: Number, required: true } }, { _id: false });
+const taxSchema = new Schema(
+  { type: { type: String, required: true }, amount: { type: Number, required: true }, rate: { type: Number, default: 0 } },
+  { _id: false },
+);
+
+const breakdownSchema = new Schema(
+  {
+    basePrice: { type: Number, default: 0 },
+    cleaningFee: { type: Number, default: 0 },
+    fees: { type: [amountLineSchema], default: [] },
+    taxes: { type: [taxSchema], default: [] },
+    discounts: { type: [amountLineSchema], default: [] },
+  },
+  { _id: false },
+);
+
+const financialsSchema = new Schema(
+  {
+    totalPrice: { type: Number, default: 0 },
+    currency: { type: String, default: '' },
+    paymentStatus: { type: String, default: '' },
+    breakdown: { type: breakdownSchema, default: () => ({}) },
+  },
+  { _id: false },
+);
+
+const notesSchema = new Schema({ host: { type: String, default: '' }, guest: { type: String, default: '' } }, { _id: false });
+
+const YMD = /^\d{4}-\d{2}-\d{2}$/;
+
+export const reservationSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    propertyId: { type: String, required: true },
+    roomTypeId: { type: String, default: '' },
+    // POST_STAY is never stored: it follows from the dates (see domain effectiveStatus).
+    status: { type: String, enum: WRITABLE_STATUSES, required: true },
+    source: { type: String, enum: RESERVATION_SOURCES, required: true },
+    confirmationCode: { type: String, required: true },
+    // Strings, not Dates: a stay date has no time zone, and YYYY-MM-DD sorts as it should.
+    checkIn: { type: String, required: true, match: YMD },
+    checkOut: { type: String, required: true, match: YMD },
+    primaryGuest: { type: primaryGuestSchema, required: true },
+    guestId: { type: String, default: '' },
+    occupancy: { type: occupancySchema, default: () => ({}) },
+    financials: { type: financialsSchema, default: () => ({}) },
+    bookedAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    notes: { type: notesSchema, default: () => ({}) },
+    customFields: { type: Schema.Types.Mixed, default: () => ({}) },
+    checkInTime: { type: String, default: '' },
+    checkOutTime: { type: String, default: '' },
+    platform: { type: String, enum: ['', ...PLATFORMS], default: '' },
+    unitId: { type: String, default: '' },
+    tentativeHold: { type: Boolean, default: false },
+    groupId: { type: String, default: '' },
+    pmsProvider: { type: String, default: '' },
+    pmsExternalId: { type: String, default: '' },
+    pmsUpdatedAt: { type: Date, default: null },
+  },
+  // minimize: false keeps `customFields: {}` stored as an empty object rather than dropped.
+  { versionKey: false, minimize: false },
+);
+// Each index leads with workspaceId: every query is tenant-scoped.
+// The default page: stable order by check-in, ties broken by id.
+reservationSchema.index({ workspaceId: 1, checkIn: 1, _id: 1 });
+// property_id filter, still in check-in order (also backs the check-in range within a property).
+reservationSchema.index({ workspaceId: 1, propertyId: 1, checkIn: 1 });
+// status filter, in check-in order (CONFIRMED / POST_STAY add a checkOut bound on top).
+reservationSchema.index({ workspaceId: 1, status: 1, checkIn: 1 });
+// source filter, in check-in order.
+reservationSchema.index({ workspaceId: 1, source: 1, checkIn: 1 });
+// updated_since (incremental sync by API clients).
+reservationSchema.index({ workspaceId: 1, updatedAt: 1 });
+// A confirmation code identifies one reservation within its workspace.
+reservationSchema.index({ workspaceId: 1, confirmationCode: 1 }, { unique: true });
+// PMS sync matches a PMS's reservation by its id there; one reservation per PMS id.
+reservationSchema.index(
+  { workspaceId: 1, pmsProvider: 1, pmsExternalId: 1 },
+  { unique: true, partialFilterExpression: { pmsExternalId: { $gt: '' } } },
+);

@@ -1,0 +1,357 @@
+// Component test of reservation writes over real gRPC with embedded engines: create, change,
+// cancel, quote, the PMS rules of spec 7.2 against a fake pms-adapter gRPC server that records
+// every RelayWrite it receives, the outbox events, and the pms.sync.v1 consumer.
+import { listingEvents, pms, pmsSync, reservation as pb, reservationEvents, TOPICS, type ReservationSyncPayload } from '@vrp/contracts';
+import {
+  AppError,
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  DEFAULT_ADDRESSES,
+  service,
+  startService,
+  type Handlers,
+  type RunningService,
+  type Upstream,
+} from '@vrp/platform';
+import { startReservationService } from '../src/app';
+import { CONFIRMATION_ALPHABET } from '../src/domain/confirmation-code';
+import type { NightPrice } from '../src/domain/pricing';
+import type { ListingDirectory, ListingInfo } from '../src/ports/listings';
+
+const WS = 'ws_w';
+const logger = createLogger('test', 'silent');
+
+const listing = (id: string, extra: Partial<ListingInfo> = {}): ListingInfo => ({
+  id,
+  name: `Listing ${id}`,
+  active: true,
+  pmsProvider: '',
+  pmsExternalId: '',
+  currency: 'EUR',
+  defaultNightlyPrice: 100,
+  cleaningFee: 40,
+  taxRate: 0.1,
+  ...extra,
+});
+
+describe('reservation writes over gRPC', () => {
+  const bus = createMemoryBus();
+  const store = createMemoryStore();
+  const listings = new Map<string, ListingInfo>();
+  for (const l of [
+    listing('lst_plain'),
+    listing('lst_other'),
+    listing('lst_off', { active: false }),
+    ...['A', 'B', 'C', 'D', 'E', 'F'].map((p) => listing(`lst_pms${p.toLowerCase()}`, { pmsProvider: `PMS-${p}`, pmsExternalId: `ext-${p}` })),
+  ]) listings.set(l.id, l);
+  /** Nights priced 100, except 2026-03-02 at 150 and 2026-03-03 closed. */
+  const directory: ListingDirectory = {
+    async resolve(ws, id) {
+      const l = ws === WS ? listings.get(id) : undefined;
+      if (!l) throw new AppError('not_found', `No listing with id '${id}' exists in this workspace.`);
+      return l;
+    },
+    async nights(_ws, _id, from, to) {
+      const out: NightPrice[] = [];
+      for (let d = new Date(`${from}T00:00:00Z`); d.toISOString().slice(0, 10) <= to; d = new Date(d.getTime() + 86_400_000)) {
+        const date = d.toISOString().slice(0, 10);
+        out.push({ date, price: date === '2026-03-02' ? 150 : 100, available: date !== '2026-03-03' });
+      }
+      return out;
+    },
+    async byPmsId(ws, provider, externalId) {
+      return [...listings.values()].find((l) => ws === WS && l.pmsProvider === provider && l.pmsExternalId === externalId) ?? null;
+    },
+  };
+
+  // The fake pms-adapter: records every relayed write; `pmsDown` makes it answer like a PMS that is down.
+  const relayed: pms.RelayWriteRequest[] = [];
+  let pmsDown = false;
+  let pmsAdapter: RunningService;
+  let running: RunningService;
+  let client: Upstream<pb.ReservationServiceClient>;
+  const events: reservationEvents.ReservationEvent[] = [];
+
+  beforeAll(async () => {
+    const unimplemented = Object.fromEntries(Object.keys(pms.PmsAdapterServiceService).map((m) => [m, () => Promise.reject(new Error(`${m} is not faked`))]));
+    const handlers = {
+      ...unimplemented,
+      async relayWrite(req: pms.RelayWriteRequest) {
+        if (pmsDown) throw new AppError('pms_unavailable');
+        relayed.push(req);
+        return { entityExternalId: req.entityExternalId || `pmsres-${relayed.length}`, resultJson: '{}' };
+      },
+    } as unknown as Handlers<typeof pms.PmsAdapterServiceService>;
+    pmsAdapter = await startService({ name: 'fake-pms-adapter', grpcPort: 0, opsPort: 0, host: '127.0.0.1', services: [service(pms.PmsAdapterServiceService, handlers)], checks: {}, logger });
+    running = await startReservationService({
+      store, bus, logger, grpcPort: 0, opsPort: 0, host: '127.0.0.1',
+      addresses: { ...DEFAULT_ADDRESSES, pmsAdapter: `127.0.0.1:${pmsAdapter.grpcPort}` },
+      listings: directory,
+      clock: () => new Date('2026-01-10T09:00:00Z'),
+    });
+    client = createUpstream(pb.ReservationServiceClient, { name: 'reservation', address: `127.0.0.1:${running.grpcPort}` });
+    await bus.subscribe({
+      groupId: 'test-reservation-events',
+      topics: [TOPICS.reservationEvents.name],
+      fromBeginning: true,
+      handler: async (m) => {
+        events.push(reservationEvents.ReservationEvent.decode(m.value));
+      },
+    });
+    // lst_off is inactive as far as the activity cache knows.
+    await bus.ensureTopics([TOPICS.listingActivity]);
+    await bus.publish(TOPICS.listingActivity.name, [
+      { key: 'lst_off', value: listingEvents.ListingActivityChanged.encode(listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_off', listingName: 'Listing lst_off', active: false, version: 2 })).finish() },
+    ]);
+    await bus.whenIdle();
+  });
+  afterAll(async () => {
+    client.close();
+    await running.stop();
+    await pmsAdapter.stop();
+    await bus.close();
+    await store.close();
+  });
+
+  const base = (extra: Partial<pb.NewReservation> = {}): pb.NewReservation =>
+    pb.NewReservation.create({ propertyId: 'lst_plain', checkIn: '2026-03-01', checkOut: '2026-03-03', primaryGuest: { firstName: 'Ana' }, ...extra });
+  const create = (extra: Partial<pb.NewReservation> = {}, idempotencyKey = '') =>
+    client.call('createReservation', { workspaceId: WS, reservation: base(extra), idempotencyKey });
+  const update = (id: string, extra: Partial<pb.UpdateReservationRequest>) =>
+    client.call('updateReservation', pb.UpdateReservationRequest.create({ workspaceId: WS, id, ...extra }));
+  const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
+    try {
+      await p;
+    } catch (err) {
+      if (err instanceof AppError) return err;
+      throw err;
+    }
+    throw new Error('expected the call to fail');
+  };
+  const eventsOf = async (id: string) => {
+    await bus.whenIdle();
+    return events.filter((e) => e.reservation?.id === id).map((e) => e.type);
+  };
+
+  it('creates a CONFIRMED reservation priced from the calendar, with a confirmation code, and publishes created', async () => {
+    const { reservation: r } = await create({ occupancy: { adults: 2, children: 1, infants: 0, pets: 0 }, notes: { host: 'late arrival', guest: '' }, customFields: { door: '1234' } });
+    expect(r?.status).toBe('CONFIRMED');
+    expect(r?.confirmationCode).toMatch(new RegExp(`^[${CONFIRMATION_ALPHABET}]{8}$`));
+    // 100 + 150 nights, 40 cleaning, 10 % tax on both = 29.
+    expect(r?.financials).toEqual({
+      totalPrice: 319,
+      currency: 'EUR',
+      paymentStatus: 'UNPAID',
+      breakdown: { basePrice: 250, cleaningFee: 40, fees: [], taxes: [{ type: 'TAX', amount: 29, rate: 0.1 }], discounts: [] },
+    });
+    expect(r?.notes).toEqual({ host: 'late arrival', guest: '' });
+    expect(r?.customFields).toEqual({ door: '1234' });
+    expect(r?.bookedAt).toEqual(new Date('2026-01-10T09:00:00Z'));
+    expect(await eventsOf(r!.id)).toEqual([reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED]);
+    const created = events.find((e) => e.reservation?.id === r!.id)!;
+    expect(created).toMatchObject({ workspaceId: WS, listingId: 'lst_plain' });
+    expect(relayed).toHaveLength(0); // no PMS on this listing
+  });
+
+  it('a custom total keeps the breakdown adding up with a CUSTOM_PRICE line', async () => {
+    const { reservation: r } = await create({ totalPrice: 300, currency: 'USD' });
+    expect(r?.financials?.totalPrice).toBe(300);
+    expect(r?.financials?.currency).toBe('USD');
+    expect(r?.financials?.breakdown?.discounts).toEqual([{ type: 'CUSTOM_PRICE', amount: 19 }]);
+  });
+
+  it('names every invalid create field', async () => {
+    const err = await errorOf(
+      create({ propertyId: '', checkIn: '2026-02-30', checkOut: '', primaryGuest: { firstName: ' ', lastName: '', email: '', language: '', phone: '' }, source: 'FAX', platform: 'agent', occupancy: { adults: -1, children: 0, infants: 0, pets: 0 }, currency: 'euro' }),
+    );
+    expect(err.code).toBe('validation_failed');
+    expect(Object.keys(err.details.fields ?? {}).sort()).toEqual(
+      ['checkIn', 'checkOut', 'financials.currency', 'occupancy.adults', 'platform', 'primaryGuest.firstName', 'propertyId', 'source'].sort(),
+    );
+    expect((await errorOf(create({ checkIn: '2026-03-05', checkOut: '2026-03-05' }))).details.fields).toEqual({ checkOut: 'must be after checkIn' });
+  });
+
+  it('accepts MANUAL as a source on create', async () => {
+    expect((await create({ source: 'MANUAL' })).reservation?.source).toBe('MANUAL');
+  });
+
+  it('an unknown listing is 404, an inactive one 403', async () => {
+    expect((await errorOf(create({ propertyId: 'lst_nope' }))).code).toBe('not_found');
+    const inactive = await errorOf(create({ propertyId: 'lst_off' }));
+    expect(inactive.code).toBe('listing_inactive');
+    expect(inactive.details.listingIds).toEqual(['lst_off']);
+  });
+
+  describe('spec 7.2: refusals are decided before anything reaches the PMS', () => {
+    const refusals: [string, () => Promise<unknown>, string][] = [
+      ['platform: owner on a PMS listing', () => create({ propertyId: 'lst_pmsb', platform: 'owner' }), 'PMS-B'],
+      ['unitId on PMS-F', () => create({ propertyId: 'lst_pmsf', unitId: 'unit-2' }), 'PMS-F'],
+      ['unitId on PMS-E', () => create({ propertyId: 'lst_pmse', unitId: 'unit-2', totalPrice: 300 }), 'PMS-E'],
+      ['tentative hold on PMS-E', () => create({ propertyId: 'lst_pmse', tentativeHold: true, totalPrice: 300 }), 'PMS-E'],
+      ['group booking on PMS-A', () => create({ propertyId: 'lst_pmsa', groupId: 'grp-1' }), 'PMS-A'],
+      ['quote on PMS-C', () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmsc', checkIn: '2026-03-01', checkOut: '2026-03-03' }), 'PMS-C'],
+      ['quote on PMS-D', () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmsd', checkIn: '2026-03-01', checkOut: '2026-03-03' }), 'PMS-D'],
+      ['quote on PMS-E', () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmse', checkIn: '2026-03-01', checkOut: '2026-03-03' }), 'PMS-E'],
+    ];
+    it.each(refusals)('%s -> 422 pms_write_unsupported naming the PMS, nothing relayed', async (_what, call, provider) => {
+      const before = relayed.length;
+      const err = await errorOf(call());
+      expect(err.code).toBe('pms_write_unsupported');
+      expect(err.details.provider).toBe(provider);
+      expect(relayed.length).toBe(before);
+    });
+
+    it('a group booking on PMS-D is relayed', async () => {
+      const { reservation: r } = await create({ propertyId: 'lst_pmsd', groupId: 'grp-1' });
+      expect(r?.groupId).toBe('grp-1');
+      expect(relayed.at(-1)).toMatchObject({ provider: 'PMS-D', operation: 'reservation.create', listingExternalId: 'ext-D' });
+    });
+
+    it('PMS-E requires totalPrice; with it the create is relayed with the caller’s idempotency key', async () => {
+      const before = relayed.length;
+      expect((await errorOf(create({ propertyId: 'lst_pmse' }))).details.fields).toEqual({ 'financials.totalPrice': 'is required on listings managed by PMS-E' });
+      expect(relayed.length).toBe(before);
+      const { reservation: r } = await create({ propertyId: 'lst_pmse', totalPrice: 300 }, 'key-1');
+      expect(r).toMatchObject({ pmsProvider: 'PMS-E', pmsExternalId: `pmsres-${before + 1}` });
+      expect(relayed.at(-1)).toMatchObject({ operation: 'reservation.create', idempotencyKey: `${WS}:key-1` });
+      expect(JSON.parse(relayed.at(-1)!.payloadJson)).toMatchObject({ checkIn: '2026-03-01', checkOut: '2026-03-03', totalPrice: 300 });
+    });
+
+    it('cancel on PMS-A, date changes on PMS-B, moving and time changes on any PMS are refused; supported changes are relayed', async () => {
+      const onA = (await create({ propertyId: 'lst_pmsa' })).reservation!;
+      const onB = (await create({ propertyId: 'lst_pmsb' })).reservation!;
+      const before = relayed.length;
+      const refused = [
+        await errorOf(client.call('cancelReservation', { workspaceId: WS, id: onA.id, idempotencyKey: '' })),
+        await errorOf(update(onA.id, { status: 'CANCELLED' })),
+        await errorOf(update(onB.id, { checkOut: '2026-03-04' })),
+        await errorOf(update(onB.id, { propertyId: 'lst_plain' })),
+        await errorOf(update(onB.id, { checkInTime: '17:00' })),
+        await errorOf(update(onA.id, { checkOutTime: '09:00' })),
+      ];
+      expect(refused.map((e) => [e.code, e.details.provider])).toEqual([
+        ['pms_write_unsupported', 'PMS-A'],
+        ['pms_write_unsupported', 'PMS-A'],
+        ['pms_write_unsupported', 'PMS-B'],
+        ['pms_write_unsupported', 'PMS-B'],
+        ['pms_write_unsupported', 'PMS-B'],
+        ['pms_write_unsupported', 'PMS-A'],
+      ]);
+      expect(relayed.length).toBe(before);
+      expect((await client.call('getReservation', { workspaceId: WS, id: onB.id })).reservation?.checkOut).toBe('2026-03-03');
+
+      // What the PMS can do goes through: dates on PMS-A, cancel on PMS-B.
+      const moved = await update(onA.id, { checkOut: '2026-03-04' });
+      expect(moved.reservation?.checkOut).toBe('2026-03-04');
+      expect(relayed.at(-1)).toMatchObject({ provider: 'PMS-A', operation: 'reservation.modify', entityExternalId: onA.pmsExternalId });
+      const cancelled = await client.call('cancelReservation', { workspaceId: WS, id: onB.id, idempotencyKey: '' });
+      expect(cancelled.reservation?.status).toBe('CANCELLED');
+      expect(relayed.at(-1)).toMatchObject({ provider: 'PMS-B', operation: 'reservation.cancel', entityExternalId: onB.pmsExternalId });
+    });
+
+    it('moving a plain stay onto a PMS listing is refused too', async () => {
+      const r = (await create()).reservation!;
+      expect((await errorOf(update(r.id, { propertyId: 'lst_pmsd' }))).details.provider).toBe('PMS-D');
+    });
+
+    it('a PMS that is down: 503, nothing stored, no event', async () => {
+      const count = async () => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).page?.total;
+      const before = await count();
+      const eventsBefore = (await bus.whenIdle(), events.length);
+      pmsDown = true;
+      try {
+        const err = await errorOf(create({ propertyId: 'lst_pmsd' }));
+        expect(err.code).toBe('service_unavailable');
+        expect(err.httpStatus).toBe(503);
+      } finally {
+        pmsDown = false;
+      }
+      expect(await count()).toBe(before);
+      await bus.whenIdle();
+      expect(events.length).toBe(eventsBefore);
+    });
+  });
+
+  it('PATCH changes status, dates, times, listing, notes and custom fields; POST_STAY is refused', async () => {
+    const r = (await create({ customFields: { a: '1', b: '2' } })).reservation!;
+    const res = await update(r.id, {
+      status: 'PENDING', checkIn: '2026-03-02', checkOut: '2026-03-06', checkInTime: '16:30', propertyId: 'lst_other',
+      notes: { host: 'vip' }, customFields: { b: '', c: '3' },
+    });
+    expect(res.reservation).toMatchObject({
+      status: 'PENDING', checkIn: '2026-03-02', checkOut: '2026-03-06', checkInTime: '16:30', propertyId: 'lst_other',
+      notes: { host: 'vip', guest: '' }, customFields: { a: '1', c: '3' },
+    });
+    const err = await errorOf(update(r.id, { status: 'POST_STAY', checkOut: '2026-03-01', checkInTime: '25:00' }));
+    expect(Object.keys(err.details.fields ?? {}).sort()).toEqual(['checkInTime', 'checkOut', 'status']);
+    expect((await errorOf(update('res_missing', { status: 'PENDING' }))).code).toBe('not_found');
+    const cancelled = await client.call('cancelReservation', { workspaceId: WS, id: r.id, idempotencyKey: '' });
+    expect(cancelled.reservation?.status).toBe('CANCELLED');
+    const T = reservationEvents.ReservationEventType;
+    expect(await eventsOf(r.id)).toEqual([T.RESERVATION_EVENT_TYPE_CREATED, T.RESERVATION_EVENT_TYPE_UPDATED, T.RESERVATION_EVENT_TYPE_CANCELLED]);
+    // Cancelling again changes nothing and publishes nothing.
+    await client.call('cancelReservation', { workspaceId: WS, id: r.id, idempotencyKey: '' });
+    expect(await eventsOf(r.id)).toHaveLength(3);
+  });
+
+  it('quotes nights x nightly price + cleaning + taxes, and flags closed nights', async () => {
+    const { quote } = await client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-03-01', checkOut: '2026-03-05' });
+    expect(quote).toEqual(
+      pb.Quote.create({
+        propertyId: 'lst_plain', checkIn: '2026-03-01', checkOut: '2026-03-05', nights: 4, currency: 'EUR', totalPrice: 539,
+        breakdown: { basePrice: 450, cleaningFee: 40, fees: [], taxes: [{ type: 'TAX', amount: 49, rate: 0.1 }], discounts: [] },
+        available: false, unavailableDates: ['2026-03-03'],
+      }),
+    );
+    expect((await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_off', checkIn: '2026-03-01', checkOut: '2026-03-05' }))).code).toBe('listing_inactive');
+    expect((await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-03-05', checkOut: '2026-03-01' }))).details.fields).toEqual({ checkOut: 'must be after checkIn' });
+  });
+
+  describe('pms.sync.v1 consumer', () => {
+    const payload = (extra: Partial<ReservationSyncPayload> = {}): ReservationSyncPayload => ({
+      externalId: 'pms-777', listingExternalId: 'ext-C', status: 'CONFIRMED', source: 'CHANNEL_B', checkIn: '2026-04-01', checkOut: '2026-04-04',
+      guest: { firstName: 'Bo', lastName: 'Lind' }, occupancy: { adults: 2, children: 0, infants: 0, pets: 0 }, totalPrice: 420, currency: 'EUR',
+      updatedAt: '2026-01-05T10:00:00Z', ...extra,
+    });
+    const sync = async (p: ReservationSyncPayload, changeId: string) => {
+      await bus.ensureTopics([TOPICS.pmsSync]);
+      await bus.publish(TOPICS.pmsSync.name, [{
+        key: p.listingExternalId,
+        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId, workspaceId: WS, provider: 'PMS-C', entity: 'reservation', externalId: p.externalId, listingExternalId: p.listingExternalId, payloadJson: JSON.stringify(p) })).finish(),
+      }]);
+      await bus.whenIdle();
+    };
+    const synced = async () => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_pmsc' }))).reservations;
+
+    it('creates, ignores replays and older changes, applies newer ones, each change publishing its event', async () => {
+      await sync(payload(), 'chg-1');
+      let rows = await synced();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ pmsProvider: 'PMS-C', pmsExternalId: 'pms-777', status: 'CONFIRMED', source: 'CHANNEL_B', checkIn: '2026-04-01', primaryGuest: { firstName: 'Bo', lastName: 'Lind' } });
+      expect(rows[0]?.financials?.totalPrice).toBe(420);
+      const id = rows[0]!.id;
+      await sync(payload(), 'chg-1'); // replay
+      await sync(payload({ checkOut: '2026-04-09', updatedAt: '2026-01-01T00:00:00Z' }), 'chg-0'); // older
+      rows = await synced();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.checkOut).toBe('2026-04-04');
+      await sync(payload({ status: 'CANCELLED', updatedAt: '2026-01-06T00:00:00Z' }), 'chg-2');
+      expect((await synced())[0]?.status).toBe('CANCELLED');
+      const T = reservationEvents.ReservationEventType;
+      expect(await eventsOf(id)).toEqual([T.RESERVATION_EVENT_TYPE_CREATED, T.RESERVATION_EVENT_TYPE_CANCELLED]);
+    });
+
+    it('applies on an inactive listing too (data keeps syncing), while reads of it stay 403', async () => {
+      listings.set('lst_off', { ...listings.get('lst_off')!, pmsProvider: 'PMS-C', pmsExternalId: 'ext-off' });
+      await sync(payload({ externalId: 'pms-888', listingExternalId: 'ext-off' }), 'chg-3');
+      const all = await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }));
+      expect(all.reservations.some((r) => r.pmsExternalId === 'pms-888')).toBe(false); // left out of lists
+      const id = events.find((e) => e.reservation?.pmsExternalId === 'pms-888')?.reservation?.id;
+      expect(id).toBeDefined();
+      expect((await errorOf(client.call('getReservation', { workspaceId: WS, id: id! }))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_off' })))).code).toBe('listing_inactive');
+    });
+  });
+});

@@ -1,0 +1,98 @@
+// Wiring of the webhook service: store and bus engines in, gRPC + ops servers out. Ingest
+// consumes every domain event topic, the scheduler delivers from the durable queue, and the
+// local activity cache decides suppression and the replay 403.
+import { ListingActivityCache } from '@vrp/activity-cache';
+import { listing } from '@vrp/contracts';
+import { createUpstream, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { systemClock, type WebhookClock } from './clock';
+import type { KeyMode, TargetPolicy } from './domain/target';
+import { systemResolver, type Resolver } from './delivery/address-guard';
+import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './delivery/http-sender';
+import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from './delivery/scheduler';
+import { EventIngest } from './events/ingest';
+import { webhookHandlers } from './grpc/handlers';
+import { grpcListingLookup, type ListingLookup } from './ports/listings';
+import { DeliveryStore } from './store/delivery-store';
+import { SubscriptionStore } from './store/subscription-store';
+import { Webhooks } from './webhooks';
+
+export { ManualClock, systemClock, type WebhookClock } from './clock';
+export { verifySignature, signatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './domain/signature';
+export { EVENT_TYPES, type EventType } from './domain/event-types';
+export { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } from './domain/retry';
+
+/** The activity cache's consumer group (replays listing.activity.v1 from the start). */
+export const ACTIVITY_CACHE_GROUP = 'webhook-listing-activity';
+
+export interface WebhookServiceDeps extends ServiceDeps {
+  /** Scheduling clock of deliveries; tests pass a ManualClock. Default: the system clock. */
+  clock?: WebhookClock;
+  /**
+   * Test-mode subscriptions may target loopback receivers (http://127.0.0.1:port). The
+   * embedded stack turns it on for local development; the service's own process reads
+   * WEBHOOK_TEST_MODE_ALLOW_LOOPBACK (default false). Live mode never allows it.
+   */
+  allowLoopbackInTest?: boolean;
+  /** DNS resolution of endpoint hosts (tests simulate answers, e.g. a rebinding host). */
+  resolve?: Resolver;
+  sender?: Sender;
+  sendLimits?: Partial<SendLimits>;
+  scheduler?: Partial<SchedulerOptions>;
+  /** How listing payloads are read; default: the listing service over gRPC. */
+  listings?: ListingLookup;
+}
+
+export async function startWebhookService(deps: WebhookServiceDeps): Promise<RunningService> {
+  const clock = deps.clock ?? systemClock;
+  const resolve = deps.resolve ?? systemResolver;
+  const policyOf = (mode: KeyMode): TargetPolicy => ({ mode, allowLoopbackInTest: deps.allowLoopbackInTest ?? false });
+  const subscriptions = new SubscriptionStore(deps.store);
+  const deliveries = new DeliveryStore(deps.store);
+
+  const listingUpstream = deps.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
+  const listings = deps.listings ?? grpcListingLookup(listingUpstream!);
+
+  const cache = new ListingActivityCache({ store: deps.store, bus: deps.bus, groupId: ACTIVITY_CACHE_GROUP, logger: deps.logger });
+  await cache.start();
+
+  const scheduler = new DeliveryScheduler({
+    deliveries,
+    subscriptions,
+    cache,
+    clock,
+    sender: deps.sender ?? createHttpSender(resolve, { ...DEFAULT_SEND_LIMITS, ...deps.sendLimits }),
+    policyOf,
+    logger: deps.logger,
+    options: { ...DEFAULT_SCHEDULER_OPTIONS, ...deps.scheduler },
+  });
+  // A listing that became inactive: its pending deliveries and retries are dropped now, not at
+  // their next attempt (the scheduler re-checks anyway, for changes it hears of late).
+  const stopWatching = cache.onChange((activity) => {
+    if (activity.active) return;
+    deliveries.dropPendingOfListing(activity.workspaceId, activity.listingId, clock.now()).catch((err: unknown) => deps.logger.warn({ err, listingId: activity.listingId }, 'could not drop deliveries of an inactive listing; the scheduler drops them before sending'));
+  });
+
+  const wake = () => void scheduler.wake();
+  const ingest = new EventIngest({ store: deps.store, bus: deps.bus, subscriptions, deliveries, cache, listings, logger: deps.logger, now: () => clock.now(), onQueued: wake });
+  await ingest.start();
+  scheduler.start();
+
+  const webhooks = new Webhooks({ store: deps.store, subscriptions, deliveries, cache, clock, resolve, policyOf, onQueued: wake });
+  return startService({
+    name: 'webhook',
+    grpcPort: deps.grpcPort,
+    opsPort: deps.opsPort,
+    host: deps.host,
+    services: [webhookHandlers({ webhooks })],
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    logger: deps.logger,
+    onStop: async () => {
+      // Intake first, then the attempts in flight settle, then the cache.
+      await ingest.stop();
+      await scheduler.stop();
+      stopWatching();
+      await cache.stop();
+      listingUpstream?.close();
+    },
+  });
+}

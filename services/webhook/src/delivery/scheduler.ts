@@ -1,0 +1,213 @@
+// The delivery scheduler: picks due deliveries from the durable queue and sends them.
+// - Order: deliveries of one subscription + order key (a listing) go one at a time, oldest
+//   first; a later event waits until the earlier one is acknowledged, failed or dropped.
+// - Suppression: right before sending, a delivery about a listing that is inactive now is
+//   dropped (the activity cache's onChange drops them eagerly too; see app.ts).
+// - Durability: a delivery is claimed (status delivering, with a wall-clock lease) before the
+//   request and settled after it. A graceful stop waits for in-flight attempts; after a crash,
+//   expired claims go back to pending and are sent again (at-least-once; receivers
+//   de-duplicate by event id). An acknowledged delivery is never sent again.
+// - Isolation: one opossum breaker per endpoint; while open, attempts to it fail at once
+//   (recorded as failed attempts on the normal schedule) instead of holding a worker.
+import CircuitBreaker from 'opossum';
+import type { ListingActivityCache } from '@vrp/activity-cache';
+import type { Logger } from '@vrp/platform';
+import type { WebhookClock } from '../clock';
+import { afterAttempt, isSuccess, type AttemptOutcome, type DeliveryRecord } from '../domain/delivery';
+import { isActivityEvent } from '../domain/event-types';
+import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
+import { persistentFailure, signingSecrets } from '../domain/subscription';
+import type { TargetPolicy, KeyMode } from '../domain/target';
+import type { DeliveryStore } from '../store/delivery-store';
+import type { SubscriptionStore } from '../store/subscription-store';
+import type { Sender } from './http-sender';
+
+export interface SchedulerOptions {
+  /** Due deliveries read per scan. */
+  batchSize: number;
+  /** Attempts in flight at once (different queues). */
+  concurrency: number;
+  /** Longest wait between scans (safety net for other replicas' work and missed wake-ups). */
+  pollIntervalMs: number;
+  /** Wall-clock lease of a claim; must exceed the send timeout. */
+  leaseMs: number;
+  breaker: { errorThresholdPercentage: number; volumeThreshold: number; resetTimeoutMs: number; rollingCountTimeoutMs: number };
+  /** Jitter source of the retry schedule. */
+  random: () => number;
+}
+
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
+  batchSize: 200,
+  concurrency: 32,
+  pollIntervalMs: 1000,
+  leaseMs: 60_000,
+  breaker: { errorThresholdPercentage: 50, volumeThreshold: 5, resetTimeoutMs: 30_000, rollingCountTimeoutMs: 60_000 },
+  random: Math.random,
+};
+
+class AttemptFailed extends Error {
+  constructor(readonly outcome: AttemptOutcome) {
+    super('delivery attempt failed');
+  }
+}
+
+export class DeliveryScheduler {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribeClock: (() => void) | null = null;
+  private readonly breakers = new Map<string, CircuitBreaker<[Parameters<Sender>[0]], AttemptOutcome>>();
+
+  constructor(
+    private readonly deps: {
+      deliveries: DeliveryStore;
+      subscriptions: SubscriptionStore;
+      cache: ListingActivityCache;
+      clock: WebhookClock;
+      sender: Sender;
+      policyOf: (mode: KeyMode) => TargetPolicy;
+      logger: Logger;
+      options: SchedulerOptions;
+    },
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.unsubscribeClock = this.deps.clock.onAdvance(() => this.wake());
+    this.wake();
+  }
+
+  /** Stops scanning and waits for the attempts in flight to be settled in the store. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribeClock?.();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+    for (const breaker of this.breakers.values()) breaker.shutdown();
+    this.breakers.clear();
+  }
+
+  /** Runs a scan now (coalesced with one in progress). Resolves when the queue has nothing due. */
+  wake(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          while (!this.stopped && (await this.scanOnce()) > 0);
+        } while (this.again && !this.stopped);
+      } catch (err) {
+        this.deps.logger.error({ err }, 'webhook scheduler scan failed; will retry');
+      } finally {
+        this.running = null;
+        await this.arm();
+      }
+    })();
+    return this.running;
+  }
+
+  /** Arms the timer for the next due delivery (capped by the poll interval). */
+  private async arm(): Promise<void> {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    const next = await this.deps.deliveries.nextDueAt().catch(() => null);
+    const delay = next ? Math.max(0, Math.min(next.getTime() - this.deps.clock.now().getTime(), this.deps.options.pollIntervalMs)) : this.deps.options.pollIntervalMs;
+    this.timer = setTimeout(() => void this.wake(), delay);
+    this.timer.unref();
+  }
+
+  /** One scan: the head of every queue that is due is attempted. Returns how many were attempted. */
+  private async scanOnce(): Promise<number> {
+    const { deliveries, clock, options } = this.deps;
+    await deliveries.releaseExpiredClaims(new Date());
+    const due = await deliveries.due(clock.now(), options.batchSize);
+    // Only queue heads are due (see DeliveryStore); one per queue in any case.
+    const work = [...new Map(due.map((d) => [`${d.subscriptionId}\u0000${d.orderKey}`, d])).values()];
+    let attempted = 0;
+    const worker = async () => {
+      for (let d = work.shift(); d && !this.stopped; d = work.shift()) {
+        if (await this.attempt(d)) attempted += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, work.length) }, worker));
+    return attempted;
+  }
+
+  /** Sends one delivery (the head of its queue) if it is still deliverable. */
+  private async attempt(d: DeliveryRecord): Promise<boolean> {
+    const { deliveries, subscriptions, cache, clock, options, logger } = this.deps;
+    const now = clock.now();
+    const subscription = await subscriptions.getForDelivery(d.subscriptionId);
+    if (!subscription) {
+      await deliveries.drop(d, 'subscription_deleted', now);
+      return true;
+    }
+    if (!subscription.enabled) {
+      await deliveries.drop(d, 'subscription_disabled', now);
+      return true;
+    }
+    if (d.listingId && !isActivityEvent(d.eventType) && !cache.isActive(d.workspaceId, d.listingId)) {
+      await deliveries.drop(d, 'listing_inactive', now);
+      return true;
+    }
+    const event = await deliveries.event(d.eventId);
+    const claimed = event && (await deliveries.claim(d.id, new Date(Date.now() + options.leaseMs)));
+    if (!event || !claimed) return false;
+
+    // Signed with the wall clock: receivers compare it with theirs (replay tolerance).
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'user-agent': 'vrp-webhooks/1',
+      'vrp-event-id': event.id,
+      'vrp-event-type': event.type,
+      'vrp-delivery-id': d.id,
+      'vrp-delivery-attempt': String(claimed.attempts + 1),
+      [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(signingSecrets(subscription, new Date()), timestamp, event.body),
+    };
+    const outcome = await this.breakerOf(subscription.id)
+      .fire({ url: subscription.url, body: event.body, headers, policy: this.deps.policyOf(subscription.mode) })
+      .catch((err: unknown): AttemptOutcome => {
+        if (err instanceof AttemptFailed) return err.outcome;
+        const code = (err as { code?: string }).code;
+        if (code === 'EOPENBREAKER') return { kind: 'error', error: 'circuit open: the endpoint failed repeatedly; not attempted', durationMs: 0 };
+        return { kind: 'error', error: (err as Error).message ?? 'error', durationMs: 0 };
+      });
+    const settledAt = clock.now();
+    const patch = afterAttempt(claimed, outcome, settledAt, options.random);
+    await deliveries.complete(d, patch);
+    if (isSuccess(outcome)) {
+      await subscriptions.markSuccess(subscription.id, settledAt);
+    } else if (patch.status === 'failed') {
+      const disable = persistentFailure(subscription, { createdAt: d.createdAt, responseStatus: patch.responseStatus ?? null, lastError: patch.lastError ?? null }, settledAt);
+      if (disable && (await subscriptions.disable(subscription.id, disable))) {
+        const dropped = await deliveries.dropPendingOfSubscription(subscription.id, 'subscription_disabled', settledAt);
+        logger.warn({ subscriptionId: subscription.id, workspaceId: d.workspaceId, dropped }, 'webhook endpoint disabled after persistent failures');
+      }
+    }
+    return true;
+  }
+
+  private breakerOf(subscriptionId: string) {
+    let breaker = this.breakers.get(subscriptionId);
+    if (!breaker) {
+      const { breaker: b } = this.deps.options;
+      const send = this.deps.sender;
+      breaker = new CircuitBreaker(
+        async (request: Parameters<Sender>[0]) => {
+          const outcome = await send(request);
+          if (!isSuccess(outcome)) throw new AttemptFailed(outcome);
+          return outcome;
+        },
+        { timeout: false, errorThresholdPercentage: b.errorThresholdPercentage, volumeThreshold: b.volumeThreshold, resetTimeout: b.resetTimeoutMs, rollingCountTimeout: b.rollingCountTimeoutMs },
+      );
+      this.breakers.set(subscriptionId, breaker);
+    }
+    return breaker;
+  }
+}

@@ -1,0 +1,70 @@
+// Deliveries: one per (event, subscription), a durable queue entry with its attempt history.
+// States: pending -> delivering -> succeeded | pending (retry) | failed; pending -> dropped.
+import { MAX_ATTEMPTS, nextRetryAt } from './retry';
+
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'dropped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export type DropReason = 'listing_inactive' | 'subscription_disabled' | 'subscription_deleted';
+
+/** An event as the webhook service stores it: the exact JSON body every delivery of it sends. */
+export interface WebhookEvent {
+  id: string;
+  workspaceId: string;
+  type: string;
+  /** The listing the event is about; null for events without one (a guest without stays). */
+  listingId: string | null;
+  /** Deliveries with the same order key (per subscription) go out one after the other. */
+  orderKey: string;
+  occurredAt: Date;
+  /** The body, serialized once so that a retry or a replay sends the same bytes. */
+  body: string;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  workspaceId: string;
+  subscriptionId: string;
+  eventId: string;
+  eventType: string;
+  listingId: string | null;
+  orderKey: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastAttemptAt: Date | null;
+  responseStatus: number | null;
+  responseBody: string | null;
+  responseTimeMs: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  droppedReason: DropReason | null;
+  replayOf: string | null;
+}
+
+/** What one HTTP attempt gave. */
+export type AttemptOutcome =
+  | { kind: 'response'; status: number; body: string; durationMs: number }
+  | { kind: 'error'; error: string; durationMs: number };
+
+export function isSuccess(outcome: AttemptOutcome): boolean {
+  return outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300;
+}
+
+/** The changes to a delivery after an attempt: succeeded, retry later, or failed for good. */
+export function afterAttempt(d: Pick<DeliveryRecord, 'attempts'>, outcome: AttemptOutcome, now: Date, random?: () => number): Partial<DeliveryRecord> {
+  const attempts = d.attempts + 1;
+  const response =
+    outcome.kind === 'response'
+      ? { responseStatus: outcome.status, responseBody: outcome.body, lastError: null }
+      : { responseStatus: null, responseBody: null, lastError: outcome.error };
+  const common = { attempts, lastAttemptAt: now, responseTimeMs: outcome.durationMs, ...response };
+  if (isSuccess(outcome)) return { ...common, status: 'succeeded', nextAttemptAt: null, completedAt: now };
+  const retryAt = attempts < MAX_ATTEMPTS ? nextRetryAt(attempts, now, random) : null;
+  if (retryAt) return { ...common, status: 'pending', nextAttemptAt: retryAt };
+  return { ...common, status: 'failed', nextAttemptAt: null, completedAt: now };
+}
+
+/** The order key of a replay: its own queue, so an old event re-sent does not wait behind (or block) live traffic. */
+export const replayOrderKey = (deliveryId: string) => `replay:${deliveryId}`;

@@ -1,0 +1,85 @@
+// Webhook subscriptions: where a workspace's events are delivered, with what secret, and
+// whether the service has given up on the endpoint. No I/O here.
+import { randomBase58 } from '@vrp/platform';
+import type { KeyMode } from './target';
+
+/** A subscription as read back by the API: everything except the signing secrets. */
+export interface SubscriptionView {
+  id: string;
+  workspaceId: string;
+  /** Delivery endpoint. */
+  url: string;
+  description: string;
+  /** Event types delivered; empty means every type. */
+  eventTypes: string[];
+  enabled: boolean;
+  /** The mode of the key that created it: live enforces https and public addresses. */
+  mode: KeyMode;
+  /** Set when the service disabled the endpoint after persistent failures. */
+  disabledReason: string | null;
+  disabledAt: Date | null;
+  /** While set and in the future, the previous secret still signs deliveries. */
+  previousSecretExpiresAt: Date | null;
+  /** Last acknowledged delivery: a failure after it does not disable the endpoint. */
+  lastSuccessAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The stored subscription. The secret signs deliveries (HMAC), so it must be kept in a form the
+ * service can sign with; it is shown once at creation (and rotation) and never read back, which
+ * is why reads return SubscriptionView and not this type.
+ */
+export interface SubscriptionRecord extends SubscriptionView {
+  secret: string;
+  previousSecret: string | null;
+}
+
+export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+export function newSecret(): string {
+  return `whsec_${randomBase58(32)}`;
+}
+
+/** The secrets that sign a delivery now: the current one, and the previous one in its grace period. */
+export function signingSecrets(s: Pick<SubscriptionRecord, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>, now: Date): string[] {
+  const out = [s.secret];
+  if (s.previousSecret && s.previousSecretExpiresAt && s.previousSecretExpiresAt > now) out.push(s.previousSecret);
+  return out;
+}
+
+/** A rotation: the new secret signs from now on; the old one keeps signing until the grace ends. */
+export function rotation(s: Pick<SubscriptionRecord, 'secret'>, now: Date, graceSeconds: number) {
+  const secret = newSecret();
+  return {
+    secret,
+    previousSecret: graceSeconds > 0 ? s.secret : null,
+    previousSecretExpiresAt: graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
+  };
+}
+
+export function rotationGrace(requested: number): { seconds: number } | { error: string } {
+  if (requested === 0) return { seconds: DEFAULT_ROTATION_GRACE_SECONDS };
+  if (!Number.isInteger(requested) || requested < 0 || requested > MAX_ROTATION_GRACE_SECONDS) {
+    return { error: `must be an integer between 0 and ${MAX_ROTATION_GRACE_SECONDS}` };
+  }
+  return { seconds: requested };
+}
+
+/**
+ * A delivery just exhausted its retries. The endpoint is disabled when nothing it received
+ * since that delivery was first attempted succeeded: it has failed persistently for the whole
+ * retry schedule (about three days), not merely for one bad event.
+ */
+export function persistentFailure(s: Pick<SubscriptionView, 'lastSuccessAt' | 'enabled'>, failed: { createdAt: Date; responseStatus: number | null; lastError: string | null }, now: Date): { disabledReason: string; disabledAt: Date } | null {
+  if (!s.enabled) return null;
+  if (s.lastSuccessAt && s.lastSuccessAt >= failed.createdAt) return null;
+  const last = failed.responseStatus ? `HTTP ${failed.responseStatus}` : (failed.lastError ?? 'no response');
+  return {
+    disabledReason: `Every delivery since ${failed.createdAt.toISOString()} failed through the whole retry schedule (last attempt: ${last}). Fix the endpoint, then re-enable it with PATCH {"enabled": true}.`,
+    disabledAt: now,
+  };
+}

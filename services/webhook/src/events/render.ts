@@ -1,0 +1,119 @@
+// Domain events of the other services (protobuf, from the bus) -> webhook events: the type
+// from the catalog, the listing it is about, and `data.object`, the resource rendered by
+// @vrp/api-model exactly as the API returns it.
+import { toApiGuest, toApiMessage, toApiReservation, toApiReview, toApiListing, toInactiveListingRow } from '@vrp/api-model';
+import { guestEvents, listingEvents, reservationEvents, TOPICS } from '@vrp/contracts';
+import type { EventType } from '../domain/event-types';
+import type { ListingLookup } from '../ports/listings';
+
+/** A source event ready to be stored: everything but the serialized body. */
+export interface IncomingEvent {
+  id: string;
+  workspaceId: string;
+  type: EventType;
+  listingId: string | null;
+  /** For guest events: the listings of the guest's stays (suppressed when every one is inactive). */
+  listingIds: string[];
+  orderKey: string;
+  occurredAt: Date;
+  object: unknown;
+  /** Listing activity events also feed the activity cache. */
+  activity?: listingEvents.ListingActivityChanged;
+}
+
+const RESERVATION_TYPES: Partial<Record<reservationEvents.ReservationEventType, EventType>> = {
+  [reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED]: 'reservation.created',
+  [reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED]: 'reservation.updated',
+  [reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CANCELLED]: 'reservation.cancelled',
+};
+const GUEST_TYPES: Partial<Record<guestEvents.GuestEventType, EventType>> = {
+  [guestEvents.GuestEventType.GUEST_EVENT_TYPE_CREATED]: 'guest.created',
+  [guestEvents.GuestEventType.GUEST_EVENT_TYPE_UPDATED]: 'guest.updated',
+};
+const MESSAGE_TYPES: Partial<Record<guestEvents.MessageEventType, EventType>> = {
+  [guestEvents.MessageEventType.MESSAGE_EVENT_TYPE_RECEIVED]: 'message.received',
+  [guestEvents.MessageEventType.MESSAGE_EVENT_TYPE_SENT]: 'message.sent',
+};
+const REVIEW_TYPES: Partial<Record<guestEvents.ReviewEventType, EventType>> = {
+  [guestEvents.ReviewEventType.REVIEW_EVENT_TYPE_CREATED]: 'review.created',
+  [guestEvents.ReviewEventType.REVIEW_EVENT_TYPE_UPDATED]: 'review.updated',
+};
+
+export const SOURCE_TOPICS = [TOPICS.listingActivity, TOPICS.reservationEvents, TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents];
+
+const when = (d: Date | undefined) => d ?? new Date();
+
+function activityType(e: listingEvents.ListingActivityChanged): EventType {
+  if (e.deleted) return 'listing.deleted';
+  const reason = listingEvents.ActivityReason;
+  if (e.reason === reason.ACTIVITY_REASON_CREATED || e.reason === reason.ACTIVITY_REASON_IMPORTED_UNLISTED) return 'listing.created';
+  return e.active ? 'listing.activated' : 'listing.deactivated';
+}
+
+async function renderActivity(e: listingEvents.ListingActivityChanged, listings: ListingLookup): Promise<unknown> {
+  const minimal = { id: e.listingId, name: e.listingName, status: e.active ? 'active' : 'inactive', channels: [] };
+  if (e.deleted) return { id: e.listingId, name: e.listingName, deleted: true };
+  const found = await listings.get(e.workspaceId, e.listingId);
+  if (!found) return minimal;
+  // The state the event announces, even if the listing changed again since.
+  return e.active ? toApiListing(found) : toInactiveListingRow(found);
+}
+
+/** Decodes one bus message; null for a type this service does not deliver. */
+export async function toIncomingEvent(topic: string, value: Uint8Array, listings: ListingLookup): Promise<IncomingEvent | null> {
+  switch (topic) {
+    case TOPICS.listingActivity.name: {
+      const e = listingEvents.ListingActivityChanged.decode(value);
+      return {
+        id: e.eventId,
+        workspaceId: e.workspaceId,
+        type: activityType(e),
+        listingId: e.listingId,
+        listingIds: [],
+        orderKey: e.listingId,
+        occurredAt: when(e.occurredAt),
+        object: await renderActivity(e, listings),
+        activity: e,
+      };
+    }
+    case TOPICS.reservationEvents.name: {
+      const e = reservationEvents.ReservationEvent.decode(value);
+      const type = RESERVATION_TYPES[e.type];
+      if (!type || !e.reservation) return null;
+      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiReservation(e.reservation) };
+    }
+    case TOPICS.guestEvents.name: {
+      const e = guestEvents.GuestEvent.decode(value);
+      const type = GUEST_TYPES[e.type];
+      if (!type || !e.guest) return null;
+      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: null, listingIds: e.listingIds, orderKey: `guest:${e.guest.id}`, occurredAt: when(e.occurredAt), object: toApiGuest(e.guest) };
+    }
+    case TOPICS.messageEvents.name: {
+      const e = guestEvents.MessageEvent.decode(value);
+      const type = MESSAGE_TYPES[e.type];
+      if (!type || !e.message) return null;
+      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiMessage(e.message) };
+    }
+    case TOPICS.reviewEvents.name: {
+      const e = guestEvents.ReviewEvent.decode(value);
+      const type = REVIEW_TYPES[e.type];
+      if (!type || !e.review) return null;
+      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiReview(e.review) };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The JSON body of every delivery of an event (serialized once, so every attempt sends the same bytes). */
+export function eventBody(e: IncomingEvent): string {
+  return JSON.stringify({
+    id: e.id,
+    type: e.type,
+    apiVersion: 'v1',
+    createdAt: e.occurredAt.toISOString(),
+    workspaceId: e.workspaceId,
+    listingId: e.listingId,
+    data: { object: e.object },
+  });
+}

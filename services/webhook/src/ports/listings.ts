@@ -1,0 +1,23 @@
+// How the webhook service reads a listing to render listing.* payloads: the listing service's
+// GetListing over gRPC (deadline + breaker). A port so component tests can stand in for it.
+import { listing as pb } from '@vrp/contracts';
+import { AppError, type Upstream } from '@vrp/platform';
+
+export interface ListingLookup {
+  /** The listing (active or not), or null when it no longer exists. */
+  get(workspaceId: string, id: string): Promise<pb.Listing | null>;
+}
+
+export function grpcListingLookup(upstream: Upstream<pb.ListingServiceClient>): ListingLookup {
+  return {
+    async get(workspaceId, id) {
+      try {
+        const { listing } = await upstream.call('getListing', { workspaceId, id, allowInactive: true });
+        return listing ?? null;
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'not_found') return null;
+        throw err;
+      }
+    },
+  };
+}

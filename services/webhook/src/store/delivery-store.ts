@@ -1,0 +1,139 @@
+// Events and deliveries: the durable queue of the webhook service. Queries are written once as
+// Mongo documents for both engines.
+import { DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
+import { ACTIVITY_EVENT_TYPES } from '../domain/event-types';
+import type { DeliveryRecord, DeliveryStatus, DropReason, WebhookEvent } from '../domain/delivery';
+import { deliverySchema, eventSchema } from './schemas';
+
+type EventDoc = Omit<WebhookEvent, 'id'> & { _id: string; [field: string]: unknown };
+type DeliveryDoc = Omit<DeliveryRecord, 'id'> & { _id: string; dedupeKey: string; leaseUntil: Date | null; head: boolean; [field: string]: unknown };
+
+const OPEN: DeliveryStatus[] = ['pending', 'delivering'];
+
+const toEvent = ({ _id, ...rest }: EventDoc): WebhookEvent => ({ id: _id, ...rest });
+const toDelivery = ({ _id, dedupeKey: _k, leaseUntil: _l, head: _h, ...rest }: DeliveryDoc): DeliveryRecord => ({ id: _id, ...rest });
+
+export class DeliveryStore {
+  readonly events: Collection<EventDoc>;
+  readonly deliveries: Collection<DeliveryDoc>;
+
+  constructor(readonly store: DocumentStore) {
+    this.events = store.collection<EventDoc>({ name: 'events', schema: eventSchema });
+    this.deliveries = store.collection<DeliveryDoc>({ name: 'deliveries', schema: deliverySchema });
+  }
+
+  /**
+   * Stores an event and its deliveries in the caller's transaction. False when the event was
+   * already stored (a redelivered bus message): nothing is queued twice.
+   */
+  async enqueue(event: WebhookEvent, deliveries: DeliveryRecord[], tx: Tx): Promise<boolean> {
+    const { id, ...rest } = event;
+    try {
+      await this.events.insertOne({ _id: id, ...rest }, { tx });
+    } catch (err) {
+      if (err instanceof DuplicateKeyError) return false;
+      throw err;
+    }
+    for (const { id: deliveryId, ...d } of deliveries) {
+      const head = (await this.headOf(d.subscriptionId, d.orderKey, tx)) === null;
+      await this.deliveries.insertOne({ _id: deliveryId, ...d, dedupeKey: `${d.subscriptionId}:${d.eventId}`, leaseUntil: null, head }, { tx });
+    }
+    return true;
+  }
+
+  async insertReplay(delivery: DeliveryRecord): Promise<DeliveryRecord> {
+    const { id, ...rest } = delivery;
+    // A replay has a queue of its own, so it is its head.
+    return toDelivery(await this.deliveries.insertOne({ _id: id, ...rest, dedupeKey: `replay:${id}`, leaseUntil: null, head: true }));
+  }
+
+  async event(id: string): Promise<WebhookEvent | null> {
+    const doc = await this.events.findOne({ _id: id });
+    return doc ? toEvent(doc) : null;
+  }
+
+  async get(workspaceId: string, subscriptionId: string, id: string): Promise<DeliveryRecord> {
+    const doc = await this.deliveries.findOne({ _id: id, workspaceId, subscriptionId });
+    if (!doc) throw notFound('webhook delivery', id);
+    return toDelivery(doc);
+  }
+
+  /** The delivery log of a subscription, newest first. */
+  async page(workspaceId: string, subscriptionId: string, status: DeliveryStatus | null, window: PageWindow): Promise<{ deliveries: DeliveryRecord[]; total: number }> {
+    const filter = { workspaceId, subscriptionId, ...(status ? { status } : {}) };
+    const { docs, total } = await findPage(this.deliveries, filter, { _id: -1 }, window);
+    return { deliveries: docs.map(toDelivery), total };
+  }
+
+  /** Queue heads whose time has come, oldest due first. */
+  async due(now: Date, limit: number): Promise<DeliveryRecord[]> {
+    const docs = await this.deliveries.find({ status: 'pending', head: true, nextAttemptAt: { $lte: now } }, { sort: { nextAttemptAt: 1, _id: 1 }, limit });
+    return docs.map(toDelivery);
+  }
+
+  /** When the next pending delivery is due (to arm the scheduler's timer). */
+  async nextDueAt(): Promise<Date | null> {
+    const [doc] = await this.deliveries.find({ status: 'pending', head: true, nextAttemptAt: { $ne: null } }, { sort: { nextAttemptAt: 1 }, limit: 1 });
+    return doc?.nextAttemptAt ?? null;
+  }
+
+  /** The id of the oldest open delivery of a queue: only it may be sent. */
+  async headOf(subscriptionId: string, orderKey: string, tx?: Tx): Promise<string | null> {
+    const [doc] = await this.deliveries.find({ subscriptionId, orderKey, status: { $in: OPEN } }, { sort: { _id: 1 }, limit: 1, projection: { _id: 1 }, tx });
+    return doc?._id ?? null;
+  }
+
+  /** After a head settled: the next open delivery of the queue becomes its head. */
+  private async promote(subscriptionId: string, orderKey: string, tx: Tx): Promise<void> {
+    const next = await this.headOf(subscriptionId, orderKey, tx);
+    if (next) await this.deliveries.updateOne({ _id: next, head: false }, { $set: { head: true } }, { tx });
+  }
+
+  /** Takes a pending delivery for sending; null when another sender (or a drop) got there first. */
+  async claim(id: string, leaseUntil: Date): Promise<DeliveryRecord | null> {
+    const doc = await this.deliveries.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { status: 'delivering', leaseUntil } });
+    return doc ? toDelivery(doc) : null;
+  }
+
+  /** Records an attempt's result on a claimed delivery; a settled head hands over to the next. */
+  async complete(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, patch: Partial<DeliveryRecord>): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      await this.deliveries.updateOne({ _id: d.id, status: 'delivering' }, { $set: { ...patch, leaseUntil: null } }, { tx });
+      if (patch.status !== 'pending') await this.promote(d.subscriptionId, d.orderKey, tx);
+    });
+  }
+
+  /** Claims whose sender died (crash, kill -9): back to pending, to be sent again (at-least-once). */
+  async releaseExpiredClaims(realNow: Date): Promise<number> {
+    const res = await this.deliveries.updateMany({ status: 'delivering', leaseUntil: { $lt: realNow } }, { $set: { status: 'pending', leaseUntil: null } });
+    return res.modifiedCount;
+  }
+
+  async drop(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, reason: DropReason, now: Date): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      await this.deliveries.updateOne({ _id: d.id, status: 'pending' }, { $set: dropped(reason, now) }, { tx });
+      await this.promote(d.subscriptionId, d.orderKey, tx);
+    });
+  }
+
+  /** Drops the pending deliveries and retries of a listing that became inactive. */
+  async dropPendingOfListing(workspaceId: string, listingId: string, now: Date): Promise<number> {
+    return this.store.transaction(async (tx) => {
+      const res = await this.deliveries.updateMany({ workspaceId, listingId, status: 'pending', eventType: { $nin: ACTIVITY_EVENT_TYPES } }, { $set: dropped('listing_inactive', now) }, { tx });
+      // What stays open in those queues (activity events) needs a head again.
+      const open = await this.deliveries.find({ workspaceId, listingId, status: { $in: OPEN } }, { projection: { subscriptionId: 1, orderKey: 1 }, tx });
+      const queues = new Map(open.map((d) => [`${d.subscriptionId}\u0000${d.orderKey}`, d]));
+      for (const d of queues.values()) await this.promote(d.subscriptionId, d.orderKey, tx);
+      return res.modifiedCount;
+    });
+  }
+
+  async dropPendingOfSubscription(subscriptionId: string, reason: DropReason, now: Date, tx?: Tx): Promise<number> {
+    const res = await this.deliveries.updateMany({ subscriptionId, status: 'pending' }, { $set: dropped(reason, now) }, { tx });
+    return res.modifiedCount;
+  }
+}
+
+function dropped(reason: DropReason, now: Date) {
+  return { status: 'dropped', droppedReason: reason, nextAttemptAt: null, completedAt: now, leaseUntil: null };
+}
