@@ -366,3 +366,163 @@ describe('memory document store: equality-index narrowing', () => {
     }
   });
 });
+
+// ---- ordered indexes ----
+// A sorted page whose filter pins the prefix of a schema index, and whose sort is the rest of that
+// index, is read by walking the index in order (ordered-index.ts). The walk must return exactly
+// the page mingo returns over a full scan, ties (in natural order) included, through any writes.
+
+function orderedSchema(): Schema {
+  // Mixed: the documents may hold arrays and NaN where the index orders its values.
+  const schema = new Schema({ _id: String, tenant: Schema.Types.Mixed, status: String, when: Schema.Types.Mixed, n: Schema.Types.Mixed, flag: Boolean });
+  schema.index({ tenant: 1, when: 1, _id: 1 });
+  schema.index({ tenant: 1, when: -1 }); // ties on `when`: natural order
+  schema.index({ tenant: 1, status: 1, n: -1 });
+  return schema;
+}
+
+function makeOrdered(i: number): Item {
+  const item: Item = {
+    _id: `o${String(i).padStart(4, '0')}`,
+    tenant: i % 10 < 7 ? 'big' : 'small', // 'big' holds most documents: no equality index narrows it
+    status: pick(['open', 'closed', 'held'], i * 7),
+    n: (i * 37) % 13,
+    flag: i % 3 === 0,
+  };
+  if (i % 9 !== 0) item.when = pick(DAYS, (i * 13) % 17);
+  return item;
+}
+
+const ORDERED_PAGES: Array<[Filter, FindOptions]> = [
+  [{ tenant: 'big' }, { sort: { when: 1, _id: 1 }, limit: 50 }],
+  [{ tenant: 'big' }, { sort: { when: 1, _id: 1 }, skip: 120, limit: 30 }],
+  [{ tenant: 'big', flag: true }, { sort: { when: 1, _id: 1 }, skip: 10, limit: 25 }],
+  [{ tenant: 'big', n: { $gte: 6 }, status: { $ne: 'held' } }, { sort: { when: 1, _id: 1 }, limit: 40 }],
+  [{ tenant: 'big' }, { sort: { when: -1 }, skip: 33, limit: 60 }],
+  [{ tenant: { $eq: 'big' }, flag: false }, { sort: { when: -1 }, limit: 500 }],
+  [{ $and: [{ tenant: 'big' }, { n: { $lt: 4 } }] }, { sort: { when: -1 }, skip: 5, limit: 5 }],
+  [{ tenant: 'big' }, { sort: { when: 1, _id: 1 }, skip: 10_000, limit: 5 }], // past the end
+  [{ tenant: 'small' }, { sort: { when: 1, _id: 1 }, limit: 20 }], // narrowed: sorted in memory
+  // Ranges on the first sorted field of an index bound the walk, or the candidates.
+  [{ tenant: 'big', when: { $gte: DAYS[1], $lt: DAYS[3] } }, { sort: { when: 1, _id: 1 }, limit: 30 }],
+  [{ tenant: 'big', when: DAYS[2] }, { sort: { when: -1 }, skip: 3, limit: 10 }],
+  [{ tenant: 'big', status: 'open', n: { $gt: 3, $lte: 9 } }, { sort: { when: -1 }, limit: 20 }],
+  [{ tenant: 'big', status: 'held', n: { $lt: 7, $ne: 3 } }, { sort: { n: -1 }, skip: 2, limit: 15 }],
+  [{ tenant: 'big', when: { $gt: '2024' } }, { sort: { when: 1, _id: 1 }, limit: 10 }], // a string never compares with a date
+  [{ tenant: 'big', n: { $gte: 5, $lt: 'z' } }, {}], // bounds of two types: no range
+  [{ tenant: 'big', when: { $lte: DAYS[2] } }, {}],
+  // Indexes ordered by the first sort fields only: groups of equal leading keys, sorted by the rest.
+  [{ tenant: 'big', status: 'held' }, { sort: { n: -1, _id: 1 }, skip: 4, limit: 12 }],
+  [{ tenant: 'big', flag: false }, { sort: { when: -1, n: 1 }, skip: 20, limit: 25 }],
+  [{ tenant: 'big', status: 'open', n: { $lte: 8 } }, { sort: { n: -1, when: 1 }, limit: 7 }],
+  // Exactly the pinned prefix: the page is a slice of the index, the count its size.
+  [{ tenant: { $in: ['big'] } }, { sort: { when: 1, _id: 1 }, skip: 100, limit: 10 }],
+  [{ tenant: { $eq: 'big', $ne: 'small' } }, { sort: { when: 1, _id: 1 }, limit: 10 }],
+  [{ tenant: 'big' }, {}],
+];
+
+describe('memory document store: ordered indexes', () => {
+  let seq = 0;
+  const fresh = async (count: number): Promise<{ store: DocumentStore; c: Collection<Item> }> => {
+    const store = createMemoryStore();
+    const c = store.collection<Item>({ name: `ordered${seq++}`, schema: orderedSchema() });
+    await c.insertMany(Array.from({ length: count }, (_, i) => makeOrdered(i)));
+    return { store, c };
+  };
+  const expectPagesMatchScan = async (c: Collection<Item>): Promise<void> => {
+    for (const [filter, opts] of ORDERED_PAGES) await expectSameAsScan(c, filter, opts);
+  };
+
+  it('reads a sorted page by walking the index, evaluating only the documents up to the page', async () => {
+    const { c } = await fresh(600);
+    const seen = new Set<string>();
+    const page = await c.find({ $where: probe(seen), tenant: 'big' }, { sort: { when: 1, _id: 1 }, limit: 5 });
+    expect(page).toHaveLength(5);
+    expect(seen.size).toBe(5); // a scan would have evaluated all 420 documents of 'big'
+    await expectPagesMatchScan(c);
+  });
+
+  it('keeps the walk exact through updates that move documents, deletes, inserts and rollbacks', async () => {
+    const { store, c } = await fresh(300);
+    await expectPagesMatchScan(c); // builds the ordered indexes
+    const rand = seeded(11);
+    const int = (n: number): number => Math.floor(rand() * n);
+    let next = 5000;
+    const randomWrite = async (tx?: Tx): Promise<void> => {
+      const id = `o${String(int(320)).padStart(4, '0')}`;
+      switch (int(6)) {
+        case 0:
+          await c.insertMany([makeOrdered(next++), makeOrdered(next++)], { tx });
+          break;
+        case 1: // moves the document inside its bucket (ties on `when` keep natural order)
+          await c.updateOne({ _id: id }, { $set: { when: pick(DAYS, int(5)) } }, { tx });
+          break;
+        case 2: // moves it to the other bucket, or out of the index's order entirely
+          await c.updateOne({ _id: id }, int(2) ? { $set: { tenant: pick(['big', 'small'], int(2)) } } : { $unset: { when: '' } }, { tx });
+          break;
+        case 3:
+          await c.updateMany({ tenant: 'big', n: int(13) }, { $set: { status: pick(['open', 'closed', 'held'], int(3)) }, $inc: { n: 1 } }, { tx });
+          break;
+        case 4:
+          await c.deleteOne({ _id: id }, { tx });
+          break;
+        default:
+          await c.findOneAndUpdate({ tenant: 'big', flag: true }, { $set: { flag: false, when: pick(DAYS, int(5)) } }, { tx, sort: { when: 1, _id: 1 } });
+      }
+    };
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 40; i++) await randomWrite();
+      await expectPagesMatchScan(c);
+      await expect(
+        store.transaction(async (tx) => {
+          for (let i = 0; i < 10; i++) await randomWrite(tx);
+          throw new Error('rollback');
+        }),
+      ).rejects.toThrow('rollback');
+      await expectPagesMatchScan(c);
+    }
+  });
+
+  it('bounds a range on the first sorted field of an index by binary search', async () => {
+    const { c } = await fresh(600);
+    const seen = new Set<string>();
+    const filter = { tenant: 'big', status: 'open', n: { $gte: 11 } };
+    const count = await c.countDocuments({ $where: probe(seen), ...filter });
+    expect(count).toBe(await c.countDocuments(filter));
+    expect(seen.size).toBe(count); // only the range was evaluated: n sits in order in (tenant, status)
+    await expectPagesMatchScan(c);
+  });
+
+  it('falls back to sorting when a prefix value is an array (equality matches any element)', async () => {
+    const { c } = await fresh(200);
+    await expectPagesMatchScan(c);
+    await c.updateOne({ _id: 'o0001' }, { $set: { tenant: ['small', 'big'] } });
+    await expectPagesMatchScan(c);
+    expect((await c.find({ tenant: 'big' }, { sort: { when: 1, _id: 1 } })).map((d) => d._id)).toContain('o0001');
+    await c.updateOne({ _id: 'o0001' }, { $set: { tenant: 'big' } });
+    await expectPagesMatchScan(c);
+  });
+
+  it('declines walks and ranges while a sorted field holds arrays or NaN (no total order)', async () => {
+    const { c } = await fresh(200);
+    await expectPagesMatchScan(c);
+    // mingo itself orders such values by the sort algorithm it happens to run, so only what
+    // matches (and how many) is compared here; every filter of the pages is asked in full.
+    const expectSameMatches = async (): Promise<void> => {
+      const all = await c.find({});
+      for (const [filter] of ORDERED_PAGES) {
+        const label = JSON.stringify(filter);
+        const expected = sortedIds(mingoFind(all, filter).all().map((d) => (d as Item)._id));
+        expect({ label, ids: sortedIds((await c.find(filter, { sort: { when: 1, _id: 1 } })).map((d) => d._id)) }).toEqual({ label, ids: expected });
+        expect({ label, ids: sortedIds((await c.find(filter, { sort: { n: -1 }, limit: 1000 })).map((d) => d._id)) }).toEqual({ label, ids: expected });
+        expect({ label, count: await c.countDocuments(filter) }).toEqual({ label, count: expected.length });
+      }
+    };
+    await c.updateOne({ _id: 'o0002' }, { $set: { n: NaN } });
+    await c.updateOne({ _id: 'o0003' }, { $set: { when: [DAYS[0], DAYS[4]] } });
+    await expectSameMatches();
+    await c.updateOne({ _id: 'o0002' }, { $set: { n: 4 } });
+    await c.updateOne({ _id: 'o0003' }, { $set: { when: DAYS[1] } });
+    await expectPagesMatchScan(c);
+  });
+});

@@ -1,8 +1,9 @@
 // The embedded engine: in-process collections that evaluate the same MongoDB filter / update /
 // sort / projection documents through mingo, and cast + validate through the mongoose schema.
 //
-// mingo is the only evaluator of filters and updates. To stay fast on large collections the
-// engine only narrows the documents mingo looks at: `_id` lookups use the primary map, equality
+// mingo defines what filters and updates mean. To stay fast on large collections the engine
+// evaluates simple terms natively where mingo's answer is known (fast-match.ts) and narrows the
+// documents it looks at: `_id` lookups use the primary map, equality
 // on the leading field(s) of a schema index uses an in-memory equality index (a superset of the
 // matches, which mingo then filters), and sorted pages select the top `skip + limit` matches
 // with mingo's own comparator instead of sorting (and copying) everything.
@@ -28,6 +29,8 @@ import {
   type UpdateResult,
   type WriteOptions,
 } from './port';
+import { compileFastTerm } from './fast-match';
+import { compareValues, orderedIndexes, rangeTerms, sortKey, type Entry, type OrderedIndex, type Slot } from './ordered-index';
 import {
   deepClone,
   isPlainObject,
@@ -46,7 +49,6 @@ import {
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Query: QueryCore } = require('mingo/query') as typeof import('mingo/types/query');
 const { update: applyModifierLean } = require('mingo/updater') as typeof import('mingo/types/updater');
-const { compare: mingoCompare, resolve: mingoResolve } = require('mingo/util') as typeof import('mingo/types/util');
 const queryOperators = require('mingo/operators/query') as NonNullable<Parameters<typeof Context.init>[0]>['query'];
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -96,7 +98,7 @@ class QueryCache {
   /** The compiled query of a one-field filter, from the cache when it is safe to reuse. */
   private part(condition: Filter): Compiled {
     // `{ _id: value }` rarely repeats: compiling it is cheap, caching it would evict useful parts.
-    if (scalarKey(condition._id) !== undefined) return new QueryCore<Doc>(condition, LEAN_QUERY_OPTIONS);
+    if (scalarKey(condition._id) !== undefined) return compilePart(condition);
     const info = { expr: false };
     const key = cacheKey(condition, info);
     if (key === null) return compileFull(condition); // functions, $$NOW, stateful regexps: never reused
@@ -107,7 +109,7 @@ class QueryCache {
       this.entries.set(key, hit);
       return hit;
     }
-    const compiled: Compiled = info.expr ? compileFull(condition) : new QueryCore<Doc>(condition, LEAN_QUERY_OPTIONS);
+    const compiled: Compiled = info.expr ? compileFull(condition) : compilePart(condition);
     if (key.length <= MAX_CACHED_KEY_LENGTH) {
       this.entries.set(key, compiled);
       if (this.entries.size > this.capacity) {
@@ -124,6 +126,20 @@ interface Compiled {
 }
 
 const MAX_CACHED_KEY_LENGTH = 4096;
+
+/**
+ * A one-field filter without `$expr`: evaluated natively where fast-match knows mingo's answer,
+ * by mingo's query core otherwise.
+ */
+function compilePart(condition: Filter): Compiled {
+  const [field] = Object.keys(condition) as [string];
+  const core = (): Compiled['test'] => {
+    const query = new QueryCore<Doc>(condition, LEAN_QUERY_OPTIONS);
+    return (doc) => query.test(doc);
+  };
+  const fast = compileFastTerm(field, condition[field], core);
+  return fast ? { test: fast } : new QueryCore<Doc>(condition, LEAN_QUERY_OPTIONS);
+}
 
 /** mingo's public Query: every operator table, as mingo uses by default. */
 function compileFull(condition: Filter): Query<Doc> {
@@ -493,15 +509,11 @@ function equalityIndexes(schema: Schema): EqualityIndex[] {
 function sortedPage(slots: Slot[], sort: Sort, skip: number, limit: number): Slot[] {
   const fields = Object.keys(sort);
   const dirs = fields.map((f) => (sort[f] === -1 ? -1 : 1));
-  // For a top-level field of a stored (plain) document, mingo's resolve is its own property.
-  const topLevel = fields.map((f) => !f.includes('.') && f !== '__proto__');
   const keyAt = (r: Ranked, i: number): unknown => {
     const keys = r.keys;
     while (keys.length <= i) {
       const j = keys.length;
-      const field = fields[j] as string;
-      const doc = r.slot.doc;
-      keys.push(topLevel[j] ? (Object.hasOwn(doc, field) ? doc[field] : undefined) : mingoResolve(doc, field));
+      keys.push(sortKey(r.slot.doc, fields[j] as string));
     }
     return keys[i];
   };
@@ -545,15 +557,6 @@ function sortedPage(slots: Slot[], sort: Sort, skip: number, limit: number): Slo
   return buffer.slice(skip, want).map((r) => r.slot);
 }
 
-/** mingo's compare, with its result for two strings or two numbers computed inline. */
-function compareValues(a: unknown, b: unknown): number {
-  const type = typeof a;
-  if (type === typeof b && (type === 'string' || type === 'number')) {
-    return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
-  }
-  return mingoCompare(a, b);
-}
-
 interface Ranked {
   slot: Slot;
   /** Sort keys resolved so far (lazily: most documents lose on the first key). */
@@ -595,6 +598,47 @@ function nthElement(a: Ranked[], k: number, cmp: (x: Ranked, y: Ranked) => numbe
 
 const bySeq = (a: Slot, b: Slot): number => a.seq - b.seq;
 
+/** Documents that may match a filter, from an index lookup, and how many. */
+interface Candidates {
+  slots: Iterable<Slot>;
+  size: number;
+}
+
+/**
+ * Entries [from, to) of an ordered index whose order is the sort's first `served` fields; full:
+ * its order is the whole sort; exact: every entry matches the filter.
+ */
+interface Walk {
+  entries: readonly Entry[];
+  from: number;
+  to: number;
+  served: number;
+  full: boolean;
+  exact: boolean;
+}
+
+function sameLeadingKeys(a: Entry, b: Entry, count: number): boolean {
+  for (let i = 0; i < count; i++) if (compareValues(a.keys[i], b.keys[i]) !== 0) return false;
+  return true;
+}
+
+interface Plan {
+  best: Candidates & { natural: boolean };
+  walk: Walk | null;
+  /** Set when the filter is exactly an ordered index's pinned prefix: the matching entries. */
+  exact: readonly Entry[] | null;
+}
+
+function* slotsIn(entries: readonly Entry[], from: number, to: number): Iterable<Slot> {
+  for (let i = from; i < to; i++) yield (entries[i] as Entry).slot;
+}
+
+/**
+ * Up to this many candidates from an equality index are sorted directly; above it, a sorted page
+ * is read from an ordered index when one serves the sort (see ordered-index.ts).
+ */
+const SORT_IN_MEMORY_MAX = 8_192;
+
 // Mongoose's update validators cover these operators only ($inc & co. are cast, not validated).
 const VALIDATED_UPDATE_OPS = ['$set', '$unset', '$push', '$addToSet', '$pull', '$pullAll', '$setOnInsert'];
 
@@ -629,17 +673,13 @@ interface UpdateOutcome {
  * Where a stored document lives, from its insert to its delete: an update swaps `doc` (stored
  * documents themselves are never mutated). `seq` is the insertion rank, the natural order.
  */
-interface Slot {
-  doc: Doc;
-  readonly seq: number;
-}
-
 class MemoryCollection<T extends Doc> implements Collection<T> {
   /** _id -> slot; the Map's iteration order is the natural order (ascending seq). */
   private readonly docs = new Map<string, Slot>();
   private nextSeq = 0;
   private readonly uniques: UniqueIndex[];
   private readonly equalities: EqualityIndex[];
+  private readonly ordered: OrderedIndex[];
   private readonly model: mongoose.Model<Record<string, unknown>>;
   private readonly timestamps: { createdAt?: string; updatedAt?: string };
 
@@ -653,6 +693,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.model = base.model<Record<string, unknown>>(name, prepared, name);
     this.uniques = uniqueIndexes(prepared);
     this.equalities = equalityIndexes(prepared);
+    this.ordered = orderedIndexes(prepared.indexes().map(([spec]) => spec as Record<string, unknown>));
     this.timestamps = timestampFields(prepared);
   }
 
@@ -682,7 +723,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.store.checkTx(opts.tx);
     const match = this.store.queries.matcher(filter);
     let n = 0;
-    for (const slot of this.candidates(filter) ?? this.docs.values()) if (match(slot.doc)) n++;
+    const { best, exact } = this.plan(filter);
+    if (exact) return exact.length;
+    for (const slot of best.slots) if (match(slot.doc)) n++;
     return n;
   }
 
@@ -753,10 +796,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * unless that still holds most of the collection (a scan of the primary map is then cheaper,
    * and in natural order). Always a superset of the matches: mingo evaluates the filter after.
    */
-  private candidates(filter: Filter): Iterable<Slot> | null {
-    if (!isPlainObject(filter)) return null;
-    const terms = equalityTerms(filter);
-    if (terms.size === 0) return null;
+  private candidates(filter: Filter, terms = isPlainObject(filter) ? equalityTerms(filter) : null): Candidates | null {
+    if (!terms || terms.size === 0) return null;
     const ids = terms.get('_id');
     if (ids) {
       const found = new Set<Slot>();
@@ -764,7 +805,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
         const slot = typeof id === 'string' ? this.docs.get(id) : undefined; // _ids are strings
         if (slot) found.add(slot);
       }
-      return found;
+      return { slots: found, size: found.size };
     }
     let best: { index: EqualityIndex; keys: string[]; size: number } | null = null;
     for (const index of this.equalities) {
@@ -776,10 +817,52 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       if (size === 0) break;
     }
     if (!best || best.size * 2 > this.docs.size) return null;
-    if (best.keys.length === 1) return best.index.slots(best.keys[0] as string);
+    if (best.keys.length === 1) return { slots: best.index.slots(best.keys[0] as string), size: best.size };
     const union = new Set<Slot>(); // a multikey document can sit under several keys
     for (const key of best.keys) for (const slot of best.index.slots(key)) union.add(slot);
-    return union;
+    return { slots: union, size: union.size };
+  }
+
+  /**
+   * The cheapest way to the documents a filter can match: the smallest candidate set (an `_id` or
+   * equality-index lookup, a range of an ordered index, or every document), and, for a sorted page,
+   * the ordered index (and range of it) whose order is the sort, if one is pinned by the filter.
+   */
+  private plan(filter: Filter, sort?: Sort, limit = 0): Plan {
+    const terms = isPlainObject(filter) ? equalityTerms(filter) : null;
+    const narrowed = this.candidates(filter, terms);
+    let best = narrowed ? { ...narrowed, natural: false } : { slots: this.docs.values(), size: this.docs.size, natural: true };
+    let walk: Walk | null = null;
+    if (!terms || terms.size === 0) return { best, walk, exact: null };
+    const ranges = rangeTerms(filter);
+    const sortFields = sort && limit > 0 ? Object.keys(sort).length : 0;
+    const sorted = sortFields > 0;
+    if (!sorted) {
+      // A filter that is exactly an index's pinned prefix: its bucket is the answer (a count).
+      const exact = this.ordered.filter((index) => index.isExactly(filter, terms)).sort((a, b) => Number(b.isBuilt) - Number(a.isBuilt))[0];
+      const entries = exact?.walk(terms, this.docs.values());
+      if (entries) return { best, walk, exact: entries };
+    }
+    for (const index of this.ordered) {
+      if (!index.pins(terms)) continue;
+      const range = ranges.get(index.order[0] as string);
+      const served = sort && sorted ? index.servedFields(sort) : 0;
+      const servesSort = served > 0;
+      if (!range && !servesSort) continue;
+      const entries = index.walk(terms, this.docs.values());
+      if (!entries) continue;
+      const [from, to] = range ? index.within(entries, range) : [0, entries.length];
+      if (servesSort) {
+        const full = served === sortFields && served === index.order.length;
+        // The shortest walk; of equal ones, one in the exact sort order.
+        if (!walk || to - from < walk.to - walk.from || (to - from === walk.to - walk.from && full && !walk.full)) {
+          walk = { entries, from, to, full, served, exact: full && !range && index.isExactly(filter, terms) };
+        }
+      } else if (to - from < best.size) {
+        best = { slots: slotsIn(entries, from, to), size: to - from, natural: false };
+      }
+    }
+    return { best, walk, exact: null };
   }
 
   /**
@@ -791,18 +874,43 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const sorted = sort !== undefined && Object.keys(sort).length > 0;
     skip = Math.max(0, skip);
     limit = Math.max(0, limit);
-    const narrowed = this.candidates(filter);
-    const matched: Slot[] = [];
-    if (narrowed === null) {
-      // Natural order already: an unsorted page can stop early.
-      const enough = !sorted && limit > 0 ? skip + limit : Infinity;
-      for (const slot of this.docs.values()) {
-        if (match(slot.doc) && matched.push(slot) >= enough) break;
-      }
-    } else {
-      for (const slot of narrowed) if (match(slot.doc)) matched.push(slot);
-      if (!sorted) matched.sort(bySeq);
+    const { best, walk } = this.plan(filter, sort, limit);
+    // A walk stops at the page; sorting costs every candidate. Sort only small candidate sets.
+    if (walk?.exact) {
+      // Every entry matches: the page is a slice.
+      const from = Math.min(walk.to, walk.from + skip);
+      return walk.entries.slice(from, Math.min(walk.to, from + limit)).map((e) => e.slot);
     }
+    if (walk && (walk.to - walk.from <= best.size || best.size > SORT_IN_MEMORY_MAX)) {
+      if (walk.full) {
+        const page: Slot[] = [];
+        let skipped = 0;
+        for (let i = walk.from; i < walk.to; i++) {
+          const slot = (walk.entries[i] as Entry).slot;
+          if (!match(slot.doc)) continue;
+          if (skipped < skip) skipped += 1;
+          else if (page.push(slot) >= limit) break;
+        }
+        return page;
+      }
+      // The index orders by the leading sort fields only: collect matches up to the page, and on
+      // to the end of the group of equal leading keys the page ends in; then sort those.
+      const collected: Slot[] = [];
+      let last: Entry | null = null;
+      for (let i = walk.from; i < walk.to; i++) {
+        const entry = walk.entries[i] as Entry;
+        if (!match(entry.slot.doc)) continue;
+        if (last && collected.length >= skip + limit && !sameLeadingKeys(entry, last, walk.served)) break;
+        collected.push(entry.slot);
+        last = entry;
+      }
+      return sortedPage(collected, sort as Sort, skip, limit);
+    }
+    const matched: Slot[] = [];
+    // Natural order already: an unsorted page can stop early.
+    const enough = best.natural && !sorted && limit > 0 ? skip + limit : Infinity;
+    for (const slot of best.slots) if (match(slot.doc) && matched.push(slot) >= enough) break;
+    if (!sorted && !best.natural) matched.sort(bySeq);
     if (sorted) return sortedPage(matched, sort, skip, limit);
     return skip > 0 || limit > 0 ? matched.slice(skip, limit > 0 ? skip + limit : undefined) : matched;
   }
@@ -862,6 +970,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       this.docs.set(id, slot);
     }
     if (slot) for (const index of this.equalities) index.update(slot, prev, next);
+    if (slot) for (const index of this.ordered) index.update(slot, prev, next);
     if (slot && next) slot.doc = next;
     else this.docs.delete(id);
     journal?.push({ coll: this as unknown as MemoryCollection<Doc>, id, prev });
