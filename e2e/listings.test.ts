@@ -81,12 +81,15 @@ describe('listings end to end', () => {
       const key = await t.admin<{ data: { key: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/api-keys`, { mode: 'test' });
       const client = createUpstream(listingPb.ListingServiceClient, { name: 'listing-e2e', address: `127.0.0.1:${t.stack.services.listing.grpcPort}` });
       const { listing } = await client.call('createListing', { workspaceId: ws.body.data.id, listing: listingPb.Listing.create({ name: 'Managed', pmsProvider: 'PMS-B', pmsExternalId: 'b-1' }), inactive: false });
-      const { deactivated } = await client.call('deactivateConnectionListings', { workspaceId: ws.body.data.id, pmsProvider: 'PMS-B' });
+      // Managed by another account of the same PMS, which stays connected.
+      const { listing: other } = await client.call('createListing', { workspaceId: ws.body.data.id, listing: listingPb.Listing.create({ name: 'Other account', pmsProvider: 'PMS-B', pmsExternalId: 'b-2' }), inactive: false });
+      const { deactivated } = await client.call('deactivateConnectionListings', { workspaceId: ws.body.data.id, pmsProvider: 'PMS-B', pmsExternalIds: ['b-1'] });
       client.close();
       expect(deactivated).toEqual([listing!.id]);
       const res = await t.api<ErrorBody>('GET', `/v1/listings/${listing!.id}`, undefined, { key: key.body.data.key });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('listing_inactive');
+      expect((await t.api('GET', `/v1/listings/${other!.id}`, undefined, { key: key.body.data.key })).status).toBe(200);
     });
   });
 

@@ -141,6 +141,26 @@ describe('PMS adapter, end to end over HTTP', () => {
     expect([sync.status, sync.body.error.code]).toEqual([409, 'conflict']);
   });
 
+  it('disconnecting one account leaves the listings of another account of the same PMS active', async () => {
+    const ws = await workspace();
+    await pms.createAccount('PMS-C', 'north');
+    await pms.createAccount('PMS-C', 'south');
+    await pms.putListing('PMS-C', 'north', 'n1', { name: 'North Lodge', listed: true });
+    await pms.putListing('PMS-C', 'south', 's1', { name: 'South Villa', listed: true });
+    const north = await connect(ws.id, 'PMS-C', 'north');
+    await connect(ws.id, 'PMS-C', 'south');
+    const all = await imported(ws.api, 2);
+    const lodge = all.find((l) => l.name === 'North Lodge')!;
+    const villa = all.find((l) => l.name === 'South Villa')!;
+
+    const off = await t.admin<{ data: Connection }>('DELETE', `/admin/v1/workspaces/${ws.id}/connections/${north.id}`);
+    expect(off.status).toBe(200);
+    expect(off.body.data).toMatchObject({ status: 'disconnected', deactivatedListingIds: [lodge.id] });
+    const after = await listingsOf(ws.api);
+    expect(after.find((l) => l.id === lodge.id)?.status).toBe('inactive');
+    expect(after.find((l) => l.id === villa.id)?.status).toBe('active');
+  });
+
   it('refuses bad connection requests with clear envelopes', async () => {
     const ws = await workspace();
     const bad = await t.admin<ErrorBody>('POST', `/admin/v1/workspaces/${ws.id}/connections`, { provider: 'PMS-Q', accountId: '' });

@@ -43,9 +43,9 @@ export class ListingActivity {
   }
 
   /** The account of a PMS was disconnected: every active listing it manages becomes inactive. */
-  async deactivateProvider(workspaceId: string, pmsProvider: string): Promise<ListingRecord[]> {
+  async deactivatePmsAccount(workspaceId: string, pmsProvider: string, pmsExternalIds: string[]): Promise<ListingRecord[]> {
     const changed = await this.store.transaction(async (tx) => {
-      const listings = await this.listings.activeOfProvider(workspaceId, pmsProvider, tx);
+      const listings = await this.listings.activeOfPmsAccount(workspaceId, pmsProvider, pmsExternalIds, tx);
       await this.listings.releaseActiveSlots(workspaceId, listings.length, tx);
       const out: ListingRecord[] = [];
       for (const l of listings) out.push(await this.listings.setStatus(l, 'inactive', tx));

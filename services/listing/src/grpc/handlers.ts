@@ -130,7 +130,7 @@ function coreHandlers(deps: ListingHandlerDeps) {
     async deactivateConnectionListings(req: pb.DeactivateConnectionListingsRequest) {
       requireWorkspace(req.workspaceId);
       if (!req.pmsProvider) throw validationFailed({ pmsProvider: 'is required' });
-      const changed = await activity.deactivateProvider(req.workspaceId, req.pmsProvider);
+      const changed = await activity.deactivatePmsAccount(req.workspaceId, req.pmsProvider, req.pmsExternalIds);
       return { deactivated: changed.map((l) => l.id) };
     },
 

@@ -130,8 +130,11 @@ export class ListingStore {
     await this.listings.deleteOne({ _id: listing.id, workspaceId: listing.workspaceId }, { tx });
   }
 
-  async activeOfProvider(workspaceId: string, pmsProvider: string, tx?: Tx): Promise<ListingRecord[]> {
-    const docs = await this.listings.find({ workspaceId, pmsProvider, status: 'active' }, { tx, sort: { createdAt: 1, _id: 1 } });
+  /** The active listings of a PMS account: those it manages, by their ids in the PMS. */
+  async activeOfPmsAccount(workspaceId: string, pmsProvider: string, pmsExternalIds: string[], tx?: Tx): Promise<ListingRecord[]> {
+    if (pmsExternalIds.length === 0) return [];
+    const filter = { workspaceId, pmsProvider, pmsExternalId: { $in: pmsExternalIds }, status: 'active' };
+    const docs = await this.listings.find(filter, { tx, sort: { createdAt: 1, _id: 1 } });
     return docs.map(toRecord);
   }
 

@@ -106,7 +106,8 @@ export function pmsAdapterHandlers(deps: PmsAdapterHandlerDeps): ServiceRegistra
       // Marked first, so that no sync publishes after the listings went inactive. Repeating a
       // disconnect repeats the deactivation, so a failed call can simply be retried.
       const updated = (await connections.setStatus(req.workspaceId, connection.id, 'disconnected')) ?? connection;
-      const { deactivated } = await deps.listing.call('deactivateConnectionListings', { workspaceId: req.workspaceId, pmsProvider: connection.provider });
+      const pmsExternalIds = await connections.listingsOnlyManagedBy(updated);
+      const { deactivated } = await deps.listing.call('deactivateConnectionListings', { workspaceId: req.workspaceId, pmsProvider: connection.provider, pmsExternalIds });
       return { connection: toProtoConnection(updated), deactivatedListingIds: deactivated };
     },
 

@@ -89,6 +89,23 @@ export class ConnectionStore {
     );
   }
 
+  /**
+   * The listings (ids in the PMS) a connection imported that no other connected account of the
+   * same PMS in the workspace manages too: what its disconnection deactivates.
+   */
+  async listingsOnlyManagedBy(connection: ConnectionRecord): Promise<string[]> {
+    const mine = await this.listingRefs.find({ workspaceId: connection.workspaceId, connectionId: connection.id });
+    const ids = mine.map((r) => r.listingExternalId);
+    if (ids.length === 0) return [];
+    const shared = await this.listingRefs.find({ workspaceId: connection.workspaceId, provider: connection.provider, listingExternalId: { $in: ids }, connectionId: { $ne: connection.id } });
+    if (shared.length === 0) return ids;
+    const connected = new Set(
+      (await this.connections.find({ workspaceId: connection.workspaceId, _id: { $in: [...new Set(shared.map((r) => r.connectionId))] }, status: 'connected' })).map((c) => c._id),
+    );
+    const stillManaged = new Set(shared.filter((r) => connected.has(r.connectionId)).map((r) => r.listingExternalId));
+    return ids.filter((id) => !stillManaged.has(id));
+  }
+
   /** The connections that imported a PMS listing (normally one). */
   async connectionIdsOfListing(workspaceId: string, provider: PmsProvider, listingExternalId: string): Promise<string[]> {
     const refs = await this.listingRefs.find({ workspaceId, provider, listingExternalId });

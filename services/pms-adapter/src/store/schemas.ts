@@ -38,3 +38,5 @@ export const listingRefSchema = new Schema(
   { versionKey: false },
 );
 listingRefSchema.index({ workspaceId: 1, provider: 1, listingExternalId: 1 });
+// What a disconnection deactivates.
+listingRefSchema.index({ workspaceId: 1, connectionId: 1 });

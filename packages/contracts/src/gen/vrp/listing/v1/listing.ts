@@ -239,6 +239,11 @@ export interface DeactivateConnectionListingsRequest {
   workspaceId: string;
   /** The PMS whose account was disconnected. */
   pmsProvider: string;
+  /**
+   * The listings that account manages (their ids in the PMS). Only these become inactive: a
+   * workspace may have other accounts of the same PMS still connected.
+   */
+  pmsExternalIds: string[];
 }
 
 export interface DeactivateConnectionListingsResponse {
@@ -2997,7 +3002,7 @@ export const DeleteListingResponse: MessageFns<DeleteListingResponse> = {
 };
 
 function createBaseDeactivateConnectionListingsRequest(): DeactivateConnectionListingsRequest {
-  return { workspaceId: "", pmsProvider: "" };
+  return { workspaceId: "", pmsProvider: "", pmsExternalIds: [] };
 }
 
 export const DeactivateConnectionListingsRequest: MessageFns<DeactivateConnectionListingsRequest> = {
@@ -3007,6 +3012,9 @@ export const DeactivateConnectionListingsRequest: MessageFns<DeactivateConnectio
     }
     if (message.pmsProvider !== "") {
       writer.uint32(18).string(message.pmsProvider);
+    }
+    for (const v of message.pmsExternalIds) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -3040,6 +3048,14 @@ export const DeactivateConnectionListingsRequest: MessageFns<DeactivateConnectio
             message.pmsProvider = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pmsExternalIds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3064,6 +3080,11 @@ export const DeactivateConnectionListingsRequest: MessageFns<DeactivateConnectio
         : isSet(object.pms_provider)
         ? globalThis.String(object.pms_provider)
         : "",
+      pmsExternalIds: globalThis.Array.isArray(object?.pmsExternalIds)
+        ? object.pmsExternalIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.pms_external_ids)
+        ? object.pms_external_ids.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -3074,6 +3095,9 @@ export const DeactivateConnectionListingsRequest: MessageFns<DeactivateConnectio
     }
     if (message.pmsProvider !== "") {
       obj.pmsProvider = message.pmsProvider;
+    }
+    if (message.pmsExternalIds?.length) {
+      obj.pmsExternalIds = message.pmsExternalIds;
     }
     return obj;
   },
@@ -3089,6 +3113,7 @@ export const DeactivateConnectionListingsRequest: MessageFns<DeactivateConnectio
     const message = createBaseDeactivateConnectionListingsRequest();
     message.workspaceId = object.workspaceId ?? "";
     message.pmsProvider = object.pmsProvider ?? "";
+    message.pmsExternalIds = object.pmsExternalIds?.map((e) => e) || [];
     return message;
   },
 };
