@@ -208,7 +208,8 @@ describe('images', () => {
       expect(text).toMatch(/-slim AS runtime/);
       expect(text).toMatch(/NODE_ENV=production/);
       expect(text).toMatch(/^USER node$/m);
-      expect(text).toMatch(/deploy --prod/);
+      // The runtime tree is assembled by the script e2e/image-runtime.test.ts boots.
+      expect(text).toMatch(/deploy\/docker\/assemble\.sh "@vrp\/[^"]+" \S+ \/out --offline/);
       expect(text).toMatch(/^HEALTHCHECK .*healthcheck\.js/m);
     }
     expect(read('deploy/docker/Dockerfile.service')).toContain('node scripts/bundle.mjs');

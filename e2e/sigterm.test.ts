@@ -12,6 +12,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { join } from 'node:path';
 import { listing as listingProto } from '@vrp/contracts';
+import { freePort } from './support/ports';
 import { eventually } from './support/stack';
 
 const ROOT = join(__dirname, '..');
@@ -23,17 +24,6 @@ interface Proc {
   child: ChildProcess;
   output: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function startProcess(entry: string, env: Record<string, string>): Proc {
