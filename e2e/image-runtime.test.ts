@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './support/ports';
+import { freePort } from '@vrp/platform';
 import { eventually } from './support/stack';
 
 const run = promisify(execFile);

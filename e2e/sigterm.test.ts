@@ -12,7 +12,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { join } from 'node:path';
 import { listing as listingProto } from '@vrp/contracts';
-import { freePort } from './support/ports';
+import { freePort } from '@vrp/platform';
 import { eventually } from './support/stack';
 
 const ROOT = join(__dirname, '..');

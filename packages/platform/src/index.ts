@@ -14,3 +14,4 @@ export * from './outbox';
 export * from './service';
 export * from './paging';
 export * from './service-main';
+export * from './net';

@@ -3,8 +3,7 @@
 // decided before any service starts, so every service knows every other's address (services
 // call each other both ways, e.g. listing -> pms-adapter for content, pms-adapter -> listing
 // for imports), exactly as they do when deployed.
-import net from 'node:net';
-import { createLogger, createMemoryStore, type DocumentStore, type EventBus, type RunningService, type ServiceAddresses, type ServiceDeps } from '@vrp/platform';
+import { createLogger, createMemoryStore, freePort, type DocumentStore, type EventBus, type RunningService, type ServiceAddresses, type ServiceDeps } from '@vrp/platform';
 import { startGuestService } from '@vrp/guest';
 import { startListingService } from '@vrp/listing';
 import { startPmsAdapterService, type PmsSettings } from '@vrp/pms-adapter';
@@ -33,18 +32,6 @@ function starters(pms: PmsSettings, webhookClock?: WebhookClock): Record<Service
     // A development stack: test-mode subscriptions may deliver to local receivers.
     webhook: (deps) => startWebhookService({ ...deps, allowLoopbackInTest: true, ...(webhookClock ? { clock: webhookClock } : {}) }),
   };
-}
-
-/** A port that is free now (the OS picks it); used to fix every address before starting. */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface StartedServices {

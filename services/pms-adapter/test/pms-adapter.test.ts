@@ -1,10 +1,9 @@
 // Component test: the pms-adapter over real gRPC with embedded engines, the PMS simulator over
 // HTTP, and the real listing service in-process (it imports what the adapter publishes, and
 // deactivates listings on disconnect).
-import net from 'node:net';
 import { listing as listingPb, pms as pb, pmsSync, TOPICS } from '@vrp/contracts';
 import { PROVIDERS, pmsCapabilities, reservationCapabilities, supports, WRITES, type PmsWrite } from '@vrp/pms-matrix';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type ServiceAddresses, type Upstream } from '@vrp/platform';
+import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, freePort, type RunningService, type ServiceAddresses, type Upstream } from '@vrp/platform';
 import { startPmsSimulator, SimulatorControl, type PmsSimulator } from '@vrp/pms-simulator';
 import { startListingService } from '@vrp/listing';
 import { startPmsAdapterService } from '../src/app';
@@ -20,17 +19,6 @@ const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
   }
   throw new Error('expected the call to fail');
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('pms-adapter service over gRPC', () => {
   const bus = createMemoryBus();
