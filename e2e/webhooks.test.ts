@@ -2,12 +2,11 @@
 // retries driven by a controllable clock (no sleeps), order per listing, no delivery and no
 // backlog for inactive listings, replay and its 403, durability across a restart of the
 // webhook service, and SSRF refusals of live keys.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createLogger } from '@vrp/platform';
 import { ManualClock, startStack, type Stack } from '@vrp/stack';
 import { startWebhookService } from '@vrp/webhook';
 import { eventually, type ErrorBody } from './support/stack';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './support/webhook-receiver';
+import { startWebhookReceiver, verify, type ReceivedWebhook, type WebhookReceiver } from './support/webhook-receiver';
 
 interface Subscription {
   id: string;
@@ -44,15 +43,6 @@ function apiWith(baseUrl: string, key: string): Api {
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
   };
-}
-
-/** What docs/webhooks.md tells receivers to do, in a few lines of node:crypto. */
-function verify(header: string, secret: string, rawBody: string, toleranceSeconds = 300): boolean {
-  const parts = Object.entries(header.split(',').map((p) => p.split('=')));
-  const t = Number(parts.find(([, [k]]) => k === 't')?.[1][1]);
-  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > toleranceSeconds) return false;
-  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
-  return parts.some(([, [k, v]]) => k === 'v1' && v !== undefined && v.length === 64 && timingSafeEqual(Buffer.from(v, 'hex'), expected));
 }
 
 describe('webhooks, end to end over HTTP', () => {

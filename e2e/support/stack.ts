@@ -43,8 +43,9 @@ async function call<T>(baseUrl: string, method: string, path: string, body: unkn
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
 }
 
-export async function startTestStack(): Promise<TestStack> {
-  const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+/** The embedded stack on free ports; `demoPms` also connects the demo workspace to the simulated PMS-A. */
+export async function startTestStack(opts: { demoPms?: boolean } = {}): Promise<TestStack> {
+  const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...opts });
   const demo = stack.demo!;
   return {
     stack,

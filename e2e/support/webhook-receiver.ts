@@ -1,5 +1,6 @@
 // A real local HTTP receiver for webhook e2e tests and the benchmark: records every request
 // (headers, raw body, arrival time) and answers with the status the test chooses.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -45,4 +46,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       server.close(() => resolve());
     });
   return receiver;
+}
+
+/** What docs/webhooks.md tells receivers to do, in a few lines of node:crypto. */
+export function verify(header: string, secret: string, rawBody: string, toleranceSeconds = 300): boolean {
+  const parts = Object.entries(header.split(',').map((p) => p.split('=')));
+  const t = Number(parts.find(([, [k]]) => k === 't')?.[1][1]);
+  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > toleranceSeconds) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
+  return parts.some(([, [k, v]]) => k === 'v1' && v !== undefined && v.length === 64 && timingSafeEqual(Buffer.from(v, 'hex'), expected));
 }
