@@ -723,7 +723,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.store.checkTx(opts.tx);
     const match = this.store.queries.matcher(filter);
     let n = 0;
-    const { best, exact } = this.plan(filter);
+    const { best, exact } = this.plan(filter, undefined, 0, true);
     if (exact) return exact.length;
     for (const slot of best.slots) if (match(slot.doc)) n++;
     return n;
@@ -827,8 +827,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * The cheapest way to the documents a filter can match: the smallest candidate set (an `_id` or
    * equality-index lookup, a range of an ordered index, or every document), and, for a sorted page,
    * the ordered index (and range of it) whose order is the sort, if one is pinned by the filter.
+   * For a count, also the bucket that is exactly the answer, when there is one.
    */
-  private plan(filter: Filter, sort?: Sort, limit = 0): Plan {
+  private plan(filter: Filter, sort?: Sort, limit = 0, counting = false): Plan {
     const terms = isPlainObject(filter) ? equalityTerms(filter) : null;
     const narrowed = this.candidates(filter, terms);
     let best = narrowed ? { ...narrowed, natural: false } : { slots: this.docs.values(), size: this.docs.size, natural: true };
@@ -837,8 +838,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const ranges = rangeTerms(filter);
     const sortFields = sort && limit > 0 ? Object.keys(sort).length : 0;
     const sorted = sortFields > 0;
-    if (!sorted) {
-      // A filter that is exactly an index's pinned prefix: its bucket is the answer (a count).
+    if (counting) {
+      // A filter that is exactly an index's pinned prefix: its bucket's size is the count.
       const exact = this.ordered.filter((index) => index.isExactly(filter, terms)).sort((a, b) => Number(b.isBuilt) - Number(a.isBuilt))[0];
       const entries = exact?.walk(terms, this.docs.values());
       if (entries) return { best, walk, exact: entries };
