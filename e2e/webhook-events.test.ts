@@ -1,6 +1,7 @@
 // The webhook event catalog beyond listings, end to end: every reservation, guest, message and
 // review event is delivered, signed, to a real local receiver, with the resource as the API
 // returns it, whether the change came through the API or from a PMS with a sync (spec 6.3).
+import { webhookEventSchemas } from '@vrp/gateway';
 import { startTestStack, eventually, type TestStack } from './support/stack';
 import { pmsChange, type World } from './support/guest-world';
 import { startWebhookReceiver, verify, type ReceivedWebhook, type WebhookReceiver } from './support/webhook-receiver';
@@ -25,10 +26,13 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     return found!;
   }
 
+  /** Signed, and shaped as the OpenAPI document's `webhooks` says (the gateway's zod schema of the type). */
   function expectSigned(r: ReceivedWebhook): void {
     expect(verify(String(r.headers['vrp-signature']), secret, r.body)).toBe(true);
     expect(r.headers['vrp-event-id']).toBe(r.json.id);
     expect(r.json).toMatchObject({ apiVersion: 'v1', workspaceId: t.workspaceId });
+    const documented = webhookEventSchemas[r.json.type as keyof typeof webhookEventSchemas].safeParse(r.json);
+    expect({ type: r.json.type, issues: documented.error?.issues ?? [] }).toEqual({ type: r.json.type, issues: [] });
   }
 
   async function served(path: string): Promise<Record<string, unknown>> {

@@ -2,6 +2,7 @@
 // retries driven by a controllable clock (no sleeps), order per listing, no delivery and no
 // backlog for inactive listings, replay and its 403, durability across a restart of the
 // webhook service, and SSRF refusals of live keys.
+import { webhookEventSchemas } from '@vrp/gateway';
 import { createLogger } from '@vrp/platform';
 import { ManualClock, startStack, type Stack } from '@vrp/stack';
 import { startWebhookService } from '@vrp/webhook';
@@ -126,6 +127,8 @@ describe('webhooks, end to end over HTTP', () => {
       expect(verify(String(r.headers['vrp-signature']), sub.secret!, r.body.replace('listing', 'lísting'))).toBe(false);
       expect(verify(String(r.headers['vrp-signature']), 'whsec_not_it', r.body)).toBe(false);
       expect(r.headers['vrp-event-id']).toBe(r.json.id);
+      // Shaped as the OpenAPI document's `webhooks` entry of its type says.
+      expect(webhookEventSchemas[r.json.type as keyof typeof webhookEventSchemas].safeParse(r.json).error?.issues ?? []).toEqual([]);
     }
     await api('DELETE', `/v1/webhooks/${sub.id}`);
   });

@@ -6,4 +6,5 @@ export * from './listing';
 export * from './reservation';
 export * from './guest';
 export * from './conversation';
+export * from './webhook-events';
 export {};

@@ -36,6 +36,8 @@ export { gatewayConfigSchema } from './config';
 export type { BootstrapWorkspaceInput, BootstrapWorkspaceResult } from './workspace-admin';
 export type { Route } from './http/route';
 export { defineRoute } from './http/route';
+/** The body schema of each webhook event type, as documented in the OpenAPI `webhooks`. */
+export { webhookEventSchemas } from './http/schemas-webhooks';
 
 export type { GatewayUpstreams } from './upstreams';
 export { createUpstreams, closeUpstreams } from './upstreams';

@@ -1,5 +1,6 @@
 // The OpenAPI document and the HTML reference, both generated from the route table.
 import { z } from 'zod';
+import { EVENT_TYPES } from '@vrp/api-model';
 import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
 import { openApiPath, type OpenApiDocument } from '../src/http/openapi';
 import { createWorkspaceBody } from '../src/http/routes/admin';
@@ -63,6 +64,20 @@ describe('gateway OpenAPI document and docs pages', () => {
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/v1/listings', '/v1/properties', '/v1/listings/{id}', '/v1/properties/{id}', '/admin/v1/workspaces', '/admin/v1/workspaces/{id}', '/admin/v1/workspaces/{id}/api-keys', '/admin/v1/api-keys/{id}', '/v1/openapi.json']),
     );
+  });
+
+  it('documents every webhook event type as an OpenAPI webhook: signed headers and the payload of its resource', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual(Object.keys(EVENT_TYPES).sort());
+    const components: Record<string, string> = { listing: 'ListingEvent', reservation: 'ReservationEvent', guest: 'GuestEvent', message: 'MessageEvent', review: 'ReviewEvent' };
+    for (const [type, { post }] of Object.entries(doc.webhooks)) {
+      expect(post.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['Vrp-Signature', 'Vrp-Event-Id']));
+      const ref = post.requestBody.content['application/json'].schema.$ref as string;
+      expect([type, ref]).toEqual([type, `#/components/schemas/${components[type.split('.')[0]!]}`]);
+      const event = resolvePointer(doc, ref) as { properties: { type: { enum: string[] }; data: unknown } };
+      expect(event.properties.type.enum).toContain(type);
+    }
+    const reservationEvent = resolvePointer(doc, '#/components/schemas/ReservationEvent') as { properties: { data: { properties: { object: Record<string, unknown> } } } };
+    expect(reservationEvent.properties.data.properties.object).toMatchObject({ $ref: '#/components/schemas/Reservation' });
   });
 
   it('resolves every $ref inside the document', () => {

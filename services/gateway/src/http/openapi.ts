@@ -3,10 +3,12 @@
 // inputs (defaults make fields optional), responses as outputs. Schemas registered in
 // `componentSchemas` are emitted once under #/components/schemas and referenced.
 import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from '@vrp/api-model';
 import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
 import { IDEMPOTENCY_HEADER } from './middleware/idempotency';
 import type { Route } from './route';
 import { componentSchemas } from './schemas';
+import { webhookEventSchemas } from './schemas-webhooks';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -37,6 +39,16 @@ export interface OperationObject {
   responses: Record<string, ResponseObject>;
 }
 
+export interface WebhookOperationObject {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters: ParameterObject[];
+  requestBody: { required: true; content: { 'application/json': { schema: JsonSchema } } };
+  responses: Record<string, { description: string }>;
+}
+
 export interface OpenApiDocument {
   openapi: '3.1.0';
   jsonSchemaDialect: string;
@@ -44,6 +56,8 @@ export interface OpenApiDocument {
   servers: { url: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, OperationObject>>;
+  /** OpenAPI 3.1 webhooks: the requests this API sends to subscribed endpoints, one per event type. */
+  webhooks: Record<string, { post: WebhookOperationObject }>;
   components: {
     schemas: Record<string, JsonSchema>;
     securitySchemes: Record<string, Record<string, string>>;
@@ -207,6 +221,36 @@ function operationOf(route: Route): OperationObject {
   };
 }
 
+/** Headers of every delivery (docs/webhooks.md, "Verifying signatures"). */
+const DELIVERY_HEADERS: ParameterObject[] = [
+  { name: 'Vrp-Signature', in: 'header', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the signing secret>`; during a secret rotation one `v1` per valid secret. Verify it, and refuse a `t` outside your tolerance (e.g. 5 minutes).', schema: { type: 'string' } },
+  { name: 'Vrp-Event-Id', in: 'header', required: true, description: 'The event id (the body\'s `id`): de-duplicate on it, deliveries are at least once.', schema: { type: 'string' } },
+  { name: 'Vrp-Event-Type', in: 'header', required: true, description: 'The event type.', schema: { type: 'string' } },
+  { name: 'Vrp-Delivery-Id', in: 'header', required: true, description: 'This delivery (a replay has a new one).', schema: { type: 'string' } },
+  { name: 'Vrp-Delivery-Attempt', in: 'header', required: true, description: '1 for the first attempt, 2 for the first retry, ...', schema: { type: 'integer', minimum: 1 } },
+];
+
+function webhooksOf(): OpenApiDocument['webhooks'] {
+  const out: OpenApiDocument['webhooks'] = {};
+  for (const type of Object.keys(EVENT_TYPES) as EventType[]) {
+    out[type] = {
+      post: {
+        operationId: `webhook_${type.replace('.', '_')}`,
+        summary: type,
+        description: `${EVENT_TYPES[type]} Sent to every enabled subscription of the workspace that asked for \`${type}\` (or every type), signed, at least once, in order per listing; never for an inactive listing. See docs/webhooks.md.`,
+        tags: ['Webhooks'],
+        parameters: DELIVERY_HEADERS,
+        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(webhookEventSchemas[type], 'output') } } },
+        responses: {
+          '2XX': { description: 'Acknowledged. Answer quickly (within 10 s) and do the work afterwards.' },
+          default: { description: 'Any other status, a timeout or a refused connection is a failed attempt, retried with backoff for about three days.' },
+        },
+      },
+    };
+  }
+  return out;
+}
+
 export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl: string; version?: string }): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
@@ -228,6 +272,7 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
     servers: [{ url: opts.serverUrl }],
     tags: tagNames.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
     paths,
+    webhooks: webhooksOf(),
     components: {
       schemas: componentsOf(),
       securitySchemes: {

@@ -1,7 +1,10 @@
 // Zod schemas of the webhook endpoints: subscriptions, the delivery log and the event catalog.
 // They validate input and generate the OpenAPI reference (see docs/webhooks.md).
 import { z } from 'zod';
-import { component, idParam, isoDateTime, pageQuery, paginationSchema } from './schemas';
+import { EVENT_TYPES, resourceOfEventType, type EventResource, type EventType } from '@vrp/api-model';
+import { component, idParam, inactiveListingRowSchema, isoDateTime, listingSchema, pageQuery, paginationSchema } from './schemas';
+import { guestSchema, messageSchema, reviewSchema } from './schemas-guests';
+import { reservationSchema } from './schemas-reservations';
 
 const eventTypesInput = z
   .array(z.string().min(1).max(100))
@@ -98,3 +101,50 @@ export const deliveryParams = z.strictObject({ id: idParam('A webhook subscripti
 
 export const webhookPageSchema = z.object({ data: z.array(webhookSubscriptionSchema), pagination: paginationSchema });
 export const deliveryPageSchema = z.object({ data: z.array(webhookDeliverySchema), pagination: paginationSchema });
+
+// ---- event payloads (the OpenAPI document's `webhooks`) ----
+
+const deletedListingSchema = z.object({ id: z.string(), name: z.string(), deleted: z.literal(true) });
+
+/** What `data.object` holds, per resource: the resource exactly as the API returns it. */
+const EVENT_OBJECTS: Record<EventResource, { schema: z.ZodType; note: string }> = {
+  listing: {
+    schema: z.union([listingSchema, inactiveListingRowSchema, deletedListingSchema]),
+    note: 'the listing as GET /v1/listings/{id} returns it, without capabilities; an inactive listing as its list row (id, name, status, channels); a deleted one as {id, name, deleted: true}',
+  },
+  reservation: { schema: reservationSchema, note: 'the reservation as GET /v1/reservations/{id} returns it' },
+  guest: { schema: guestSchema, note: 'the guest as GET /v1/guests/{id} returns it' },
+  message: { schema: messageSchema, note: 'the message as the conversation messages list returns it' },
+  review: { schema: reviewSchema, note: 'the review as GET /v1/reviews/{id} returns it' },
+};
+
+const COMPONENT_IDS: Record<EventResource, string> = { listing: 'ListingEvent', reservation: 'ReservationEvent', guest: 'GuestEvent', message: 'MessageEvent', review: 'ReviewEvent' };
+
+function eventSchemaOf(resource: EventResource): z.ZodType {
+  const types = (Object.keys(EVENT_TYPES) as EventType[]).filter((t) => resourceOfEventType(t) === resource);
+  return component(
+    COMPONENT_IDS[resource],
+    `The body of a ${types.map((t) => `\`${t}\``).join(', ')} delivery.`,
+    z.object({
+      id: z.string().describe('Event id (`evt_…`), also the Vrp-Event-Id header; the same in every retry and replay: de-duplicate on it.'),
+      type: z.enum(types as [EventType, ...EventType[]]),
+      apiVersion: z.literal('v1'),
+      createdAt: isoDateTime.describe('When the change happened.'),
+      workspaceId: z.string(),
+      listingId: z.string().nullable().describe('The listing the event is about; null for guest events.'),
+      data: z.object({ object: EVENT_OBJECTS[resource].schema.describe(`The resource: ${EVENT_OBJECTS[resource].note}.`) }),
+    }),
+  );
+}
+
+/** The body schema of each event type, keyed by type (all types of a resource share one). */
+export const webhookEventSchemas: Record<EventType, z.ZodType> = (() => {
+  const byResource = new Map<EventResource, z.ZodType>();
+  const out = {} as Record<EventType, z.ZodType>;
+  for (const type of Object.keys(EVENT_TYPES) as EventType[]) {
+    const resource = resourceOfEventType(type);
+    if (!byResource.has(resource)) byResource.set(resource, eventSchemaOf(resource));
+    out[type] = byResource.get(resource)!;
+  }
+  return out;
+})();

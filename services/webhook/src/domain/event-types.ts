@@ -1,24 +1,8 @@
-// The catalog of webhook event types. A type is `<resource>.<change>`; its payload's
-// `data.object` is the resource exactly as the API returns it. Adding a type is not breaking;
-// renaming or removing one is.
+// The catalog of webhook event types lives in @vrp/api-model (the gateway documents each type's
+// payload in the OpenAPI document from it); this module holds the subscription rules.
+import { EVENT_TYPES, type EventType } from '@vrp/api-model';
 
-export const EVENT_TYPES = {
-  'listing.created': 'A listing was created or imported (active, or inactive when imported while unlisted).',
-  'listing.activated': 'A listing became active (owner toggle). Delivery of its other events resumes from this moment, with no backlog.',
-  'listing.deactivated': 'A listing became inactive (owner toggle, account disconnected, imported while unlisted). The last event delivered for it until it is activated again.',
-  'listing.deleted': 'A listing was deleted.',
-  'reservation.created': 'A reservation was created (through the API or by a PMS sync).',
-  'reservation.updated': 'A reservation changed (dates, status, notes, custom fields...).',
-  'reservation.cancelled': 'A reservation was cancelled.',
-  'guest.created': 'A guest profile was created.',
-  'guest.updated': 'A guest profile changed.',
-  'message.received': 'A message from a guest arrived.',
-  'message.sent': 'A message to a guest was sent through the API.',
-  'review.created': 'A review was published.',
-  'review.updated': 'A review changed or was replied to.',
-} as const satisfies Record<string, string>;
-
-export type EventType = keyof typeof EVENT_TYPES;
+export { EVENT_TYPES, type EventType };
 
 export function isEventType(type: string): type is EventType {
   return Object.prototype.hasOwnProperty.call(EVENT_TYPES, type);
