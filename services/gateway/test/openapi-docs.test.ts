@@ -154,6 +154,8 @@ describe('gateway OpenAPI document and docs pages', () => {
     for (const code of Object.keys(ERROR_CATALOG)) expect(res.text).toContain(`/docs/errors/${code}`);
     expect(res.text).toContain('id="schema-ErrorEnvelope"');
     expect(res.text).toContain('Idempotency-Key');
+    for (const type of Object.keys(EVENT_TYPES)) expect(res.text).toContain(`id="webhook-${type}"`);
+    expect(res.text).toContain('Vrp-Signature');
   });
 
   it('serves one page per error code', async () => {

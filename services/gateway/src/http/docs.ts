@@ -108,6 +108,15 @@ export function renderReferencePage(doc: OpenApiDocument): string {
       return `<h2 id="tag-${escapeHtml(tag.name)}">${escapeHtml(tag.name)}</h2>${tag.description ? `<p>${prose(tag.description)}</p>` : ''}${ops.map((o) => operationSection(o.method, o.path, o.op)).join('')}`;
     })
     .join('');
+  const webhooks = Object.entries(doc.webhooks)
+    .map(([type, { post }]) => `<section id="webhook-${escapeHtml(type)}">
+<h3><span class="method post">post</span> <code>${escapeHtml(type)}</code></h3>
+<p>${prose(post.description)}</p>
+${parametersTable(post.parameters)}
+<h4>Body (application/json)</h4>${jsonBlock(post.requestBody.content['application/json'].schema)}
+<h4>Your answer</h4><ul>${Object.entries(post.responses).map(([status, r]) => `<li><strong>${escapeHtml(status)}</strong> ${prose(r.description)}</li>`).join('')}</ul>
+</section>`)
+    .join('');
   const schemas = Object.entries(doc.components.schemas)
     .map(([name, schema]) => `<h3 id="schema-${escapeHtml(name)}">${escapeHtml(name)}</h3>${jsonBlock(schema)}`)
     .join('');
@@ -127,6 +136,9 @@ malformed, unknown or revoked key: 401 <code>invalid_api_key</code>; another wor
 ${errorCodesTable()}
 <h2>Endpoints</h2><nav><ul>${toc}</ul></nav>
 ${sections}
+<h2 id="webhooks">Webhooks</h2>
+<p>Requests this API sends to your subscribed endpoints (see the Webhooks endpoints above and docs/webhooks.md): verify <code>Vrp-Signature</code>, de-duplicate on <code>Vrp-Event-Id</code>.</p>
+${webhooks}
 <h2 id="schemas">Schemas</h2>${schemas}`,
   );
 }
