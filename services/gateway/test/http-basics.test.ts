@@ -216,6 +216,12 @@ describe('gateway HTTP basics', () => {
       ['limit=abc', { limit: 'must be an integer' }],
       ['limit=2.5', { limit: 'must be an integer' }],
       ['limit=1&limit=2', { limit: 'must be an integer' }],
+      // Decimal digits only: these are numbers to JavaScript, not integers as a client writes them.
+      ['limit=0x10', { limit: 'must be an integer' }],
+      ['limit=1e1', { limit: 'must be an integer' }],
+      ['limit=+5', { limit: 'must be an integer' }],
+      ['limit=%2010', { limit: 'must be an integer' }],
+      ['offset=', { offset: 'must be an integer' }],
     ])('rejects %s', async (query, fields) => {
       const res = await request<ErrorBody>(`${gw.url}/v1/listings?${query}`, { headers: bearer(key) });
       expect(res.status).toBe(400);

@@ -18,11 +18,20 @@ export function component<T extends z.ZodType>(id: string, description: string, 
 /** Wording for a value that is not a number at all; range problems keep their own wording. */
 const notANumber = (issue: { code: string }) => (issue.code === 'invalid_type' ? 'must be an integer' : undefined);
 
+/**
+ * Integer query parameters. Query strings are text: the value must be written in decimal digits
+ * (`0x10`, `1e1`, `+5` or an empty value are refused, not read as numbers); validation checks the
+ * raw text of the parameters registered here before the schema coerces and range-checks it.
+ */
+export const integerQueryParams = new WeakSet<z.ZodType>();
+
 /** An integer query parameter (query strings are text; coerced, then range-checked). */
 export function intQueryParam(opts: { min: number; max?: number; default: number; description: string }) {
   let schema = z.coerce.number({ error: notANumber }).int({ error: 'must be an integer' }).min(opts.min);
   if (opts.max !== undefined) schema = schema.max(opts.max);
-  return schema.default(opts.default).describe(opts.description);
+  const param = schema.default(opts.default).describe(opts.description);
+  integerQueryParams.add(param);
+  return param;
 }
 
 export const pageQuery = {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { validationFailed } from '@vrp/platform';
 import type { Route } from './route';
 import type { ValidatedInput } from './request-state';
+import { integerQueryParams } from './schemas';
 
 type Location = 'query' | 'params' | 'body';
 
@@ -60,16 +61,30 @@ export function issuesToFields(location: Location, issues: readonly z.core.$ZodI
   return fields;
 }
 
+/** Integer query parameters whose raw text is not decimal digits (an optional minus sign first). */
+function nonDecimalIntegers(schema: z.ZodType, raw: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (!(schema instanceof z.ZodObject) || typeof raw !== 'object' || raw === null) return fields;
+  for (const [name, param] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    const value = (raw as Record<string, unknown>)[name];
+    if (value === undefined || !integerQueryParams.has(param)) continue;
+    if (typeof value !== 'string' || !/^-?\d{1,15}$/.test(value)) fields[fieldName('query', [name])] = 'must be an integer';
+  }
+  return fields;
+}
+
 /** Validates params, query and body together, so one response names every problem. */
 export function validateRouteInput(route: Route, raw: { query: unknown; params: unknown; body: unknown }): ValidatedInput {
   const fields: Record<string, string> = {};
   const parse = (location: Location, schema: z.ZodType, value: unknown): unknown => {
     const result = schema.safeParse(value, { reportInput: true });
     if (result.success) return result.data;
-    Object.assign(fields, issuesToFields(location, result.error.issues));
+    // A problem found on the raw text first (see nonDecimalIntegers) is the one to report.
+    for (const [name, problem] of Object.entries(issuesToFields(location, result.error.issues))) fields[name] ??= problem;
     return undefined;
   };
   const params = parse('params', route.params, raw.params);
+  Object.assign(fields, nonDecimalIntegers(route.query, raw.query));
   const query = parse('query', route.query, raw.query);
   // An absent body is an empty object, so a missing required field is named, not "body".
   const body = route.body ? parse('body', route.body, raw.body ?? {}) : undefined;
