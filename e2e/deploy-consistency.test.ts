@@ -163,6 +163,8 @@ describe('docker-compose.yml', () => {
     expect(JSON.stringify(mongo.healthcheck)).toContain('rs.initiate');
     const kafka = compose.services.kafka!;
     expect(kafka.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
+    // kafka-storage formats the log dir with it: a base64 UUID of exactly 22 characters.
+    expect(String(kafka.environment?.CLUSTER_ID)).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(kafka.healthcheck).toBeDefined();
     for (const proc of processes.filter((p) => p.kind === 'grpc')) {
       expect(composeEnv(compose.services[proc.name]!).KAFKA_BROKERS).toBe('kafka:9092');
