@@ -2,10 +2,11 @@
 // sort / projection documents through mingo, and cast + validate through the mongoose schema.
 //
 // mingo defines what filters and updates mean. To stay fast on large collections the engine
-// evaluates simple terms natively where mingo's answer is known (fast-match.ts) and narrows the
-// documents it looks at: `_id` lookups use the primary map, equality
-// on the leading field(s) of a schema index uses an in-memory equality index (a superset of the
-// matches, which mingo then filters), and sorted pages select the top `skip + limit` matches
+// evaluates simple terms natively where mingo's answer is known (fast-match.ts) and reads the
+// schema's indexes the way MongoDB does: `_id` lookups use the primary map; equality on the
+// leading field(s) of an index uses an in-memory equality index (a superset of the matches,
+// which the filter then checks); an index whose prefix the filter pins serves sorted pages and
+// ranges in order (ordered-index.ts); other sorted pages select the top `skip + limit` matches
 // with mingo's own comparator instead of sorting (and copying) everything.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
