@@ -1,6 +1,9 @@
 // The webhook event catalog beyond listings, end to end: every reservation, guest, message and
 // review event is delivered, signed, to a real local receiver, with the resource as the API
 // returns it, whether the change came through the API or from a PMS with a sync (spec 6.3).
+// Reservations come from the simulated PMS-A through a real sync. Messages and reviews are not in
+// the simulator's change feed (nor in the pms-adapter's normalizer), so they arrive as the
+// conversations e2e makes them arrive: a change on pms.sync.v1 shaped as the adapter publishes it.
 import { webhookEventSchemas } from '@vrp/gateway';
 import { startTestStack, eventually, type TestStack } from './support/stack';
 import { pmsChange, type World } from './support/guest-world';
@@ -77,7 +80,10 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     const onCancel = await arrival('reservation.cancelled', isIt);
     expect(onCancel.json.data.object).toEqual(await served(`/v1/reservations/${id}`));
     expect(onCancel.json.data.object.status).toBe('CANCELLED');
-    for (const r of [onCreate, onUpdate, onCancel]) expectSigned(r);
+    for (const r of [onCreate, onUpdate, onCancel]) {
+      expect(r.json.listingId).toBe(plain);
+      expectSigned(r);
+    }
   });
 
   it('guest.created and guest.updated fire for API writes, without a listing', async () => {
@@ -95,7 +101,7 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     for (const r of [onCreate, onUpdate]) expectSigned(r);
   });
 
-  it('message.sent fires for a message sent through the API; message.received for a guest message arriving by sync', async () => {
+  it('message.sent fires for a message sent through the API; message.received for a guest message arriving from the PMS on pms.sync.v1', async () => {
     const reservation = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', { propertyId: plain, checkIn: '2033-04-01', checkOut: '2033-04-03', primaryGuest: { firstName: 'Oda' } });
     let conversationId = '';
     await eventually(async () => {
@@ -108,16 +114,21 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     const onSent = await arrival('message.sent', (o) => o.id === sent.body.data.id);
     expect(onSent.json.listingId).toBe(plain);
     expect(onSent.json.data.object).toMatchObject({ conversationId, direction: 'outbound', body: 'Welcome! The key is in the box.' });
+    const listed = await t.api<{ data: Record<string, unknown>[] }>('GET', `/v1/conversations/${conversationId}/messages`);
+    expect(onSent.json.data.object).toEqual(listed.body.data.find((m) => m.id === sent.body.data.id));
 
     await pmsChange(t, world, 'PMS-A', 'message', { externalId: 'm-river-1', listingId: riverside, conversationExternalId: 'thr-river-1', body: 'Is parking included?', sentAt: '2033-01-01T10:00:00Z' });
     const onReceived = await arrival('message.received', (o) => o.body === 'Is parking included?');
     expect(onReceived.json.listingId).toBe(riverside);
     expect(onReceived.json.data.object).toMatchObject({ direction: 'inbound' });
+    const thread = await t.api<{ data: Record<string, unknown>[] }>('GET', `/v1/conversations/${String(onReceived.json.data.object.conversationId)}/messages`);
+    expect(onReceived.json.data.object).toEqual(thread.body.data.find((m) => m.id === onReceived.json.data.object.id));
     for (const r of [onSent, onReceived]) expectSigned(r);
   });
 
-  it('review.created fires for a review arriving by sync; review.updated for a reply relayed to the PMS', async () => {
-    await pmsChange(t, world, 'PMS-A', 'review', { externalId: 'rev-river-1', listingId: riverside, guestName: 'Pia', rating: 5, body: 'Lovely studio', submittedAt: '2033-02-01T00:00:00Z', updatedAt: '2033-02-01T00:00:00Z' });
+  it('review.created fires for a review arriving from the PMS; review.updated for a reply relayed to the PMS and for an edit made in the PMS', async () => {
+    const review = { externalId: 'rev-river-1', listingId: riverside, guestName: 'Pia', rating: 5, body: 'Lovely studio', submittedAt: '2033-02-01T00:00:00Z', updatedAt: '2033-02-01T00:00:00Z' };
+    await pmsChange(t, world, 'PMS-A', 'review', review);
     const onCreate = await arrival('review.created', (o) => o.body === 'Lovely studio');
     const id = String(onCreate.json.data.object.id);
     expect(onCreate.json.listingId).toBe(riverside);
@@ -128,7 +139,15 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     const onUpdate = await arrival('review.updated', (o) => o.id === id);
     expect(onUpdate.json.data.object).toMatchObject({ reply: { body: 'Thank you, Pia!' } });
     expect(onUpdate.json.data.object).toEqual(await served(`/v1/reviews/${id}`));
-    for (const r of [onCreate, onUpdate]) expectSigned(r);
+
+    await pmsChange(t, world, 'PMS-A', 'review', { ...review, rating: 4, body: 'Lovely studio, noisy street', updatedAt: '2033-02-03T00:00:00Z' });
+    const onEdit = await arrival('review.updated', (o) => o.id === id && o.rating === 4);
+    expect(onEdit.json.data.object).toMatchObject({ body: 'Lovely studio, noisy street', reply: { body: 'Thank you, Pia!' } });
+    expect(onEdit.json.data.object).toEqual(await served(`/v1/reviews/${id}`));
+    for (const r of [onCreate, onUpdate, onEdit]) {
+      expect(r.json.listingId).toBe(riverside);
+      expectSigned(r);
+    }
   });
 
   it('a reservation changed in the PMS fires reservation.updated after the next sync', async () => {
