@@ -24,7 +24,7 @@ interface Check {
 }
 
 /** The kind of a value this module compares natively, or null (mingo decides). */
-function kindOf(value: unknown): Kind | null {
+export function kindOf(value: unknown): Kind | null {
   switch (typeof value) {
     case 'string':
       return 'string';

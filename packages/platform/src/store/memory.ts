@@ -37,6 +37,7 @@ import {
   isPlainObject,
   normalizeUpdate,
   prepareSchema,
+  scalarKey,
   timestampFields,
   upsertSeedFields,
   validationFields,
@@ -331,26 +332,6 @@ function uniqueIndexes(schema: Schema): UniqueIndex[] {
  * tenant id), where the first field alone narrows nothing inside one tenant.
  */
 const EQUALITY_PREFIX_FIELDS = 2;
-
-/**
- * Index key of one scalar, or undefined for values an equality lookup is never built from (null,
- * objects, arrays...). Equal values under mingo's equality always get equal keys; different values
- * may share a key (that only widens the candidate set). Dates use their time value.
- */
-function scalarKey(value: unknown): string | undefined {
-  switch (typeof value) {
-    case 'string':
-      return `s${value}`;
-    case 'number':
-      return `n${value}`; // `${-0}` is "0": mingo treats 0 and -0 as equal too
-    case 'boolean':
-      return value ? 'T' : 'F';
-    case 'object':
-      return value instanceof Date ? `d${value.getTime()}` : undefined;
-    default:
-      return undefined;
-  }
-}
 
 /** Adds the scalar keys at `parts` (from `i`) under `value`: arrays at any depth are multikey. */
 function collectScalarKeys(value: unknown, parts: readonly string[], i: number, out: string[]): void {

@@ -12,7 +12,9 @@
 //
 // An ordered index is built on the first query that can use it (schema indexes that no sorted
 // query reads cost nothing) and kept current by every write after that.
+import { kindOf } from './fast-match';
 import type { Doc, Sort } from './port';
+import { scalarKey } from './shared';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { compare: mingoCompare, resolve: mingoResolve } = require('mingo/util') as typeof import('mingo/types/util');
@@ -259,13 +261,13 @@ export class OrderedIndex {
 
 /** `v`, `{ $eq: v }` or `{ $in: [v] }` for a plain value, and nothing else alongside. */
 function isPureEquality(term: unknown): boolean {
-  if (bucketKey([term]) !== undefined) return true;
+  if (scalarKey(term) !== undefined) return true;
   if (term === null || typeof term !== 'object' || Object.getPrototypeOf(term) !== Object.prototype) return false;
   const ops = Object.keys(term);
   if (ops.length !== 1) return false;
   const { $eq, $in } = term as { $eq?: unknown; $in?: unknown };
-  if (ops[0] === '$eq') return bucketKey([$eq]) !== undefined;
-  return ops[0] === '$in' && Array.isArray($in) && $in.length === 1 && bucketKey($in) !== undefined;
+  if (ops[0] === '$eq') return scalarKey($eq) !== undefined;
+  return ops[0] === '$in' && Array.isArray($in) && $in.length === 1 && scalarKey($in[0]) !== undefined;
 }
 
 const isIrregular = (value: unknown): boolean =>
@@ -311,35 +313,18 @@ export function rangeTerms(filter: Record<string, unknown>): Map<string, Range> 
   return out;
 }
 
+/** The kind of a range bound: a string, number or date (mingo only compares values of one kind). */
 function boundKind(value: unknown): string | null {
-  if (typeof value === 'string') return 'string';
-  if (typeof value === 'number') return Number.isNaN(value) ? null : 'number';
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : 'date';
-  return null;
+  const kind = kindOf(value);
+  return kind === 'boolean' ? null : kind;
 }
 
 /** One bucket per combination of prefix values; undefined when a value cannot be pinned by equality. */
 function bucketKey(parts: unknown[]): string | undefined {
   let key = '';
   for (const value of parts) {
-    let part: string;
-    switch (typeof value) {
-      case 'string':
-        part = `s${value}`;
-        break;
-      case 'number':
-        part = `n${value}`; // 0 and -0 share a key, as they are equal
-        break;
-      case 'boolean':
-        part = value ? 'T' : 'F';
-        break;
-      case 'object':
-        if (!(value instanceof Date)) return undefined;
-        part = `d${value.getTime()}`;
-        break;
-      default:
-        return undefined;
-    }
+    const part = scalarKey(value);
+    if (part === undefined) return undefined;
     key += `${part}\u0000`;
   }
   return key;

@@ -124,3 +124,23 @@ function cloneValue(value: unknown): unknown {
   }
   return value;
 }
+
+/**
+ * Index key of one scalar, or undefined for values an equality lookup is never built from (null,
+ * objects, arrays...). Equal values under mingo's equality always get equal keys; different values
+ * may share a key (that only widens the candidate set). Dates use their time value.
+ */
+export function scalarKey(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return `s${value}`;
+    case 'number':
+      return `n${value}`; // `${-0}` is "0": mingo treats 0 and -0 as equal too
+    case 'boolean':
+      return value ? 'T' : 'F';
+    case 'object':
+      return value instanceof Date ? `d${value.getTime()}` : undefined;
+    default:
+      return undefined;
+  }
+}
