@@ -32,3 +32,17 @@ export function sortableId(prefix: string): string {
   }
   return `${prefix}_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomBase58(6)}`;
 }
+
+/**
+ * A sortable id that also sorts after `floor` (an id of the same shape), for rows that must
+ * follow one written by a process whose clock was ahead: it takes the floor's time and next
+ * counter when the local clock has not passed the floor.
+ */
+export function sortableIdAfter(prefix: string, floor: string | null): string {
+  const id = sortableId(prefix);
+  if (floor === null || id > floor) return id;
+  const body = floor.slice(prefix.length + 1);
+  const ms = body.slice(0, 9);
+  const next = parseInt(body.slice(9, 13), 36) + 1;
+  return `${prefix}_${ms}${next.toString(36).padStart(4, '0')}${randomBase58(6)}`;
+}

@@ -5,6 +5,7 @@ import { createBus } from './bus';
 import type { EventBus } from './bus/port';
 import { address, checkEngineConfig, engineConfig, loadConfigOrExit, port } from './config';
 import { createLogger, type Logger } from './logging';
+import type { OutboxOptions } from './outbox';
 import { runMain, stopOnSignals, type RunningService } from './service';
 import { createStore } from './store';
 import type { DocumentStore } from './store/port';
@@ -39,6 +40,18 @@ export interface ServiceDeps {
   opsPort: number;
   host?: string;
   addresses: ServiceAddresses;
+  /** Outbox relay settings (retention, lease); defaults when absent. */
+  outbox?: Partial<OutboxOptions>;
+}
+
+/** The outbox relay's settings (docs/operations.md): retention of published rows and the relay lease. */
+export const outboxConfig = {
+  OUTBOX_RETENTION_SECONDS: z.coerce.number().int().min(1).max(2_147_483_647).default(86_400),
+  OUTBOX_LEASE_MS: z.coerce.number().int().min(2_000).default(15_000),
+};
+
+export function outboxOptionsFrom(c: { OUTBOX_RETENTION_SECONDS: number; OUTBOX_LEASE_MS: number }): Partial<OutboxOptions> {
+  return { retentionMs: c.OUTBOX_RETENTION_SECONDS * 1000, leaseMs: c.OUTBOX_LEASE_MS, publishTimeoutMs: Math.floor(c.OUTBOX_LEASE_MS / 3) };
 }
 
 /**
@@ -52,6 +65,7 @@ export function serviceConfigSchema(prefix: string, defaults: { grpc: number; op
     [`${prefix}_MONGO_DB`]: z.string().min(1).default(defaults.db),
     ...engineConfig,
     ...addressConfig,
+    ...outboxConfig,
   });
 }
 
@@ -61,6 +75,7 @@ export interface ServiceConfig {
   dbName: string;
   engines: { STORE: 'memory' | 'mongo'; BUS: 'memory' | 'kafka'; MONGO_URL?: string; KAFKA_BROKERS?: string };
   addresses: ServiceAddresses;
+  outbox: Partial<OutboxOptions>;
 }
 
 export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops: number; db: string }, env: Record<string, string | undefined> = process.env): ServiceConfig {
@@ -73,6 +88,7 @@ export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
     engines: { STORE: common.STORE, BUS: common.BUS, MONGO_URL: common.MONGO_URL, KAFKA_BROKERS: common.KAFKA_BROKERS },
     addresses: addressesFrom(common),
+    outbox: outboxOptionsFrom(z.object(outboxConfig).parse(parsed)),
   };
 }
 
@@ -88,7 +104,7 @@ export function serviceMain(opts: {
     const logger = createLogger(opts.name);
     const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
     const bus = createBus({ BUS: config.engines.BUS, KAFKA_BROKERS: config.engines.KAFKA_BROKERS, clientId: opts.name });
-    const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses });
+    const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses, outbox: config.outbox });
     stopOnSignals(async () => {
       await running.stop();
       await bus.close();

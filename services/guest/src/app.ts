@@ -26,7 +26,7 @@ export async function startGuestService(deps: GuestServiceDeps): Promise<Running
   const messagingStore = new MessagingStore(deps.store);
   // The topics this service publishes on, created before the first write can need them.
   await deps.bus.ensureTopics([TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents]);
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
   const cache = new ListingActivityCache({ store: deps.store, bus: deps.bus, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
   await cache.start();

@@ -16,7 +16,7 @@ export interface ListingServiceDeps extends ServiceDeps {
 export async function startListingService(deps: ListingServiceDeps): Promise<RunningService> {
   const listings = new ListingStore(deps.store);
   await deps.bus.ensureTopics([TOPICS.listingActivity]);
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
   const activity = new ListingActivity(deps.store, listings, outbox);
   // Content of a PMS listing goes to its PMS first (through the pms-adapter's RelayWrite).

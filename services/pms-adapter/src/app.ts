@@ -38,7 +38,7 @@ export async function startPmsAdapterService(deps: PmsAdapterServiceDeps): Promi
   const connections = new ConnectionStore(deps.store);
   // The topic this service publishes PMS changes on, created before the first sync needs it.
   await deps.bus.ensureTopics([TOPICS.pmsSync]);
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
   const options: ConnectorOptions = {
     ...DEFAULT_CONNECTOR_OPTIONS,

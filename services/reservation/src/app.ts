@@ -23,7 +23,7 @@ export async function startReservationService(deps: ReservationServiceDeps): Pro
   const reservations = new ReservationStore(deps.store);
   // The topic this service publishes on, created before the first write can need it.
   await deps.bus.ensureTopics([TOPICS.reservationEvents]);
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
   const activity = new ListingActivityCache({ store: deps.store, bus: deps.bus, groupId: ACTIVITY_GROUP, logger: deps.logger });
   await activity.start();
