@@ -7,9 +7,24 @@
 // A listing the cache has not heard of counts as active: the owning service decides
 // existence (404) from its own data first, and a new listing is active unless its first
 // event says otherwise.
+//
+// History: besides the current state, the cache keeps the last activity changes of each
+// listing with the time they happened (occurred_at of listing.activity.v1), so that a consumer
+// of another topic can ask "was the listing active when this event happened?" instead of "is
+// it active now?" (arrival order of two topics says nothing about the order of their events).
+// `activityAt` also says whether the answer is settled: it is once a change newer than the
+// asked time has arrived (the topic keeps per-listing order, so every change before it is
+// known too); before that a change may still be on its way.
 import { listingEvents, TOPICS } from '@vrp/contracts';
 import { listingInactive, type Collection, type DocumentStore, type EventBus, type Logger, type Subscription } from '@vrp/platform';
 import { Schema } from 'mongoose';
+
+/** One activity change of a listing: its version and state, and when it happened. */
+export interface ActivityChange {
+  version: number;
+  active: boolean;
+  at: Date;
+}
 
 export interface ListingActivity {
   workspaceId: string;
@@ -18,9 +33,23 @@ export interface ListingActivity {
   active: boolean;
   version: number;
   channelIds: string[];
+  /** The last changes (at most HISTORY_LIMIT), oldest first; empty for state stored before histories existed. */
+  history: ActivityChange[];
 }
 
+/** Whether a listing was active at a given time, and whether a later change can still alter that answer. */
+export interface ActivityAt {
+  active: boolean;
+  /** True once a change that happened after the asked time has been applied. */
+  settled: boolean;
+}
+
+/** Changes kept per listing: enough to answer for events that arrive late by several toggles. */
+export const HISTORY_LIMIT = 32;
+
 type ActivityDoc = Omit<ListingActivity, 'listingId'> & { _id: string; updatedAt: Date; [field: string]: unknown };
+
+const changeSchema = new Schema({ version: { type: Number, required: true }, active: { type: Boolean, required: true }, at: { type: Date, required: true } }, { _id: false });
 
 const activitySchema = new Schema(
   {
@@ -30,6 +59,7 @@ const activitySchema = new Schema(
     active: { type: Boolean, required: true },
     version: { type: Number, required: true },
     channelIds: { type: [String], default: [] },
+    history: { type: [changeSchema], default: [] },
     updatedAt: { type: Date, required: true },
   },
   { versionKey: false },
@@ -76,6 +106,7 @@ export class ListingActivityCache {
       this.forget(event.workspaceId, event.listingId);
       return;
     }
+    const change: ActivityChange = { version: event.version, active: event.active, at: event.occurredAt ?? new Date() };
     const activity: ListingActivity = {
       workspaceId: event.workspaceId,
       listingId: event.listingId,
@@ -83,18 +114,37 @@ export class ListingActivityCache {
       active: event.active,
       version: event.version,
       channelIds: event.channelIds,
+      history: withChange(known?.history ?? [], change),
     };
     // Guarded write: a stale event cannot overwrite a newer persisted state.
     await this.docs.updateOne(
       { _id: event.listingId, version: { $lt: event.version } },
-      { $set: { workspaceId: activity.workspaceId, name: activity.name, active: activity.active, version: activity.version, channelIds: activity.channelIds, updatedAt: new Date() } },
+      { $set: { workspaceId: activity.workspaceId, name: activity.name, active: activity.active, version: activity.version, channelIds: activity.channelIds, history: activity.history, updatedAt: new Date() } },
       { upsert: true },
     ).catch((err: unknown) => {
       // A duplicate key here means a newer version is already stored: nothing to do.
       if ((err as Error).name !== 'DuplicateKeyError') throw err;
     });
-    this.remember(activity);
-    for (const listener of this.listeners) listener(activity);
+    const current = this.remember(activity);
+    for (const listener of this.listeners) listener(current);
+  }
+
+  /**
+   * Was the listing active at `at`? The state set by the last known change at or before `at`
+   * (a listing the cache has not heard of, or a time before its first known change, counts as
+   * active, as in `isActive`). Settled once a change after `at` is known.
+   */
+  activityAt(workspaceId: string, listingId: string, at: Date): ActivityAt {
+    const known = this.get(workspaceId, listingId);
+    if (!known) return { active: true, settled: false };
+    if (known.history.length === 0) return { active: known.active, settled: false };
+    const t = at.getTime();
+    let active = true;
+    for (const change of known.history) {
+      if (change.at.getTime() > t) return { active, settled: true };
+      active = change.active;
+    }
+    return { active, settled: false };
   }
 
   /** The activity of a listing (by id or mapped channel id), if known. */
@@ -139,16 +189,26 @@ export class ListingActivityCache {
     return () => this.listeners.delete(listener);
   }
 
-  private remember(a: ListingActivity): void {
-    let listings = this.byWorkspace.get(a.workspaceId);
+  /**
+   * Keeps the newer of `a` and what is in memory, with both histories merged: two consumers
+   * (e.g. the cache's own and the webhook intake) may apply different versions concurrently.
+   */
+  private remember(incoming: ListingActivity): ListingActivity {
+    let listings = this.byWorkspace.get(incoming.workspaceId);
     if (!listings) {
       listings = new Map();
-      this.byWorkspace.set(a.workspaceId, listings);
+      this.byWorkspace.set(incoming.workspaceId, listings);
     }
-    const previous = listings.get(a.listingId);
+    const previous = listings.get(incoming.listingId);
+    let a = incoming;
+    if (previous) {
+      const history = previous.history.reduce(withChange, incoming.history);
+      a = previous.version > incoming.version ? { ...previous, history } : { ...incoming, history };
+    }
     for (const channelId of previous?.channelIds ?? []) listings.delete(channelId);
     listings.set(a.listingId, a);
     for (const channelId of a.channelIds) listings.set(channelId, a);
+    return a;
   }
 
   private forget(workspaceId: string, listingId: string): void {
@@ -161,5 +221,12 @@ export class ListingActivityCache {
 }
 
 function fromDoc({ _id, updatedAt: _updatedAt, ...rest }: ActivityDoc): ListingActivity {
-  return { listingId: _id, workspaceId: rest.workspaceId, name: rest.name, active: rest.active, version: rest.version, channelIds: rest.channelIds };
+  const history = (rest.history ?? []).map((c) => ({ version: c.version, active: c.active, at: new Date(c.at) }));
+  return { listingId: _id, workspaceId: rest.workspaceId, name: rest.name, active: rest.active, version: rest.version, channelIds: rest.channelIds, history };
+}
+
+/** The history with one more change, in version order, without repeats, at most HISTORY_LIMIT long. */
+function withChange(history: ActivityChange[], change: ActivityChange): ActivityChange[] {
+  if (history.some((c) => c.version === change.version)) return history;
+  return [...history, change].sort((x, y) => x.version - y.version).slice(-HISTORY_LIMIT);
 }

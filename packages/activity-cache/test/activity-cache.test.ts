@@ -1,6 +1,6 @@
 import { listingEvents, TOPICS } from '@vrp/contracts';
 import { AppError, createLogger, createMemoryBus, createMemoryStore } from '@vrp/platform';
-import { ListingActivityCache } from '../src';
+import { HISTORY_LIMIT, ListingActivityCache } from '../src';
 
 const logger = createLogger('test', 'silent');
 
@@ -99,5 +99,53 @@ describe('ListingActivityCache', () => {
     expect(cache.get('ws_1', 'ch_lst_a')).toBeUndefined();
     expect(seen).toEqual(['lst_a:false']);
     await cache.stop();
+  });
+
+  describe('activity at a point in time', () => {
+    const t = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s));
+
+    it('answers from the change history by occurred_at, and is settled only once a later change is known', async () => {
+      const bus = createMemoryBus();
+      const cache = new ListingActivityCache({ store: createMemoryStore(), bus, groupId: 'g', logger });
+      await cache.start();
+      await publish(bus, event('lst_a', true, 1, { occurredAt: t(10) }), event('lst_a', false, 2, { occurredAt: t(20) }));
+      // Before the first known change: counts as active; between the changes: settled by the later one.
+      expect(cache.activityAt('ws_1', 'lst_a', t(5))).toEqual({ active: true, settled: true });
+      expect(cache.activityAt('ws_1', 'lst_a', t(15))).toEqual({ active: true, settled: true });
+      expect(cache.activityAt('ws_1', 'ch_lst_a', t(15))).toEqual({ active: true, settled: true });
+      // After the last known change: its state, but an activation may still be on its way.
+      expect(cache.activityAt('ws_1', 'lst_a', t(25))).toEqual({ active: false, settled: false });
+      await publish(bus, event('lst_a', true, 3, { occurredAt: t(30) }));
+      expect(cache.activityAt('ws_1', 'lst_a', t(25))).toEqual({ active: false, settled: true });
+      expect(cache.activityAt('ws_1', 'lst_a', t(35))).toEqual({ active: true, settled: false });
+      // A listing never heard of counts as active, unsettled.
+      expect(cache.activityAt('ws_1', 'lst_new', t(25))).toEqual({ active: true, settled: false });
+      await cache.stop();
+    });
+
+    it('keeps the history across a restart, and at most HISTORY_LIMIT changes', async () => {
+      const store = createMemoryStore();
+      const bus = createMemoryBus();
+      const first = new ListingActivityCache({ store, bus, groupId: 'g', logger });
+      await first.start();
+      const changes = Array.from({ length: HISTORY_LIMIT + 3 }, (_, i) => event('lst_a', i % 2 === 0, i + 1, { occurredAt: t(i * 10) }));
+      await publish(bus, ...changes);
+      await first.stop();
+      const restarted = new ListingActivityCache({ store, bus: createMemoryBus(), groupId: 'g', logger });
+      await restarted.start();
+      const history = restarted.get('ws_1', 'lst_a')!.history;
+      expect(history.map((c) => c.version)).toEqual(changes.slice(-HISTORY_LIMIT).map((c) => c.version));
+      // Change 34 (index 33, inactive) happened at 330 s; change 35 at 340 s.
+      expect(restarted.activityAt('ws_1', 'lst_a', t(335))).toEqual({ active: false, settled: true });
+      await restarted.stop();
+    });
+
+    it('merges the histories of two consumers applying different versions at once', async () => {
+      const cache = new ListingActivityCache({ store: createMemoryStore(), bus: createMemoryBus(), groupId: 'g', logger });
+      await Promise.all([cache.apply(event('lst_a', false, 1, { occurredAt: t(10) })), cache.apply(event('lst_a', true, 2, { occurredAt: t(20) }))]);
+      expect(cache.get('ws_1', 'lst_a')).toMatchObject({ active: true, version: 2 });
+      expect(cache.get('ws_1', 'lst_a')!.history.map((c) => c.version)).toEqual([1, 2]);
+      expect(cache.activityAt('ws_1', 'lst_a', t(15))).toEqual({ active: false, settled: true });
+    });
   });
 });
