@@ -5,6 +5,7 @@ import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
 import { createUpstream, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { systemClock, type WebhookClock } from './clock';
+import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
 import { systemResolver, type Resolver } from './delivery/address-guard';
 import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './delivery/http-sender';
@@ -13,6 +14,7 @@ import { EventIngest } from './events/ingest';
 import { webhookHandlers } from './grpc/handlers';
 import { grpcListingLookup, type ListingLookup } from './ports/listings';
 import { DeliveryStore } from './store/delivery-store';
+import { HeldEventStore } from './store/held-event-store';
 import { SubscriptionStore } from './store/subscription-store';
 import { Webhooks } from './webhooks';
 
@@ -20,6 +22,7 @@ export { ManualClock, systemClock, type WebhookClock } from './clock';
 export { verifySignature, signatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './domain/signature';
 export { EVENT_TYPES, type EventType } from './domain/event-types';
 export { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } from './domain/retry';
+export { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 
 /** The activity cache's consumer group (replays listing.activity.v1 from the start). */
 export const ACTIVITY_CACHE_GROUP = 'webhook-listing-activity';
@@ -40,6 +43,13 @@ export interface WebhookServiceDeps extends ServiceDeps {
   scheduler?: Partial<SchedulerOptions>;
   /** How listing payloads are read; default: the listing service over gRPC. */
   listings?: ListingLookup;
+  /**
+   * How long an event whose listing activity is not settled waits for a late activity change
+   * (WEBHOOK_ACTIVITY_SETTLE_MS / WEBHOOK_ACTIVITY_HOLD_MS; docs/webhooks.md).
+   */
+  activityWindows?: Partial<ActivityWindows>;
+  /** The clock of those windows; tests pass a ManualClock. Default: the system clock. */
+  activityClock?: WebhookClock;
 }
 
 export async function startWebhookService(deps: WebhookServiceDeps): Promise<RunningService> {
@@ -73,7 +83,20 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
   });
 
   const wake = () => void scheduler.wake();
-  const ingest = new EventIngest({ store: deps.store, bus: deps.bus, subscriptions, deliveries, cache, listings, logger: deps.logger, now: () => clock.now(), onQueued: wake });
+  const ingest = new EventIngest({
+    store: deps.store,
+    bus: deps.bus,
+    subscriptions,
+    deliveries,
+    held: new HeldEventStore(deps.store),
+    cache,
+    listings,
+    logger: deps.logger,
+    now: () => clock.now(),
+    activityClock: deps.activityClock ?? systemClock,
+    windows: { ...DEFAULT_ACTIVITY_WINDOWS, ...deps.activityWindows },
+    onQueued: wake,
+  });
   await ingest.start();
   scheduler.start();
 

@@ -1,10 +1,11 @@
 // Component test: the webhook service over real gRPC with embedded engines, a real local HTTP
 // receiver, a manual scheduling clock, and domain events published on the memory bus.
-import { listing as listingPb, listingEvents, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, newId, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { listing as listingPb, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
+import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
 import { ManualClock, startWebhookService, verifySignature, type WebhookServiceDeps } from '../src/app';
 import type { Resolver } from '../src/delivery/address-guard';
 import { DeliveryStore } from '../src/store/delivery-store';
+import { publishActivity, publishReservationEvent } from './publish';
 import { eventually, startReceiver, type Receiver } from './receiver';
 
 const WS = 'ws_a';
@@ -53,6 +54,9 @@ describe('webhook service over gRPC', () => {
       listings: { get: async (ws, id) => listingOf(ws, id) },
       // A small scan batch: a long blocked queue must not starve the others.
       scheduler: { random: () => 0.5, batchSize: 3 },
+      // No wait for late deactivations here (activity-order.test.ts covers the windows), so
+      // deliverable events go at once; events that look dropped are still held for an activation.
+      activityWindows: { settleMs: 0 },
     } satisfies WebhookServiceDeps);
 
   const connect = (service: RunningService) => createUpstream(pb.WebhookServiceClient, { name: 'webhook', address: `127.0.0.1:${service.grpcPort}` });
@@ -75,35 +79,12 @@ describe('webhook service over gRPC', () => {
     return res;
   };
 
-  const reservationEvent = async (listingId: string, change = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED, workspaceId = WS) => {
-    const event = reservationEvents.ReservationEvent.create({
-      eventId: newId('evt'),
-      workspaceId,
-      listingId,
-      type: change,
-      occurredAt: new Date(),
-      reservation: resPb.Reservation.create({ id: newId('res'), workspaceId, propertyId: listingId, status: 'CONFIRMED', checkIn: '2030-01-01', checkOut: '2030-01-03', confirmationCode: 'ABC123' }),
-    });
-    const value = reservationEvents.ReservationEvent.encode(event).finish();
-    await bus.publish(TOPICS.reservationEvents.name, [{ key: listingId, value }]);
-    await bus.whenIdle();
-    return { event, value };
-  };
+  const reservationEvent = (listingId: string, type = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED, workspaceId = WS) =>
+    publishReservationEvent(bus, { workspaceId, listingId, type, occurredAt: new Date() });
 
   const setActive = async (listingId: string, active: boolean, workspaceId = WS) => {
     activityVersion += 1;
-    const event = listingEvents.ListingActivityChanged.create({
-      eventId: newId('evt'),
-      workspaceId,
-      listingId,
-      listingName: `Listing ${listingId}`,
-      active,
-      reason: listingEvents.ActivityReason.ACTIVITY_REASON_OWNER,
-      version: activityVersion,
-      occurredAt: new Date(),
-    });
-    await bus.publish(TOPICS.listingActivity.name, [{ key: listingId, value: listingEvents.ListingActivityChanged.encode(event).finish() }]);
-    await bus.whenIdle();
+    await publishActivity(bus, { workspaceId, listingId, active, version: activityVersion, occurredAt: new Date() });
   };
 
   const deliveriesOf = async (subscriptionId: string, status = '') =>

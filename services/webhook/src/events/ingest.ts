@@ -1,23 +1,50 @@
 // Ingest: domain events from the bus become stored webhook events and one pending delivery per
-// matching subscription, in one transaction. An event about an inactive listing (per the
-// activity cache, at this moment) is dropped here, neither stored nor queued: activation
-// resumes delivery from that moment, with no backlog.
+// matching subscription, in one transaction. An event about a listing that was inactive when
+// it happened is dropped here, neither stored nor queued: activation resumes delivery for
+// events from that moment on, with no backlog.
+//
+// "When it happened", not "when its message arrived": listing.activity.v1 and the domain topics
+// are separate topics with no order between them, so the decision compares the event's
+// occurred_at with the listing's activity history (activity cache), and holds the event while
+// that answer is not settled (domain/activity-decision.ts, store/held-event-store.ts): a late
+// activation releases an event that happened after it, a late deactivation drops one. Nothing
+// blocks the partition: a held event is stored and its message committed; it is decided when
+// its listing's next activity change arrives, at the latest when its window ends.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { sortableId, type DocumentStore, type EventBus, type Logger, type Subscription } from '@vrp/platform';
+import { sortableId, type DocumentStore, type EventBus, type Logger, type Subscription, type Tx } from '@vrp/platform';
+import type { WebhookClock } from '../clock';
+import { decideBy, decideByActivity, finalDecision, type ActivityDecision, type ActivityWindows } from '../domain/activity-decision';
 import type { DeliveryRecord } from '../domain/delivery';
 import { isActivityEvent, subscribesTo } from '../domain/event-types';
 import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore } from '../store/delivery-store';
+import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
 import { eventBody, SOURCE_TOPICS, toIncomingEvent, type IncomingEvent } from './render';
 
 /** The consumer group of ingest; new groups start at the end of each topic (no history replay). */
 export const INGEST_GROUP = 'webhook-ingest';
 
-export type IngestResult = 'queued' | 'duplicate' | 'no_subscriber' | 'listing_inactive';
+export type IngestResult = 'queued' | 'duplicate' | 'no_subscriber' | 'listing_inactive' | 'held';
+
+/** Held events decided per sweep. */
+const SWEEP_BATCH = 100;
+/** Safety net between sweeps (held events of other replicas, missed timers). */
+const SWEEP_POLL_MS = 1_000;
 
 export class EventIngest {
   private subscription: Subscription | null = null;
+  /**
+   * One decision at a time in this process, in order: incoming events, re-decisions after an
+   * activity change, and sweeps. An event decided at once then never overtakes an earlier held
+   * event of its listing that the same activity change settles.
+   */
+  private work: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  private poll: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
     private readonly deps: {
@@ -25,16 +52,28 @@ export class EventIngest {
       bus: EventBus;
       subscriptions: SubscriptionStore;
       deliveries: DeliveryStore;
+      held: HeldEventStore;
       cache: ListingActivityCache;
       listings: ListingLookup;
       logger: Logger;
       now: () => Date;
+      /** The clock of the activity windows (held events); tests move it by hand. */
+      activityClock: WebhookClock;
+      windows: ActivityWindows;
       /** Told after each commit that queued deliveries (the scheduler sends them at once). */
       onQueued: () => void;
     },
   ) {}
 
   async start(): Promise<void> {
+    this.stopped = false;
+    const { cache, activityClock } = this.deps;
+    // An activity change may settle held events of its listing.
+    this.unsubscribe.push(cache.onChange((a) => void this.enqueueWork(() => this.redecide(a.workspaceId, a.listingId))));
+    this.unsubscribe.push(activityClock.onAdvance(() => void this.enqueueWork(() => this.sweep())));
+    this.poll = setInterval(() => void this.enqueueWork(() => this.sweep()), SWEEP_POLL_MS);
+    this.poll.unref();
+    void this.enqueueWork(() => this.sweep());
     await this.deps.bus.ensureTopics(SOURCE_TOPICS);
     this.subscription = await this.deps.bus.subscribe({
       groupId: INGEST_GROUP,
@@ -52,17 +91,53 @@ export class EventIngest {
   async stop(): Promise<void> {
     await this.subscription?.stop();
     this.subscription = null;
+    this.stopped = true;
+    for (const off of this.unsubscribe.splice(0)) off();
+    if (this.poll) clearInterval(this.poll);
+    if (this.timer) clearTimeout(this.timer);
+    this.poll = this.timer = null;
+    this.timerAt = Infinity;
+    await this.work;
   }
 
-  /** Idempotent: a redelivered message finds its event stored and queues nothing. */
-  async accept(event: IncomingEvent): Promise<IngestResult> {
-    const { cache, subscriptions, deliveries, store } = this.deps;
+  /** Idempotent: a redelivered message finds its event stored (or held) and queues nothing. */
+  accept(incoming: IncomingEvent): Promise<IngestResult> {
+    return this.serial(() => this.acceptNow(incoming));
+  }
+
+  private async acceptNow(incoming: IncomingEvent): Promise<IngestResult> {
     // The ingest consumer may see an activity change before the cache's own consumer does;
-    // applying it here (versioned, idempotent) keeps suppression exact for what follows.
-    if (event.activity) await cache.apply(event.activity);
-    if (this.suppressed(event)) return 'listing_inactive';
+    // applying it here (versioned, idempotent) keeps the history complete for what follows.
+    if (incoming.activity) await this.deps.cache.apply(incoming.activity);
+    const event = decidable(incoming);
+    if (isActivityEvent(event.type)) return this.enqueue(event);
+    const decision = this.decide(event);
+    switch (decision.kind) {
+      case 'deliver':
+        return this.enqueue(event);
+      case 'drop':
+        return 'listing_inactive';
+      case 'hold': {
+        const heldAt = this.deps.activityClock.now();
+        const decideAt = decideBy(heldAt, decision.likely, this.deps.windows);
+        await this.deps.held.hold(event, heldAt, decideAt);
+        this.armTimer(decideAt);
+        return 'held';
+      }
+    }
+  }
+
+  private decide(event: DecidableEvent): ActivityDecision {
+    const knowledge = event.listingIds.map((id) => this.deps.cache.activityAt(event.workspaceId, id, event.occurredAt));
+    return decideByActivity(knowledge, this.deps.windows);
+  }
+
+  /** Stores the event and its deliveries (one per matching subscription); `before` runs in the same transaction. */
+  private async enqueue(event: DecidableEvent, before?: (tx: Tx) => Promise<boolean>): Promise<IngestResult> {
+    const { subscriptions, deliveries, store } = this.deps;
     const now = this.deps.now();
     const result = await store.transaction(async (tx): Promise<IngestResult> => {
+      if (before && !(await before(tx))) return 'duplicate';
       const targets = (await subscriptions.enabledOf(event.workspaceId, tx)).filter((s) => subscribesTo(s.eventTypes, event.type));
       if (targets.length === 0) return 'no_subscriber';
       const queued: DeliveryRecord[] = targets.map((s) => ({
@@ -86,22 +161,88 @@ export class EventIngest {
         droppedReason: null,
         replayOf: null,
       }));
-      const stored = await deliveries.enqueue(
-        { id: event.id, workspaceId: event.workspaceId, type: event.type, listingId: event.listingId, orderKey: event.orderKey, occurredAt: event.occurredAt, body: eventBody(event) },
-        queued,
-        tx,
-      );
-      return stored ? 'queued' : 'duplicate';
+      const { listingIds: _listingIds, ...stored } = event;
+      return (await deliveries.enqueue(stored, queued, tx)) ? 'queued' : 'duplicate';
     });
     if (result === 'queued') this.deps.onQueued();
     return result;
   }
 
-  private suppressed(event: IncomingEvent): boolean {
-    if (isActivityEvent(event.type)) return false;
-    const { cache } = this.deps;
-    if (event.listingId) return !cache.isActive(event.workspaceId, event.listingId);
-    // A guest is left out when every reservation of theirs is on an inactive listing (spec 2.2).
-    return event.listingIds.length > 0 && event.listingIds.every((id) => !cache.isActive(event.workspaceId, id));
+  /** Re-decides the held events of a listing whose activity changed, in the order they were held. */
+  private async redecide(workspaceId: string, listingId: string): Promise<void> {
+    for (const held of await this.deps.held.ofListing(workspaceId, listingId)) {
+      const decision = this.decide(held.event);
+      if (decision.kind === 'hold') {
+        const decideAt = decideBy(held.heldAt, decision.likely, this.deps.windows);
+        if (decideAt.getTime() !== held.decideAt.getTime()) await this.deps.held.reschedule(held.event.id, decideAt);
+        this.armTimer(decideAt);
+      } else await this.conclude(held, decision.kind);
+    }
   }
+
+  /** Decides the held events whose window has ended, with what is known now. */
+  private async sweep(): Promise<void> {
+    const { held, activityClock, cache } = this.deps;
+    for (;;) {
+      const due = await held.due(activityClock.now(), SWEEP_BATCH);
+      for (const h of due) {
+        const knowledge = h.event.listingIds.map((id) => cache.activityAt(h.event.workspaceId, id, h.event.occurredAt));
+        await this.conclude(h, finalDecision(knowledge));
+      }
+      if (due.length < SWEEP_BATCH) break;
+    }
+    const next = await held.nextDecideAt();
+    if (next) this.armTimer(next);
+  }
+
+  private async conclude(h: HeldEvent, outcome: 'deliver' | 'drop'): Promise<void> {
+    if (outcome === 'deliver') {
+      // Taking the held row in the delivery's transaction: another replica releasing it too gets nothing.
+      await this.enqueue(h.event, (tx) => this.deps.held.take(h.event.id, tx));
+      return;
+    }
+    if (await this.deps.held.take(h.event.id)) this.deps.logger.debug({ eventId: h.event.id, listingIds: h.event.listingIds }, 'webhook event dropped: its listing was inactive when it happened');
+  }
+
+  /** A wall-clock timer for the next end of a window (the activity clock says how far away it is). */
+  private armTimer(at: Date): void {
+    if (this.stopped || at.getTime() >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at.getTime();
+    const delay = Math.max(0, at.getTime() - this.deps.activityClock.now().getTime());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      void this.enqueueWork(() => this.sweep());
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Runs `step` after every decision before it; its error goes to the caller (the bus redelivers). */
+  private serial<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.work.then(step);
+    this.work = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A background decision pass: its failure is logged, and the next pass (poll, timer) retries. */
+  private enqueueWork(step: () => Promise<void>): Promise<void> {
+    return this.serial(() => (this.stopped ? Promise.resolve() : step())).catch((err: unknown) =>
+      this.deps.logger.warn({ err }, 'held webhook events: decision pass failed; the next pass retries'),
+    );
+  }
+}
+
+/** The stored form of an incoming event, with the listings its delivery depends on. */
+function decidable(e: IncomingEvent): DecidableEvent {
+  return {
+    id: e.id,
+    workspaceId: e.workspaceId,
+    type: e.type,
+    listingId: e.listingId,
+    listingIds: e.listingId ? [e.listingId] : e.listingIds,
+    orderKey: e.orderKey,
+    occurredAt: e.occurredAt,
+    body: eventBody(e),
+  };
 }
