@@ -17,6 +17,7 @@
 // engines by the lease holder's periodic sweep (one deleteMany with the same rule), because
 // the embedded engine has no TTL monitor.
 import { Schema } from 'mongoose';
+import { z } from 'zod';
 import type { EventBus } from './bus/port';
 import { newId, sortableIdAfter } from './ids';
 import type { Logger } from './logging';
@@ -63,6 +64,16 @@ export const DEFAULT_OUTBOX_OPTIONS: Omit<OutboxOptions, 'relayId' | 'now'> = {
   publishTimeoutMs: 5_000,
   retentionMs: 24 * 3600 * 1000,
 };
+
+/** The relay's settings in a service's config (docs/operations.md): retention of published rows and the lease. */
+export const outboxConfig = {
+  OUTBOX_RETENTION_SECONDS: z.coerce.number().int().min(1).max(2_147_483_647).default(86_400),
+  OUTBOX_LEASE_MS: z.coerce.number().int().min(2_000).default(15_000),
+};
+
+export function outboxOptionsFrom(c: { OUTBOX_RETENTION_SECONDS: number; OUTBOX_LEASE_MS: number }): Partial<OutboxOptions> {
+  return { retentionMs: c.OUTBOX_RETENTION_SECONDS * 1000, leaseMs: c.OUTBOX_LEASE_MS, publishTimeoutMs: Math.floor(c.OUTBOX_LEASE_MS / 3) };
+}
 
 const LEASE_ID = 'relay';
 

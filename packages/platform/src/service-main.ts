@@ -5,7 +5,7 @@ import { createBus } from './bus';
 import type { EventBus } from './bus/port';
 import { address, checkEngineConfig, engineConfig, loadConfigOrExit, port } from './config';
 import { createLogger, type Logger } from './logging';
-import type { OutboxOptions } from './outbox';
+import { outboxConfig, outboxOptionsFrom, type OutboxOptions } from './outbox';
 import { runMain, stopOnSignals, type RunningService } from './service';
 import { createStore } from './store';
 import type { DocumentStore } from './store/port';
@@ -42,16 +42,6 @@ export interface ServiceDeps {
   addresses: ServiceAddresses;
   /** Outbox relay settings (retention, lease); defaults when absent. */
   outbox?: Partial<OutboxOptions>;
-}
-
-/** The outbox relay's settings (docs/operations.md): retention of published rows and the relay lease. */
-export const outboxConfig = {
-  OUTBOX_RETENTION_SECONDS: z.coerce.number().int().min(1).max(2_147_483_647).default(86_400),
-  OUTBOX_LEASE_MS: z.coerce.number().int().min(2_000).default(15_000),
-};
-
-export function outboxOptionsFrom(c: { OUTBOX_RETENTION_SECONDS: number; OUTBOX_LEASE_MS: number }): Partial<OutboxOptions> {
-  return { retentionMs: c.OUTBOX_RETENTION_SECONDS * 1000, leaseMs: c.OUTBOX_LEASE_MS, publishTimeoutMs: Math.floor(c.OUTBOX_LEASE_MS / 3) };
 }
 
 /**
