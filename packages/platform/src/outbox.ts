@@ -243,6 +243,10 @@ export class Outbox {
   private async holdLease(): Promise<boolean> {
     const now = this.options.now();
     const { relayId, leaseMs } = this.options;
+    // The common case for every replica but one: a live lease held by another relay. A read
+    // answers it without a failing write on every pass.
+    const current = await this.leases.findOne({ _id: LEASE_ID });
+    if (current && current.owner !== relayId && current.expiresAt > now) return false;
     try {
       const lease = await this.leases.findOneAndUpdate(
         { _id: LEASE_ID, $or: [{ owner: relayId }, { expiresAt: { $lte: now } }] },

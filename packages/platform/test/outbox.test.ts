@@ -182,6 +182,7 @@ describe('outbox relays over one store and one bus', () => {
     // A row written by a replica whose clock runs an hour ahead of this process.
     const ahead = `obx_${(Date.now() + 3_600_000).toString(36).padStart(9, '0')}0000zzzzzz`;
     await store.transaction(async (tx) => {
+      // The collection the relay registered (a store registers a name once and returns it after).
       const rows = store.collection<{ _id: string; [f: string]: unknown }>({ name: 'outbox', schema: undefined as never });
       await rows.insertOne({ _id: ahead, topic: 'topic.a', key: 'k1', value: Buffer.from('from-ahead').toString('base64'), headers: {}, createdAt: time.now(), publishedAt: null }, { tx });
     });
