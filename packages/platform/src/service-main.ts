@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createBus } from './bus';
 import type { EventBus } from './bus/port';
 import { address, checkEngineConfig, engineConfig, loadConfigOrExit, port } from './config';
+import { consumerRetryConfig, consumerRetryFrom, type RetryPolicy } from './consumer/runner';
 import { createLogger, type Logger } from './logging';
 import { runMain, stopOnSignals, type RunningService } from './service';
 import { createStore } from './store';
@@ -39,6 +40,8 @@ export interface ServiceDeps {
   opsPort: number;
   host?: string;
   addresses: ServiceAddresses;
+  /** Retry budget of the consumer runner (CONSUMER_RETRY_ATTEMPTS, CONSUMER_RETRY_MAX_MS). */
+  consumerRetry?: Partial<RetryPolicy>;
 }
 
 /**
@@ -52,6 +55,7 @@ export function serviceConfigSchema(prefix: string, defaults: { grpc: number; op
     [`${prefix}_MONGO_DB`]: z.string().min(1).default(defaults.db),
     ...engineConfig,
     ...addressConfig,
+    ...consumerRetryConfig,
   });
 }
 
@@ -61,6 +65,7 @@ export interface ServiceConfig {
   dbName: string;
   engines: { STORE: 'memory' | 'mongo'; BUS: 'memory' | 'kafka'; MONGO_URL?: string; KAFKA_BROKERS?: string };
   addresses: ServiceAddresses;
+  consumerRetry: Partial<RetryPolicy>;
 }
 
 export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops: number; db: string }, env: Record<string, string | undefined> = process.env): ServiceConfig {
@@ -73,6 +78,7 @@ export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
     engines: { STORE: common.STORE, BUS: common.BUS, MONGO_URL: common.MONGO_URL, KAFKA_BROKERS: common.KAFKA_BROKERS },
     addresses: addressesFrom(common),
+    consumerRetry: consumerRetryFrom(z.object(consumerRetryConfig).parse(parsed)),
   };
 }
 
@@ -88,7 +94,7 @@ export function serviceMain(opts: {
     const logger = createLogger(opts.name);
     const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
     const bus = createBus({ BUS: config.engines.BUS, KAFKA_BROKERS: config.engines.KAFKA_BROKERS, clientId: opts.name });
-    const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses });
+    const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses, consumerRetry: config.consumerRetry });
     stopOnSignals(async () => {
       await running.stop();
       await bus.close();

@@ -40,6 +40,8 @@ describe('reservation writes over gRPC', () => {
   const bus = createMemoryBus();
   const store = createMemoryStore();
   const listings = new Map<string, ListingInfo>();
+  /** PMS listings (provider/external id) the workspace deleted after their import. */
+  const deletedPms = new Set<string>();
   for (const l of [
     listing('lst_plain'),
     listing('lst_other'),
@@ -62,7 +64,8 @@ describe('reservation writes over gRPC', () => {
       return out;
     },
     async byPmsId(ws, provider, externalId) {
-      return [...listings.values()].find((l) => ws === WS && l.pmsProvider === provider && l.pmsExternalId === externalId) ?? null;
+      const listing = [...listings.values()].find((l) => ws === WS && l.pmsProvider === provider && l.pmsExternalId === externalId) ?? null;
+      return { listing, deleted: !listing && ws === WS && deletedPms.has(`${provider}/${externalId}`) };
     },
   };
 
