@@ -31,3 +31,13 @@ export function deadLetterService(runner: ConsumerRunner): ServiceRegistration {
     },
   });
 }
+
+/** The services that consume topics and so serve DeadLetterService (ids are dlq_<service>_...). */
+export const DEAD_LETTER_SERVICES = ['listing', 'reservation', 'guest', 'webhook'] as const;
+export type DeadLetterServiceName = (typeof DEAD_LETTER_SERVICES)[number];
+
+/** The service that owns a dead letter, from its id; null for an id no service issued. */
+export function deadLetterOwner(id: string): DeadLetterServiceName | null {
+  const service = /^dlq_([a-z-]+)_/.exec(id)?.[1];
+  return (DEAD_LETTER_SERVICES as readonly string[]).includes(service ?? '') ? (service as DeadLetterServiceName) : null;
+}
