@@ -6,7 +6,7 @@
 // redeliver instead of losing the message; and the operators' list, replay and delete.
 import { ops } from '@vrp/contracts';
 import { createMemoryBus, type MemoryEventBus } from '../src/bus/memory';
-import type { DeliveredMessage, TopicSpec } from '../src/bus/port';
+import type { DeliveredMessage, EventBus, TopicSpec } from '../src/bus/port';
 import { PermanentError, TransientError } from '../src/consumer/failure';
 import { deadLetterService } from '../src/consumer/grpc';
 import { ConsumerRunner, type RetryPolicy } from '../src/consumer/runner';
@@ -295,6 +295,32 @@ describe('consumer runner', () => {
     await next.stop();
     expect(seen).toEqual(['busy:a']);
     w = undefined as unknown as World;
+  });
+});
+
+describe('heartbeats during retries', () => {
+  it('calls the engine’s heartbeat before each backoff, so a long retry keeps the Kafka member in its group', async () => {
+    const inner = createMemoryBus({ onHandlerError: () => undefined });
+    let beats = 0;
+    // The Kafka engine hands each message a heartbeat(); this bus does the same over the memory engine.
+    const bus: EventBus = {
+      engine: inner.engine,
+      ensureTopics: (topics) => inner.ensureTopics(topics),
+      publish: (topic, messages) => inner.publish(topic, messages),
+      subscribe: (o) => inner.subscribe({ ...o, handler: (m) => o.handler({ ...m, heartbeat: async () => void beats++ }) }),
+      ready: () => inner.ready(),
+      close: () => inner.close(),
+    };
+    const store = createMemoryStore();
+    const outbox = new Outbox(store, bus, logger);
+    const runner = new ConsumerRunner({ service: 'beat', store, bus, outbox, logger, retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 } });
+    const sub = await runner.subscribe({ groupId: 'beat', topics: [TOPIC], fromBeginning: true, decode: (b) => dec(b), handle: async () => Promise.reject(new TransientError('busy', 'busy')) });
+    await sub.ready;
+    await inner.publish(TOPIC.name, [{ key: 'k', value: enc('x') }]);
+    await inner.whenIdle(5000);
+    expect(beats).toBe(3); // between the four attempts
+    await sub.stop();
+    await outbox.stop();
   });
 });
 

@@ -241,6 +241,8 @@ export class ConsumerRunner {
         { group: spec.groupId, topic: message.topic, partition: message.partition, offset: message.offset, attempt, code: failure.code, err: failure.message, delayMs: delay },
         'consumer: transient failure, retrying in place',
       );
+      // A long retry must not look like a dead member to Kafka's group coordinator.
+      await message.heartbeat?.().catch((err: unknown) => this.deps.logger.warn({ err, group: spec.groupId }, 'consumer: heartbeat during a retry failed'));
       await sleep(delay, signal, spec.groupId);
     }
   }
