@@ -220,7 +220,7 @@ export class ConsumerRunner {
 
   /** The bus handler: returns once the message is applied or dead-lettered. */
   private async deliver<T>(spec: ConsumerSpec<T>, consumer: Registered, message: DeliveredMessage, signal: AbortSignal): Promise<void> {
-    const firstFailedAt = this.now();
+    let firstFailedAt: Date | undefined;
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) throw new ConsumerStopping(spec.groupId);
       let failure: Failure;
@@ -229,6 +229,7 @@ export class ConsumerRunner {
         return;
       } catch (err) {
         failure = consumer.classify(err);
+        firstFailedAt ??= this.now();
         if (failure.class === 'permanent') return this.deadLetter(spec, message, failure, 'permanent', attempt, firstFailedAt);
       }
       const delay = backoffDelay(attempt, this.policy);
