@@ -62,19 +62,11 @@ deadLetterSchema.index({ workspaceId: 1, _id: -1 });
 /** Error messages are kept short: they are for operators, and a payload may be echoed in them. */
 const MAX_ERROR_MESSAGE = 2000;
 
-export interface NewDeadLetter {
+export type NewDeadLetter = Pick<DeadLetterDoc, 'service' | 'group' | 'reason' | 'attempts' | 'firstFailedAt' | 'lastFailedAt' | 'workspaceId' | 'listingId'> & {
   id: string;
-  service: string;
-  group: string;
   message: DeliveredMessage;
   failure: Failure;
-  reason: DeadLetterReason;
-  attempts: number;
-  firstFailedAt: Date;
-  lastFailedAt: Date;
-  workspaceId: string;
-  listingId: string;
-}
+};
 
 export interface DeadLetterQuery {
   topic?: string;
