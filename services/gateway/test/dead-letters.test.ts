@@ -3,7 +3,6 @@
 // embedded engines, with a consumer group that fails for good on every message until told the
 // cause is fixed. Proves the merge of the services' lists (newest first, pages, totals), the
 // filters, the routing of replay and delete by id, and the envelopes of failures.
-import { ops } from '@vrp/contracts';
 import {
   ConsumerRunner,
   createLogger,
