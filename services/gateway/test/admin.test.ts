@@ -187,7 +187,7 @@ describe('gateway admin API', () => {
     });
   });
 
-  describe('dead letters (input checks; the lists, replays and deletes themselves: e2e/dead-letters.test.ts)', () => {
+  describe('dead letters (input checks; lists, replays and deletes: dead-letters.test.ts and e2e/dead-letters.test.ts)', () => {
     it.each([
       ['an unknown status', '?status=stuck', 'status'],
       ['a page deeper than 1000 records', '?offset=950&limit=100', 'offset'],
