@@ -16,7 +16,7 @@
 // asked time has arrived (the topic keeps per-listing order, so every change before it is
 // known too); before that a change may still be on its way.
 import { listingEvents, TOPICS } from '@vrp/contracts';
-import { listingInactive, type Collection, type DocumentStore, type EventBus, type Logger, type Subscription } from '@vrp/platform';
+import { listingInactive, type Collection, type ConsumerRunner, type DocumentStore, type Logger, type Subscription } from '@vrp/platform';
 import { Schema } from 'mongoose';
 
 /** One activity change of a listing: its version and state, and when it happened. */
@@ -74,7 +74,7 @@ export class ListingActivityCache {
   private readonly listeners = new Set<(activity: ListingActivity) => void>();
 
   constructor(
-    private readonly deps: { store: DocumentStore; bus: EventBus; groupId: string; logger: Logger },
+    private readonly deps: { store: DocumentStore; consumers: ConsumerRunner; groupId: string; logger: Logger },
   ) {
     this.docs = deps.store.collection<ActivityDoc>({ name: 'listing_activity', schema: activitySchema });
   }
@@ -82,12 +82,15 @@ export class ListingActivityCache {
   /** Loads the persisted state, then follows the topic. Resolves once the consumer has joined. */
   async start(): Promise<void> {
     for (const doc of await this.docs.find({})) this.remember(fromDoc(doc));
-    await this.deps.bus.ensureTopics([TOPICS.listingActivity]);
-    this.subscription = await this.deps.bus.subscribe({
+    // Every failure here is the store's (transient, retried in place); an undecodable message is
+    // a dead letter. An activity event never names a listing another service must know first.
+    this.subscription = await this.deps.consumers.subscribe({
       groupId: this.deps.groupId,
-      topics: [TOPICS.listingActivity.name],
+      topics: [TOPICS.listingActivity],
       fromBeginning: true,
-      handler: async (message) => this.apply(listingEvents.ListingActivityChanged.decode(message.value)),
+      decode: (bytes) => listingEvents.ListingActivityChanged.decode(bytes),
+      describe: (event) => ({ workspaceId: event.workspaceId, listingId: event.listingId }),
+      handle: (event) => this.apply(event),
     });
     await this.subscription.ready;
   }

@@ -1,5 +1,5 @@
 import { listingEvents, TOPICS } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore } from '@vrp/platform';
+import { AppError, ConsumerRunner, createLogger, createMemoryBus, createMemoryStore, Outbox, type DocumentStore, type EventBus } from '@vrp/platform';
 import { HISTORY_LIMIT, ListingActivityCache } from '../src';
 
 const logger = createLogger('test', 'silent');
@@ -18,6 +18,17 @@ function event(listingId: string, active: boolean, version: number, extra: Parti
   });
 }
 
+/** The cache's consumer runner on these engines (dead letters go to the same store's outbox). */
+function runner(store: DocumentStore, bus: EventBus) {
+  return new ConsumerRunner({ service: 'test', store, bus, outbox: new Outbox(store, bus, logger), logger });
+}
+
+/** A new store and the runner over it and `bus`. */
+function engines(bus: EventBus) {
+  const store = createMemoryStore();
+  return { store, consumers: runner(store, bus) };
+}
+
 async function publish(bus: ReturnType<typeof createMemoryBus>, ...events: listingEvents.ListingActivityChanged[]) {
   await bus.publish(
     TOPICS.listingActivity.name,
@@ -30,7 +41,7 @@ describe('ListingActivityCache', () => {
   it('replays the topic from the start and answers by listing id and channel id', async () => {
     const bus = createMemoryBus();
     await publish(bus, event('lst_a', true, 1), event('lst_b', true, 1), event('lst_b', false, 2));
-    const cache = new ListingActivityCache({ store: createMemoryStore(), bus, groupId: 'svc-activity', logger });
+    const cache = new ListingActivityCache({ ...engines(bus), groupId: 'svc-activity', logger });
     await cache.start();
     await bus.whenIdle(5000);
     expect(cache.isActive('ws_1', 'lst_a')).toBe(true);
@@ -44,7 +55,7 @@ describe('ListingActivityCache', () => {
 
   it('ignores stale and repeated versions', async () => {
     const bus = createMemoryBus();
-    const cache = new ListingActivityCache({ store: createMemoryStore(), bus, groupId: 'g', logger });
+    const cache = new ListingActivityCache({ ...engines(bus), groupId: 'g', logger });
     await cache.start();
     await publish(bus, event('lst_a', false, 3), event('lst_a', true, 2), event('lst_a', false, 3));
     expect(cache.get('ws_1', 'lst_a')).toMatchObject({ active: false, version: 3 });
@@ -53,7 +64,7 @@ describe('ListingActivityCache', () => {
 
   it('names every inactive listing in one listing_inactive error', async () => {
     const bus = createMemoryBus();
-    const cache = new ListingActivityCache({ store: createMemoryStore(), bus, groupId: 'g', logger });
+    const cache = new ListingActivityCache({ ...engines(bus), groupId: 'g', logger });
     await cache.start();
     await publish(bus, event('lst_a', false, 1), event('lst_b', true, 1), event('lst_c', false, 1));
     let error: unknown;
@@ -77,12 +88,12 @@ describe('ListingActivityCache', () => {
   it('keeps its state across a restart without the topic', async () => {
     const store = createMemoryStore();
     const bus = createMemoryBus();
-    const first = new ListingActivityCache({ store, bus, groupId: 'g', logger });
+    const first = new ListingActivityCache({ store, consumers: runner(store, bus), groupId: 'g', logger });
     await first.start();
     await publish(bus, event('lst_a', false, 1));
     await first.stop();
     // A new bus: the topic history is gone, only the persisted state remains.
-    const restarted = new ListingActivityCache({ store, bus: createMemoryBus(), groupId: 'g', logger });
+    const restarted = new ListingActivityCache({ store, consumers: runner(store, createMemoryBus()), groupId: 'g', logger });
     await restarted.start();
     expect(restarted.isActive('ws_1', 'lst_a')).toBe(false);
     await restarted.stop();
@@ -90,7 +101,7 @@ describe('ListingActivityCache', () => {
 
   it('forgets deleted listings and tells listeners about changes', async () => {
     const bus = createMemoryBus();
-    const cache = new ListingActivityCache({ store: createMemoryStore(), bus, groupId: 'g', logger });
+    const cache = new ListingActivityCache({ ...engines(bus), groupId: 'g', logger });
     const seen: string[] = [];
     cache.onChange((a) => seen.push(`${a.listingId}:${a.active}`));
     await cache.start();
@@ -106,7 +117,7 @@ describe('ListingActivityCache', () => {
 
     it('answers from the change history by occurred_at, and is settled only once a later change is known', async () => {
       const bus = createMemoryBus();
-      const cache = new ListingActivityCache({ store: createMemoryStore(), bus, groupId: 'g', logger });
+      const cache = new ListingActivityCache({ ...engines(bus), groupId: 'g', logger });
       await cache.start();
       await publish(bus, event('lst_a', true, 1, { occurredAt: t(10) }), event('lst_a', false, 2, { occurredAt: t(20) }));
       // Before the first known change: counts as active; between the changes: settled by the later one.
@@ -126,12 +137,12 @@ describe('ListingActivityCache', () => {
     it('keeps the history across a restart, and at most HISTORY_LIMIT changes', async () => {
       const store = createMemoryStore();
       const bus = createMemoryBus();
-      const first = new ListingActivityCache({ store, bus, groupId: 'g', logger });
+      const first = new ListingActivityCache({ store, consumers: runner(store, bus), groupId: 'g', logger });
       await first.start();
       const changes = Array.from({ length: HISTORY_LIMIT + 3 }, (_, i) => event('lst_a', i % 2 === 0, i + 1, { occurredAt: t(i * 10) }));
       await publish(bus, ...changes);
       await first.stop();
-      const restarted = new ListingActivityCache({ store, bus: createMemoryBus(), groupId: 'g', logger });
+      const restarted = new ListingActivityCache({ store, consumers: runner(store, createMemoryBus()), groupId: 'g', logger });
       await restarted.start();
       const history = restarted.get('ws_1', 'lst_a')!.history;
       expect(history.map((c) => c.version)).toEqual(changes.slice(-HISTORY_LIMIT).map((c) => c.version));
@@ -141,7 +152,7 @@ describe('ListingActivityCache', () => {
     });
 
     it('merges the histories of two consumers applying different versions at once', async () => {
-      const cache = new ListingActivityCache({ store: createMemoryStore(), bus: createMemoryBus(), groupId: 'g', logger });
+      const cache = new ListingActivityCache({ ...engines(createMemoryBus()), groupId: 'g', logger });
       await Promise.all([cache.apply(event('lst_a', false, 1, { occurredAt: t(10) })), cache.apply(event('lst_a', true, 2, { occurredAt: t(20) }))]);
       expect(cache.get('ws_1', 'lst_a')).toMatchObject({ active: true, version: 2 });
       expect(cache.get('ws_1', 'lst_a')!.history.map((c) => c.version)).toEqual([1, 2]);

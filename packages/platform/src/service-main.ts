@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createBus } from './bus';
 import type { EventBus } from './bus/port';
 import { address, checkEngineConfig, engineConfig, loadConfigOrExit, port } from './config';
+import { consumerRetryConfig, consumerRetryFrom, type RetryPolicy } from './consumer/runner';
 import { createLogger, type Logger } from './logging';
 import { outboxConfig, outboxOptionsFrom, type OutboxOptions } from './outbox';
 import { runMain, stopOnSignals, type RunningService } from './service';
@@ -42,6 +43,8 @@ export interface ServiceDeps {
   addresses: ServiceAddresses;
   /** Outbox relay settings (retention, lease); defaults when absent. */
   outbox?: Partial<OutboxOptions>;
+  /** Retry budget of the consumer runner (CONSUMER_RETRY_ATTEMPTS, CONSUMER_RETRY_MAX_MS). */
+  consumerRetry?: Partial<RetryPolicy>;
 }
 
 /**
@@ -56,6 +59,7 @@ export function serviceConfigSchema(prefix: string, defaults: { grpc: number; op
     ...engineConfig,
     ...addressConfig,
     ...outboxConfig,
+    ...consumerRetryConfig,
   });
 }
 
@@ -66,6 +70,7 @@ export interface ServiceConfig {
   engines: { STORE: 'memory' | 'mongo'; BUS: 'memory' | 'kafka'; MONGO_URL?: string; KAFKA_BROKERS?: string };
   addresses: ServiceAddresses;
   outbox: Partial<OutboxOptions>;
+  consumerRetry: Partial<RetryPolicy>;
 }
 
 export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops: number; db: string }, env: Record<string, string | undefined> = process.env): ServiceConfig {
@@ -79,6 +84,7 @@ export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops
     engines: { STORE: common.STORE, BUS: common.BUS, MONGO_URL: common.MONGO_URL, KAFKA_BROKERS: common.KAFKA_BROKERS },
     addresses: addressesFrom(common),
     outbox: outboxOptionsFrom(z.object(outboxConfig).parse(parsed)),
+    consumerRetry: consumerRetryFrom(z.object(consumerRetryConfig).parse(parsed)),
   };
 }
 
@@ -94,7 +100,7 @@ export function serviceMain(opts: {
     const logger = createLogger(opts.name);
     const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
     const bus = createBus({ BUS: config.engines.BUS, KAFKA_BROKERS: config.engines.KAFKA_BROKERS, clientId: opts.name });
-    const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses, outbox: config.outbox });
+    const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses, outbox: config.outbox, consumerRetry: config.consumerRetry });
     stopOnSignals(async () => {
       await running.stop();
       await bus.close();

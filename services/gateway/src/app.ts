@@ -16,6 +16,7 @@ import type { Route } from './http/route';
 import { mountRoutes, unmatchedRequests } from './http/router';
 import { adminRoutes } from './http/routes/admin';
 import { adminConnectionRoutes } from './http/routes/admin-connections';
+import { adminDeadLetterRoutes } from './http/routes/admin-dead-letters';
 import { connectRoutes } from './http/routes/connect';
 import { listingDataRoutes } from './http/routes/listing-data';
 import { listingRoutes } from './http/routes/listings';
@@ -101,6 +102,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...guestRoutes(deps.upstreams.guest), ...conversationRoutes(deps.upstreams.guest), ...reviewRoutes(deps.upstreams.guest),
     ...connectRoutes(deps.upstreams.pmsAdapter), ...adminConnectionRoutes(deps.upstreams.pmsAdapter, admin),
     ...adminRoutes(admin),
+    ...adminDeadLetterRoutes(deps.upstreams.deadLetters),
     ...webhookRoutes(deps.upstreams.webhook),
     ...metaRoutes(openApiDocument),
     ...(deps.extraRoutes ?? []),

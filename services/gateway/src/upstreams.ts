@@ -1,6 +1,6 @@
 // The gateway's gRPC clients, one per upstream service, each with its deadline and breaker.
-import { guest, listing, pms, reservation, webhook } from '@vrp/contracts';
-import { createUpstream, type Upstream } from '@vrp/platform';
+import { guest, listing, ops, pms, reservation, webhook } from '@vrp/contracts';
+import { createUpstream, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
 
 export interface GatewayUpstreams {
   listing: Upstream<listing.ListingServiceClient>;
@@ -8,6 +8,8 @@ export interface GatewayUpstreams {
   guest: Upstream<guest.GuestServiceClient>;
   pmsAdapter: Upstream<pms.PmsAdapterServiceClient>;
   webhook: Upstream<webhook.WebhookServiceClient>;
+  /** DeadLetterService of each service that consumes topics (same addresses). */
+  deadLetters: Record<DeadLetterServiceName, Upstream<ops.DeadLetterServiceClient>>;
 }
 
 export interface UpstreamAddresses {
@@ -25,9 +27,16 @@ export function createUpstreams(addresses: UpstreamAddresses, deadlineMs: number
     guest: createUpstream(guest.GuestServiceClient, { name: 'guest', address: addresses.GUEST_ADDR, deadlineMs }),
     pmsAdapter: createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: addresses.PMS_ADAPTER_ADDR, deadlineMs }),
     webhook: createUpstream(webhook.WebhookServiceClient, { name: 'webhook', address: addresses.WEBHOOK_ADDR, deadlineMs }),
+    deadLetters: {
+      listing: createUpstream(ops.DeadLetterServiceClient, { name: 'listing-dead-letters', address: addresses.LISTING_ADDR, deadlineMs }),
+      reservation: createUpstream(ops.DeadLetterServiceClient, { name: 'reservation-dead-letters', address: addresses.RESERVATION_ADDR, deadlineMs }),
+      guest: createUpstream(ops.DeadLetterServiceClient, { name: 'guest-dead-letters', address: addresses.GUEST_ADDR, deadlineMs }),
+      webhook: createUpstream(ops.DeadLetterServiceClient, { name: 'webhook-dead-letters', address: addresses.WEBHOOK_ADDR, deadlineMs }),
+    },
   };
 }
 
 export function closeUpstreams(upstreams: GatewayUpstreams): void {
-  for (const upstream of Object.values(upstreams)) upstream.close();
+  const { deadLetters, ...services } = upstreams;
+  for (const upstream of [...Object.values(services), ...Object.values(deadLetters)]) upstream.close();
 }

@@ -186,4 +186,33 @@ describe('gateway admin API', () => {
       await expect(bootstrapWorkspace(deps(), { name: 'Bad Key', activeListingLimit: 1, mode: 'live', key: demoKey })).rejects.toMatchObject({ code: 'validation_failed' });
     });
   });
+
+  describe('dead letters (input checks; lists, replays and deletes: dead-letters.test.ts and e2e/dead-letters.test.ts)', () => {
+    it.each([
+      ['an unknown status', '?status=stuck', 'status'],
+      ['a page deeper than 1000 records', '?offset=950&limit=100', 'offset'],
+      ['an unknown service', '?service=gateway', 'service'],
+      ['an empty topic', '?topic=', 'topic'],
+      ['an unknown parameter', '?workspaceId=ws_1', 'workspaceId'],
+    ])('answers 400 validation_failed for %s, before calling any service', async (_what, query, field) => {
+      const res = await admin<ErrorBody & { error: { fields: Record<string, string> } }>('GET', `/admin/v1/dead-letters${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(Object.keys(res.body.error.fields)).toContain(field);
+    });
+
+    it('answers 404 not_found for an id that no consuming service issued', async () => {
+      for (const [method, path] of [['POST', '/admin/v1/dead-letters/dlq_gateway_123/replay'], ['DELETE', '/admin/v1/dead-letters/lst_123']] as const) {
+        const res = await admin<ErrorBody>(method, path);
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('not_found');
+      }
+    });
+
+    it('is for operators only', async () => {
+      const res = await request<ErrorBody>(`${gw.url}/admin/v1/dead-letters`, { method: 'GET', headers: bearer('sk_test_not_an_admin_token_000000') });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('admin_token_invalid');
+    });
+  });
 });

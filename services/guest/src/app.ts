@@ -4,7 +4,7 @@
 // listing service (a listing's PMS) and the pms-adapter (RelayWrite) for PMS writes.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { TOPICS } from '@vrp/contracts';
-import { Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ConsumerRunner, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingAccess } from './access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';
@@ -28,19 +28,20 @@ export async function startGuestService(deps: GuestServiceDeps): Promise<Running
   await deps.bus.ensureTopics([TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents]);
   const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
-  const cache = new ListingActivityCache({ store: deps.store, bus: deps.bus, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
+  const consumers = new ConsumerRunner({ service: 'guest', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
+  const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
   await cache.start();
   const access = new ListingAccess(cache);
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
   const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms });
   const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger });
-  const subscriptions = await startConsumers({ store: deps.store, bus: deps.bus, logger: deps.logger, profiles, messaging });
+  const subscriptions = await startConsumers({ store: deps.store, consumers, logger: deps.logger, profiles, messaging });
   return startService({
     name: 'guest',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [guestHandlers({ profiles, messaging })],
+    services: [guestHandlers({ profiles, messaging }), deadLetterService(consumers)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
     logger: deps.logger,
     async onStop() {

@@ -4,7 +4,7 @@
 // with their event in one transaction. Sync changes are applied idempotently (by external id,
 // and by the PMS's updatedAt where the entity can change).
 import type { MessageSyncPayload, pmsSync, RequestSyncPayload, ReviewSyncPayload } from '@vrp/contracts';
-import { AppError, newId, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, newId, PermanentError, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
@@ -48,8 +48,11 @@ function assertPmsCan(provider: string, writes: PmsWrite[]): void {
 }
 
 /** A sync change that can never be applied (retrying it would block its partition forever). */
-export class MalformedChange extends Error {
-  override name = 'MalformedChange';
+export class MalformedChange extends PermanentError {
+  constructor(message: string) {
+    super('malformed_payload', message);
+    this.name = 'MalformedChange';
+  }
 }
 
 export function date(value: string | undefined, what: string): Date {

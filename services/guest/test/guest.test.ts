@@ -1,7 +1,7 @@
 // Component test: the guest service over real gRPC with embedded engines. Reservation events,
 // listing activity and PMS sync changes are published on the memory bus as their producers do;
 // the PMS port is a recording fake, so every test can prove what was (not) sent to a PMS.
-import { guest as pb, guestEvents, listingEvents, pmsSync, reservation as resPb, reservationEvents, TOPICS } from '@vrp/contracts';
+import { guest as pb, guestEvents, listingEvents, ops, pmsSync, reservation as resPb, reservationEvents, TOPICS } from '@vrp/contracts';
 import {
   AppError,
   createLogger,
@@ -523,9 +523,24 @@ describe('guest service over gRPC', () => {
       expect(guests[0]!.listingIds).toEqual(['lst_on']);
       const types = published.filter((p) => p.key === guests[0]!.id).map((p) => p.type);
       expect(types).toEqual(['guest.created', 'guest.updated', 'guest.updated']);
-      // A malformed change is skipped, not retried forever.
+      // A malformed change is a dead letter at once, not retried forever; the sync goes on.
       await syncChange('ws_gs', 'PMS-B', 'guest', { externalId: 'g-bad', firstName: 'X', updatedAt: 'not a date' });
-      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests).toHaveLength(1);
+      await syncChange('ws_gs', 'PMS-B', 'guest', { externalId: 'g-78', firstName: 'Kei', updatedAt: '2025-03-01T00:00:00Z' });
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests.map((g) => g.firstName).sort()).toEqual(['Hanako', 'Kei']);
+      const deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'guest-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
+      try {
+        const found = (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: 'ws_gs' }))).deadLetters;
+        expect(found).toEqual([expect.objectContaining({ service: 'guest', consumerGroup: 'guest-pms-sync', topic: TOPICS.pmsSync.name, errorCode: 'malformed_payload', reason: 'permanent', attempts: 1 })]);
+        expect(found[0]!.errorMessage).toContain('not a date');
+        // A reservation event without its reservation cannot be applied either.
+        const empty = reservationEvents.ReservationEvent.create({ eventId: newId('evt'), workspaceId: 'ws_gs', listingId: 'lst_on', type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED });
+        await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_on', value: reservationEvents.ReservationEvent.encode(empty).finish() }]);
+        await bus.whenIdle();
+        const events = (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: 'ws_gs', consumerGroup: 'guest-reservation-events' }))).deadLetters;
+        expect(events).toEqual([expect.objectContaining({ topic: TOPICS.reservationEvents.name, errorCode: 'malformed_payload', listingId: 'lst_on' })]);
+      } finally {
+        deadLetters.close();
+      }
     });
   });
 

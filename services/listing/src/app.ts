@@ -1,6 +1,6 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
 import { pms, TOPICS } from '@vrp/contracts';
-import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingActivity } from './activity';
 import { dataHandlers, type ContentRelay } from './grpc/data-handlers';
 import { listingHandlers } from './grpc/handlers';
@@ -22,7 +22,8 @@ export async function startListingService(deps: ListingServiceDeps): Promise<Run
   // Content of a PMS listing goes to its PMS first (through the pms-adapter's RelayWrite).
   const pmsAdapter = createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: deps.addresses.pmsAdapter });
   // Imports and PMS-side changes of listings (pms.sync.v1).
-  const pmsSync = new PmsSyncConsumer({ store: deps.store, bus: deps.bus, listings, outbox, logger: deps.logger });
+  const consumers = new ConsumerRunner({ service: 'listing', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
+  const pmsSync = new PmsSyncConsumer({ store: deps.store, consumers, listings, outbox, logger: deps.logger });
   await pmsSync.start();
   const handlerDeps = { store: deps.store, listings, outbox, activity, contentRelay: deps.contentRelay ?? pmsContentRelay(pmsAdapter) };
   return startService({
@@ -30,7 +31,7 @@ export async function startListingService(deps: ListingServiceDeps): Promise<Run
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [listingHandlers(handlerDeps, dataHandlers(handlerDeps))],
+    services: [listingHandlers(handlerDeps, dataHandlers(handlerDeps)), deadLetterService(consumers)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
     logger: deps.logger,
     onStop: async () => {

@@ -1,7 +1,7 @@
 // Wiring of the reservation service: store and bus engines in, gRPC + ops servers out.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing, pms, TOPICS } from '@vrp/contracts';
-import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
@@ -25,7 +25,8 @@ export async function startReservationService(deps: ReservationServiceDeps): Pro
   await deps.bus.ensureTopics([TOPICS.reservationEvents]);
   const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
-  const activity = new ListingActivityCache({ store: deps.store, bus: deps.bus, groupId: ACTIVITY_GROUP, logger: deps.logger });
+  const consumers = new ConsumerRunner({ service: 'reservation', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
+  const activity = new ListingActivityCache({ store: deps.store, consumers, groupId: ACTIVITY_GROUP, logger: deps.logger });
   await activity.start();
 
   const listingUpstream = deps.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
@@ -40,14 +41,14 @@ export async function startReservationService(deps: ReservationServiceDeps): Pro
     logger: deps.logger,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
-  const sync = await consumePmsSync(deps.bus, useCases);
+  const sync = await consumePmsSync(consumers, useCases);
 
   return startService({
     name: 'reservation',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [reservationHandlers({ reservations: useCases })],
+    services: [reservationHandlers({ reservations: useCases }), deadLetterService(consumers)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
     logger: deps.logger,
     onStop: async () => {

@@ -7,7 +7,7 @@
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
 import { assertSupported, CREATE_REQUIRES_TOTAL_PRICE } from '@vrp/pms-matrix';
-import { AppError, DuplicateKeyError, listingInactive, newId, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow } from '@vrp/platform';
+import { AppError, DuplicateKeyError, listingInactive, newId, PermanentError, TransientError, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow } from '@vrp/platform';
 import { newConfirmationCode } from './domain/confirmation-code';
 import { financialsFor, money, priceStay, type StayPrice } from './domain/pricing';
 import {
@@ -234,18 +234,20 @@ export class Reservations {
    */
   async applySync(change: pmsSync.PmsSyncChange): Promise<'applied' | 'ignored'> {
     if (change.entity !== 'reservation') return 'ignored';
-    const p = JSON.parse(change.payloadJson) as ReservationSyncPayload;
+    const p = parseSyncPayload(change);
     const changedAt = new Date(p.updatedAt);
-    if (!p.externalId || !isIsoDate(p.checkIn) || !isIsoDate(p.checkOut) || !isOneOf(WRITABLE_STATUSES, p.status) || Number.isNaN(changedAt.getTime())) {
-      this.deps.logger.warn({ changeId: change.changeId, provider: change.provider }, 'pms sync: reservation payload is malformed; skipped');
-      return 'ignored';
-    }
     const ws = change.workspaceId;
     const existing = await this.deps.reservations.findByPmsId(ws, change.provider, p.externalId);
     if (existing?.pmsUpdatedAt && existing.pmsUpdatedAt.getTime() >= changedAt.getTime()) return 'ignored';
-    const listing = await this.deps.listings.byPmsId(ws, change.provider, p.listingExternalId || change.listingExternalId);
-    // Thrown, so the bus delivers it again: the listing's own import may not be applied yet.
-    if (!listing) throw new Error(`pms sync: no listing of ${change.provider} with id '${p.listingExternalId}' in workspace ${ws} yet`);
+    const listingExternalId = p.listingExternalId || change.listingExternalId;
+    const { listing, deleted } = await this.deps.listings.byPmsId(ws, change.provider, listingExternalId);
+    if (!listing && deleted) {
+      // The workspace deleted this PMS listing: the change cannot be applied until the listing is
+      // back (a newer PMS change of it imports it again). A dead letter, replayable then.
+      throw new PermanentError('listing_deleted', `${change.provider} reservation ${p.externalId} is on listing ${change.provider}/${listingExternalId}, which workspace ${ws} deleted; it is applied when the listing is imported again`);
+    }
+    // The listing's own import may not be applied yet (another consumer group): retried in place.
+    if (!listing) throw new TransientError('listing_not_imported', `pms sync: no listing of ${change.provider} with id '${listingExternalId}' in workspace ${ws} yet`);
     const now = this.now();
     const total = money(p.totalPrice ?? existing?.financials.totalPrice ?? 0);
     const synced = {
@@ -322,6 +324,27 @@ export class Reservations {
   private publishSoon(): void {
     void this.deps.outbox.flush().catch(() => undefined);
   }
+}
+
+/** The reservation of a sync change; a payload no retry can fix is a permanent failure (dead letter). */
+function parseSyncPayload(change: pmsSync.PmsSyncChange): ReservationSyncPayload {
+  let p: ReservationSyncPayload;
+  try {
+    p = JSON.parse(change.payloadJson) as ReservationSyncPayload;
+  } catch (err) {
+    throw new PermanentError('malformed_payload', `pms sync change ${change.changeId}: the payload is not JSON`, { cause: err });
+  }
+  const problems: string[] = [];
+  if (typeof p !== 'object' || p === null) problems.push('not an object');
+  else {
+    if (!p.externalId) problems.push('externalId is missing');
+    if (!isIsoDate(p.checkIn) || !isIsoDate(p.checkOut)) problems.push('checkIn/checkOut are not dates');
+    if (!isOneOf(WRITABLE_STATUSES, p.status)) problems.push(`status '${String(p.status)}' is unknown`);
+    if (Number.isNaN(new Date(p.updatedAt).getTime())) problems.push('updatedAt is not a time');
+    if (typeof p.guest !== 'object' || p.guest === null) problems.push('guest is missing');
+  }
+  if (problems.length) throw new PermanentError('malformed_payload', `pms sync change ${change.changeId} (${change.provider} reservation): ${problems.join('; ')}`);
+  return p;
 }
 
 /** What a PMS is sent on create: the booking, without this service's own ids and codes. */

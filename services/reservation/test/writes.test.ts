@@ -1,7 +1,7 @@
 // Component test of reservation writes over real gRPC with embedded engines: create, change,
 // cancel, quote, the PMS rules of spec 7.2 against a fake pms-adapter gRPC server that records
 // every RelayWrite it receives, the outbox events, and the pms.sync.v1 consumer.
-import { listingEvents, pms, pmsSync, reservation as pb, reservationEvents, TOPICS, type ReservationSyncPayload } from '@vrp/contracts';
+import { listingEvents, ops, pms, pmsSync, reservation as pb, reservationEvents, TOPICS, type ReservationSyncPayload } from '@vrp/contracts';
 import {
   AppError,
   createLogger,
@@ -40,6 +40,11 @@ describe('reservation writes over gRPC', () => {
   const bus = createMemoryBus();
   const store = createMemoryStore();
   const listings = new Map<string, ListingInfo>();
+  /** PMS listings (provider/external id) the workspace deleted after their import. */
+  const deletedPms = new Set<string>();
+  /** Lookups of PMS listings by the sync consumer, per PMS listing id; onLookup runs on each. */
+  const lookups = new Map<string, number>();
+  let onLookup: (externalId: string) => void = () => undefined;
   for (const l of [
     listing('lst_plain'),
     listing('lst_other'),
@@ -62,7 +67,10 @@ describe('reservation writes over gRPC', () => {
       return out;
     },
     async byPmsId(ws, provider, externalId) {
-      return [...listings.values()].find((l) => ws === WS && l.pmsProvider === provider && l.pmsExternalId === externalId) ?? null;
+      lookups.set(externalId, (lookups.get(externalId) ?? 0) + 1);
+      onLookup(externalId);
+      const listing = [...listings.values()].find((l) => ws === WS && l.pmsProvider === provider && l.pmsExternalId === externalId) ?? null;
+      return { listing, deleted: !listing && ws === WS && deletedPms.has(`${provider}/${externalId}`) };
     },
   };
 
@@ -72,6 +80,7 @@ describe('reservation writes over gRPC', () => {
   let pmsAdapter: RunningService;
   let running: RunningService;
   let client: Upstream<pb.ReservationServiceClient>;
+  let deadLetters: Upstream<ops.DeadLetterServiceClient>;
   const events: reservationEvents.ReservationEvent[] = [];
 
   beforeAll(async () => {
@@ -90,7 +99,10 @@ describe('reservation writes over gRPC', () => {
       addresses: { ...DEFAULT_ADDRESSES, pmsAdapter: `127.0.0.1:${pmsAdapter.grpcPort}` },
       listings: directory,
       clock: () => new Date('2026-01-10T09:00:00Z'),
+      // Short backoffs: the budget (5 attempts) is what the sync tests exercise, not the waiting.
+      consumerRetry: { baseDelayMs: 5, maxDelayMs: 20 },
     });
+    deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'reservation-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
     client = createUpstream(pb.ReservationServiceClient, { name: 'reservation', address: `127.0.0.1:${running.grpcPort}` });
     await bus.subscribe({
       groupId: 'test-reservation-events',
@@ -109,6 +121,7 @@ describe('reservation writes over gRPC', () => {
   });
   afterAll(async () => {
     client.close();
+    deadLetters.close();
     await running.stop();
     await pmsAdapter.stop();
     await bus.close();
@@ -352,6 +365,67 @@ describe('reservation writes over gRPC', () => {
       expect(id).toBeDefined();
       expect((await errorOf(client.call('getReservation', { workspaceId: WS, id: id! }))).code).toBe('listing_inactive');
       expect((await errorOf(client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_off' })))).code).toBe('listing_inactive');
+    });
+
+    const changeOf = (p: ReservationSyncPayload | string, changeId: string, listingExternalId: string) => ({
+      key: listingExternalId,
+      value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId, workspaceId: WS, provider: 'PMS-C', entity: 'reservation', externalId: typeof p === 'string' ? 'x' : p.externalId, listingExternalId, payloadJson: typeof p === 'string' ? p : JSON.stringify(p) })).finish(),
+    });
+    const openDeadLetters = async () => (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: WS }))).deadLetters;
+    const byPms = async (externalId: string) => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).reservations.filter((r) => r.pmsExternalId === externalId);
+
+    it('a change on a PMS listing the workspace deleted is a dead letter at once, the partition moves on, and a replay after the listing is back applies it once', async () => {
+      deletedPms.add('PMS-C/ext-gone');
+      // Both on the partition of ext-gone: the second waits behind the first.
+      await bus.publish(TOPICS.pmsSync.name, [
+        changeOf(payload({ externalId: 'pms-gone-1', listingExternalId: 'ext-gone' }), 'chg-g1', 'ext-gone'),
+        changeOf(payload({ externalId: 'pms-after-1', listingExternalId: 'ext-C' }), 'chg-g2', 'ext-gone'),
+      ]);
+      await bus.whenIdle();
+      expect(await byPms('pms-after-1')).toHaveLength(1);
+      expect(lookups.get('ext-gone')).toBe(1); // not retried: permanent
+      const [dl, ...others] = await openDeadLetters();
+      expect(others).toEqual([]);
+      expect(dl).toMatchObject({ service: 'reservation', consumerGroup: 'reservation-pms-sync', topic: TOPICS.pmsSync.name, key: 'ext-gone', errorCode: 'listing_deleted', reason: 'permanent', attempts: 1, workspaceId: WS });
+
+      // The listing is imported again (a new listing id); the replay applies the change on it, once.
+      listings.set('lst_back', listing('lst_back', { pmsProvider: 'PMS-C', pmsExternalId: 'ext-gone' }));
+      deletedPms.delete('PMS-C/ext-gone');
+      const replayed = (await deadLetters.call('replayDeadLetter', { id: dl!.id })).deadLetter!;
+      expect(replayed.replayedAt).toBeInstanceOf(Date);
+      const [applied] = await byPms('pms-gone-1');
+      expect(applied).toMatchObject({ propertyId: 'lst_back', status: 'CONFIRMED' });
+      expect((await errorOf(deadLetters.call('replayDeadLetter', { id: dl!.id }))).code).toBe('conflict');
+      expect(await byPms('pms-gone-1')).toHaveLength(1);
+      expect(await eventsOf(applied!.id)).toEqual([reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED]);
+      await deadLetters.call('deleteDeadLetter', { id: dl!.id });
+    });
+
+    it('a change whose listing is not imported yet is retried in place and applied when the import lands', async () => {
+      onLookup = (id) => {
+        // The listing service applies the import meanwhile (another consumer group).
+        if (id === 'ext-late' && lookups.get(id) === 3) listings.set('lst_late', listing('lst_late', { pmsProvider: 'PMS-C', pmsExternalId: 'ext-late' }));
+      };
+      await sync(payload({ externalId: 'pms-late-1', listingExternalId: 'ext-late' }), 'chg-l1');
+      onLookup = () => undefined;
+      expect(await byPms('pms-late-1')).toEqual([expect.objectContaining({ propertyId: 'lst_late' })]);
+      expect(await openDeadLetters()).toEqual([]);
+    });
+
+    it('a listing that never arrives is a dead letter past the retry budget; a malformed change is one at once', async () => {
+      await sync(payload({ externalId: 'pms-never-1', listingExternalId: 'ext-never' }), 'chg-n1');
+      expect(lookups.get('ext-never')).toBe(5);
+      await bus.publish(TOPICS.pmsSync.name, [changeOf('{not json', 'chg-bad', 'ext-C'), changeOf({ ...payload({ externalId: 'pms-bad-2' }), checkIn: 'soon' }, 'chg-bad2', 'ext-C')]);
+      await bus.whenIdle();
+      const found = await openDeadLetters();
+      expect(found.map((d) => [d.errorCode, d.reason, d.attempts])).toEqual([
+        ['malformed_payload', 'permanent', 1],
+        ['malformed_payload', 'permanent', 1],
+        ['listing_not_imported', 'budget_exhausted', 5],
+      ]);
+      expect(found[1]!.errorMessage).toContain('is not JSON');
+      expect(found[0]!.errorMessage).toContain('checkIn/checkOut are not dates');
+      for (const d of found) await deadLetters.call('deleteDeadLetter', { id: d.id });
     });
   });
 });

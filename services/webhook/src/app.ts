@@ -3,7 +3,7 @@
 // local activity cache decides suppression and the replay 403.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
-import { createUpstream, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { systemClock, type WebhookClock } from './clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
@@ -62,7 +62,11 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
   const listingUpstream = deps.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
   const listings = deps.listings ?? grpcListingLookup(listingUpstream!);
 
-  const cache = new ListingActivityCache({ store: deps.store, bus: deps.bus, groupId: ACTIVITY_CACHE_GROUP, logger: deps.logger });
+  // The service publishes nothing of its own; its outbox carries the dead letters of its consumers.
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  outbox.start();
+  const consumers = new ConsumerRunner({ service: 'webhook', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
+  const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: ACTIVITY_CACHE_GROUP, logger: deps.logger });
   await cache.start();
 
   const scheduler = new DeliveryScheduler({
@@ -85,7 +89,7 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
   const wake = () => void scheduler.wake();
   const ingest = new EventIngest({
     store: deps.store,
-    bus: deps.bus,
+    consumers,
     subscriptions,
     deliveries,
     held: new HeldEventStore(deps.store),
@@ -106,7 +110,7 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [webhookHandlers({ webhooks })],
+    services: [webhookHandlers({ webhooks }), deadLetterService(consumers)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
     logger: deps.logger,
     onStop: async () => {
@@ -115,6 +119,7 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
       await scheduler.stop();
       stopWatching();
       await cache.stop();
+      await outbox.stop();
       listingUpstream?.close();
     },
   });

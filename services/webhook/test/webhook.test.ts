@@ -1,7 +1,7 @@
 // Component test: the webhook service over real gRPC with embedded engines, a real local HTTP
 // receiver, a manual scheduling clock, and domain events published on the memory bus.
-import { listing as listingPb, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { listing as listingPb, listingEvents, ops, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
+import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, newId, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
 import { ManualClock, startWebhookService, verifySignature, type WebhookServiceDeps } from '../src/app';
 import type { Resolver } from '../src/delivery/address-guard';
 import { DeliveryStore } from '../src/store/delivery-store';
@@ -346,6 +346,24 @@ describe('webhook service over gRPC', () => {
       expect(after).toMatchObject({ enabled: false, disabledReason: expect.stringContaining('failed through the whole retry schedule') });
       const { subscription: reenabled } = await client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id: subscription!.id, mode: TEST, enabled: true }));
       expect(reenabled).toMatchObject({ enabled: true, disabledReason: '' });
+    });
+  });
+
+  describe('intake failures', () => {
+    it('dead-letters an undecodable domain event and queues the events behind it', async () => {
+      const { subscription } = await subscribe();
+      // Not a ReservationEvent: an unterminated varint.
+      await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_garbled', value: new Uint8Array([0x0a, 0xff, 0xff, 0xff]) }]);
+      const { event } = await reservationEvent('lst_garbled');
+      expect((await deliveriesOf(subscription!.id)).map((d) => d.eventId)).toEqual([event.eventId]);
+      const deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'webhook-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
+      try {
+        const found = (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ consumerGroup: 'webhook-ingest' }))).deadLetters;
+        expect(found).toEqual([expect.objectContaining({ service: 'webhook', topic: TOPICS.reservationEvents.name, key: 'lst_garbled', errorCode: 'malformed_payload', reason: 'permanent', attempts: 1 })]);
+        await deadLetters.call('deleteDeadLetter', { id: found[0]!.id });
+      } finally {
+        deadLetters.close();
+      }
     });
   });
 

@@ -226,14 +226,17 @@ function startSubscription(
     topic,
     partition,
     message,
+    heartbeat,
   }: {
     topic: string;
     partition: number;
     message: KafkaMessage;
+    heartbeat: () => Promise<void>;
   }): Promise<void> => {
     // Stopping: skip without committing; the group's next owner of the partition re-reads it.
     if (stopping) return;
-    const delivered = toDelivered(topic, partition, message);
+    // heartbeat() sends only once heartbeatInterval has passed, so callers may call it often.
+    const delivered = { ...toDelivered(topic, partition, message), heartbeat };
     const work = (async (): Promise<void> => {
       try {
         await options.handler(delivered);

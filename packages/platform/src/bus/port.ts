@@ -16,6 +16,11 @@ export interface DeliveredMessage extends BusMessage {
   partition: number;
   offset: string;
   timestamp: string;
+  /**
+   * Kafka: tells the group coordinator this member is alive while a handler takes long (the
+   * consumer runner calls it between retries); absent on the memory engine, which has no sessions.
+   */
+  heartbeat?: () => Promise<void>;
 }
 
 export interface TopicSpec {

@@ -1,10 +1,11 @@
 // What the guest service consumes: reservation events (a reservation's primary guest becomes or
 // matches a profile, the reservation is linked to it with its listing, and its conversation is
 // opened) and pms.sync.v1 (guest, message, review, request and inquiry changes of a PMS). Both
-// apply idempotently: a redelivered message changes nothing. A handler that throws leaves the
-// offset uncommitted, so the bus delivers the message again (at-least-once).
+// apply idempotently: a redelivered message changes nothing. Both subscribe through the consumer
+// runner: a malformed change (MalformedChange, an invalid document) is a dead letter at once;
+// store trouble is retried in place and dead-lettered past the retry budget.
 import { reservationEvents, TOPICS, pmsSync, type GuestSyncPayload, type MessageSyncPayload, type RequestSyncPayload, type ReviewSyncPayload } from '@vrp/contracts';
-import { DocumentValidationError, type DocumentStore, type EventBus, type Logger, type Subscription } from '@vrp/platform';
+import { PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Subscription } from '@vrp/platform';
 import type { GuestProfiles } from '../guests';
 import { MalformedChange, type Messaging } from '../messaging';
 
@@ -14,21 +15,18 @@ export const SYNC_GROUP = 'guest-pms-sync';
 /** The pms.sync.v1 entities this service applies; others belong to other services. */
 export const GUEST_SIDE_ENTITIES = ['guest', 'message', 'review', 'request', 'inquiry'] as const;
 
-export async function startConsumers(deps: { store: DocumentStore; bus: EventBus; logger: Logger; profiles: GuestProfiles; messaging: Messaging }): Promise<Subscription[]> {
-  const { bus, store, profiles, messaging, logger } = deps;
-  await bus.ensureTopics([TOPICS.reservationEvents, TOPICS.pmsSync]);
+export async function startConsumers(deps: { store: DocumentStore; consumers: ConsumerRunner; logger: Logger; profiles: GuestProfiles; messaging: Messaging }): Promise<Subscription[]> {
+  const { consumers, store, profiles, messaging } = deps;
 
-  const reservations = await bus.subscribe({
+  const reservations = await consumers.subscribe({
     groupId: RESERVATION_GROUP,
-    topics: [TOPICS.reservationEvents.name],
+    topics: [TOPICS.reservationEvents],
     fromBeginning: true,
-    handler: async (message) => {
-      const event = reservationEvents.ReservationEvent.decode(message.value);
+    decode: (bytes) => reservationEvents.ReservationEvent.decode(bytes),
+    describe: (event) => ({ workspaceId: event.workspaceId, listingId: event.listingId }),
+    handle: async (event) => {
       const r = event.reservation;
-      if (!r?.id || !event.workspaceId) {
-        logger.warn({ eventId: event.eventId }, 'reservation event without a reservation skipped');
-        return;
-      }
+      if (!r?.id || !event.workspaceId) throw new PermanentError('malformed_payload', `reservation event ${event.eventId} has no reservation or workspace`);
       const reservation = { ...r, propertyId: r.propertyId || event.listingId };
       await store.transaction(async (tx) => {
         const { guest } = await profiles.applyReservation(event.workspaceId, reservation, tx);
@@ -53,28 +51,21 @@ export async function startConsumers(deps: { store: DocumentStore; bus: EventBus
     }
   };
 
-  const sync = await bus.subscribe({
+  const sync = await consumers.subscribe({
     groupId: SYNC_GROUP,
-    topics: [TOPICS.pmsSync.name],
+    topics: [TOPICS.pmsSync],
     fromBeginning: true,
-    handler: async (message) => {
-      const change = pmsSync.PmsSyncChange.decode(message.value);
+    decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
+    describe: (change) => ({ workspaceId: change.workspaceId }),
+    handle: async (change) => {
       if (!(GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)) return;
       let payload: unknown;
       try {
         payload = JSON.parse(change.payloadJson);
       } catch {
-        // A payload that can never be parsed would block the partition forever if thrown.
-        logger.error({ changeId: change.changeId, entity: change.entity }, 'sync change with malformed payload skipped');
-        return;
+        throw new MalformedChange(`pms sync change ${change.changeId} (${change.entity}): the payload is not JSON`);
       }
-      try {
-        await applySync(change, payload);
-      } catch (err) {
-        // Retrying a change that can never be stored would block its partition forever.
-        if (!(err instanceof MalformedChange || err instanceof DocumentValidationError)) throw err;
-        logger.error({ err, changeId: change.changeId, entity: change.entity }, 'sync change that cannot be applied skipped');
-      }
+      await applySync(change, payload);
     },
   });
 

@@ -4,7 +4,7 @@
 // Activity is never changed by a sync, except that a NEW listing imported while unlisted on its
 // channel starts inactive (spec 3.2); an inactive listing's data keeps syncing.
 import { pmsSync, TOPICS, type ListingSyncPayload } from '@vrp/contracts';
-import { DuplicateKeyError, newId, type DocumentStore, type EventBus, type Logger, type Outbox, type Subscription } from '@vrp/platform';
+import { DuplicateKeyError, newId, PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Outbox, type Subscription } from '@vrp/platform';
 import { canActivate, type ListingRecord } from '../domain/listing';
 import { pmsListingStore, type ListingStore, type PmsListingFields } from '../store/listing-store';
 import { alreadyApplied, PmsSyncMarks } from '../store/pms-sync-marks';
@@ -44,18 +44,21 @@ export class PmsSyncConsumer {
   private subscription: Subscription | null = null;
   private readonly marks: PmsSyncMarks;
 
-  constructor(private readonly deps: { store: DocumentStore; bus: EventBus; listings: ListingStore; outbox: Outbox; logger: Logger }) {
+  constructor(private readonly deps: { store: DocumentStore; consumers: ConsumerRunner; listings: ListingStore; outbox: Outbox; logger: Logger }) {
     this.marks = new PmsSyncMarks(deps.store);
   }
 
   async start(): Promise<void> {
-    await this.deps.bus.ensureTopics([TOPICS.pmsSync]);
-    this.subscription = await this.deps.bus.subscribe({
+    // Failures: an unreadable payload or a channel id taken by another listing are permanent
+    // (dead letters); store trouble is transient (retried in place by the runner).
+    this.subscription = await this.deps.consumers.subscribe({
       groupId: PMS_SYNC_GROUP,
-      topics: [TOPICS.pmsSync.name],
+      topics: [TOPICS.pmsSync],
       fromBeginning: true,
-      handler: async (message) => {
-        await this.apply(pmsSync.PmsSyncChange.decode(message.value));
+      decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
+      describe: (change) => ({ workspaceId: change.workspaceId }),
+      handle: async (change) => {
+        await this.apply(change);
       },
     });
     await this.subscription.ready;
@@ -74,9 +77,7 @@ export class PmsSyncConsumer {
       payload = JSON.parse(change.payloadJson) as ListingSyncPayload;
       if (typeof payload?.externalId !== 'string' || typeof payload.name !== 'string' || !Array.isArray(payload.channels)) throw new Error('not a listing payload');
     } catch (err) {
-      // A message no version of this consumer can read must not block the partition forever.
-      this.deps.logger.error({ err, changeId: change.changeId }, 'skipping an unreadable pms.sync.v1 listing change');
-      return 'ignored';
+      throw new PermanentError('malformed_payload', `pms.sync.v1 listing change ${change.changeId} is not a listing payload: ${(err as Error).message}`, { cause: err });
     }
     const { store, listings, outbox } = this.deps;
     const byPms = pmsListingStore(listings);
@@ -133,9 +134,9 @@ export class PmsSyncConsumer {
       return outcome;
     } catch (err) {
       if (err instanceof DuplicateKeyError) {
-        // A channel id of this PMS listing already belongs to another listing of the workspace.
-        this.deps.logger.error({ changeId: change.changeId, externalId: payload.externalId }, 'skipping a PMS listing whose channel id is mapped to another listing');
-        return 'ignored';
+        // A channel id of this PMS listing already belongs to another listing of the workspace:
+        // a dead letter, replayable once the operator has moved the channel mapping.
+        throw new PermanentError('channel_id_taken', `PMS listing ${change.provider}/${payload.externalId}: a channel id is already mapped to another listing of workspace ${change.workspaceId}`, { cause: err });
       }
       throw err;
     }

@@ -16,7 +16,8 @@ import {
 import type { ListingActivity } from '../activity';
 import { statusesFor, usageOf, type ListingRecord } from '../domain/listing';
 import { activityChanged, recordActivity } from '../events/activity-publisher';
-import type { ListingStore } from '../store/listing-store';
+import { pmsListingStore, type ListingStore } from '../store/listing-store';
+import { PmsSyncMarks } from '../store/pms-sync-marks';
 import { statusFilterFromProto, toProtoListing, toProtoUsage } from './mappers';
 
 export type ListingHandlers = Handlers<typeof pb.ListingServiceService>;
@@ -35,6 +36,7 @@ export function listingHandlers(deps: ListingHandlerDeps, data: Omit<ListingHand
 /** Listings, plans and activity; the data of a listing lives in data-handlers.ts. */
 function coreHandlers(deps: ListingHandlerDeps) {
   const { listings, outbox, store, activity } = deps;
+  const marks = new PmsSyncMarks(store);
 
   return {
     async listListings(req: pb.ListListingsRequest) {
@@ -138,6 +140,16 @@ function coreHandlers(deps: ListingHandlerDeps) {
       requireWorkspace(req.workspaceId);
       const found = await listings.findAll(req.workspaceId, req.ids);
       return { listings: found.map(toProtoListing) };
+    },
+
+    async findPmsListing(req: pb.FindPmsListingRequest) {
+      requireWorkspace(req.workspaceId);
+      if (!req.provider || !req.externalId) throw validationFailed({ ...(req.provider ? {} : { provider: 'is required' }), ...(req.externalId ? {} : { externalId: 'is required' }) });
+      const found = await pmsListingStore(listings).findByPmsId(req.workspaceId, req.provider, req.externalId);
+      if (found) return { listing: toProtoListing(found), deleted: false };
+      // Every import records the PMS listing's sync mark in the same transaction as the listing,
+      // and deletion keeps the mark: a mark without a listing is a listing the workspace deleted.
+      return { deleted: (await marks.get(req.workspaceId, req.provider, req.externalId)) !== null };
     },
   } satisfies Partial<ListingHandlers>;
 }

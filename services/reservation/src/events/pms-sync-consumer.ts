@@ -1,19 +1,23 @@
 // Consumer of pms.sync.v1: reservation changes made in a PMS reach this service with the
-// PMS's next sync. Other entities are for the listing and guest services.
+// PMS's next sync. Other entities are for the listing and guest services. Failures (see
+// Reservations.applySync): a malformed payload or a listing the workspace deleted is permanent
+// (a dead letter at once); a listing not imported yet, the listing service or the store being
+// unavailable are transient (retried in place, dead-lettered past the budget).
 import { pmsSync, TOPICS } from '@vrp/contracts';
-import type { EventBus, Subscription } from '@vrp/platform';
+import type { ConsumerRunner, Subscription } from '@vrp/platform';
 import type { Reservations } from '../reservations';
 
 export const PMS_SYNC_GROUP = 'reservation-pms-sync';
 
-export async function consumePmsSync(bus: EventBus, reservations: Reservations): Promise<Subscription> {
-  await bus.ensureTopics([TOPICS.pmsSync]);
-  const subscription = await bus.subscribe({
+export async function consumePmsSync(consumers: ConsumerRunner, reservations: Reservations): Promise<Subscription> {
+  const subscription = await consumers.subscribe({
     groupId: PMS_SYNC_GROUP,
-    topics: [TOPICS.pmsSync.name],
+    topics: [TOPICS.pmsSync],
     fromBeginning: true,
-    handler: async (message) => {
-      await reservations.applySync(pmsSync.PmsSyncChange.decode(message.value));
+    decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
+    describe: (change) => ({ workspaceId: change.workspaceId }),
+    handle: async (change) => {
+      await reservations.applySync(change);
     },
   });
   await subscription.ready;

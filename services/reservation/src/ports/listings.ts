@@ -1,7 +1,8 @@
 // What the reservation service needs from the listing service: a listing by id or channel id
-// (with its PMS and prices), its calendar, and a listing by its id in a PMS (sync).
+// (with its PMS and prices), its calendar, and a listing by its id in a PMS (sync), or the fact
+// that the workspace deleted it.
 import { listing as listingPb } from '@vrp/contracts';
-import { MAX_PAGE_LIMIT, notFound, type Upstream } from '@vrp/platform';
+import { notFound, type Upstream } from '@vrp/platform';
 import type { NightPrice } from '../domain/pricing';
 
 export interface ListingInfo {
@@ -22,8 +23,11 @@ export interface ListingDirectory {
   resolve(workspaceId: string, idOrChannelId: string): Promise<ListingInfo>;
   /** Prices and availability of each night from `from` to `to` (inclusive). */
   nights(workspaceId: string, listingId: string, from: string, to: string): Promise<NightPrice[]>;
-  /** The listing a PMS knows as `externalId`, or null when the listing service has none. */
-  byPmsId(workspaceId: string, provider: string, externalId: string): Promise<ListingInfo | null>;
+  /**
+   * The listing a PMS knows as `externalId` (null when the listing service has none), and
+   * whether the workspace deleted it after its import (then it is null for good).
+   */
+  byPmsId(workspaceId: string, provider: string, externalId: string): Promise<{ listing: ListingInfo | null; deleted: boolean }>;
 }
 
 const toInfo = (l: listingPb.Listing): ListingInfo => ({
@@ -39,8 +43,6 @@ const toInfo = (l: listingPb.Listing): ListingInfo => ({
 });
 
 export function grpcListingDirectory(upstream: Upstream<listingPb.ListingServiceClient>): ListingDirectory {
-  // PMS ids of listings never change once imported, so a hit is remembered for the process.
-  const byPms = new Map<string, string>();
   return {
     async resolve(workspaceId, id) {
       const { listings } = await upstream.call('resolveListings', { workspaceId, ids: [id] });
@@ -53,26 +55,8 @@ export function grpcListingDirectory(upstream: Upstream<listingPb.ListingService
       return res.days.map((d) => ({ date: d.date, price: d.price, available: d.available }));
     },
     async byPmsId(workspaceId, provider, externalId) {
-      const key = `${workspaceId}\u0000${provider}\u0000${externalId}`;
-      const known = byPms.get(key);
-      if (known) {
-        const { listings } = await upstream.call('resolveListings', { workspaceId, ids: [known] });
-        if (listings[0]) return toInfo(listings[0]);
-      }
-      // The listing service has no lookup by PMS id: page through every listing of the workspace.
-      for (let offset = 0; ; offset += MAX_PAGE_LIMIT) {
-        const res = await upstream.call('listListings', {
-          workspaceId,
-          status: listingPb.ListingStatusFilter.LISTING_STATUS_FILTER_ALL,
-          page: { limit: MAX_PAGE_LIMIT, offset },
-        });
-        const hit = res.listings.find((l) => l.pmsProvider === provider && l.pmsExternalId === externalId);
-        if (hit) {
-          byPms.set(key, hit.id);
-          return toInfo(hit);
-        }
-        if (!res.page?.hasMore) return null;
-      }
+      const res = await upstream.call('findPmsListing', { workspaceId, provider, externalId });
+      return { listing: res.listing ? toInfo(res.listing) : null, deleted: res.deleted };
     },
   };
 }

@@ -11,7 +11,7 @@
 // blocks the partition: a held event is stored and its message committed; it is decided when
 // its listing's next activity change arrives, at the latest when its window ends.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { sortableId, type DocumentStore, type EventBus, type Logger, type Subscription, type Tx } from '@vrp/platform';
+import { sortableId, type ConsumerRunner, type DeliveredMessage, type DocumentStore, type Logger, type Subscription, type Tx } from '@vrp/platform';
 import type { WebhookClock } from '../clock';
 import { decideBy, decideByActivity, finalDecision, type ActivityDecision, type ActivityWindows } from '../domain/activity-decision';
 import type { DeliveryRecord } from '../domain/delivery';
@@ -20,7 +20,7 @@ import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
-import { eventBody, SOURCE_TOPICS, toIncomingEvent, type IncomingEvent } from './render';
+import { eventBody, SOURCE_DECODERS, SOURCE_TOPICS, toIncomingEvent, type IncomingEvent } from './render';
 
 /** The consumer group of ingest; new groups start at the end of each topic (no history replay). */
 export const INGEST_GROUP = 'webhook-ingest';
@@ -49,7 +49,7 @@ export class EventIngest {
   constructor(
     private readonly deps: {
       store: DocumentStore;
-      bus: EventBus;
+      consumers: ConsumerRunner;
       subscriptions: SubscriptionStore;
       deliveries: DeliveryStore;
       held: HeldEventStore;
@@ -74,13 +74,19 @@ export class EventIngest {
     this.poll = setInterval(() => void this.enqueueWork(() => this.sweep()), SWEEP_POLL_MS);
     this.poll.unref();
     void this.enqueueWork(() => this.sweep());
-    await this.deps.bus.ensureTopics(SOURCE_TOPICS);
-    this.subscription = await this.deps.bus.subscribe({
+    // Failures: an undecodable message is a dead letter at once; the listing service (rendering
+    // activity events) or the store being unavailable is transient, retried in place.
+    this.subscription = await this.deps.consumers.subscribe<{ message: DeliveredMessage; workspaceId: string; listingId: string }>({
       groupId: INGEST_GROUP,
-      topics: SOURCE_TOPICS.map((t) => t.name),
+      topics: SOURCE_TOPICS,
       // A subscription receives what happens after it exists; committed offsets make restarts resume exactly.
       fromBeginning: false,
-      handler: async (message) => {
+      decode: (bytes, message) => {
+        const decoded = SOURCE_DECODERS[message.topic]?.(bytes);
+        return { message, workspaceId: decoded?.workspaceId ?? '', listingId: decoded?.listingId ?? '' };
+      },
+      describe: (d) => ({ workspaceId: d.workspaceId, listingId: d.listingId }),
+      handle: async ({ message }) => {
         const event = await toIncomingEvent(message.topic, message.value, this.deps.listings);
         if (event) await this.accept(event);
       },

@@ -59,6 +59,15 @@ async function renderActivity(e: listingEvents.ListingActivityChanged, listings:
   return e.active ? toApiListing(found) : toInactiveListingRow(found);
 }
 
+/** The payload decoder of each source topic: a message none of them can read is malformed. */
+export const SOURCE_DECODERS: Readonly<Record<string, (value: Uint8Array) => { workspaceId: string; listingId?: string }>> = {
+  [TOPICS.listingActivity.name]: (v) => listingEvents.ListingActivityChanged.decode(v),
+  [TOPICS.reservationEvents.name]: (v) => reservationEvents.ReservationEvent.decode(v),
+  [TOPICS.guestEvents.name]: (v) => guestEvents.GuestEvent.decode(v),
+  [TOPICS.messageEvents.name]: (v) => guestEvents.MessageEvent.decode(v),
+  [TOPICS.reviewEvents.name]: (v) => guestEvents.ReviewEvent.decode(v),
+};
+
 /** Decodes one bus message; null for a type this service does not deliver. */
 export async function toIncomingEvent(topic: string, value: Uint8Array, listings: ListingLookup): Promise<IncomingEvent | null> {
   switch (topic) {

@@ -398,6 +398,23 @@ export interface ResolveListingsResponse {
   listings: Listing[];
 }
 
+export interface FindPmsListingRequest {
+  workspaceId: string;
+  /** PMS-A .. PMS-G. */
+  provider: string;
+  /** The listing's id in the PMS. */
+  externalId: string;
+}
+
+export interface FindPmsListingResponse {
+  /** Absent when no listing of the workspace has this PMS id. */
+  listing?:
+    | Listing
+    | undefined;
+  /** True when the listing was imported and then deleted by the workspace (absent listing). */
+  deleted: boolean;
+}
+
 function createBaseChannelMapping(): ChannelMapping {
   return { channel: "", externalId: "" };
 }
@@ -5572,6 +5589,202 @@ export const ResolveListingsResponse: MessageFns<ResolveListingsResponse> = {
   },
 };
 
+function createBaseFindPmsListingRequest(): FindPmsListingRequest {
+  return { workspaceId: "", provider: "", externalId: "" };
+}
+
+export const FindPmsListingRequest: MessageFns<FindPmsListingRequest> = {
+  encode(message: FindPmsListingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.provider !== "") {
+      writer.uint32(18).string(message.provider);
+    }
+    if (message.externalId !== "") {
+      writer.uint32(26).string(message.externalId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindPmsListingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindPmsListingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindPmsListingRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+    };
+  },
+
+  toJSON(message: FindPmsListingRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindPmsListingRequest>, I>>(base?: I): FindPmsListingRequest {
+    return FindPmsListingRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindPmsListingRequest>, I>>(object: I): FindPmsListingRequest {
+    const message = createBaseFindPmsListingRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.provider = object.provider ?? "";
+    message.externalId = object.externalId ?? "";
+    return message;
+  },
+};
+
+function createBaseFindPmsListingResponse(): FindPmsListingResponse {
+  return { listing: undefined, deleted: false };
+}
+
+export const FindPmsListingResponse: MessageFns<FindPmsListingResponse> = {
+  encode(message: FindPmsListingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    if (message.deleted !== false) {
+      writer.uint32(16).bool(message.deleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindPmsListingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindPmsListingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.deleted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindPmsListingResponse {
+    return {
+      listing: isSet(object.listing) ? Listing.fromJSON(object.listing) : undefined,
+      deleted: isSet(object.deleted) ? globalThis.Boolean(object.deleted) : false,
+    };
+  },
+
+  toJSON(message: FindPmsListingResponse): unknown {
+    const obj: any = {};
+    if (message.listing !== undefined) {
+      obj.listing = Listing.toJSON(message.listing);
+    }
+    if (message.deleted !== false) {
+      obj.deleted = message.deleted;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindPmsListingResponse>, I>>(base?: I): FindPmsListingResponse {
+    return FindPmsListingResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindPmsListingResponse>, I>>(object: I): FindPmsListingResponse {
+    const message = createBaseFindPmsListingResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    message.deleted = object.deleted ?? false;
+    return message;
+  },
+};
+
 /**
  * The listing service owns listings (also called properties), their active/inactive state,
  * channel mappings, plan limits and the data of each listing.
@@ -5765,6 +5978,18 @@ export const ListingServiceService = {
       Buffer.from(ResolveListingsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveListingsResponse => ResolveListingsResponse.decode(value),
   },
+  /** The listing a PMS knows by its own id (PMS sync), or whether the workspace deleted it. */
+  findPmsListing: {
+    path: "/vrp.listing.v1.ListingService/FindPmsListing" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindPmsListingRequest): Buffer =>
+      Buffer.from(FindPmsListingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindPmsListingRequest => FindPmsListingRequest.decode(value),
+    responseSerialize: (value: FindPmsListingResponse): Buffer =>
+      Buffer.from(FindPmsListingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindPmsListingResponse => FindPmsListingResponse.decode(value),
+  },
 } as const;
 
 export interface ListingServiceServer extends UntypedServiceImplementation {
@@ -5803,6 +6028,8 @@ export interface ListingServiceServer extends UntypedServiceImplementation {
   publishListing: handleUnaryCall<PublishListingRequest, PublishListingResponse>;
   /** Activity of several listings at once (other services check before they write). */
   resolveListings: handleUnaryCall<ResolveListingsRequest, ResolveListingsResponse>;
+  /** The listing a PMS knows by its own id (PMS sync), or whether the workspace deleted it. */
+  findPmsListing: handleUnaryCall<FindPmsListingRequest, FindPmsListingResponse>;
 }
 
 export interface ListingServiceClient extends Client {
@@ -6075,6 +6302,22 @@ export interface ListingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveListingsResponse) => void,
+  ): ClientUnaryCall;
+  /** The listing a PMS knows by its own id (PMS sync), or whether the workspace deleted it. */
+  findPmsListing(
+    request: FindPmsListingRequest,
+    callback: (error: ServiceError | null, response: FindPmsListingResponse) => void,
+  ): ClientUnaryCall;
+  findPmsListing(
+    request: FindPmsListingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindPmsListingResponse) => void,
+  ): ClientUnaryCall;
+  findPmsListing(
+    request: FindPmsListingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindPmsListingResponse) => void,
   ): ClientUnaryCall;
 }
 

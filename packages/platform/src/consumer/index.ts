@@ -1,0 +1,4 @@
+export * from './failure';
+export * from './dead-letter-store';
+export * from './runner';
+export * from './grpc';

@@ -1,0 +1,102 @@
+// Component test: the listing service's pms.sync.v1 consumer over real gRPC with embedded
+// engines. Imports, the "deleted" answer of FindPmsListing and the re-import by a newer PMS
+// change, and the changes that can never apply (unreadable payload, channel id taken) becoming
+// dead letters while the partition moves on.
+import { listing as pb, ops, pmsSync, TOPICS, type ListingSyncPayload } from '@vrp/contracts';
+import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type RunningService, type Upstream } from '@vrp/platform';
+import { startListingService } from '../src/app';
+
+const WS = 'ws_sync';
+
+describe('listing service: pms.sync.v1 consumer', () => {
+  const bus = createMemoryBus();
+  const store = createMemoryStore();
+  let running: RunningService;
+  let client: Upstream<pb.ListingServiceClient>;
+  let deadLetters: Upstream<ops.DeadLetterServiceClient>;
+  let seq = 0;
+
+  beforeAll(async () => {
+    running = await startListingService({ store, bus, logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES });
+    client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
+    deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'listing-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
+    await client.call('setWorkspacePlan', { workspaceId: WS, activeListingLimit: 10 });
+  });
+  afterAll(async () => {
+    client.close();
+    deadLetters.close();
+    await running.stop();
+  });
+
+  /** A listing change of PMS-B, keyed like the pms-adapter keys it (the PMS listing id). */
+  const change = (externalId: string, payload: Partial<ListingSyncPayload> | string, at: string) => ({
+    key: externalId,
+    value: pmsSync.PmsSyncChange.encode(
+      pmsSync.PmsSyncChange.create({
+        changeId: `chg_${++seq}`,
+        workspaceId: WS,
+        provider: 'PMS-B',
+        entity: 'listing',
+        externalId,
+        listingExternalId: externalId,
+        payloadJson: typeof payload === 'string' ? payload : JSON.stringify({ externalId, name: externalId, channels: [], ...payload }),
+        occurredAt: new Date(at),
+      }),
+    ).finish(),
+  });
+  const publish = async (...messages: ReturnType<typeof change>[]) => {
+    await bus.publish(TOPICS.pmsSync.name, messages);
+    await bus.whenIdle();
+  };
+  const find = (externalId: string) => client.call('findPmsListing', { workspaceId: WS, provider: 'PMS-B', externalId });
+  const open = async () => (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: WS }))).deadLetters;
+
+  it('answers FindPmsListing with the imported listing, "deleted" after the workspace deletes it, and the new listing after a newer PMS change', async () => {
+    const first = change('b-1', { name: 'Bay One' }, '2026-01-01T00:00:00Z');
+    await publish(first);
+    const imported = (await find('b-1')).listing!;
+    expect(imported).toMatchObject({ name: 'Bay One', pmsProvider: 'PMS-B', pmsExternalId: 'b-1' });
+    expect((await find('b-1')).deleted).toBe(false);
+    expect(await find('never-imported')).toEqual({ deleted: false });
+
+    await client.call('deleteListing', { workspaceId: WS, id: imported.id });
+    expect(await find('b-1')).toEqual({ deleted: true });
+    // A redelivery of the old change does not bring it back; a newer change of the PMS does.
+    await publish(first);
+    expect(await find('b-1')).toEqual({ deleted: true });
+    await publish(change('b-1', { name: 'Bay One again' }, '2026-01-02T00:00:00Z'));
+    const back = await find('b-1');
+    expect(back.deleted).toBe(false);
+    expect(back.listing).toMatchObject({ name: 'Bay One again', pmsExternalId: 'b-1' });
+    expect(back.listing!.id).not.toBe(imported.id);
+    // Another workspace never sees it.
+    expect(await client.call('findPmsListing', { workspaceId: 'ws_other', provider: 'PMS-B', externalId: 'b-1' })).toEqual({ deleted: false });
+    await expect(client.call('findPmsListing', { workspaceId: WS, provider: '', externalId: 'b-1' })).rejects.toMatchObject({ code: 'validation_failed' });
+  });
+
+  it('dead-letters an unreadable change and a channel id taken by another listing; the partition moves on', async () => {
+    await publish(change('b-2', { name: 'Two', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-shared' }] }, '2026-01-01T00:00:00Z'));
+    await publish(
+      change('b-3', '{"externalId": 42}', '2026-01-01T00:00:00Z'),
+      change('b-3', { name: 'Three', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-shared' }] }, '2026-01-01T00:00:01Z'),
+      change('b-3', { name: 'Three', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-three' }] }, '2026-01-01T00:00:02Z'),
+    );
+    // The last change of b-3 (a channel id of its own) is applied behind the two bad ones.
+    expect((await find('b-3')).listing).toMatchObject({ name: 'Three', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-three' }] });
+    const found = await open();
+    expect(found.map((d) => [d.errorCode, d.reason, d.attempts, d.key])).toEqual([
+      ['channel_id_taken', 'permanent', 1, 'b-3'],
+      ['malformed_payload', 'permanent', 1, 'b-3'],
+    ]);
+    expect(found[0]!.errorMessage).toContain('already mapped to another listing');
+    // Replaying the channel conflict now finds the listing up to date (idempotent): nothing changes.
+    const replayed = await deadLetters.call('replayDeadLetter', { id: found[0]!.id });
+    expect(replayed.deadLetter?.replayedAt).toBeInstanceOf(Date);
+    expect((await find('b-3')).listing?.channels).toEqual([{ channel: 'CHANNEL_A', externalId: 'cha-three' }]);
+    // The unreadable one stays unreadable: its replay fails and it stays open.
+    const malformedReplay = await deadLetters.call('replayDeadLetter', { id: found[1]!.id }).catch((err: unknown) => err);
+    expect(malformedReplay).toBeInstanceOf(AppError);
+    expect((malformedReplay as AppError).code).toBe('conflict');
+    expect(await open()).toEqual([expect.objectContaining({ id: found[1]!.id, attempts: 2, errorCode: 'malformed_payload' })]);
+  });
+});
