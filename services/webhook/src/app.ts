@@ -63,7 +63,7 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
   const listings = deps.listings ?? grpcListingLookup(listingUpstream!);
 
   // The service publishes nothing of its own; its outbox carries the dead letters of its consumers.
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger);
+  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
   const consumers = new ConsumerRunner({ service: 'webhook', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: ACTIVITY_CACHE_GROUP, logger: deps.logger });
