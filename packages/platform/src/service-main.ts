@@ -59,7 +59,14 @@ export interface ServiceConfig {
   grpcPort: number;
   opsPort: number;
   dbName: string;
-  engines: { STORE: 'memory' | 'mongo'; BUS: 'memory' | 'kafka'; MONGO_URL?: string; KAFKA_BROKERS?: string };
+  engines: {
+    STORE: 'memory' | 'mongo';
+    BUS: 'memory' | 'kafka';
+    MONGO_URL?: string;
+    KAFKA_BROKERS?: string;
+    KAFKA_REPLICATION_FACTOR: number;
+    KAFKA_MIN_INSYNC_REPLICAS: number;
+  };
   addresses: ServiceAddresses;
 }
 
@@ -71,7 +78,14 @@ export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops
     grpcPort: parsed[`${prefix}_GRPC_PORT`] as number,
     opsPort: parsed[`${prefix}_OPS_PORT`] as number,
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
-    engines: { STORE: common.STORE, BUS: common.BUS, MONGO_URL: common.MONGO_URL, KAFKA_BROKERS: common.KAFKA_BROKERS },
+    engines: {
+      STORE: common.STORE,
+      BUS: common.BUS,
+      MONGO_URL: common.MONGO_URL,
+      KAFKA_BROKERS: common.KAFKA_BROKERS,
+      KAFKA_REPLICATION_FACTOR: common.KAFKA_REPLICATION_FACTOR,
+      KAFKA_MIN_INSYNC_REPLICAS: common.KAFKA_MIN_INSYNC_REPLICAS,
+    },
     addresses: addressesFrom(common),
   };
 }
@@ -87,7 +101,13 @@ export function serviceMain(opts: {
     const config = parseServiceConfig(opts.prefix, opts.defaults);
     const logger = createLogger(opts.name);
     const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
-    const bus = createBus({ BUS: config.engines.BUS, KAFKA_BROKERS: config.engines.KAFKA_BROKERS, clientId: opts.name });
+    const bus = createBus({
+      BUS: config.engines.BUS,
+      KAFKA_BROKERS: config.engines.KAFKA_BROKERS,
+      KAFKA_REPLICATION_FACTOR: config.engines.KAFKA_REPLICATION_FACTOR,
+      KAFKA_MIN_INSYNC_REPLICAS: config.engines.KAFKA_MIN_INSYNC_REPLICAS,
+      clientId: opts.name,
+    });
     const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses });
     stopOnSignals(async () => {
       await running.stop();

@@ -6,7 +6,9 @@ import { createMemoryBus, type MemoryEventBus } from '../src/bus/memory';
 import { partitionForKey } from '../src/bus/partitioner';
 import type { DeliveredMessage, Subscription } from '../src/bus/port';
 
-const quiet = { onHandlerError: () => undefined };
+// The exact mechanics below are those of the engine without redelivery (commit after each
+// message); the redelivery mode has its own describe block.
+const quiet = { onHandlerError: () => undefined, redelivery: false as const };
 
 describe('memory bus', () => {
   let bus: MemoryEventBus;
