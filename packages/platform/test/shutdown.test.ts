@@ -44,7 +44,10 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
 
 describe('graceful shutdown of a service with a consumer', () => {
   it('finishes and commits the message in flight, takes no new work, and a restarted member resumes after it', async () => {
-    const bus = createMemoryBus({ onHandlerError: () => undefined });
+    // Commits after each message (as the Kafka engine does): the claim below is about a graceful
+    // stop committing its last message. With redelivery on, a stop loses the lagging commit and
+    // the message comes again (the bus contract suite states that case).
+    const bus = createMemoryBus({ onHandlerError: () => undefined, redelivery: false });
     const topic = 'shutdown.test.v1';
     await bus.ensureTopics([{ name: topic, partitions: 1 }]);
     const logger = createLogger('shutdown-test', 'silent');

@@ -3,7 +3,7 @@
 // local activity cache decides suppression and the replay 403.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
-import { createUpstream, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { createUpstream, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
 import { systemClock, type WebhookClock } from './clock';
 import type { KeyMode, TargetPolicy } from './domain/target';
 import { systemResolver, type Resolver } from './delivery/address-guard';
@@ -42,7 +42,10 @@ export interface WebhookServiceDeps extends ServiceDeps {
   listings?: ListingLookup;
 }
 
-export async function startWebhookService(deps: WebhookServiceDeps): Promise<RunningService> {
+export async function startWebhookService(given: WebhookServiceDeps): Promise<RunningService> {
+  // /readyz covers every consumer this service starts (its own and its activity cache's).
+  const consumers = watchConsumers(given.bus);
+  const deps = { ...given, bus: consumers.bus };
   const clock = deps.clock ?? systemClock;
   const resolve = deps.resolve ?? systemResolver;
   const policyOf = (mode: KeyMode): TargetPolicy => ({ mode, allowLoopbackInTest: deps.allowLoopbackInTest ?? false });
@@ -84,7 +87,7 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
     opsPort: deps.opsPort,
     host: deps.host,
     services: [webhookHandlers({ webhooks })],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: consumers.ready },
     logger: deps.logger,
     onStop: async () => {
       // Intake first, then the attempts in flight settle, then the cache.

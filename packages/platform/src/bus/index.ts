@@ -15,7 +15,7 @@ export type {
 export { createMemoryBus, setMemoryBusDefaults, type MemoryBusOptions, type MemoryEventBus, type RedeliveryOptions } from './memory';
 export { createKafkaBus, BusHandlerError, KAFKA_TOPIC_DEFAULTS, topicConfig, type KafkaBusOptions } from './kafka';
 export { collectConsumerLag, consumerLagGauge } from './lag-metric';
-export { consumersReady } from './health';
+export { watchConsumers, type WatchedConsumers } from './health';
 export { murmur2, partitionForKey } from './partitioner';
 
 export interface BusConfig {
