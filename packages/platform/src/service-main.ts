@@ -87,7 +87,7 @@ export function serviceMain(opts: {
     const config = parseServiceConfig(opts.prefix, opts.defaults);
     const logger = createLogger(opts.name);
     const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
-    const bus = createBus({ ...config.engines, clientId: opts.name });
+    const bus = createBus({ ...config.engines, clientId: opts.name, logger });
     const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses });
     stopOnSignals(async () => {
       await running.stop();

@@ -1,6 +1,7 @@
 // The Kafka engine's wiring against a fake kafkajs client (no broker needed). The engine's
 // behaviour against a real broker is covered by bus.contract.test.ts when Kafka is available.
 import {
+  logLevel,
   Partitioners,
   type ConsumerConfig,
   type ConsumerRunConfig,
@@ -13,7 +14,8 @@ import {
   type ITopicConfig,
   type TopicPartitionOffsetAndMetadata,
 } from 'kafkajs';
-import { BusHandlerError, createKafkaBus, decodeHeaders } from '../src/bus/kafka';
+import pino from 'pino';
+import { BusHandlerError, createKafkaBus, decodeHeaders, kafkaLogCreator } from '../src/bus/kafka';
 import type { DeliveredMessage, EventBus } from '../src/bus/port';
 
 jest.mock('kafkajs', () => {
@@ -408,6 +410,47 @@ describe('kafka bus (fake kafkajs): topic settings, health and lag', () => {
     await bus.subscribe({ groupId: 'g', topics: ['t'], fromBeginning: true, handler: async () => undefined });
     fake.admin.fetchTopicOffsets.mockImplementation(() => new Promise(() => undefined));
     await expect(bus.consumerLag()).rejects.toThrow(/timed out after 20ms/);
+  });
+});
+
+describe('kafkajs log lines', () => {
+  // kafkajs's own error table: the messages the broker's answers are logged with.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { errorCodes } = require('kafkajs/src/protocol/error') as { errorCodes: Array<{ type: string; message: string }> };
+  const messageOf = (type: string): string => {
+    const found = errorCodes.find((e) => e.type === type);
+    if (!found) throw new Error(`kafkajs has no error ${type}`);
+    return found.message;
+  };
+
+  function capture(): { lines: Array<{ level: number; msg: string; kafkajs?: string }>; log: (level: number, message: string, extra?: object) => void } {
+    const lines: Array<{ level: number; msg: string; kafkajs?: string }> = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const creator = kafkaLogCreator(logger)(logLevel.DEBUG);
+    return {
+      lines,
+      log: (level, message, extra = {}) => creator({ namespace: 'Connection', level, label: 'ERROR', log: { timestamp: new Date().toISOString(), message, ...extra } }),
+    };
+  }
+
+  it('logs routine broker answers of a healthy cluster (rebalance, coordinator or leader moving, topic just created) as warnings', () => {
+    const { lines, log } = capture();
+    for (const type of ['REBALANCE_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP', 'GROUP_LOAD_IN_PROGRESS', 'LEADER_NOT_AVAILABLE', 'TOPIC_ALREADY_EXISTS']) {
+      log(logLevel.ERROR, 'Response JoinGroup(key: 11, version: 5)', { error: messageOf(type) });
+    }
+    log(logLevel.ERROR, 'The group is rebalancing, re-joining', { groupId: 'g' });
+    expect(lines.map((l) => l.level)).toEqual(Array(7).fill(40)); // pino warn
+    expect(lines[0]).toMatchObject({ kafkajs: 'Connection', msg: 'Response JoinGroup(key: 11, version: 5)' });
+  });
+
+  it('keeps real failures at error and maps the other levels', () => {
+    const { lines, log } = capture();
+    log(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: messageOf('NOT_ENOUGH_REPLICAS') });
+    log(logLevel.ERROR, 'Response SaslAuthenticate(key: 36, version: 1)', { error: messageOf('SASL_AUTHENTICATION_FAILED') });
+    log(logLevel.WARN, 'w');
+    log(logLevel.INFO, 'i');
+    log(logLevel.DEBUG, 'd');
+    expect(lines.map((l) => l.level)).toEqual([50, 50, 40, 30, 20]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { createKafkaBus } from './kafka';
 import { createMemoryBus } from './memory';
+import type { Logger } from '../logging';
 import type { EventBus } from './port';
 
 export type {
@@ -13,7 +14,7 @@ export type {
   TopicSpec,
 } from './port';
 export { createMemoryBus, setMemoryBusDefaults, type MemoryBusOptions, type MemoryEventBus, type RedeliveryOptions } from './memory';
-export { createKafkaBus, BusHandlerError, KAFKA_TOPIC_DEFAULTS, topicConfig, type KafkaBusOptions } from './kafka';
+export { createKafkaBus, BusHandlerError, KAFKA_TOPIC_DEFAULTS, kafkaLogCreator, topicConfig, type KafkaBusOptions } from './kafka';
 export { collectConsumerLag, consumerLagGauge } from './lag-metric';
 export { watchConsumers, type WatchedConsumers } from './health';
 export { murmur2, partitionForKey } from './partitioner';
@@ -26,6 +27,8 @@ export interface BusConfig {
   KAFKA_REPLICATION_FACTOR?: number;
   KAFKA_MIN_INSYNC_REPLICAS?: number;
   clientId: string;
+  /** Logger of kafkajs's own lines (the service's logger). */
+  logger?: Logger;
 }
 
 export function createBus(config: BusConfig): EventBus {
@@ -41,5 +44,6 @@ export function createBus(config: BusConfig): EventBus {
     clientId: config.clientId,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR,
     minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    ...(config.logger ? { logger: config.logger } : {}),
   });
 }

@@ -36,15 +36,19 @@
 
 import {
   Kafka,
+  logLevel as KafkaLogLevel,
   Partitioners,
   type Admin,
   type Consumer,
   type IHeaders,
   type ITopicConfig,
   type KafkaMessage,
+  type LogEntry,
+  type logCreator,
   type logLevel,
   type Producer,
 } from 'kafkajs';
+import { createLogger, type Logger } from '../logging';
 import { registerLagSource } from './lag-metric';
 import type { BusMessage, ConsumerLag, DeliveredMessage, EventBus, SubscribeOptions, Subscription, SubscriptionHealth, TopicSpec } from './port';
 
@@ -53,6 +57,8 @@ export interface KafkaBusOptions {
   clientId: string;
   /** kafkajs log level (kafkajs default: INFO). */
   logLevel?: logLevel;
+  /** Where kafkajs logs go (pino JSON lines like the rest of the process). Default: a logger named after clientId. */
+  logger?: Logger;
   /** Consumer fetch long-poll, kafkajs maxWaitTimeInMs. Default 1000 (kafkajs: 5000). */
   consumerMaxWaitMs?: number;
   /** Timeout of the ready() health check and of a consumer-lag query. Default 5000 ms. */
@@ -98,7 +104,12 @@ export class BusHandlerError extends Error {
 
 export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   if (opts.brokers.length === 0) throw new Error('createKafkaBus: at least one broker is required');
-  const kafka = new Kafka({ clientId: opts.clientId, brokers: opts.brokers, logLevel: opts.logLevel });
+  const kafka = new Kafka({
+    clientId: opts.clientId,
+    brokers: opts.brokers,
+    logLevel: opts.logLevel,
+    logCreator: kafkaLogCreator(opts.logger ?? createLogger(opts.clientId)),
+  });
   const consumerMaxWaitMs = opts.consumerMaxWaitMs ?? 1000;
   const healthTimeoutMs = opts.healthTimeoutMs ?? 5000;
   const topicSettings = {
@@ -250,6 +261,36 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   };
   const unregisterLag = registerLagSource(bus);
   return bus;
+}
+
+/**
+ * Broker answers that belong to a healthy cluster's life: a group rebalancing when members join
+ * or leave, a coordinator or partition leader moving or loading, a topic another replica has
+ * just created. kafkajs rejoins or retries by itself, yet logs the answer at ERROR; these are
+ * logged as warnings, so ERROR lines mean something an operator must look at.
+ */
+const ROUTINE_BROKER_ANSWERS = [
+  'The group is rebalancing', // REBALANCE_IN_PROGRESS (and the runner's "re-joining")
+  'The group coordinator is not available', // GROUP_COORDINATOR_NOT_AVAILABLE
+  'This is not the correct coordinator', // NOT_COORDINATOR_FOR_GROUP
+  'The coordinator is loading', // GROUP_LOAD_IN_PROGRESS
+  'There is no leader for this topic-partition', // LEADER_NOT_AVAILABLE
+  'Topic with this name already exists', // TOPIC_ALREADY_EXISTS
+];
+
+/** kafkajs logs as pino lines of `logger`; routine broker answers at warn instead of error. */
+export function kafkaLogCreator(logger: Logger): logCreator {
+  return () =>
+    ({ namespace, level, log }: LogEntry) => {
+      const { message, timestamp: _timestamp, ...extra } = log;
+      const text = `${message} ${typeof extra.error === 'string' ? extra.error : ''}`;
+      const routine = ROUTINE_BROKER_ANSWERS.some((answer) => text.includes(answer));
+      const fields = { kafkajs: namespace, ...extra };
+      if (level === KafkaLogLevel.ERROR && !routine) logger.error(fields, message);
+      else if (level === KafkaLogLevel.ERROR || level === KafkaLogLevel.WARN) logger.warn(fields, message);
+      else if (level === KafkaLogLevel.INFO) logger.info(fields, message);
+      else logger.debug(fields, message);
+    };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
