@@ -60,6 +60,7 @@ describe('guest service over gRPC', () => {
   let running: RunningService;
   let client: Upstream<pb.GuestServiceClient>;
   const published: { topic: string; key: string; type: string }[] = [];
+  const observed = new Set<string>();
 
   const guest = (id: string, workspaceId: string, firstName: string, lastName: string, extra: Partial<GuestRecord> = {}): GuestRecord => ({
     id,
@@ -121,7 +122,11 @@ describe('guest service over gRPC', () => {
       groupId: 'test-observer',
       topics: [TOPICS.guestEvents.name, TOPICS.messageEvents.name, TOPICS.reviewEvents.name],
       fromBeginning: true,
+      // At-least-once: the bus may deliver an event again; each event id counts once.
       handler: async (m) => {
+        const eventId = m.headers?.['event-id'] ?? `${m.topic}/${m.partition}@${m.offset}`;
+        if (observed.has(eventId)) return;
+        observed.add(eventId);
         published.push({ topic: m.topic, key: m.key, type: m.headers?.['event-type'] ?? '' });
       },
     });
