@@ -22,7 +22,7 @@
 // with its partitions, the configured replication factor and min.insync.replicas (production:
 // 3 and 2, so acks=all survives one broker down), and cleanup.policy compact or delete. An
 // existing topic is left as it is (no "already exists" error logged by kafkajs on a normal
-// boot; two replicas racing to create the same topic is the one case that still logs it).
+// boot; two replicas racing to create the same topic get a warning, see kafkaLogCreator).
 //
 // health(): a subscription reports running until stop(), or until kafkajs gives up on the
 // consumer (CRASH with restart=false, or run() rejecting): readiness checks read it.
