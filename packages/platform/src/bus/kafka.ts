@@ -26,9 +26,9 @@
 //
 // health(): a subscription reports running until stop(), or until kafkajs gives up on the
 // consumer (CRASH with restart=false, or run() rejecting): readiness checks read it.
-// consumerLag(): per group subscribed through this bus (running or not) and topic, admin.fetchTopicOffsets (high watermark) minus
-// admin.fetchOffsets (committed; a partition without a commit counts from its low watermark),
-// bounded by healthTimeoutMs.
+// consumerLag(): per group subscribed through this bus (running or not) and topic,
+// admin.fetchTopicOffsets (high watermark) minus admin.fetchOffsets (committed; a partition
+// without a commit counts from its low watermark), bounded by healthTimeoutMs.
 //
 // stop(): marks the subscription stopping (messages handed out afterwards are skipped and left
 // uncommitted, so the group re-reads them), waits for the in-flight handler and its commit,
