@@ -8,4 +8,6 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 30000,
+  // Every memory bus redelivers in tests (duplicates, lazy commits): consumers must be idempotent.
+  setupFiles: ['<rootDir>/scripts/jest-setup.ts'],
 };

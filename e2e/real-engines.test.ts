@@ -101,7 +101,14 @@ if (chosen.kind === 'skip') {
         mongoUrl = withDirectConnection(mongo.getConnectionString());
         kafkaBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9093)}`;
       }
-      bus = createBus({ BUS: 'kafka', KAFKA_BROKERS: kafkaBrokers, clientId: `vrp-${run}` });
+      // A single broker (compose or a container): topics with one replica unless told otherwise.
+      bus = createBus({
+        BUS: 'kafka',
+        KAFKA_BROKERS: kafkaBrokers,
+        KAFKA_REPLICATION_FACTOR: Number(process.env.KAFKA_REPLICATION_FACTOR ?? 1),
+        KAFKA_MIN_INSYNC_REPLICAS: Number(process.env.KAFKA_MIN_INSYNC_REPLICAS ?? 1),
+        clientId: `vrp-${run}`,
+      });
       await bus.ensureTopics(Object.values(TOPICS));
       stack = await startStack(
         { port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' },

@@ -4,6 +4,12 @@
 // persisted in the owning service's own store, so a restart answers at once from what it had
 // and then resumes from the group's committed offset.
 //
+// At-least-once: the topic may deliver an event again, and a replay starts from the last
+// committed offset, so older events of a listing can come again after newer ones. Versions make
+// that harmless for changes (an event not newer than the known one changes nothing and tells no
+// listener), and a deleted listing leaves a tombstone (persisted, ids are never reused) so that
+// a replayed older event cannot bring it back.
+//
 // A listing the cache has not heard of counts as active: the owning service decides
 // existence (404) from its own data first, and a new listing is active unless its first
 // event says otherwise.
@@ -47,7 +53,7 @@ export interface ActivityAt {
 /** Changes kept per listing: enough to answer for events that arrive late by several toggles. */
 export const HISTORY_LIMIT = 32;
 
-type ActivityDoc = Omit<ListingActivity, 'listingId'> & { _id: string; updatedAt: Date; [field: string]: unknown };
+type ActivityDoc = Omit<ListingActivity, 'listingId'> & { _id: string; updatedAt: Date; deleted?: boolean; [field: string]: unknown };
 
 const changeSchema = new Schema({ version: { type: Number, required: true }, active: { type: Boolean, required: true }, at: { type: Date, required: true } }, { _id: false });
 
@@ -60,6 +66,8 @@ const activitySchema = new Schema(
     version: { type: Number, required: true },
     channelIds: { type: [String], default: [] },
     history: { type: [changeSchema], default: [] },
+    /** A tombstone: the listing was deleted; its events are ignored from now on. */
+    deleted: { type: Boolean, default: false },
     updatedAt: { type: Date, required: true },
   },
   { versionKey: false },
@@ -70,6 +78,8 @@ export class ListingActivityCache {
   private readonly docs: Collection<ActivityDoc>;
   /** workspace -> listing id -> activity; channel ids map to the same entry. */
   private readonly byWorkspace = new Map<string, Map<string, ListingActivity>>();
+  /** Ids of deleted listings (tombstones). */
+  private readonly deleted = new Set<string>();
   private subscription: Subscription | null = null;
   private readonly listeners = new Set<(activity: ListingActivity) => void>();
 
@@ -81,7 +91,10 @@ export class ListingActivityCache {
 
   /** Loads the persisted state, then follows the topic. Resolves once the consumer has joined. */
   async start(): Promise<void> {
-    for (const doc of await this.docs.find({})) this.remember(fromDoc(doc));
+    for (const doc of await this.docs.find({})) {
+      if (doc.deleted) this.deleted.add(doc._id);
+      else this.remember(fromDoc(doc));
+    }
     // Every failure here is the store's (transient, retried in place); an undecodable message is
     // a dead letter. An activity event never names a listing another service must know first.
     this.subscription = await this.deps.consumers.subscribe({
@@ -100,12 +113,22 @@ export class ListingActivityCache {
     this.subscription = null;
   }
 
-  /** Applies one event; older or repeated versions change nothing (replays are harmless). */
+  /**
+   * Applies one event; older or repeated versions change nothing, and nothing brings a deleted
+   * listing back (replays and redeliveries are harmless).
+   */
   async apply(event: listingEvents.ListingActivityChanged): Promise<void> {
+    if (this.deleted.has(event.listingId)) return;
     const known = this.byWorkspace.get(event.workspaceId)?.get(event.listingId);
     if (known && known.version >= event.version && !event.deleted) return;
     if (event.deleted) {
-      await this.docs.deleteOne({ _id: event.listingId });
+      // A tombstone instead of a removal: a replayed older event of this id must not recreate it.
+      await this.docs.updateOne(
+        { _id: event.listingId },
+        { $set: { workspaceId: event.workspaceId, name: '', active: false, version: Math.max(event.version, known?.version ?? 0), channelIds: [], deleted: true, updatedAt: new Date() } },
+        { upsert: true },
+      );
+      this.deleted.add(event.listingId);
       this.forget(event.workspaceId, event.listingId);
       return;
     }
@@ -119,15 +142,31 @@ export class ListingActivityCache {
       channelIds: event.channelIds,
       history: withChange(known?.history ?? [], change),
     };
-    // Guarded write: a stale event cannot overwrite a newer persisted state.
-    await this.docs.updateOne(
-      { _id: event.listingId, version: { $lt: event.version } },
-      { $set: { workspaceId: activity.workspaceId, name: activity.name, active: activity.active, version: activity.version, channelIds: activity.channelIds, history: activity.history, updatedAt: new Date() } },
-      { upsert: true },
-    ).catch((err: unknown) => {
-      // A duplicate key here means a newer version is already stored: nothing to do.
-      if ((err as Error).name !== 'DuplicateKeyError') throw err;
-    });
+    // Guarded write: a stale event cannot overwrite a newer persisted state or a tombstone.
+    const stale = await this.docs
+      .updateOne(
+        { _id: event.listingId, version: { $lt: event.version }, deleted: { $ne: true } },
+        { $set: { workspaceId: activity.workspaceId, name: activity.name, active: activity.active, version: activity.version, channelIds: activity.channelIds, history: activity.history, updatedAt: new Date() } },
+        { upsert: true },
+      )
+      .then(
+        () => false,
+        (err: unknown) => {
+          // A duplicate key: the stored state is newer (or a tombstone), written by another replica.
+          if ((err as Error).name !== 'DuplicateKeyError') throw err;
+          return true;
+        },
+      );
+    if (stale) {
+      const stored = await this.docs.findOne({ _id: event.listingId });
+      if (stored?.deleted) {
+        this.deleted.add(stored._id);
+        this.forget(stored.workspaceId, stored._id);
+      } else if (stored) {
+        this.remember(fromDoc(stored));
+      }
+      return;
+    }
     const current = this.remember(activity);
     for (const listener of this.listeners) listener(current);
   }
@@ -223,7 +262,7 @@ export class ListingActivityCache {
   }
 }
 
-function fromDoc({ _id, updatedAt: _updatedAt, ...rest }: ActivityDoc): ListingActivity {
+function fromDoc({ _id, updatedAt: _updatedAt, deleted: _deleted, ...rest }: ActivityDoc): ListingActivity {
   const history = (rest.history ?? []).map((c) => ({ version: c.version, active: c.active, at: new Date(c.at) }));
   return { listingId: _id, workspaceId: rest.workspaceId, name: rest.name, active: rest.active, version: rest.version, channelIds: rest.channelIds, history };
 }

@@ -159,4 +159,26 @@ describe('ListingActivityCache', () => {
       expect(cache.activityAt('ws_1', 'lst_a', t(15))).toEqual({ active: false, settled: true });
     });
   });
+
+  it('a redelivered or replayed older event never brings a deleted listing back, also after a restart', async () => {
+    const store = createMemoryStore();
+    const bus = createMemoryBus({ redelivery: false });
+    const cache = new ListingActivityCache({ store, consumers: runner(store, bus), groupId: 'g', logger });
+    const seen: string[] = [];
+    cache.onChange((a) => seen.push(`${a.listingId}:v${a.version}`));
+    await cache.start();
+    await publish(bus, event('lst_a', true, 1), event('lst_a', false, 2), event('lst_a', false, 3, { deleted: true }));
+    // What a replay from an older committed offset delivers again:
+    await cache.apply(event('lst_a', true, 1));
+    await cache.apply(event('lst_a', false, 2));
+    expect(cache.get('ws_1', 'lst_a')).toBeUndefined();
+    expect(seen).toEqual(['lst_a:v1', 'lst_a:v2']);
+    await cache.stop();
+
+    const restarted = new ListingActivityCache({ store, consumers: runner(store, createMemoryBus()), groupId: 'g', logger });
+    await restarted.start();
+    await restarted.apply(event('lst_a', true, 1));
+    expect(restarted.get('ws_1', 'lst_a')).toBeUndefined();
+    await restarted.stop();
+  });
 });

@@ -38,11 +38,25 @@ export const engineConfig = {
   BUS: z.enum(['memory', 'kafka']).default('memory'),
   MONGO_URL: z.string().url().optional(),
   KAFKA_BROKERS: z.string().regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'must be host:port[,host:port...]').optional(),
+  /** Replication factor of the topics a service creates (production default 3; one broker: 1). */
+  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).default(3),
+  /** min.insync.replicas of the topics a service creates (production default 2; one broker: 1). */
+  KAFKA_MIN_INSYNC_REPLICAS: z.coerce.number().int().min(1).default(2),
 };
 
-export function checkEngineConfig(cfg: { STORE: string; BUS: string; MONGO_URL?: string; KAFKA_BROKERS?: string }): void {
+export function checkEngineConfig(cfg: {
+  STORE: string;
+  BUS: string;
+  MONGO_URL?: string;
+  KAFKA_BROKERS?: string;
+  KAFKA_REPLICATION_FACTOR?: number;
+  KAFKA_MIN_INSYNC_REPLICAS?: number;
+}): void {
   const problems: string[] = [];
   if (cfg.STORE === 'mongo' && !cfg.MONGO_URL) problems.push('MONGO_URL: required when STORE=mongo');
   if (cfg.BUS === 'kafka' && !cfg.KAFKA_BROKERS) problems.push('KAFKA_BROKERS: required when BUS=kafka');
+  if ((cfg.KAFKA_MIN_INSYNC_REPLICAS ?? 0) > (cfg.KAFKA_REPLICATION_FACTOR ?? Infinity)) {
+    problems.push(`KAFKA_MIN_INSYNC_REPLICAS: must not exceed KAFKA_REPLICATION_FACTOR (${cfg.KAFKA_REPLICATION_FACTOR})`);
+  }
   if (problems.length) throw new ConfigError(problems);
 }

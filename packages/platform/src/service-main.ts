@@ -67,7 +67,7 @@ export interface ServiceConfig {
   grpcPort: number;
   opsPort: number;
   dbName: string;
-  engines: { STORE: 'memory' | 'mongo'; BUS: 'memory' | 'kafka'; MONGO_URL?: string; KAFKA_BROKERS?: string };
+  engines: Pick<z.infer<z.ZodObject<typeof engineConfig>>, 'STORE' | 'BUS' | 'MONGO_URL' | 'KAFKA_BROKERS' | 'KAFKA_REPLICATION_FACTOR' | 'KAFKA_MIN_INSYNC_REPLICAS'>;
   addresses: ServiceAddresses;
   outbox: Partial<OutboxOptions>;
   consumerRetry: Partial<RetryPolicy>;
@@ -81,7 +81,7 @@ export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops
     grpcPort: parsed[`${prefix}_GRPC_PORT`] as number,
     opsPort: parsed[`${prefix}_OPS_PORT`] as number,
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
-    engines: { STORE: common.STORE, BUS: common.BUS, MONGO_URL: common.MONGO_URL, KAFKA_BROKERS: common.KAFKA_BROKERS },
+    engines: pick(common, ['STORE', 'BUS', 'MONGO_URL', 'KAFKA_BROKERS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS']),
     addresses: addressesFrom(common),
     outbox: outboxOptionsFrom(z.object(outboxConfig).parse(parsed)),
     consumerRetry: consumerRetryFrom(z.object(consumerRetryConfig).parse(parsed)),
@@ -99,7 +99,7 @@ export function serviceMain(opts: {
     const config = parseServiceConfig(opts.prefix, opts.defaults);
     const logger = createLogger(opts.name);
     const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
-    const bus = createBus({ BUS: config.engines.BUS, KAFKA_BROKERS: config.engines.KAFKA_BROKERS, clientId: opts.name });
+    const bus = createBus({ ...config.engines, clientId: opts.name, logger });
     const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses, outbox: config.outbox, consumerRetry: config.consumerRetry });
     stopOnSignals(async () => {
       await running.stop();
@@ -111,3 +111,9 @@ export function serviceMain(opts: {
 
 /** The default addresses (every service on localhost at its default port). */
 export const DEFAULT_ADDRESSES: ServiceAddresses = addressesFrom(z.object(addressConfig).parse({}));
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const key of keys) out[key] = source[key];
+  return out;
+}

@@ -2,7 +2,7 @@
 // server (/healthz, /readyz, /metrics), and an ordered, bounded shutdown.
 import type { Logger } from './logging';
 import { startGrpcServer, type ServiceRegistration } from './grpc/server';
-import { startOpsServer, type ReadinessCheck } from './http/ops-server';
+import { startOpsServer, type OpsServerHandle, type ReadinessCheck } from './http/ops-server';
 
 export interface RunningService {
   name: string;
@@ -23,17 +23,28 @@ export async function startService(opts: {
   onStop?: () => Promise<void>;
   shutdownGraceMs?: number;
 }): Promise<RunningService> {
-  const grpcServer = await startGrpcServer({ name: opts.name, port: opts.grpcPort, host: opts.host, services: opts.services, logger: opts.logger });
-  const ops = await startOpsServer({ port: opts.opsPort, host: opts.host, checks: opts.checks });
+  // A server that cannot start (a taken port) leaves nothing behind: what the service started
+  // before calling this (consumers, outbox relay: onStop) and the gRPC server are stopped.
+  let grpcServer: Awaited<ReturnType<typeof startGrpcServer>> | undefined;
+  let ops: OpsServerHandle;
+  try {
+    grpcServer = await startGrpcServer({ name: opts.name, port: opts.grpcPort, host: opts.host, services: opts.services, logger: opts.logger });
+    ops = await startOpsServer({ port: opts.opsPort, host: opts.host, checks: opts.checks });
+  } catch (error) {
+    await grpcServer?.stop(0).catch(() => undefined);
+    await opts.onStop?.().catch((stopError: unknown) => opts.logger.error({ err: stopError }, `${opts.name}: stopping after a failed start failed`));
+    throw error;
+  }
+  const started = grpcServer;
   let stopping: Promise<void> | null = null;
   return {
     name: opts.name,
-    grpcPort: grpcServer.port,
+    grpcPort: started.port,
     opsPort: ops.port,
     stop() {
       stopping ??= (async () => {
         ops.setDraining();
-        await grpcServer.stop(opts.shutdownGraceMs ?? 10_000);
+        await started.stop(opts.shutdownGraceMs ?? 10_000);
         await opts.onStop?.();
         await ops.close();
         opts.logger.info(`${opts.name} stopped`);

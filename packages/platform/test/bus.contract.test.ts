@@ -14,7 +14,13 @@ import type { EventBus } from '../src/bus/port';
 const KAFKA_IMAGE = 'confluentinc/cp-kafka:7.6.1';
 const KAFKA_WAIT_MS = 60_000;
 
-describeBusContract('memory', async () => createMemoryBus({ retryInitialMs: 5, retryMaxMs: 40, onHandlerError: () => undefined }));
+const quietFastRetries = { retryInitialMs: 5, retryMaxMs: 40, onHandlerError: () => undefined };
+// Commits after each message, like the Kafka engine.
+describeBusContract('memory', async () => createMemoryBus({ ...quietFastRetries, redelivery: false }));
+// Lazy commits and duplicates (what the rest of the test suite runs with).
+describeBusContract('memory with redelivery', async () => createMemoryBus({ ...quietFastRetries, redelivery: { duplicates: 0.2, maxCommitLag: 4, seed: 7 } }), {
+  redelivery: true,
+});
 
 type KafkaModule = typeof import('@testcontainers/kafka');
 type KafkaTarget = { kind: 'brokers'; brokers: string[] } | { kind: 'container'; module: KafkaModule } | { kind: 'skip'; reason: string };
@@ -61,7 +67,10 @@ if (target.kind === 'skip') {
         stopContainer = () => container.stop();
         brokers = [`${container.getHost()}:${container.getMappedPort(9093)}`];
       }
-      return createKafkaBus({ brokers, clientId: 'bus-contract-test', logLevel: logLevel.ERROR });
+      // One broker (a container, or a development cluster): replication factor 1 unless set.
+      const replicationFactor = Number(process.env.KAFKA_REPLICATION_FACTOR ?? 1);
+      const minInsyncReplicas = Number(process.env.KAFKA_MIN_INSYNC_REPLICAS ?? 1);
+      return createKafkaBus({ brokers, clientId: 'bus-contract-test', logLevel: logLevel.ERROR, replicationFactor, minInsyncReplicas });
     };
 
     // The container start (image pull included) happens in the suite's beforeAll.

@@ -1,6 +1,7 @@
 // The Kafka engine's wiring against a fake kafkajs client (no broker needed). The engine's
 // behaviour against a real broker is covered by bus.contract.test.ts when Kafka is available.
 import {
+  logLevel,
   Partitioners,
   type ConsumerConfig,
   type ConsumerRunConfig,
@@ -13,7 +14,8 @@ import {
   type ITopicConfig,
   type TopicPartitionOffsetAndMetadata,
 } from 'kafkajs';
-import { BusHandlerError, createKafkaBus, decodeHeaders } from '../src/bus/kafka';
+import pino from 'pino';
+import { BusHandlerError, createKafkaBus, decodeHeaders, kafkaLogCreator } from '../src/bus/kafka';
 import type { DeliveredMessage, EventBus } from '../src/bus/port';
 
 jest.mock('kafkajs', () => {
@@ -71,7 +73,12 @@ class FakeKafka {
   };
   readonly admin = {
     connect: jest.fn(async () => undefined),
+    listTopics: jest.fn(async (): Promise<string[]> => []),
     createTopics: jest.fn(async (_args: { topics: ITopicConfig[]; waitForLeaders?: boolean }) => true),
+    fetchTopicOffsets: jest.fn(async (_topic: string): Promise<Array<{ partition: number; offset: string; high: string; low: string }>> => []),
+    fetchOffsets: jest.fn(
+      async (_args: { groupId: string; topics?: string[] }): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>> => [],
+    ),
     describeCluster: jest.fn(async () => ({ brokers: [], controller: 1, clusterId: 'c' })),
     disconnect: jest.fn(async () => undefined),
   };
@@ -170,20 +177,31 @@ describe('kafka bus (fake kafkajs)', () => {
     expect(fake.producer.send).toHaveBeenCalledTimes(1);
   });
 
-  it('creates topics one by one, compacted ones with cleanup.policy=compact, ignoring "already exists"', async () => {
+  it('creates only missing topics, one by one, with partitions, replication, min.insync.replicas and cleanup.policy', async () => {
+    fake.admin.listTopics.mockResolvedValueOnce(['exists', '__consumer_offsets']);
     fake.admin.createTopics.mockResolvedValueOnce(false).mockRejectedValueOnce(
+      // another replica created it between the list and the create: not an error
       Object.assign(new Error('aggregate'), { errors: [Object.assign(new Error('exists'), { type: 'TOPIC_ALREADY_EXISTS' })] }),
     );
     await bus.ensureTopics([
       { name: 'a', partitions: 3 },
+      { name: 'exists', partitions: 3 },
       { name: 'b', partitions: 6, compacted: true },
       { name: 'c', partitions: 1 },
     ]);
+    const settings = (policy: string) => [
+      { name: 'cleanup.policy', value: policy },
+      { name: 'min.insync.replicas', value: '2' },
+    ];
     expect(fake.admin.createTopics.mock.calls.map((c) => c[0])).toEqual([
-      { topics: [{ topic: 'a', numPartitions: 3 }], waitForLeaders: true },
-      { topics: [{ topic: 'b', numPartitions: 6, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }], waitForLeaders: true },
-      { topics: [{ topic: 'c', numPartitions: 1 }], waitForLeaders: true },
+      { topics: [{ topic: 'a', numPartitions: 3, replicationFactor: 3, configEntries: settings('delete') }], waitForLeaders: true },
+      { topics: [{ topic: 'b', numPartitions: 6, replicationFactor: 3, configEntries: settings('compact') }], waitForLeaders: true },
+      { topics: [{ topic: 'c', numPartitions: 1, replicationFactor: 3, configEntries: settings('delete') }], waitForLeaders: true },
     ]);
+    fake.admin.createTopics.mockClear();
+    fake.admin.listTopics.mockResolvedValueOnce(['a', 'b', 'c']);
+    await bus.ensureTopics([{ name: 'a', partitions: 3 }, { name: 'b', partitions: 6, compacted: true }]);
+    expect(fake.admin.createTopics).not.toHaveBeenCalled(); // a normal boot asks the broker for nothing it would refuse
     fake.admin.createTopics.mockRejectedValueOnce(Object.assign(new Error('denied'), { type: 'TOPIC_AUTHORIZATION_FAILED' }));
     await expect(bus.ensureTopics([{ name: 'd', partitions: 1 }])).rejects.toThrow('denied');
   });
@@ -210,7 +228,8 @@ describe('kafka bus (fake kafkajs)', () => {
     consumer.emit(consumer.events.FETCH, { nodeId: 2, duration: 1, numberOfBatches: 0 });
     await flush();
     expect(ready.settled()).toBe('resolved');
-    expect([...consumer.listeners.values()].every((set) => set.size === 0)).toBe(true);
+    // Only the crash listener stays (it drives health()).
+    expect([...consumer.listeners.entries()].filter(([, set]) => set.size > 0).map(([type]) => type)).toEqual([consumer.events.CRASH]);
   });
 
   it('rejects ready when the consumer crashes for good before joining', async () => {
@@ -330,6 +349,108 @@ describe('kafka bus (fake kafkajs)', () => {
     expect(fake.producer.disconnect).not.toHaveBeenCalled(); // never connected
     await expect(bus.ready()).resolves.toBe(false);
     await expect(bus.publish('t', [{ key: 'k', value: new Uint8Array(1) }])).rejects.toThrow(/closed/);
+  });
+});
+
+describe('kafka bus (fake kafkajs): topic settings, health and lag', () => {
+  let bus: EventBus;
+  afterEach(async () => {
+    await bus.close();
+  });
+
+  it('uses the configured replication factor and min.insync.replicas, and refuses a min ISR above it', async () => {
+    bus = createKafkaBus({ brokers: ['b1:9092'], clientId: 'svc', replicationFactor: 1, minInsyncReplicas: 1 });
+    await bus.ensureTopics([{ name: 'one', partitions: 2 }]);
+    expect(fake.admin.createTopics.mock.calls[0]?.[0].topics).toEqual([
+      { topic: 'one', numPartitions: 2, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'delete' }, { name: 'min.insync.replicas', value: '1' }] },
+    ]);
+    expect(() => createKafkaBus({ brokers: ['b1:9092'], clientId: 'svc', replicationFactor: 2, minInsyncReplicas: 3 })).toThrow(/minInsyncReplicas/);
+  });
+
+  it('a subscription reports running until stop(), and not running after a crash kafkajs does not restart', async () => {
+    bus = createKafkaBus({ brokers: ['b1:9092'], clientId: 'svc' });
+    const sub = await bus.subscribe({ groupId: 'g', topics: ['t'], fromBeginning: true, handler: async () => undefined });
+    const consumer = fake.consumers[0]!;
+    expect(sub.health()).toEqual({ running: true });
+    consumer.emit(consumer.events.CRASH, { error: new Error('rebalance failed'), groupId: 'g', restart: true });
+    expect(sub.health()).toEqual({ running: true }); // kafkajs restarts it
+    consumer.emit(consumer.events.CRASH, { error: new Error('not authorized'), groupId: 'g', restart: false });
+    expect(sub.health()).toEqual({ running: false, reason: 'consumer crashed: not authorized' });
+
+    const other = await bus.subscribe({ groupId: 'h', topics: ['t'], fromBeginning: true, handler: async () => undefined });
+    await other.stop();
+    expect(other.health()).toEqual({ running: false, reason: 'stopped' });
+  });
+
+  it('consumer lag = high watermark minus committed offset (low watermark when nothing is committed), per group and topic', async () => {
+    bus = createKafkaBus({ brokers: ['b1:9092'], clientId: 'svc' });
+    await expect(bus.consumerLag()).resolves.toEqual([]);
+    await bus.subscribe({ groupId: 'g', topics: ['t', 'u'], fromBeginning: true, handler: async () => undefined });
+    fake.admin.fetchTopicOffsets.mockImplementation(async (topic: string) =>
+      topic === 't'
+        ? [
+            { partition: 0, offset: '10', high: '10', low: '0' },
+            { partition: 1, offset: '7', high: '7', low: '2' },
+          ]
+        : [{ partition: 0, offset: '5', high: '5', low: '0' }],
+    );
+    fake.admin.fetchOffsets.mockResolvedValue([
+      { topic: 't', partitions: [{ partition: 0, offset: '4' }, { partition: 1, offset: '-1' }] },
+      { topic: 'u', partitions: [{ partition: 0, offset: '5' }] },
+    ]);
+    await expect(bus.consumerLag()).resolves.toEqual([
+      { groupId: 'g', topic: 't', lag: 6 + 5 },
+      { groupId: 'g', topic: 'u', lag: 0 },
+    ]);
+    expect(fake.admin.fetchOffsets).toHaveBeenCalledWith({ groupId: 'g', topics: ['t', 'u'] });
+  });
+
+  it('a lag query that hangs fails after healthTimeoutMs instead of holding /metrics', async () => {
+    bus = createKafkaBus({ brokers: ['b1:9092'], clientId: 'svc', healthTimeoutMs: 20 });
+    await bus.subscribe({ groupId: 'g', topics: ['t'], fromBeginning: true, handler: async () => undefined });
+    fake.admin.fetchTopicOffsets.mockImplementation(() => new Promise(() => undefined));
+    await expect(bus.consumerLag()).rejects.toThrow(/timed out after 20ms/);
+  });
+});
+
+describe('kafkajs log lines', () => {
+  // kafkajs's own error table: the messages the broker's answers are logged with.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { errorCodes } = require('kafkajs/src/protocol/error') as { errorCodes: Array<{ type: string; message: string }> };
+  const messageOf = (type: string): string => {
+    const found = errorCodes.find((e) => e.type === type);
+    if (!found) throw new Error(`kafkajs has no error ${type}`);
+    return found.message;
+  };
+
+  function capture(): { lines: Array<{ level: number; msg: string; kafkajs?: string }>; log: (level: number, message: string, extra?: object) => void } {
+    const lines: Array<{ level: number; msg: string; kafkajs?: string }> = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const creator = kafkaLogCreator(logger)(logLevel.DEBUG);
+    return {
+      lines,
+      log: (level, message, extra = {}) => creator({ namespace: 'Connection', level, label: 'ERROR', log: { timestamp: new Date().toISOString(), message, ...extra } }),
+    };
+  }
+
+  it('logs routine broker answers of a healthy cluster (rebalance, coordinator or leader moving, topic just created) as warnings', () => {
+    const { lines, log } = capture();
+    for (const type of ['REBALANCE_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP', 'GROUP_LOAD_IN_PROGRESS', 'LEADER_NOT_AVAILABLE', 'TOPIC_ALREADY_EXISTS']) {
+      log(logLevel.ERROR, 'Response JoinGroup(key: 11, version: 5)', { error: messageOf(type) });
+    }
+    log(logLevel.ERROR, 'The group is rebalancing, re-joining', { groupId: 'g' });
+    expect(lines.map((l) => l.level)).toEqual(Array(7).fill(40)); // pino warn
+    expect(lines[0]).toMatchObject({ kafkajs: 'Connection', msg: 'Response JoinGroup(key: 11, version: 5)' });
+  });
+
+  it('keeps real failures at error and maps the other levels', () => {
+    const { lines, log } = capture();
+    log(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: messageOf('NOT_ENOUGH_REPLICAS') });
+    log(logLevel.ERROR, 'Response SaslAuthenticate(key: 36, version: 1)', { error: messageOf('SASL_AUTHENTICATION_FAILED') });
+    log(logLevel.WARN, 'w');
+    log(logLevel.INFO, 'i');
+    log(logLevel.DEBUG, 'd');
+    expect(lines.map((l) => l.level)).toEqual([50, 50, 40, 30, 20]);
   });
 });
 

@@ -2,11 +2,15 @@
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
 import { dec, enc } from '../src/bus/contract';
 import { createBus } from '../src/bus';
-import { createMemoryBus, type MemoryEventBus } from '../src/bus/memory';
+import { collectConsumerLag } from '../src/bus/lag-metric';
+import { createMemoryBus, type MemoryEventBus, type RedeliveryOptions } from '../src/bus/memory';
+import { registry } from '../src/metrics';
 import { partitionForKey } from '../src/bus/partitioner';
 import type { DeliveredMessage, Subscription } from '../src/bus/port';
 
-const quiet = { onHandlerError: () => undefined };
+// The exact mechanics below are those of the engine without redelivery (commit after each
+// message); the redelivery mode has its own describe block.
+const quiet = { onHandlerError: () => undefined, redelivery: false as const };
 
 describe('memory bus', () => {
   let bus: MemoryEventBus;
@@ -264,6 +268,153 @@ describe('memory bus', () => {
     await expect(bus.ready()).resolves.toBe(false);
     await expect(bus.publish('t', [{ key: 'k', value: enc('y') }])).rejects.toThrow(/closed/);
     await expect(bus.subscribe({ groupId: 'g', topics: ['t'], fromBeginning: true, handler: async () => undefined })).rejects.toThrow(/closed/);
+  });
+});
+
+describe('memory bus in redelivery mode', () => {
+  const buses: MemoryEventBus[] = [];
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((b) => b.close()));
+  });
+  const make = (redelivery: RedeliveryOptions | false): MemoryEventBus => {
+    const b = createMemoryBus({ ...quiet, redelivery });
+    buses.push(b);
+    return b;
+  };
+  const messages = (n: number, keys = 5) => Array.from({ length: n }, (_, i) => ({ key: `k${i % keys}`, value: enc(`m${i}`) }));
+
+  /** Publishes, consumes until idle, returns every delivery as "partition@offset". */
+  async function deliveries(bus: MemoryEventBus, n: number): Promise<string[]> {
+    const seen: string[] = [];
+    await bus.publish('t', messages(n));
+    await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      fromBeginning: true,
+      handler: async (m) => {
+        seen.push(`${m.partition}@${m.offset}`);
+      },
+    });
+    await bus.whenIdle(2000);
+    return seen;
+  }
+
+  it('delivers duplicates, deterministically per seed', async () => {
+    const a = await deliveries(make({ duplicates: 0.3, seed: 42 }), 60);
+    const b = await deliveries(make({ duplicates: 0.3, seed: 42 }), 60);
+    const c = await deliveries(make({ duplicates: 0.3, seed: 43 }), 60);
+    expect(new Set(a).size).toBe(60);
+    expect(a.length).toBeGreaterThan(60); // some messages came twice
+    expect(b).toEqual(a);
+    expect(c).not.toEqual(a);
+    expect(await deliveries(make(false), 60)).toHaveLength(60);
+  });
+
+  it('commits lazily: the lag stays above zero until a commit, and a restart replays from the committed offset', async () => {
+    const bus = make({ duplicates: 0, seed: 1, maxCommitLag: 1000 });
+    await bus.ensureTopics([{ name: 't', partitions: 1 }]);
+    const first: string[] = [];
+    const sub = await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      fromBeginning: true,
+      handler: async (m) => {
+        first.push(dec(m.value));
+      },
+    });
+    await bus.publish('t', messages(10));
+    await bus.whenIdle(1000);
+    expect(first).toHaveLength(10);
+    const [lag] = await bus.consumerLag();
+    expect(lag?.lag).toBeGreaterThan(0);
+    await sub.stop(); // does not flush the lagging commit, as a crash would not
+    const again: string[] = [];
+    await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      fromBeginning: true,
+      handler: async (m) => {
+        again.push(dec(m.value));
+      },
+    });
+    await bus.whenIdle(1000);
+    expect(again).toEqual(first.slice(first.length - (lag?.lag ?? 0)));
+  });
+
+  it('a rebalance (a member joining) replays the uncommitted messages of the group', async () => {
+    const bus = make({ duplicates: 0, seed: 3, maxCommitLag: 1000 });
+    await bus.ensureTopics([{ name: 't', partitions: 2 }]);
+    const handled: string[] = [];
+    const handler = async (m: DeliveredMessage) => {
+      handled.push(dec(m.value));
+    };
+    await bus.subscribe({ groupId: 'g', topics: ['t'], fromBeginning: true, handler });
+    await bus.publish('t', messages(8, 8));
+    await bus.whenIdle(1000);
+    expect(handled).toHaveLength(8);
+    await bus.subscribe({ groupId: 'g', topics: ['t'], fromBeginning: true, handler });
+    await bus.whenIdle(1000);
+    expect(handled.length).toBeGreaterThan(8);
+    expect(new Set(handled).size).toBe(8);
+  });
+
+  it('rejects a duplicates probability outside [0, 1)', () => {
+    expect(() => createMemoryBus({ redelivery: { duplicates: 1, seed: 1 } })).toThrow(/duplicates/);
+    expect(() => createMemoryBus({ redelivery: { duplicates: 0.1, seed: 1.5 } })).toThrow(/seed/);
+  });
+});
+
+describe('memory bus consumer health and lag', () => {
+  let bus: MemoryEventBus;
+  beforeEach(() => {
+    bus = createMemoryBus({ ...quiet });
+  });
+  afterEach(async () => {
+    await bus.close();
+  });
+
+  it('a crashed consumer reports why it is not running, fetches nothing more, and its lag grows', async () => {
+    const handled: string[] = [];
+    const sub = await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      fromBeginning: true,
+      handler: async (m) => {
+        handled.push(dec(m.value));
+      },
+    });
+    const other = await bus.subscribe({ groupId: 'h', topics: ['t'], fromBeginning: true, handler: async () => undefined });
+    await bus.publish('t', [{ key: 'k', value: enc('before') }]);
+    await bus.whenIdle(1000);
+    expect(sub.health()).toEqual({ running: true });
+    expect(await bus.consumerLag()).toEqual([
+      { groupId: 'g', topic: 't', lag: 0 },
+      { groupId: 'h', topic: 't', lag: 0 },
+    ]);
+
+    expect(bus.crashConsumers('g', 'offset commit refused')).toBe(1);
+    expect(sub.health()).toEqual({ running: false, reason: 'offset commit refused' });
+    expect(other.health()).toEqual({ running: true });
+    await bus.publish('t', [{ key: 'k', value: enc('after') }]);
+    await bus.whenIdle(1000);
+    expect(handled).toEqual(['before']);
+    expect(await bus.consumerLag()).toEqual([
+      { groupId: 'g', topic: 't', lag: 1 },
+      { groupId: 'h', topic: 't', lag: 0 },
+    ]);
+
+    await other.stop();
+    expect(other.health()).toEqual({ running: false, reason: 'stopped' });
+  });
+
+  it('exports the lag as vrp_bus_consumer_lag{group, topic} while the bus is open', async () => {
+    const sub = await bus.subscribe({ groupId: 'lagging', topics: ['lag-topic'], fromBeginning: true, handler: async () => undefined });
+    await sub.stop();
+    await bus.publish('lag-topic', [{ key: 'a', value: enc('1') }, { key: 'b', value: enc('2') }]);
+    expect(await collectConsumerLag()).toContainEqual({ groupId: 'lagging', topic: 'lag-topic', lag: 2 });
+    expect(await registry.getSingleMetricAsString('vrp_bus_consumer_lag')).toContain('vrp_bus_consumer_lag{group="lagging",topic="lag-topic"} 2');
+    await bus.close();
+    expect(await collectConsumerLag()).not.toContainEqual(expect.objectContaining({ groupId: 'lagging' }));
   });
 });
 

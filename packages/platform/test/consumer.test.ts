@@ -309,6 +309,7 @@ describe('heartbeats during retries', () => {
       publish: (topic, messages) => inner.publish(topic, messages),
       subscribe: (o) => inner.subscribe({ ...o, handler: (m) => o.handler({ ...m, heartbeat: async () => void beats++ }) }),
       ready: () => inner.ready(),
+      consumerLag: () => inner.consumerLag(),
       close: () => inner.close(),
     };
     const store = createMemoryStore();

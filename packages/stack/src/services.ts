@@ -51,6 +51,8 @@ export async function startServices(opts: {
   pms: PmsSettings;
   /** Scheduling clock of webhook deliveries (tests move it to run retries without waiting). */
   webhookClock?: WebhookClock;
+  /** Told how to undo each step once it is done (the stack stops them in reverse on a failed boot or on stop). */
+  onStarted: (undo: () => Promise<void>) => void;
 }): Promise<StartedServices> {
   const STARTERS = starters(opts.pms, opts.webhookClock);
   const ports = {} as Record<ServiceName, { grpc: number; ops: number }>;
@@ -63,8 +65,15 @@ export async function startServices(opts: {
   const running = {} as Record<ServiceName, RunningService>;
   const stores = {} as Record<ServiceName, DocumentStore>;
   for (const name of SERVICE_NAMES) {
-    stores[name] = opts.createStore ? await opts.createStore(name) : createMemoryStore();
-    running[name] = await STARTERS[name]({
+    if (opts.createStore) {
+      const store = await opts.createStore(name);
+      stores[name] = store;
+      // Real engines hold connections; the in-memory stores hold nothing worth closing.
+      opts.onStarted(() => store.close());
+    } else {
+      stores[name] = createMemoryStore();
+    }
+    const service = await STARTERS[name]({
       store: stores[name],
       bus: opts.bus,
       logger: createLogger(name, opts.logLevel),
@@ -73,6 +82,8 @@ export async function startServices(opts: {
       host: opts.host,
       addresses,
     });
+    running[name] = service;
+    opts.onStarted(() => service.stop());
   }
   return { running, stores, addresses };
 }

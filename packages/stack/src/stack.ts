@@ -61,12 +61,38 @@ const DEV_PEPPER = 'dev-api-key-pepper-000000000000000000000000';
 export function startStack(opts?: StackOptions): Promise<Stack>;
 export function startStack(opts: StackOptions, engines: StackEngines): Promise<Stack<EventBus>>;
 export async function startStack(opts: StackOptions = {}, engines?: StackEngines): Promise<Stack<EventBus>> {
+  // Every step that holds something (bus, simulator, each service and store, upstream clients,
+  // gateway) registers its undo as soon as it is done. A failed boot undoes them in reverse
+  // before rethrowing, so it leaves no open port, timer or connection; stop() runs the same list.
+  const undo: Array<() => Promise<void>> = [];
+  const unwind = async (): Promise<void> => {
+    const errors: unknown[] = [];
+    for (const step of undo.splice(0).reverse()) await step().catch((error: unknown) => errors.push(error));
+    if (errors.length) throw new AggregateError(errors, 'stopping the stack failed');
+  };
+  try {
+    return await boot(opts, engines, (step) => undo.push(step), unwind);
+  } catch (error) {
+    await unwind().catch(() => undefined); // the boot error is the one to report
+    throw error;
+  }
+}
+
+async function boot(
+  opts: StackOptions,
+  engines: StackEngines | undefined,
+  onStarted: (undo: () => Promise<void>) => void,
+  unwind: () => Promise<void>,
+): Promise<Stack<EventBus>> {
   const host = opts.host ?? '127.0.0.1';
   const logLevel = opts.logLevel ?? 'info';
   const bus = engines?.bus ?? createMemoryBus();
+  onStarted(() => bus.close());
   // The PMSs of this stack: a dev/test simulator, not part of the production services.
   const simulator: PmsSimulator = await startPmsSimulator({ host, port: opts.pmsSimulatorPort ?? (opts.ephemeralPorts ? 0 : 8090) });
+  onStarted(() => simulator.close());
   const { running, stores, addresses } = await startServices({
+    onStarted,
     bus,
     ephemeralPorts: opts.ephemeralPorts ?? false,
     host,
@@ -90,8 +116,11 @@ export async function startStack(opts: StackOptions = {}, engines?: StackEngines
     ...(opts.publicBaseUrl ? { PUBLIC_BASE_URL: opts.publicBaseUrl } : {}),
   });
   const gatewayStore = engines ? await engines.store('gateway') : createMemoryStore();
+  if (engines) onStarted(() => gatewayStore.close());
   const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
+  onStarted(async () => closeUpstreams(upstreams));
   const gateway = await startGateway({ store: gatewayStore, upstreams, config, logger: createLogger('gateway', logLevel) });
+  onStarted(() => gateway.close());
   const baseUrl = opts.publicBaseUrl ?? `http://${host === '0.0.0.0' ? 'localhost' : host}:${gateway.port}`;
 
   const pmsControl = new SimulatorControl(simulator.url);
@@ -112,16 +141,9 @@ export async function startStack(opts: StackOptions = {}, engines?: StackEngines
     demo,
     pmsSimulator: { url: simulator.url, control: pmsControl },
     stop() {
-      stopping ??= (async () => {
-        await gateway.close();
-        closeUpstreams(upstreams);
-        // Reverse start order: consumers stop before the services they consume from.
-        for (const service of Object.values(running).reverse()) await service.stop();
-        await bus.close();
-        await simulator.close();
-        // Real engines hold connections; the in-memory stores hold nothing worth closing.
-        if (engines) for (const store of [...Object.values(stores), gatewayStore]) await store.close();
-      })();
+      // Reverse start order: the gateway first, consumers before the services they consume
+      // from, each service before its store, the bus last.
+      stopping ??= unwind();
       return stopping;
     },
   };

@@ -4,7 +4,7 @@
 // listing service (a listing's PMS) and the pms-adapter (RelayWrite) for PMS writes.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ConsumerRunner, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingAccess } from './access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';
@@ -21,7 +21,10 @@ export interface GuestServiceDeps extends ServiceDeps {
   pms?: PmsPort;
 }
 
-export async function startGuestService(deps: GuestServiceDeps): Promise<RunningService> {
+export async function startGuestService(given: GuestServiceDeps): Promise<RunningService> {
+  // /readyz covers every consumer this service starts (its own and its activity cache's).
+  const watched = watchConsumers(given.bus);
+  const deps = { ...given, bus: watched.bus };
   const guests = new GuestStore(deps.store);
   const messagingStore = new MessagingStore(deps.store);
   // The topics this service publishes on, created before the first write can need them.
@@ -42,7 +45,7 @@ export async function startGuestService(deps: GuestServiceDeps): Promise<Running
     opsPort: deps.opsPort,
     host: deps.host,
     services: [guestHandlers({ profiles, messaging }), deadLetterService(consumers)],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     async onStop() {
       for (const s of subscriptions) await s.stop();

@@ -10,10 +10,12 @@ import type { ListingAccess } from './access';
 import {
   contactsFrom,
   DEFAULT_LANGUAGE,
+  isStaleForLink,
   linkReservation,
   matchKeysOf,
   mergeContacts,
   type GuestRecord,
+  type ReservationLink,
 } from './domain/guest';
 import { guestEvent } from './events/publishers';
 import { date, MalformedChange } from './messaging';
@@ -151,11 +153,13 @@ export class GuestProfiles {
    * applied. Returns the profile and whether anything changed.
    */
   async applyReservation(workspaceId: string, r: reservation.Reservation, tx: Tx): Promise<{ guest: GuestRecord; changed: boolean }> {
-    const link = { reservationId: r.id, listingId: r.propertyId };
+    const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null };
     const now = new Date();
     const linked = await this.deps.guests.byReservation(workspaceId, r.id, tx);
     if (linked) {
-      if (linked.reservations.some((l) => l.reservationId === r.id && l.listingId === link.listingId)) return { guest: linked, changed: false };
+      const current = linked.reservations.find((l) => l.reservationId === r.id);
+      // Repeated, or older than what the link holds (replayed, or overtaken by a move): nothing to do.
+      if (current?.listingId === link.listingId || isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
       const moved = await this.deps.guests.save({ ...linked, reservations: linkReservation(linked.reservations, link), updatedAt: now }, tx);
       await this.deps.outbox.add(tx, [guestEvent(moved, 'updated', now)]);
       return { guest: moved, changed: true };

@@ -243,7 +243,12 @@ export class Messaging {
    * Opens the conversation of a reservation (one per reservation), or follows the reservation
    * to another listing. Replaying the same reservation changes nothing.
    */
-  async openForReservation(workspaceId: string, r: { id: string; propertyId: string; source: string }, guestId: string, tx: Tx): Promise<void> {
+  async openForReservation(workspaceId: string, event: { id: string; propertyId: string; source: string }, guestId: string, tx: Tx): Promise<void> {
+    // The listing is the one the guest's link holds (applyReservation ran first, in this
+    // transaction): it is version-checked, so a replayed or overtaken older event cannot move
+    // the conversation back.
+    const link = (await this.deps.guests.byReservation(workspaceId, event.id, tx))?.reservations.find((l) => l.reservationId === event.id);
+    const r = { ...event, propertyId: link?.listingId ?? event.propertyId };
     const known = await this.deps.messaging.conversationOf(workspaceId, { reservationId: r.id }, tx);
     const now = new Date();
     if (!known) {

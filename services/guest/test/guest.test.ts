@@ -60,6 +60,7 @@ describe('guest service over gRPC', () => {
   let running: RunningService;
   let client: Upstream<pb.GuestServiceClient>;
   const published: { topic: string; key: string; type: string }[] = [];
+  const observed = new Set<string>();
 
   const guest = (id: string, workspaceId: string, firstName: string, lastName: string, extra: Partial<GuestRecord> = {}): GuestRecord => ({
     id,
@@ -121,7 +122,11 @@ describe('guest service over gRPC', () => {
       groupId: 'test-observer',
       topics: [TOPICS.guestEvents.name, TOPICS.messageEvents.name, TOPICS.reviewEvents.name],
       fromBeginning: true,
+      // At-least-once: the bus may deliver an event again; each event id counts once.
       handler: async (m) => {
+        const eventId = m.headers?.['event-id'] ?? `${m.topic}/${m.partition}@${m.offset}`;
+        if (observed.has(eventId)) return;
+        observed.add(eventId);
         published.push({ topic: m.topic, key: m.key, type: m.headers?.['event-type'] ?? '' });
       },
     });
@@ -305,6 +310,22 @@ describe('guest service over gRPC', () => {
       expect(conversations).toHaveLength(1);
       expect(conversations[0]).toMatchObject({ listingId: 'lst_plain', reservationId: 'res_m', channel: 'CHANNEL_A', messageCount: 0 });
       expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_m' }))).guests[0]!.listingIds).toEqual(['lst_plain']);
+    });
+
+    it('an older event of a moved reservation (replayed, or overtaken: a move changes its partition) moves nothing back', async () => {
+      const guest = { firstName: 'Liv', lastName: '', email: 'liv@example.com', phone: '', language: '' };
+      const UPDATED = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED;
+      await reservationEvent('ws_o', { id: 'res_o', propertyId: 'lst_on', primaryGuest: guest, updatedAt: new Date('2026-01-01T10:00:00Z') });
+      await reservationEvent('ws_o', { id: 'res_o', propertyId: 'lst_plain', primaryGuest: guest, updatedAt: new Date('2026-01-01T11:00:00Z') }, UPDATED);
+      const [liv] = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_o' }))).guests;
+      const eventsBefore = published.filter((p) => p.key === liv!.id).length;
+      // The creation event again, after the move.
+      await reservationEvent('ws_o', { id: 'res_o', propertyId: 'lst_on', primaryGuest: guest, updatedAt: new Date('2026-01-01T10:00:00Z') });
+      await bus.whenIdle();
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_o' }))).guests[0]!.listingIds).toEqual(['lst_plain']);
+      const { conversations } = await client.call('listConversations', { workspaceId: 'ws_o', listingId: '', reservationId: 'res_o', guestId: '' });
+      expect(conversations.map((c) => c.listingId)).toEqual(['lst_plain']);
+      expect(published.filter((p) => p.key === liv!.id)).toHaveLength(eventsBefore); // no guest.updated for it
     });
   });
 

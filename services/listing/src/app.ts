@@ -1,6 +1,6 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
 import { pms, TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingActivity } from './activity';
 import { dataHandlers, type ContentRelay } from './grpc/data-handlers';
 import { listingHandlers } from './grpc/handlers';
@@ -13,7 +13,10 @@ export interface ListingServiceDeps extends ServiceDeps {
   contentRelay?: ContentRelay;
 }
 
-export async function startListingService(deps: ListingServiceDeps): Promise<RunningService> {
+export async function startListingService(given: ListingServiceDeps): Promise<RunningService> {
+  // /readyz covers every consumer this service starts (its own and its activity cache's).
+  const watched = watchConsumers(given.bus);
+  const deps = { ...given, bus: watched.bus };
   const listings = new ListingStore(deps.store);
   await deps.bus.ensureTopics([TOPICS.listingActivity]);
   const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
@@ -32,7 +35,7 @@ export async function startListingService(deps: ListingServiceDeps): Promise<Run
     opsPort: deps.opsPort,
     host: deps.host,
     services: [listingHandlers(handlerDeps, dataHandlers(handlerDeps)), deadLetterService(consumers)],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     onStop: async () => {
       await pmsSync.stop();

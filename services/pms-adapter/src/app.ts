@@ -1,6 +1,6 @@
 // Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
 import { listing, TOPICS } from '@vrp/contracts';
-import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
 import type { PmsProvider } from './domain/connection';
 import { pmsAdapterHandlers } from './grpc/handlers';
 import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
@@ -33,7 +33,10 @@ export function pmsBaseUrlOf(baseUrl: PmsSettings['baseUrl']): (provider: PmsPro
   return (provider) => `${base}/${provider.toLowerCase()}/v1`;
 }
 
-export async function startPmsAdapterService(deps: PmsAdapterServiceDeps): Promise<RunningService> {
+export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Promise<RunningService> {
+  // /readyz covers every consumer this service starts (its own and its activity cache's).
+  const consumers = watchConsumers(given.bus);
+  const deps = { ...given, bus: consumers.bus };
   const settings = deps.pms ?? { baseUrl: DEFAULT_PMS_BASE_URL };
   const connections = new ConnectionStore(deps.store);
   // The topic this service publishes PMS changes on, created before the first sync needs it.
@@ -55,7 +58,7 @@ export async function startPmsAdapterService(deps: PmsAdapterServiceDeps): Promi
     opsPort: deps.opsPort,
     host: deps.host,
     services: [pmsAdapterHandlers({ connections, connectors, syncer, listing: listingUpstream })],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: consumers.ready },
     logger: deps.logger,
     onStop: async () => {
       await syncer.stop();

@@ -67,8 +67,11 @@ describe('pms-adapter service over gRPC', () => {
       groupId: 'test-observer',
       topics: [TOPICS.pmsSync.name],
       fromBeginning: true,
+      // At-least-once: the bus may deliver a change again; each change id counts once.
       handler: async (m) => {
-        published.push(pmsSync.PmsSyncChange.decode(m.value));
+        const change = pmsSync.PmsSyncChange.decode(m.value);
+        if (published.some((c) => c.changeId === change.changeId)) return;
+        published.push(change);
         keys.push(m.key);
       },
     });

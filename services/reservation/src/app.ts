@@ -1,7 +1,7 @@
 // Wiring of the reservation service: store and bus engines in, gRPC + ops servers out.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing, pms, TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
@@ -19,7 +19,10 @@ export interface ReservationServiceDeps extends ServiceDeps {
 /** The consumer group of this service's listing-activity cache. */
 export const ACTIVITY_GROUP = 'reservation-listing-activity';
 
-export async function startReservationService(deps: ReservationServiceDeps): Promise<RunningService> {
+export async function startReservationService(given: ReservationServiceDeps): Promise<RunningService> {
+  // /readyz covers every consumer this service starts (its own and its activity cache's).
+  const watched = watchConsumers(given.bus);
+  const deps = { ...given, bus: watched.bus };
   const reservations = new ReservationStore(deps.store);
   // The topic this service publishes on, created before the first write can need it.
   await deps.bus.ensureTopics([TOPICS.reservationEvents]);
@@ -49,7 +52,7 @@ export async function startReservationService(deps: ReservationServiceDeps): Pro
     opsPort: deps.opsPort,
     host: deps.host,
     services: [reservationHandlers({ reservations: useCases }), deadLetterService(consumers)],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     onStop: async () => {
       await sync.stop();

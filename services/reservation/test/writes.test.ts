@@ -108,8 +108,10 @@ describe('reservation writes over gRPC', () => {
       groupId: 'test-reservation-events',
       topics: [TOPICS.reservationEvents.name],
       fromBeginning: true,
+      // At-least-once: a redelivered event (same event id) is counted once.
       handler: async (m) => {
-        events.push(reservationEvents.ReservationEvent.decode(m.value));
+        const event = reservationEvents.ReservationEvent.decode(m.value);
+        if (!events.some((e) => e.eventId === event.eventId)) events.push(event);
       },
     });
     // lst_off is inactive as far as the activity cache knows.

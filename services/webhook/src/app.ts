@@ -3,7 +3,7 @@
 // local activity cache decides suppression and the replay 403.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { systemClock, type WebhookClock } from './clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
@@ -52,7 +52,10 @@ export interface WebhookServiceDeps extends ServiceDeps {
   activityClock?: WebhookClock;
 }
 
-export async function startWebhookService(deps: WebhookServiceDeps): Promise<RunningService> {
+export async function startWebhookService(given: WebhookServiceDeps): Promise<RunningService> {
+  // /readyz covers every consumer this service starts (its own and its activity cache's).
+  const watched = watchConsumers(given.bus);
+  const deps = { ...given, bus: watched.bus };
   const clock = deps.clock ?? systemClock;
   const resolve = deps.resolve ?? systemResolver;
   const policyOf = (mode: KeyMode): TargetPolicy => ({ mode, allowLoopbackInTest: deps.allowLoopbackInTest ?? false });
@@ -111,7 +114,7 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
     opsPort: deps.opsPort,
     host: deps.host,
     services: [webhookHandlers({ webhooks }), deadLetterService(consumers)],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready() },
+    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     onStop: async () => {
       // Intake first, then the attempts in flight settle, then the cache.

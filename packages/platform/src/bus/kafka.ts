@@ -18,32 +18,71 @@
 // so resolving on GROUP_JOIN alone would lose messages published right after `ready`.
 // The consumer's fetch long-poll (maxWaitTimeInMs) is lowered to 1 s to keep that short.
 //
+// Topics: ensureTopics lists the cluster's topics first and creates only the missing ones, each
+// with its partitions, the configured replication factor and min.insync.replicas (production:
+// 3 and 2, so acks=all survives one broker down), and cleanup.policy compact or delete. An
+// existing topic is left as it is (no "already exists" error logged by kafkajs on a normal
+// boot; two replicas racing to create the same topic get a warning, see kafkaLogCreator).
+//
+// health(): a subscription reports running until stop(), or until kafkajs gives up on the
+// consumer (CRASH with restart=false, or run() rejecting): readiness checks read it.
+// consumerLag(): per group subscribed through this bus (running or not) and topic,
+// admin.fetchTopicOffsets (high watermark) minus admin.fetchOffsets (committed; a partition
+// without a commit counts from its low watermark), bounded by healthTimeoutMs.
+//
 // stop(): marks the subscription stopping (messages handed out afterwards are skipped and left
 // uncommitted, so the group re-reads them), waits for the in-flight handler and its commit,
 // then disconnects (kafkajs leaves the group).
 
 import {
   Kafka,
+  logLevel as KafkaLogLevel,
   Partitioners,
   type Admin,
   type Consumer,
   type IHeaders,
   type ITopicConfig,
   type KafkaMessage,
+  type LogEntry,
+  type logCreator,
   type logLevel,
   type Producer,
 } from 'kafkajs';
-import type { BusMessage, DeliveredMessage, EventBus, SubscribeOptions, Subscription, TopicSpec } from './port';
+import { createLogger, type Logger } from '../logging';
+import { registerLagSource } from './lag-metric';
+import type { BusMessage, ConsumerLag, DeliveredMessage, EventBus, SubscribeOptions, Subscription, SubscriptionHealth, TopicSpec } from './port';
 
 export interface KafkaBusOptions {
   brokers: string[];
   clientId: string;
   /** kafkajs log level (kafkajs default: INFO). */
   logLevel?: logLevel;
+  /** Where kafkajs logs go (pino JSON lines like the rest of the process). Default: a logger named after clientId. */
+  logger?: Logger;
   /** Consumer fetch long-poll, kafkajs maxWaitTimeInMs. Default 1000 (kafkajs: 5000). */
   consumerMaxWaitMs?: number;
-  /** Timeout of the ready() health check. Default 5000 ms. */
+  /** Timeout of the ready() health check and of a consumer-lag query. Default 5000 ms. */
   healthTimeoutMs?: number;
+  /** Replication factor of the topics ensureTopics creates. Default 3. */
+  replicationFactor?: number;
+  /** min.insync.replicas of the topics ensureTopics creates. Default 2. */
+  minInsyncReplicas?: number;
+}
+
+/** Production defaults of created topics: three copies, writes acknowledged by two. */
+export const KAFKA_TOPIC_DEFAULTS = { replicationFactor: 3, minInsyncReplicas: 2 } as const;
+
+/** The kafkajs createTopics entry of a topic spec. */
+export function topicConfig(spec: TopicSpec, settings: { replicationFactor: number; minInsyncReplicas: number }): ITopicConfig {
+  return {
+    topic: spec.name,
+    numPartitions: spec.partitions,
+    replicationFactor: settings.replicationFactor,
+    configEntries: [
+      { name: 'cleanup.policy', value: spec.compacted ? 'compact' : 'delete' },
+      { name: 'min.insync.replicas', value: String(settings.minInsyncReplicas) },
+    ],
+  };
 }
 
 /** Handler failure, marked retriable so kafkajs retries/restarts instead of giving up. */
@@ -65,9 +104,24 @@ export class BusHandlerError extends Error {
 
 export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   if (opts.brokers.length === 0) throw new Error('createKafkaBus: at least one broker is required');
-  const kafka = new Kafka({ clientId: opts.clientId, brokers: opts.brokers, logLevel: opts.logLevel });
+  const kafka = new Kafka({
+    clientId: opts.clientId,
+    brokers: opts.brokers,
+    logLevel: opts.logLevel,
+    logCreator: kafkaLogCreator(opts.logger ?? createLogger(opts.clientId)),
+  });
   const consumerMaxWaitMs = opts.consumerMaxWaitMs ?? 1000;
   const healthTimeoutMs = opts.healthTimeoutMs ?? 5000;
+  const topicSettings = {
+    replicationFactor: opts.replicationFactor ?? KAFKA_TOPIC_DEFAULTS.replicationFactor,
+    minInsyncReplicas: opts.minInsyncReplicas ?? KAFKA_TOPIC_DEFAULTS.minInsyncReplicas,
+  };
+  if (!Number.isInteger(topicSettings.replicationFactor) || topicSettings.replicationFactor < 1) {
+    throw new Error(`createKafkaBus: replicationFactor must be a positive integer, got ${topicSettings.replicationFactor}`);
+  }
+  if (!Number.isInteger(topicSettings.minInsyncReplicas) || topicSettings.minInsyncReplicas < 1 || topicSettings.minInsyncReplicas > topicSettings.replicationFactor) {
+    throw new Error(`createKafkaBus: minInsyncReplicas must be between 1 and the replication factor (${topicSettings.replicationFactor}), got ${topicSettings.minInsyncReplicas}`);
+  }
 
   const producer: Producer = kafka.producer({
     idempotent: true,
@@ -77,31 +131,32 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   const admin: Admin = kafka.admin();
   const connectProducer = lazyConnect(() => producer.connect());
   const connectAdmin = lazyConnect(() => admin.connect());
-  const subscriptions = new Set<Subscription>();
+  const subscriptions = new Set<KafkaSubscription>();
+  /** Every group subscribed through this bus and its topics: its lag is reported even once its consumer stopped. */
+  const groups = new Map<string, Set<string>>();
   let closed = false;
 
   const assertOpen = (): void => {
     if (closed) throw new Error('kafka bus is closed');
   };
 
-  return {
+  const bus: EventBus = {
     engine: 'kafka',
 
     async ensureTopics(topics: TopicSpec[]): Promise<void> {
       assertOpen();
       if (topics.length === 0) return;
       await connectAdmin.connect();
+      // Create only what is missing: asking the broker to create an existing topic makes
+      // kafkajs log the TOPIC_ALREADY_EXISTS response at ERROR level on every boot.
+      const existing = new Set(await admin.listTopics());
       // One topic per call: when several are requested and some exist, kafkajs reports
       // "already exists" for the batch and skips waiting for the new topics' leaders.
       for (const spec of topics) {
-        const config: ITopicConfig = {
-          topic: spec.name,
-          numPartitions: spec.partitions,
-          ...(spec.compacted ? { configEntries: [{ name: 'cleanup.policy', value: 'compact' }] } : {}),
-        };
+        if (existing.has(spec.name)) continue;
         try {
-          // Resolves false when the topic already exists.
-          await admin.createTopics({ topics: [config], waitForLeaders: true });
+          // Resolves false when the topic already exists (another replica created it meanwhile).
+          await admin.createTopics({ topics: [topicConfig(spec, topicSettings)], waitForLeaders: true });
         } catch (error) {
           if (!isTopicAlreadyExists(error)) throw error;
         }
@@ -129,6 +184,9 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
       if (options.topics.length === 0) throw new Error('subscribe: at least one topic is required');
       const consumer = kafka.consumer({ groupId: options.groupId, maxWaitTimeInMs: consumerMaxWaitMs });
       const subscription = startSubscription(consumer, options, () => subscriptions.delete(subscription));
+      const groupTopics = groups.get(options.groupId) ?? new Set<string>();
+      for (const topic of options.topics) groupTopics.add(topic);
+      groups.set(options.groupId, groupTopics);
       subscriptions.add(subscription);
       try {
         await consumer.connect();
@@ -159,9 +217,41 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
       }
     },
 
+    async consumerLag(): Promise<ConsumerLag[]> {
+      if (groups.size === 0) return [];
+      return withTimeout(
+        (async () => {
+          await connectAdmin.connect();
+          const ends = new Map<string, Map<number, { high: bigint; low: bigint }>>();
+          for (const topic of new Set([...groups.values()].flatMap((t) => [...t]))) {
+            const offsets = await admin.fetchTopicOffsets(topic);
+            ends.set(topic, new Map(offsets.map((o) => [o.partition, { high: BigInt(o.high), low: BigInt(o.low) }])));
+          }
+          const out: ConsumerLag[] = [];
+          for (const [groupId, topics] of groups) {
+            const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
+            for (const { topic, partitions } of committed) {
+              let lag = 0n;
+              for (const { partition, offset } of partitions) {
+                const end = ends.get(topic)?.get(partition);
+                if (!end) continue;
+                const from = BigInt(offset) >= 0n ? BigInt(offset) : end.low; // -1: nothing committed
+                if (end.high > from) lag += end.high - from;
+              }
+              out.push({ groupId, topic, lag: Number(lag) });
+            }
+          }
+          return out;
+        })(),
+        healthTimeoutMs,
+        'consumer lag query',
+      );
+    },
+
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      unregisterLag();
       await Promise.allSettled([...subscriptions].map((s) => s.stop()));
       await Promise.allSettled([
         connectProducer.disconnect(() => producer.disconnect()),
@@ -169,9 +259,50 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
       ]);
     },
   };
+  const unregisterLag = registerLagSource(bus);
+  return bus;
 }
 
-interface RunnableSubscription extends Subscription {
+/**
+ * Broker answers that belong to a healthy cluster's life: a group rebalancing when members join
+ * or leave, a coordinator or partition leader moving or loading, a topic another replica has
+ * just created. kafkajs rejoins or retries by itself, yet logs the answer at ERROR; these are
+ * logged as warnings, so ERROR lines mean something an operator must look at.
+ */
+const ROUTINE_BROKER_ANSWERS = [
+  'The group is rebalancing', // REBALANCE_IN_PROGRESS (and the runner's "re-joining")
+  'The group coordinator is not available', // GROUP_COORDINATOR_NOT_AVAILABLE
+  'This is not the correct coordinator', // NOT_COORDINATOR_FOR_GROUP
+  'The coordinator is loading', // GROUP_LOAD_IN_PROGRESS
+  'There is no leader for this topic-partition', // LEADER_NOT_AVAILABLE
+  'Topic with this name already exists', // TOPIC_ALREADY_EXISTS
+];
+
+/** kafkajs logs as pino lines of `logger`; routine broker answers at warn instead of error. */
+export function kafkaLogCreator(logger: Logger): logCreator {
+  return () =>
+    ({ namespace, level, log }: LogEntry) => {
+      const { message, timestamp: _timestamp, ...extra } = log;
+      const text = `${message} ${typeof extra.error === 'string' ? extra.error : ''}`;
+      const routine = ROUTINE_BROKER_ANSWERS.some((answer) => text.includes(answer));
+      const fields = { kafkajs: namespace, ...extra };
+      if (level === KafkaLogLevel.ERROR && !routine) logger.error(fields, message);
+      else if (level === KafkaLogLevel.ERROR || level === KafkaLogLevel.WARN) logger.warn(fields, message);
+      else if (level === KafkaLogLevel.INFO) logger.info(fields, message);
+      else logger.debug(fields, message);
+    };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms}ms`)), ms);
+  });
+  work.catch(() => undefined); // a late failure after the timeout is not unhandled
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+interface KafkaSubscription extends Subscription {
   run(): void;
 }
 
@@ -179,9 +310,13 @@ function startSubscription(
   consumer: Consumer,
   options: SubscribeOptions,
   onStopped: () => void,
-): RunnableSubscription {
+): KafkaSubscription {
   let stopping = false;
   let stopPromise: Promise<void> | undefined;
+  let failure: string | undefined;
+  const died = (error: unknown): void => {
+    failure ??= `consumer crashed: ${error instanceof Error ? error.message : String(error)}`;
+  };
   const inflight = new Set<Promise<void>>();
 
   // ready: GROUP_JOIN, then a fetch that started after the join has completed.
@@ -214,13 +349,16 @@ function startSubscription(
     consumer.on(consumer.events.FETCH, (event) => {
       if (joined && fetchesAfterJoin.has(event.payload.nodeId)) settleReady();
     }),
-    consumer.on(consumer.events.CRASH, (event) => {
-      if (!event.payload.restart) settleReady(event.payload.error);
-    }),
   ];
   function removeListeners(): void {
     for (const remove of listeners) remove();
   }
+  // Kept for the consumer's whole life: after a crash without restart it fetches nothing more.
+  consumer.on(consumer.events.CRASH, (event) => {
+    if (event.payload.restart) return;
+    died(event.payload.error);
+    settleReady(event.payload.error);
+  });
 
   const eachMessage = async ({
     topic,
@@ -255,8 +393,16 @@ function startSubscription(
 
   return {
     ready,
+    health(): SubscriptionHealth {
+      if (failure !== undefined) return { running: false, reason: failure };
+      if (stopping) return { running: false, reason: 'stopped' };
+      return { running: true };
+    },
     run(): void {
-      consumer.run({ autoCommit: false, eachMessage }).catch((error: unknown) => settleReady(error));
+      consumer.run({ autoCommit: false, eachMessage }).catch((error: unknown) => {
+        died(error);
+        settleReady(error);
+      });
     },
     stop(): Promise<void> {
       stopPromise ??= (async () => {

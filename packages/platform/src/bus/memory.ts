@@ -16,6 +16,16 @@
 // - One delivery per (group, partition) at a time, in offset order. The offset is committed
 //   after the handler resolves; a handler that throws (or rejects) gets the same message again
 //   after a backoff (retryInitialMs, doubling up to retryMaxMs) and the partition waits for it.
+// - Redelivery mode (`redelivery: { duplicates, seed, maxCommitLag }`, on for the whole test
+//   suite through setMemoryBusDefaults in jest.setup.ts): offsets are committed lazily, after
+//   1..maxCommitLag handled messages (drawn from the seed), as a consumer committing in batches
+//   does. After each handled message, with probability `duplicates`, the partition rewinds to
+//   its committed offset, as a consumer that crashed before committing would: the message and
+//   every handled-but-uncommitted one before it are delivered again, in order. A rebalance
+//   (member joins or leaves, stop()) also rewinds the group's partitions to their committed
+//   offsets (eager rebalancing: uncommitted progress is lost), and stop() does not flush the
+//   lagging commit. Every draw comes from a PRNG seeded by (seed, group, topic, partition), so
+//   a run is reproducible with the same seed.
 // - Delivery is asynchronous (never inside publish/subscribe) and event driven: publish wakes
 //   the partition's consumers, nothing polls.
 // - whenIdle() (test helper) resolves once every group with members has consumed and committed
@@ -23,13 +33,16 @@
 
 import type {
   BusMessage,
+  ConsumerLag,
   DeliveredMessage,
   EventBus,
   SubscribeOptions,
   Subscription,
+  SubscriptionHealth,
   TopicSpec,
 } from './port';
-import { partitionForKey } from './partitioner';
+import { registerLagSource } from './lag-metric';
+import { murmur2, partitionForKey } from './partitioner';
 
 export interface MemoryBusOptions {
   /** Partitions of a topic created implicitly by publish/subscribe. Default 3. */
@@ -40,17 +53,49 @@ export interface MemoryBusOptions {
   retryMaxMs?: number;
   /** Told about each handler failure before the backoff. Default: one console.error line. */
   onHandlerError?: (error: unknown, message: DeliveredMessage, groupId: string) => void;
+  /**
+   * At-least-once for real: lazy commits and duplicate deliveries (see the header). `false`
+   * turns it off. Default: what setMemoryBusDefaults() set (the test suite turns it on), else off.
+   */
+  redelivery?: RedeliveryOptions | false;
 }
+
+export interface RedeliveryOptions {
+  /** Probability, after each handled message, of a rewind to the committed offset. 0..1. */
+  duplicates: number;
+  /** Seed of every draw; the same seed gives the same duplicates and commit points. */
+  seed: number;
+  /** A commit happens after 1..maxCommitLag handled messages (uniform draw). Default 4. */
+  maxCommitLag?: number;
+}
+
+let defaultOptions: Pick<MemoryBusOptions, 'redelivery'> = {};
+
+/**
+ * Defaults of every memory bus created afterwards in this process (options passed to
+ * createMemoryBus win). The jest setup turns redelivery on this way for the whole suite.
+ */
+export function setMemoryBusDefaults(options: Pick<MemoryBusOptions, 'redelivery'>): void {
+  defaultOptions = { ...options };
+}
+
 
 export interface MemoryEventBus extends EventBus {
   readonly engine: 'memory';
   /**
-   * Resolves when every group that has members has consumed and committed everything
-   * published so far (including what handlers publish while being waited for). With
+   * Resolves when every group that has members has handled everything published so far
+   * (including what handlers publish while being waited for); without redelivery that is
+   * also committed, with it commits may lag behind (see consumerLag). With
    * `timeoutMs` it rejects after that long, naming the partitions still behind.
    * Never resolves while a handler keeps failing, unless the timeout fires.
    */
   whenIdle(timeoutMs?: number): Promise<void>;
+  /**
+   * Fault injection: the consumers of `groupId` on this bus die as a kafkajs consumer does
+   * after a non-retriable crash (they leave the group, fetch nothing more, and report
+   * `running: false` with `reason` from health()). Returns how many subscriptions died.
+   */
+  crashConsumers(groupId: string, reason: string): number;
 }
 
 interface StoredMessage {
@@ -73,7 +118,17 @@ interface IdleWaiter {
 }
 
 export function createMemoryBus(options: MemoryBusOptions = {}): MemoryEventBus {
-  return new MemoryBus(options);
+  return new MemoryBus({ ...options, redelivery: options.redelivery !== undefined ? options.redelivery : defaultOptions.redelivery });
+}
+
+type Redelivery = Required<RedeliveryOptions>;
+
+function redeliveryFrom(options: RedeliveryOptions | false | undefined): Redelivery | undefined {
+  if (!options) return undefined;
+  const { duplicates, seed } = options;
+  if (!(duplicates >= 0 && duplicates < 1)) throw new Error(`redelivery.duplicates must be in [0, 1), got ${duplicates}`);
+  if (!Number.isInteger(seed)) throw new Error(`redelivery.seed must be an integer, got ${seed}`);
+  return { duplicates, seed, maxCommitLag: positiveInt(options.maxCommitLag ?? 4, 'redelivery.maxCommitLag') };
 }
 
 class MemoryBus implements MemoryEventBus {
@@ -81,17 +136,20 @@ class MemoryBus implements MemoryEventBus {
   readonly defaultPartitions: number;
   readonly retryInitialMs: number;
   readonly retryMaxMs: number;
+  readonly redelivery: Redelivery | undefined;
   readonly onHandlerError: (error: unknown, message: DeliveredMessage, groupId: string) => void;
   closed = false;
   private readonly topics = new Map<string, MemoryTopic>();
   private readonly groups = new Map<string, Group>();
   private readonly members = new Set<Member>();
   private readonly idleWaiters = new Set<IdleWaiter>();
+  private readonly unregisterLag: () => void;
 
   constructor(options: MemoryBusOptions) {
     this.defaultPartitions = positiveInt(options.defaultPartitions ?? 3, 'defaultPartitions');
     this.retryInitialMs = Math.max(0, options.retryInitialMs ?? 50);
     this.retryMaxMs = Math.max(this.retryInitialMs, options.retryMaxMs ?? 1000);
+    this.redelivery = redeliveryFrom(options.redelivery);
     this.onHandlerError =
       options.onHandlerError ??
       ((error, message, groupId) => {
@@ -100,6 +158,7 @@ class MemoryBus implements MemoryEventBus {
           `memory bus: handler of group ${groupId} failed on ${message.topic}/${message.partition}@${message.offset}, redelivering: ${reason}`,
         );
       });
+    this.unregisterLag = registerLagSource(this);
   }
 
   async ensureTopics(topics: TopicSpec[]): Promise<void> {
@@ -148,6 +207,7 @@ class MemoryBus implements MemoryEventBus {
     return {
       // Partitions are assigned synchronously in join().
       ready: Promise.resolve(),
+      health: () => member.health(),
       stop: () => {
         stopping ??= this.stopMember(member);
         return stopping;
@@ -159,9 +219,27 @@ class MemoryBus implements MemoryEventBus {
     return !this.closed;
   }
 
+  async consumerLag(): Promise<ConsumerLag[]> {
+    return [...this.groups.values()].flatMap((g) => g.lag());
+  }
+
+  crashConsumers(groupId: string, reason: string): number {
+    let crashed = 0;
+    for (const member of this.members) {
+      if (member.group.id !== groupId || !member.active) continue;
+      member.failure = reason;
+      member.active = false;
+      member.group.leave(member);
+      crashed++;
+    }
+    this.checkIdle();
+    return crashed;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unregisterLag();
     for (const waiter of this.idleWaiters) {
       if (waiter.timer) clearTimeout(waiter.timer);
       waiter.reject(new Error('memory bus closed'));
@@ -265,13 +343,16 @@ class Group {
     this.rebalance();
   }
 
-  /** Partition i of a topic -> member (i mod n) among the members subscribed to that topic. */
+  /**
+   * Partition i of a topic -> member (i mod n) among the members subscribed to that topic.
+   * Eager, as kafkajs: every partition of the group is revoked, so with redelivery each one
+   * resumes from its committed offset (handled but uncommitted messages come again).
+   */
   private rebalance(): void {
     for (const [topic, runners] of this.runners) {
       const eligible = this.members.filter((m) => m.topics.has(topic));
       runners.forEach((runner, p) => {
-        runner.owner = eligible.length > 0 ? eligible[p % eligible.length] : undefined;
-        runner.wake();
+        runner.assign(eligible.length > 0 ? eligible[p % eligible.length] : undefined);
       });
     }
   }
@@ -294,6 +375,14 @@ class Group {
     return out;
   }
 
+  lag(): ConsumerLag[] {
+    return [...this.runners].map(([topic, runners]) => ({
+      groupId: this.id,
+      topic,
+      lag: runners.reduce((sum, r) => sum + r.lag(), 0),
+    }));
+  }
+
   shutdown(): void {
     for (const runners of this.runners.values()) for (const r of runners) r.shutdown();
   }
@@ -301,6 +390,8 @@ class Group {
 
 class Member {
   active = true;
+  /** Set when the consumer crashed for good (crashConsumers). */
+  failure: string | undefined;
   /** Deliveries in flight (handler + commit); stop() waits for them. */
   readonly inflight = new Set<Promise<boolean>>();
 
@@ -310,6 +401,11 @@ class Member {
     readonly fromBeginning: boolean,
     private readonly handler: (message: DeliveredMessage) => Promise<void>,
   ) {}
+
+  health(): SubscriptionHealth {
+    if (this.active) return { running: true };
+    return { running: false, reason: this.failure ?? (this.group.bus.closed ? 'bus closed' : 'stopped') };
+  }
 
   /** Runs the handler, then `commit`. Resolves true on success, false if the handler failed. */
   deliver(message: DeliveredMessage, commit: () => void): Promise<boolean> {
@@ -324,7 +420,8 @@ class Member {
         }
         return false;
       }
-      commit();
+      // A crashed consumer commits nothing more; its partitions resume from the last commit.
+      if (this.failure === undefined) commit();
       return true;
     })();
     this.inflight.add(attempt);
@@ -335,26 +432,49 @@ class Member {
 
 /** Delivers one (group, topic, partition) in order, one message at a time, to its owner. */
 class PartitionRunner {
-  owner: Member | undefined;
+  private owner: Member | undefined;
   private busy = false;
   private stopped = false;
   private backoffMs: number;
   private waiter: (() => void) | undefined;
   private cancelBackoff: (() => void) | undefined;
+  /** Next offset to deliver; ahead of `committed` by the handled but uncommitted messages. */
+  private position: number;
+  /** Bumped by each rebalance: a delivery that straddles one does not move the position. */
+  private generation = 0;
+  private readonly random: (() => number) | undefined;
+  private sinceCommit = 0;
+  private commitAfter = 1;
 
   constructor(
     private readonly group: Group,
     private readonly topic: MemoryTopic,
     private readonly partition: number,
-    /** Next offset to deliver = committed offset. */
+    /** Committed offset = the next offset a new owner starts from. */
     private committed: number,
   ) {
+    this.position = committed;
     this.backoffMs = group.bus.retryInitialMs;
+    const redelivery = group.bus.redelivery;
+    if (redelivery) {
+      this.random = mulberry32(murmur2(`${redelivery.seed}/${group.id}/${topic.name}/${partition}`));
+      this.commitAfter = this.drawCommitLag();
+    }
     void this.loop();
   }
 
   private get log(): StoredMessage[] {
     return partitionLog(this.topic, this.partition);
+  }
+
+  assign(owner: Member | undefined): void {
+    this.owner = owner;
+    if (this.random) {
+      this.position = this.committed;
+      this.sinceCommit = 0;
+      this.generation++;
+    }
+    this.wake();
   }
 
   wake(): void {
@@ -364,11 +484,16 @@ class PartitionRunner {
   }
 
   isIdle(): boolean {
-    return this.owner === undefined || (!this.busy && this.committed >= this.log.length);
+    return this.owner === undefined || (!this.busy && this.position >= this.log.length);
+  }
+
+  lag(): number {
+    return this.log.length - this.committed;
   }
 
   describe(): string {
-    return `${this.topic.name}/${this.partition} at ${this.committed} of ${this.log.length}${this.busy ? ' (delivering)' : ''}`;
+    const committed = this.committed === this.position ? '' : ` (committed ${this.committed})`;
+    return `${this.topic.name}/${this.partition} at ${this.position} of ${this.log.length}${committed}${this.busy ? ' (delivering)' : ''}`;
   }
 
   shutdown(): void {
@@ -377,19 +502,47 @@ class PartitionRunner {
     this.wake();
   }
 
+  private drawCommitLag(): number {
+    const max = this.group.bus.redelivery?.maxCommitLag ?? 1;
+    return 1 + Math.floor((this.random?.() ?? 0) * max);
+  }
+
+  /** After a successful handler: move on, commit (at once, or lazily), maybe rewind. */
+  private handled(offset: number, generation: number): void {
+    if (generation !== this.generation) return; // rebalanced meanwhile: the progress is lost
+    this.position = offset + 1;
+    const redelivery = this.group.bus.redelivery;
+    if (!redelivery || !this.random) {
+      this.committed = this.position;
+      return;
+    }
+    if (this.random() < redelivery.duplicates) {
+      // The consumer "crashed" before committing: replay from the committed offset.
+      this.position = this.committed;
+      this.sinceCommit = 0;
+      return;
+    }
+    if (++this.sinceCommit >= this.commitAfter) {
+      this.committed = this.position;
+      this.sinceCommit = 0;
+      this.commitAfter = this.drawCommitLag();
+    }
+  }
+
   private async loop(): Promise<void> {
     // Start outside the caller's stack: never deliver synchronously inside subscribe().
     await Promise.resolve();
     while (!this.stopped && !this.group.bus.closed) {
       const owner = this.owner;
-      const stored = this.log[this.committed];
+      const stored = this.log[this.position];
       if (!owner || !stored) {
         await new Promise<void>((resolve) => {
           this.waiter = resolve;
         });
         continue;
       }
-      const offset = this.committed;
+      const offset = this.position;
+      const generation = this.generation;
       this.busy = true;
       const ok = await owner.deliver(
         {
@@ -401,9 +554,7 @@ class PartitionRunner {
           value: new Uint8Array(stored.value),
           headers: { ...stored.headers },
         },
-        () => {
-          this.committed = offset + 1;
-        },
+        () => this.handled(offset, generation),
       );
       if (ok) {
         this.backoffMs = this.group.bus.retryInitialMs;
@@ -429,6 +580,17 @@ class PartitionRunner {
       };
     });
   }
+}
+
+/** A small seeded PRNG (mulberry32): uniform in [0, 1), the same sequence for the same seed. */
+function mulberry32(seed: number): () => number {
+  let a = seed | 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 function partitionLog(topic: MemoryTopic, partition: number): StoredMessage[] {

@@ -4,6 +4,11 @@
 // offsets (a group resumes after its last committed offset), replay from the start for a new
 // group with fromBeginning, and at-least-once delivery (a handler that throws sees the message
 // again; offsets are committed only after the handler resolves).
+//
+// At-least-once means handlers must be idempotent: a message may be delivered again after it
+// was handled (a commit lost in a crash or a rebalance, a consumer restart before its commit).
+// A redelivery replays the partition from its committed offset, so per-key order holds for
+// first deliveries, and a repeated message comes back together with the ones after it.
 
 export interface BusMessage {
   key: string;
@@ -38,9 +43,18 @@ export interface SubscribeOptions {
   handler: (message: DeliveredMessage) => Promise<void>;
 }
 
+export interface SubscriptionHealth {
+  /** False once the consumer will fetch nothing more: stopped, or crashed for good. */
+  running: boolean;
+  /** Why it is not running (stopped, crash reason). */
+  reason?: string;
+}
+
 export interface Subscription {
   /** Resolves once the consumer has joined and received its partitions. */
   readonly ready: Promise<void>;
+  /** Whether the consumer still runs; readiness checks read it (a dead consumer is not ready). */
+  health(): SubscriptionHealth;
   /** Stops fetching, lets the in-flight handler finish, commits, leaves the group. */
   stop(): Promise<void>;
 }
@@ -51,5 +65,14 @@ export interface EventBus {
   publish(topic: string, messages: BusMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   ready(): Promise<boolean>;
+  /** Consumer lag per subscribed group and topic (end minus committed offsets). */
+  consumerLag(): Promise<ConsumerLag[]>;
   close(): Promise<void>;
+}
+
+/** Consumer lag of one group on one topic: end offsets minus committed offsets, summed. */
+export interface ConsumerLag {
+  groupId: string;
+  topic: string;
+  lag: number;
 }

@@ -209,6 +209,7 @@ export class ConsumerRunner {
     }
     return {
       ready: subscription.ready,
+      health: () => subscription.health(),
       stop: async () => {
         stopping.abort();
         await subscription.stop();

@@ -97,7 +97,11 @@ export async function startGrpcServer(opts: {
 
   const host = opts.host ?? '0.0.0.0';
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+    server.bindAsync(`${host}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      if (!err) return resolve(bound);
+      server.forceShutdown(); // nothing bound: release what the server holds
+      reject(err);
+    });
   });
   opts.logger.info({ port }, `${opts.name} gRPC server listening`);
 

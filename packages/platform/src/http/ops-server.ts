@@ -55,7 +55,14 @@ export async function startOpsServer(opts: { port: number; host?: string; checks
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (!handleOpsRequest(path, opts.checks, () => draining, res)) res.writeHead(404, { 'content-type': 'application/json' }).end('{"status":"not_found"}');
   });
-  await new Promise<void>((resolve) => server.listen(opts.port, opts.host ?? '0.0.0.0', resolve));
+  // A port that is taken rejects (EADDRINUSE) instead of leaving the start hanging.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return {
     port: (server.address() as AddressInfo).port,
     setDraining() {

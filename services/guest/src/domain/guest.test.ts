@@ -1,4 +1,4 @@
-import { contactsFrom, hidingListings, linkReservation, listingIdsOf, matchKeysOf, mergeContacts, normalizeName, normalizePhone, searchNameOf } from './guest';
+import { contactsFrom, hidingListings, isStaleForLink, linkReservation, listingIdsOf, matchKeysOf, mergeContacts, normalizeName, normalizePhone, searchNameOf } from './guest';
 import { answerProblem, messageWrites, preApprovalWrites, preApproveProblem } from './messaging';
 
 describe('guest name normalization', () => {
@@ -70,5 +70,16 @@ describe('requests, inquiries and the PMS writes of each action', () => {
     expect(messageWrites(2)).toEqual(['message.send', 'message.attachments']);
     expect(preApprovalWrites(false)).toEqual(['inquiry.pre_approve']);
     expect(preApprovalWrites(true)).toEqual(['inquiry.pre_approve', 'inquiry.block_instant_booking']);
+  });
+
+  it('treats a reservation event not newer than the link as stale; without times nothing is stale', () => {
+    const at = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
+    const link = { reservationId: 'r1', listingId: 'l2', changedAt: at(11) };
+    expect(isStaleForLink(link, at(10))).toBe(true);
+    expect(isStaleForLink(link, at(11))).toBe(true);
+    expect(isStaleForLink(link, at(12))).toBe(false);
+    expect(isStaleForLink({ ...link, changedAt: null }, at(10))).toBe(false);
+    expect(isStaleForLink(link, null)).toBe(false);
+    expect(isStaleForLink(undefined, at(10))).toBe(false);
   });
 });

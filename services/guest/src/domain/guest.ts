@@ -13,6 +13,18 @@ export interface Contact {
 export interface ReservationLink {
   reservationId: string;
   listingId: string;
+  /**
+   * The reservation's updatedAt when this link was last set from its events. Events of one
+   * reservation can arrive out of order (a move changes the event key, hence the partition) or
+   * again (at-least-once): one not newer than this changes nothing.
+   */
+  changedAt?: Date | null;
+}
+
+/** True when a reservation event changed at `changedAt` is older than (or as old as) the link. */
+export function isStaleForLink(link: ReservationLink | undefined, changedAt: Date | null | undefined): boolean {
+  if (!link?.changedAt || !changedAt) return false;
+  return changedAt.getTime() <= link.changedAt.getTime();
 }
 
 export interface GuestRecord {

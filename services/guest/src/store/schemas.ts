@@ -10,7 +10,10 @@ const contactSchema = new Schema(
   { _id: false },
 );
 
-const reservationLinkSchema = new Schema({ reservationId: { type: String, required: true }, listingId: { type: String, required: true } }, { _id: false });
+const reservationLinkSchema = new Schema(
+  { reservationId: { type: String, required: true }, listingId: { type: String, required: true }, changedAt: { type: Date, default: null } },
+  { _id: false },
+);
 
 export const guestSchema = new Schema(
   {
