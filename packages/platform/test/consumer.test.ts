@@ -68,7 +68,9 @@ function flakyStore(inner: DocumentStore): DocumentStore & { down: boolean } {
  * good until x is in `fixed`, "busy:<x>" fails transiently until x is in `fixed`.
  */
 async function startWorld(retry: Partial<RetryPolicy> = FAST) {
-  const bus: MemoryEventBus = createMemoryBus({ retryInitialMs: 5, retryMaxMs: 20, onHandlerError: () => undefined });
+  // These tests count the runner's own attempts, so the bus delivers each message once; the
+  // redelivery case has its own test below.
+  const bus: MemoryEventBus = createMemoryBus({ retryInitialMs: 5, retryMaxMs: 20, onHandlerError: () => undefined, redelivery: false });
   const store = flakyStore(createMemoryStore());
   const outbox = new Outbox(store, bus, logger);
   const runner = new ConsumerRunner({ service: 'things', store, bus, outbox, logger, retry });
@@ -300,7 +302,7 @@ describe('consumer runner', () => {
 
 describe('heartbeats during retries', () => {
   it('calls the engine’s heartbeat before each backoff, so a long retry keeps the Kafka member in its group', async () => {
-    const inner = createMemoryBus({ onHandlerError: () => undefined });
+    const inner = createMemoryBus({ onHandlerError: () => undefined, redelivery: false });
     let beats = 0;
     // The Kafka engine hands each message a heartbeat(); this bus does the same over the memory engine.
     const bus: EventBus = {
@@ -320,6 +322,34 @@ describe('heartbeats during retries', () => {
     await inner.publish(TOPIC.name, [{ key: 'k', value: enc('x') }]);
     await inner.whenIdle(5000);
     expect(beats).toBe(3); // between the four attempts
+    await sub.stop();
+    await outbox.stop();
+  });
+});
+
+describe('redelivery of a dead-lettered message', () => {
+  it('moves on after one attempt instead of running the retry budget again', async () => {
+    const inner = createMemoryBus({ onHandlerError: () => undefined, redelivery: false });
+    // Every message is delivered twice at the same offset, as Kafka does after a crash before the commit.
+    const bus: EventBus = {
+      engine: inner.engine,
+      ensureTopics: (topics) => inner.ensureTopics(topics),
+      publish: (topic, messages) => inner.publish(topic, messages),
+      subscribe: (o) => inner.subscribe({ ...o, handler: async (m) => { await o.handler(m); await o.handler(m); } }),
+      ready: () => inner.ready(),
+      consumerLag: () => inner.consumerLag(),
+      close: () => inner.close(),
+    };
+    const store = createMemoryStore();
+    const outbox = new Outbox(store, bus, logger);
+    const runner = new ConsumerRunner({ service: 'dup', store, bus, outbox, logger, retry: FAST });
+    let calls = 0;
+    const sub = await runner.subscribe({ groupId: 'dup', topics: [TOPIC], fromBeginning: true, decode: (b) => dec(b), handle: async () => { calls++; throw new TransientError('busy', 'busy'); } });
+    await sub.ready;
+    await inner.publish(TOPIC.name, [{ key: 'k', value: enc('x') }]);
+    await inner.whenIdle(5000);
+    expect(calls).toBe(FAST.maxAttempts! + 1);
+    expect(await runner.deadLetters.docs.countDocuments({})).toBe(1);
     await sub.stop();
     await outbox.stop();
   });

@@ -110,6 +110,11 @@ export class DeadLetterStore {
     return res.upsertedId ? doc : null;
   }
 
+  /** True when this message of the group is already a dead letter (a redelivery of it). */
+  async isRecorded(group: string, message: DeliveredMessage): Promise<boolean> {
+    return (await this.docs.countDocuments({ group, topic: message.topic, partition: message.partition, offset: message.offset })) > 0;
+  }
+
   get(id: string): Promise<DeadLetterDoc | null> {
     return this.docs.findOne({ _id: id });
   }

@@ -230,6 +230,12 @@ export class ConsumerRunner {
         return;
       } catch (err) {
         failure = consumer.classify(err);
+        // A redelivery (at-least-once) of a message already set aside: it is not retried through
+        // its whole budget again, the partition moves on at once.
+        if (attempt === 1 && (await this.deadLetters.isRecorded(spec.groupId, message))) {
+          this.deps.logger.info({ group: spec.groupId, topic: message.topic, partition: message.partition, offset: message.offset }, 'consumer: message already dead-lettered (redelivery); moving on');
+          return;
+        }
         firstFailedAt ??= this.now();
         if (failure.class === 'permanent') return this.deadLetter(spec, message, failure, 'permanent', attempt, firstFailedAt);
       }
