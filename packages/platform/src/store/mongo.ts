@@ -92,7 +92,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   /** Creates the collection (so transactions never have to) and its indexes, once. */
-  private ensureReady(): Promise<void> {
+  ensureReady(): Promise<void> {
     this.prepared ??= (async () => {
       await this.model.createCollection();
       await this.model.createIndexes();
@@ -242,6 +242,10 @@ class MongoStore implements DocumentStore {
       this.collections.set(spec.name, coll);
     }
     return coll as unknown as Collection<T>;
+  }
+
+  async init(): Promise<void> {
+    await Promise.all([...this.collections.values()].map((c) => c.ensureReady()));
   }
 
   async transaction<R>(work: (tx: Tx) => Promise<R>): Promise<R> {
