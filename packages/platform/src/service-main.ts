@@ -32,6 +32,7 @@ export function addressesFrom(c: { [K in keyof typeof addressConfig]: string }):
 
 /** What every service's start function receives. */
 export interface ServiceDeps {
+  /** The service's database. Its collections are registered while the service is built; startService awaits store.init(). */
   store: DocumentStore;
   bus: EventBus;
   logger: Logger;
@@ -59,7 +60,7 @@ export interface ServiceConfig {
   grpcPort: number;
   opsPort: number;
   dbName: string;
-  engines: { STORE: 'memory' | 'mongo'; BUS: 'memory' | 'kafka'; MONGO_URL?: string; KAFKA_BROKERS?: string };
+  engines: { STORE: 'memory' | 'mongo'; BUS: 'memory' | 'kafka'; MONGO_URL?: string; KAFKA_BROKERS?: string; STORE_TIMEOUT_MS: number };
   addresses: ServiceAddresses;
 }
 
@@ -71,7 +72,7 @@ export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops
     grpcPort: parsed[`${prefix}_GRPC_PORT`] as number,
     opsPort: parsed[`${prefix}_OPS_PORT`] as number,
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
-    engines: { STORE: common.STORE, BUS: common.BUS, MONGO_URL: common.MONGO_URL, KAFKA_BROKERS: common.KAFKA_BROKERS },
+    engines: { STORE: common.STORE, BUS: common.BUS, MONGO_URL: common.MONGO_URL, KAFKA_BROKERS: common.KAFKA_BROKERS, STORE_TIMEOUT_MS: common.STORE_TIMEOUT_MS },
     addresses: addressesFrom(common),
   };
 }
@@ -86,7 +87,7 @@ export function serviceMain(opts: {
   runMain(async () => {
     const config = parseServiceConfig(opts.prefix, opts.defaults);
     const logger = createLogger(opts.name);
-    const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
+    const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName, timeoutMs: config.engines.STORE_TIMEOUT_MS });
     const bus = createBus({ BUS: config.engines.BUS, KAFKA_BROKERS: config.engines.KAFKA_BROKERS, clientId: opts.name });
     const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses });
     stopOnSignals(async () => {

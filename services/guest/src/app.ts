@@ -36,6 +36,7 @@ export async function startGuestService(deps: GuestServiceDeps): Promise<Running
   const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger });
   const subscriptions = await startConsumers({ store: deps.store, bus: deps.bus, logger: deps.logger, profiles, messaging });
   return startService({
+    store: deps.store,
     name: 'guest',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,

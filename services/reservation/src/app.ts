@@ -43,6 +43,7 @@ export async function startReservationService(deps: ReservationServiceDeps): Pro
   const sync = await consumePmsSync(deps.bus, useCases);
 
   return startService({
+    store: deps.store,
     name: 'reservation',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,

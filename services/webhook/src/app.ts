@@ -79,6 +79,7 @@ export async function startWebhookService(deps: WebhookServiceDeps): Promise<Run
 
   const webhooks = new Webhooks({ store: deps.store, subscriptions, deliveries, cache, clock, resolve, policyOf, onQueued: wake });
   return startService({
+    store: deps.store,
     name: 'webhook',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,

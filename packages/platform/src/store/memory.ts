@@ -38,11 +38,15 @@ import { compileFastTerm } from './fast-match';
 import { compareValues, orderedIndexes, rangeTerms, sortKey, type Entry, type OrderedIndex, type Slot } from './ordered-index';
 import {
   deepClone,
+  DEFAULT_STORE_TIMEOUT_MS,
   isPlainObject,
   normalizeUpdate,
   prepareSchema,
   scalarKey,
+  settleWithin,
+  sleep,
   timestampFields,
+  transactionBackoffMs,
   upsertSeedFields,
   validationFields,
 } from './shared';
@@ -1171,28 +1175,9 @@ export interface MemoryDocumentStore extends DocumentStore {
   thaw(): void;
 }
 
-export const DEFAULT_STORE_TIMEOUT_MS = 2000;
-
-/** Backoff before attempt `attempt + 1` of a transaction: 5, 10, 20... up to 100 ms, jittered. */
-export function transactionBackoffMs(attempt: number): number {
-  const ceiling = Math.min(100, 5 * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Resolves when `promise` does or after `ms` (whichever first), true when the promise won. */
 async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  if (ms <= 0) return false;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return (await settleWithin(promise, ms)) !== null;
 }
 
 class MemoryStore implements MemoryDocumentStore {

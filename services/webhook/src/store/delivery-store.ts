@@ -1,6 +1,6 @@
 // Events and deliveries: the durable queue of the webhook service. Queries are written once as
 // Mongo documents for both engines.
-import { DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
+import { findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
 import { ACTIVITY_EVENT_TYPES } from '../domain/event-types';
 import type { DeliveryRecord, DeliveryStatus, DropReason, WebhookEvent } from '../domain/delivery';
 import { deliverySchema, eventSchema } from './schemas';
@@ -24,16 +24,15 @@ export class DeliveryStore {
 
   /**
    * Stores an event and its deliveries in the caller's transaction. False when the event was
-   * already stored (a redelivered bus message): nothing is queued twice.
+   * already stored (a redelivered bus message): nothing is queued twice. "Insert if new" is an
+   * upsert that only sets on insert, never a failed insert: a write error aborts a transaction
+   * (MongoDB), so catching a duplicate key and going on would fail the commit. Two concurrent
+   * intakes of the same event conflict on the upsert; the loser is run again and finds it stored.
    */
   async enqueue(event: WebhookEvent, deliveries: DeliveryRecord[], tx: Tx): Promise<boolean> {
     const { id, ...rest } = event;
-    try {
-      await this.events.insertOne({ _id: id, ...rest }, { tx });
-    } catch (err) {
-      if (err instanceof DuplicateKeyError) return false;
-      throw err;
-    }
+    const stored = await this.events.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true, tx });
+    if (stored.upsertedId === null) return false;
     for (const { id: deliveryId, ...d } of deliveries) {
       const head = (await this.headOf(d.subscriptionId, d.orderKey, tx)) === null;
       await this.deliveries.insertOne({ _id: deliveryId, ...d, dedupeKey: `${d.subscriptionId}:${d.eventId}`, leaseUntil: null, head }, { tx });
