@@ -725,7 +725,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, opts: FindOptions & WriteOptions = {}): Promise<T[]> {
-    const reader = await this.store.reader(opts.tx);
+    const reader = this.store.answering() ? this.store.checkTx(opts.tx) : await this.store.reader(opts.tx);
     const page = this.select(filter, opts.sort, opts.skip ?? 0, opts.limit ?? 0, reader);
     let docs = page.map((slot) => slot.doc);
     const projected = opts.projection ? Object.keys(opts.projection) : [];
@@ -740,7 +740,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async countDocuments(filter: Filter, opts: WriteOptions = {}): Promise<number> {
-    const reader = await this.store.reader(opts.tx);
+    const reader = this.store.answering() ? this.store.checkTx(opts.tx) : await this.store.reader(opts.tx);
     const match = this.store.queries.matcher(filter);
     let n = 0;
     const { best, exact } = this.plan(filter, undefined, 0, true);
@@ -1305,7 +1305,12 @@ class MemoryStore implements MemoryDocumentStore {
     tx.end();
   }
 
-  private checkTx(tx: Tx | undefined): MemoryTx | undefined {
+  /** Neither frozen nor closed: a read can run at once (no await on the common path). */
+  answering(): boolean {
+    return !this.frozen && !this.closed;
+  }
+
+  checkTx(tx: Tx | undefined): MemoryTx | undefined {
     if (tx === undefined) return undefined;
     if (!this.txs.has(tx as MemoryTx)) throw new Error('memory store: tx does not belong to this store');
     const memTx = tx as MemoryTx;
@@ -1316,7 +1321,7 @@ class MemoryStore implements MemoryDocumentStore {
 
   /** The transaction a read runs in (checked), after waiting out a freeze. */
   async reader(tx: Tx | undefined): Promise<MemoryTx | undefined> {
-    if (this.frozen || this.closed) await this.gate(Date.now() + this.timeoutMs);
+    await this.gate(Date.now() + this.timeoutMs);
     return this.checkTx(tx);
   }
 
