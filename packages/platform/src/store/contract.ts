@@ -599,6 +599,28 @@ export function describeStoreContract(
         expect(idsOf(await c.find({}))).toEqual(['h1']);
       }, testMs);
 
+      it('insert-if-new as an upsert with $setOnInsert: of two concurrent transactions one inserts, the other is run again and finds it', async () => {
+        const c = items();
+        const holder = await holdOpen(theStore(), (tx) => c.updateOne({ _id: 'once' }, { $setOnInsert: { name: 'first' } }, { tx, upsert: true }));
+        const upserted: Array<string | null> = [];
+        const errors: unknown[] = [];
+        let committed: Promise<void> | undefined;
+        await theStore().transaction(async (tx) => {
+          try {
+            const r = await c.updateOne({ _id: 'once' }, { $setOnInsert: { name: 'second' } }, { tx, upsert: true });
+            upserted.push(r.upsertedId);
+          } catch (err) {
+            errors.push(err);
+            committed ??= holder.commit();
+            throw err;
+          }
+        });
+        await committed;
+        expect(errors[0]).toBeInstanceOf(WriteConflictError);
+        expect(upserted).toEqual([null]); // the retry found the document: nothing inserted twice
+        expect(await c.find({})).toEqual([expect.objectContaining({ _id: 'once', name: 'first' })]);
+      }, testMs);
+
       it('nothing a transaction writes is visible outside it before it commits', async () => {
         const c = items();
         await c.insertMany([
