@@ -37,7 +37,7 @@ export const engineConfig = {
   STORE: z.enum(['memory', 'mongo']).default('memory'),
   BUS: z.enum(['memory', 'kafka']).default('memory'),
   MONGO_URL: z.string().url().optional(),
-  /** Time limit of every store call (and of a transaction's retries), ms; well below the gateway's 5 s upstream deadline. */
+  /** Time limit of every store call (and of a transaction's retries), ms; below the gateway's upstream deadline (UPSTREAM_DEADLINE_MS, 3 s by default). */
   STORE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
   KAFKA_BROKERS: z.string().regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'must be host:port[,host:port...]').optional(),
 };

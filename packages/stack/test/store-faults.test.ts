@@ -2,12 +2,14 @@
 // service in this process, one service's (or the gateway's) embedded store frozen by the test
 // fault hook. A frozen database must answer a 503 service_unavailable envelope within the
 // gateway's upstream deadline, never hang or answer 500; /readyz of its process must fail.
+import { gatewayConfigSchema } from '@vrp/gateway';
 import { createMemoryBus, createMemoryStore, type EventBus, type MemoryDocumentStore } from '@vrp/platform';
 import { DEMO_API_KEY, startStack, type ServiceName, type Stack } from '../src';
 
-/** STORE_TIMEOUT_MS of this stack: short, so the test is quick; the gateway's deadline stays 5 s. */
+/** STORE_TIMEOUT_MS of this stack: short, so the test is quick. */
 const STORE_TIMEOUT_MS = 400;
-const UPSTREAM_DEADLINE_MS = 5000;
+/** The gateway's deadline for a call to a service (its default, which the stack keeps). */
+const UPSTREAM_DEADLINE_MS = gatewayConfigSchema.shape.UPSTREAM_DEADLINE_MS.parse(undefined);
 
 describe('a frozen database answers 503 service_unavailable within the request deadline', () => {
   let stack: Stack<EventBus> | undefined;

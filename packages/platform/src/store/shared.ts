@@ -170,5 +170,5 @@ export function transactionBackoffMs(attempt: number): number {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Default time limit of every store call (STORE_TIMEOUT_MS): well below the gateway's 5 s upstream deadline. */
+/** Default time limit of every store call (STORE_TIMEOUT_MS): below the gateway's upstream deadline (UPSTREAM_DEADLINE_MS, 3 s by default). */
 export const DEFAULT_STORE_TIMEOUT_MS = 2000;
