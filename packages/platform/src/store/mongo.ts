@@ -3,7 +3,7 @@
 //
 // Time limits: every operation carries `maxTimeMS` (the server stops it) and a client-side bound
 // of the same length plus a small grace (covers server selection, a dead socket, a frozen primary);
-// serverSelectionTimeoutMS and socketTimeoutMS are set from the same limit. Transactions run in
+// serverSelectionTimeoutMS is the same limit (socketTimeoutMS only a longer backstop). Transactions run in
 // this engine's own loop instead of the driver's withTransaction (which retries for 120 s):
 // retried on TransientTransactionError with a jittered backoff until the limit, the commit
 // bounded by maxCommitTimeMS and retried on UnknownTransactionCommitResult within the same limit.
@@ -53,6 +53,8 @@ export interface MongoStoreOptions {
 
 /** Client-side slack over maxTimeMS: the server's own MaxTimeMSExpired answer should win. */
 const CLIENT_GRACE_MS = 250;
+/** Least socketTimeoutMS (see createMongoStore). */
+const SOCKET_TIMEOUT_FLOOR_MS = 30_000;
 
 /** What `hello` says about a server, as far as readiness goes. */
 export interface HelloReply {
@@ -401,7 +403,10 @@ class MongoStore implements DocumentStore {
         return result;
       } catch (err) {
         // The commit may or may not have happened: committing again is safe (the driver makes it idempotent).
-        if (hasErrorLabel(err, 'UnknownTransactionCommitResult') && !isTimeout(err) && Date.now() < deadline) continue;
+        if (hasErrorLabel(err, 'UnknownTransactionCommitResult') && !isTimeout(err) && Date.now() < deadline) {
+          await sleep(transactionBackoffMs(1));
+          continue;
+        }
         if (session.inTransaction()) await this.bounded(session.abortTransaction(), 'abortTransaction').catch(() => undefined);
         throw mapError(err, 'transaction');
       }
@@ -446,8 +451,9 @@ export async function createMongoStore(opts: MongoStoreOptions): Promise<Documen
   const conn = base.createConnection(opts.url, {
     dbName: opts.dbName,
     serverSelectionTimeoutMS: timeoutMs,
-    // A socket silent for longer than any operation may run is dead.
-    socketTimeoutMS: timeoutMs * 2 + CLIENT_GRACE_MS,
+    // A backstop that frees a connection whose server went silent. Callers are answered at the
+    // limit by the client-side bound; this is longer so that index builds at init can finish.
+    socketTimeoutMS: Math.max(SOCKET_TIMEOUT_FLOOR_MS, timeoutMs * 10),
     connectTimeoutMS: timeoutMs,
     waitQueueTimeoutMS: timeoutMs,
     // Collections and indexes are created by init() (and before a collection's first operation).
