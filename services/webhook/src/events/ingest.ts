@@ -4,7 +4,7 @@
 // resumes delivery from that moment, with no backlog.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId, type DocumentStore, type EventBus, type Logger, type Subscription } from '@vrp/platform';
-import type { DeliveryRecord } from '../domain/delivery';
+import { newDelivery, type DeliveryRecord } from '../domain/delivery';
 import { isActivityEvent, subscribesTo } from '../domain/event-types';
 import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore } from '../store/delivery-store';
@@ -65,27 +65,7 @@ export class EventIngest {
     const result = await store.transaction(async (tx): Promise<IngestResult> => {
       const targets = (await subscriptions.enabledOf(event.workspaceId, tx)).filter((s) => subscribesTo(s.eventTypes, event.type));
       if (targets.length === 0) return 'no_subscriber';
-      const queued: DeliveryRecord[] = targets.map((s) => ({
-        id: sortableId('whd'),
-        workspaceId: event.workspaceId,
-        subscriptionId: s.id,
-        eventId: event.id,
-        eventType: event.type,
-        listingId: event.listingId,
-        orderKey: event.orderKey,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        lastAttemptAt: null,
-        responseStatus: null,
-        responseBody: null,
-        responseTimeMs: null,
-        lastError: null,
-        createdAt: now,
-        completedAt: null,
-        droppedReason: null,
-        replayOf: null,
-      }));
+      const queued: DeliveryRecord[] = targets.map((s) => newDelivery(sortableId('whd'), s.id, event, now));
       const stored = await deliveries.enqueue(
         { id: event.id, workspaceId: event.workspaceId, type: event.type, listingId: event.listingId, orderKey: event.orderKey, occurredAt: event.occurredAt, body: eventBody(event) },
         queued,

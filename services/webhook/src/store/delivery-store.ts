@@ -3,7 +3,7 @@
 import { findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
 import { ACTIVITY_EVENT_TYPES } from '../domain/event-types';
 import type { DeliveryRecord, DeliveryStatus, DropReason, WebhookEvent } from '../domain/delivery';
-import { deliverySchema, eventSchema } from './schemas';
+import { deliverySchema, eventSchema, queueSchema } from './schemas';
 
 type EventDoc = Omit<WebhookEvent, 'id'> & { _id: string; [field: string]: unknown };
 type DeliveryDoc = Omit<DeliveryRecord, 'id'> & { _id: string; dedupeKey: string; leaseUntil: Date | null; head: boolean; [field: string]: unknown };
@@ -16,10 +16,17 @@ const toDelivery = ({ _id, dedupeKey: _k, leaseUntil: _l, head: _h, ...rest }: D
 export class DeliveryStore {
   readonly events: Collection<EventDoc>;
   readonly deliveries: Collection<DeliveryDoc>;
+  private readonly queues: Collection<{ _id: string; turns?: number }>;
 
   constructor(readonly store: DocumentStore) {
     this.events = store.collection<EventDoc>({ name: 'events', schema: eventSchema });
     this.deliveries = store.collection<DeliveryDoc>({ name: 'deliveries', schema: deliverySchema });
+    this.queues = store.collection({ name: 'delivery_queues', schema: queueSchema });
+  }
+
+  /** Takes the queue's turn in this transaction (see queueSchema): a concurrent head decision conflicts. */
+  private async lockQueue(subscriptionId: string, orderKey: string, tx: Tx): Promise<void> {
+    await this.queues.updateOne({ _id: `${subscriptionId}:${orderKey}` }, { $inc: { turns: 1 } }, { upsert: true, tx });
   }
 
   /**
@@ -34,6 +41,7 @@ export class DeliveryStore {
     const stored = await this.events.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true, tx });
     if (stored.upsertedId === null) return false;
     for (const { id: deliveryId, ...d } of deliveries) {
+      await this.lockQueue(d.subscriptionId, d.orderKey, tx);
       const head = (await this.headOf(d.subscriptionId, d.orderKey, tx)) === null;
       await this.deliveries.insertOne({ _id: deliveryId, ...d, dedupeKey: `${d.subscriptionId}:${d.eventId}`, leaseUntil: null, head }, { tx });
     }
@@ -84,6 +92,7 @@ export class DeliveryStore {
 
   /** After a head settled: the next open delivery of the queue becomes its head. */
   private async promote(subscriptionId: string, orderKey: string, tx: Tx): Promise<void> {
+    await this.lockQueue(subscriptionId, orderKey, tx);
     const next = await this.headOf(subscriptionId, orderKey, tx);
     if (next) await this.deliveries.updateOne({ _id: next, head: false }, { $set: { head: true } }, { tx });
   }
