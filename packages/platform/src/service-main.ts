@@ -34,6 +34,7 @@ export function addressesFrom(c: { [K in keyof typeof addressConfig]: string }):
 
 /** What every service's start function receives. */
 export interface ServiceDeps {
+  /** The service's database. Its collections are registered while the service is built; startService awaits store.init(). */
   store: DocumentStore;
   bus: EventBus;
   logger: Logger;
@@ -67,7 +68,7 @@ export interface ServiceConfig {
   grpcPort: number;
   opsPort: number;
   dbName: string;
-  engines: Pick<z.infer<z.ZodObject<typeof engineConfig>>, 'STORE' | 'BUS' | 'MONGO_URL' | 'KAFKA_BROKERS' | 'KAFKA_REPLICATION_FACTOR' | 'KAFKA_MIN_INSYNC_REPLICAS'>;
+  engines: Pick<z.infer<z.ZodObject<typeof engineConfig>>, 'STORE' | 'BUS' | 'MONGO_URL' | 'KAFKA_BROKERS' | 'KAFKA_REPLICATION_FACTOR' | 'KAFKA_MIN_INSYNC_REPLICAS' | 'STORE_TIMEOUT_MS'>;
   addresses: ServiceAddresses;
   outbox: Partial<OutboxOptions>;
   consumerRetry: Partial<RetryPolicy>;
@@ -81,7 +82,7 @@ export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops
     grpcPort: parsed[`${prefix}_GRPC_PORT`] as number,
     opsPort: parsed[`${prefix}_OPS_PORT`] as number,
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
-    engines: pick(common, ['STORE', 'BUS', 'MONGO_URL', 'KAFKA_BROKERS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS']),
+    engines: pick(common, ['STORE', 'BUS', 'MONGO_URL', 'KAFKA_BROKERS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS', 'STORE_TIMEOUT_MS']),
     addresses: addressesFrom(common),
     outbox: outboxOptionsFrom(z.object(outboxConfig).parse(parsed)),
     consumerRetry: consumerRetryFrom(z.object(consumerRetryConfig).parse(parsed)),
@@ -98,7 +99,7 @@ export function serviceMain(opts: {
   runMain(async () => {
     const config = parseServiceConfig(opts.prefix, opts.defaults);
     const logger = createLogger(opts.name);
-    const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
+    const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName, timeoutMs: config.engines.STORE_TIMEOUT_MS });
     const bus = createBus({ ...config.engines, clientId: opts.name, logger });
     const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses, outbox: config.outbox, consumerRetry: config.consumerRetry });
     stopOnSignals(async () => {

@@ -1,6 +1,7 @@
 // The process shape every service shares: a gRPC server with health checking, the ops HTTP
 // server (/healthz, /readyz, /metrics), and an ordered, bounded shutdown.
 import type { Logger } from './logging';
+import type { DocumentStore } from './store/port';
 import { startGrpcServer, type ServiceRegistration } from './grpc/server';
 import { startOpsServer, type OpsServerHandle, type ReadinessCheck } from './http/ops-server';
 
@@ -22,12 +23,18 @@ export async function startService(opts: {
   logger: Logger;
   onStop?: () => Promise<void>;
   shutdownGraceMs?: number;
+  /**
+   * The service's database: its collections and indexes (registered while the service was built)
+   * are created before the gRPC server takes calls and before /readyz can answer ready.
+   */
+  store?: DocumentStore;
 }): Promise<RunningService> {
   // A server that cannot start (a taken port) leaves nothing behind: what the service started
   // before calling this (consumers, outbox relay: onStop) and the gRPC server are stopped.
   let grpcServer: Awaited<ReturnType<typeof startGrpcServer>> | undefined;
   let ops: OpsServerHandle;
   try {
+    await opts.store?.init();
     grpcServer = await startGrpcServer({ name: opts.name, port: opts.grpcPort, host: opts.host, services: opts.services, logger: opts.logger });
     ops = await startOpsServer({ port: opts.opsPort, host: opts.host, checks: opts.checks });
   } catch (error) {

@@ -1,8 +1,9 @@
 // Behaviour specific to the embedded engine (the shared contract is in store.contract.test.ts).
 import { find as mingoFind } from 'mingo';
 import { Schema } from 'mongoose';
+import { holdOpen } from '../src/store/contract';
 import { createMemoryStore } from '../src/store/memory';
-import type { Collection, Doc, DocumentStore, Filter, FindOptions, Tx } from '../src/store/port';
+import { StoreUnavailableError, WriteConflictError, type Collection, type Doc, type DocumentStore, type Filter, type FindOptions, type Tx } from '../src/store/port';
 
 type Note = Doc & { text?: string; createdAt?: Date; updatedAt?: Date };
 
@@ -28,18 +29,70 @@ describe('memory document store', () => {
     await expect(store.transaction(async () => 2)).resolves.toBe(2);
   });
 
-  it('queues non-transactional writes behind a running transaction', async () => {
-    const store = createMemoryStore();
+  it('a lone write waiting for an open transaction fails with StoreUnavailableError after the time limit, writing nothing', async () => {
+    const store = createMemoryStore({ timeoutMs: 100 });
     const notes = store.collection<Note>({ name: 'notes', schema: noteSchema() });
-    const order: string[] = [];
-    const tx = store.transaction(async (t) => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      await notes.insertOne({ _id: 'tx', text: 'first' }, { tx: t });
-      order.push('tx');
-    });
-    const outside = notes.insertOne({ _id: 'outside', text: 'second' }).then(() => order.push('outside'));
-    await Promise.all([tx, outside]);
-    expect(order).toEqual(['tx', 'outside']);
+    await notes.insertOne({ _id: 'held', text: 'committed' });
+    const holder = await holdOpen(store, (tx) => notes.updateOne({ _id: 'held' }, { $set: { text: 'tx' } }, { tx }));
+    // updateMany meets `held` among its targets: it writes nothing, waits, and gives up at the limit.
+    await notes.insertOne({ _id: 'other', text: 'committed' });
+    const started = Date.now();
+    await expect(notes.updateMany({}, { $set: { text: 'lone' } })).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    await holder.commit();
+    expect((await notes.find({}, { sort: { _id: 1 } })).map((n) => n.text)).toEqual(['tx', 'committed']);
+  });
+
+  it('frozen: every call hangs until the time limit and fails with StoreUnavailableError; ready() is false; thaw resumes', async () => {
+    const store = createMemoryStore({ timeoutMs: 80 });
+    const notes = store.collection<Note>({ name: 'notes', schema: noteSchema() });
+    await notes.insertOne({ _id: 'n', text: 'a' });
+    store.freeze();
+    await expect(store.ready()).resolves.toBe(false);
+    await expect(notes.findOne({ _id: 'n' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(notes.countDocuments({})).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(notes.insertOne({ _id: 'm', text: 'b' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.transaction(async () => 'never')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.init()).rejects.toBeInstanceOf(StoreUnavailableError);
+    // A call waiting when the store thaws goes on.
+    const waiting = notes.updateOne({ _id: 'n' }, { $set: { text: 'thawed' } });
+    store.thaw();
+    await expect(waiting).resolves.toMatchObject({ modifiedCount: 1 });
+    await expect(store.ready()).resolves.toBe(true);
+    expect((await notes.find({})).map((n) => n._id)).toEqual(['n']);
+    await store.close();
+    await expect(store.ready()).resolves.toBe(false);
+    await expect(notes.findOne({ _id: 'n' })).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('a transaction whose work outlives a freeze fails at commit and leaves nothing behind', async () => {
+    const store = createMemoryStore({ timeoutMs: 60 });
+    const notes = store.collection<Note>({ name: 'notes', schema: noteSchema() });
+    await expect(
+      store.transaction(async (tx) => {
+        await notes.insertOne({ _id: 'x', text: 'in tx' }, { tx });
+        store.freeze();
+      }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    store.thaw();
+    expect(await notes.find({})).toEqual([]);
+  });
+
+  it('gives up retrying a conflicting transaction at the time limit with the WriteConflictError', async () => {
+    const store = createMemoryStore({ timeoutMs: 80 });
+    const notes = store.collection<Note>({ name: 'notes', schema: noteSchema() });
+    await notes.insertOne({ _id: 'n', text: 'a' });
+    const holder = await holdOpen(store, (tx) => notes.updateOne({ _id: 'n' }, { $set: { text: 'holder' } }, { tx }));
+    let attempts = 0;
+    await expect(
+      store.transaction(async (tx) => {
+        attempts += 1;
+        await notes.updateOne({ _id: 'n' }, { $set: { text: 'loser' } }, { tx });
+      }),
+    ).rejects.toBeInstanceOf(WriteConflictError);
+    expect(attempts).toBeGreaterThan(1);
+    await holder.commit();
+    expect((await notes.findOne({ _id: 'n' }))?.text).toBe('holder');
   });
 
   it('maintains schema timestamps like mongoose', async () => {
@@ -278,6 +331,26 @@ describe('memory document store: equality-index narrowing', () => {
     expect(await c.countDocuments({ tags: 'tx' })).toBe(0);
     expect(await c.countDocuments({ tenant: 't8' })).toBe(0);
     expect(await c.findOne({ _id: 'i007' })).toBeNull();
+    await expectAllQueriesMatchScan(c);
+  });
+
+  it('shows readers outside an open transaction exactly the committed state (pages, sorts, counts), and the transaction its own', async () => {
+    const { store, c } = await fresh(60);
+    const view = async (tx?: Tx): Promise<unknown[]> =>
+      Promise.all(QUERIES.map(async ([f, o]) => [f, await c.countDocuments(f, { tx }), (await c.find(f, { ...o, tx })).map((d) => d._id)]));
+    const committed = await view();
+    let inside: unknown[] = [];
+    const holder = await holdOpen(store, async (tx) => {
+      await c.insertMany([{ _id: 'new1', tenant: 't1', status: 'open', tags: ['red'], n: 3 }, { _id: 'new2', tenant: 't4', n: 9 }], { tx });
+      await c.updateMany({ tenant: 't1' }, { $set: { tenant: 't2', status: 'held' }, $push: { tags: 'tx' } }, { tx });
+      await c.updateOne({ _id: 'i020' }, { $set: { when: DAYS[4], n: 3, flag: false } }, { tx });
+      await c.deleteMany({ tags: 'blue' }, { tx });
+      await c.updateOne({ tenant: 't8' }, { $set: { n: 1 } }, { tx, upsert: true });
+      inside = await view(tx);
+    });
+    expect(await view()).toEqual(committed);
+    await holder.commit();
+    expect(await view()).toEqual(inside);
     await expectAllQueriesMatchScan(c);
   });
 

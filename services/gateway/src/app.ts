@@ -163,6 +163,8 @@ export interface RunningGateway {
 
 export async function startGateway(deps: GatewayDeps & { port?: number; host?: string }): Promise<RunningGateway> {
   const gateway = createGateway(deps);
+  // Collections (registered while the gateway was built) and their indexes exist before it listens.
+  await deps.store.init();
   const server = http.createServer(gateway.app);
   const host = deps.host ?? deps.config.GATEWAY_HOST;
   await new Promise<void>((resolve, reject) => {

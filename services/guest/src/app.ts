@@ -40,6 +40,7 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger });
   const subscriptions = await startConsumers({ store: deps.store, consumers, logger: deps.logger, profiles, messaging });
   return startService({
+    store: deps.store,
     name: 'guest',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,

@@ -30,6 +30,7 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
   await pmsSync.start();
   const handlerDeps = { store: deps.store, listings, outbox, activity, contentRelay: deps.contentRelay ?? pmsContentRelay(pmsAdapter) };
   return startService({
+    store: deps.store,
     name: 'listing',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,

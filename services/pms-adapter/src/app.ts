@@ -53,6 +53,7 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
   const listingUpstream = createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
   syncer.start(settings.syncIntervalMs ?? 0);
   return startService({
+    store: deps.store,
     name: 'pms-adapter',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,

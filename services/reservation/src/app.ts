@@ -47,6 +47,7 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
   const sync = await consumePmsSync(consumers, useCases);
 
   return startService({
+    store: deps.store,
     name: 'reservation',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,

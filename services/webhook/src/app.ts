@@ -109,6 +109,7 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
 
   const webhooks = new Webhooks({ store: deps.store, subscriptions, deliveries, cache, clock, resolve, policyOf, onQueued: wake });
   return startService({
+    store: deps.store,
     name: 'webhook',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,

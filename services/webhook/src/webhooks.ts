@@ -4,7 +4,7 @@
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { AppError, newId, sortableId, validationFailed, type DocumentStore, type PageWindow } from '@vrp/platform';
 import type { WebhookClock } from './clock';
-import { replayOrderKey, DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './domain/delivery';
+import { newDelivery, replayOrderKey, DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './domain/delivery';
 import { normalizeEventTypes } from './domain/event-types';
 import { MAX_DESCRIPTION_LENGTH, newSecret, rotation, rotationGrace, type SubscriptionView } from './domain/subscription';
 import type { KeyMode, TargetPolicy } from './domain/target';
@@ -126,23 +126,8 @@ export class Webhooks {
     }
     const now = this.deps.clock.now();
     const id = sortableId('whd');
-    const replay = await this.deps.deliveries.insertReplay({
-      ...original,
-      id,
-      orderKey: replayOrderKey(id),
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: now,
-      lastAttemptAt: null,
-      responseStatus: null,
-      responseBody: null,
-      responseTimeMs: null,
-      lastError: null,
-      createdAt: now,
-      completedAt: null,
-      droppedReason: null,
-      replayOf: original.replayOf ?? original.id,
-    });
+    const source = { id: original.eventId, workspaceId, type: original.eventType, listingId: original.listingId, orderKey: replayOrderKey(id) };
+    const replay = await this.deps.deliveries.insertReplay(newDelivery(id, original.subscriptionId, source, now, original.replayOf ?? original.id));
     this.deps.onQueued();
     return replay;
   }

@@ -1,2 +1,3 @@
 export * from './catalog';
 export * from './app-error';
+export * from './store-failures';

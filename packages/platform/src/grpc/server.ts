@@ -6,6 +6,7 @@ import { health } from '@vrp/contracts';
 import { acceptOrCreateRequestId, REQUEST_ID_METADATA, runWithContext } from '../context';
 import { AppError } from '../errors/app-error';
 import { appErrorToGrpc } from '../errors/grpc';
+import { storeFailureToAppError } from '../errors/store-failures';
 import type { Logger } from '../logging';
 import { grpcRequests } from '../metrics';
 
@@ -50,6 +51,14 @@ function wrapUnary(serviceName: string, method: string, handler: UnaryHandler<ne
           if (err instanceof AppError) {
             grpcRequests.observe({ service: serviceName, method, code: err.code }, Number(process.hrtime.bigint() - started) / 1e9);
             callback(appErrorToGrpc(err));
+            return;
+          }
+          // The store unavailable (timeout, unreachable, frozen) or contended past its retries: 503.
+          const storeFailure = storeFailureToAppError(err);
+          if (storeFailure) {
+            logger.warn({ err, method: `${serviceName}/${method}` }, 'store failure in gRPC handler');
+            grpcRequests.observe({ service: serviceName, method, code: storeFailure.code }, Number(process.hrtime.bigint() - started) / 1e9);
+            callback(appErrorToGrpc(storeFailure));
             return;
           }
           // Never hand a raw error to grpc-js: it would send any numeric `code` as the status.

@@ -5,6 +5,9 @@ import { Schema } from 'mongoose';
 import {
   DocumentValidationError,
   DuplicateKeyError,
+  isTransientStoreError,
+  TransactionAbortedError,
+  WriteConflictError,
   type Collection,
   type Doc,
   type DocumentStore,
@@ -58,6 +61,34 @@ export function uniqueName(prefix: string): string {
 }
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A promise and the function that resolves it (a gate a test opens when it chooses). */
+function signal(): { promise: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/**
+ * Opens a transaction, runs `write` in it and keeps it open: resolves once `write` is done, with
+ * `commit()` (lets the transaction end, resolves when it has committed).
+ */
+export async function holdOpen(store: DocumentStore, write: (tx: Tx) => Promise<unknown>): Promise<{ commit: () => Promise<void> }> {
+  const wrote = signal();
+  const release = signal();
+  const done = store.transaction(async (tx) => {
+    await write(tx);
+    wrote.open();
+    await release.promise;
+  });
+  await Promise.race([wrote.promise, done]);
+  return {
+    commit: async () => {
+      release.open();
+      await done;
+    },
+  };
+}
 
 async function expectRejects<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
   try {
@@ -467,5 +498,172 @@ export function describeStoreContract(
       const seen = (await log.find({ _id: { $ne: 'seed' } })).map((d) => d.count).sort();
       expect(seen).toEqual(Array.from({ length: runs }, (_, i) => i));
     }, testMs);
+
+    describe('transactions are as strict as MongoDB', () => {
+      const writeErrors: Array<[string, (c: Collection<Item>, tx: Tx) => Promise<unknown>, new (...args: never[]) => Error]> = [
+        ['a duplicate key', (c, tx) => c.insertOne({ _id: 'w2', name: 'dup', email: 'w@example.com' }, { tx }), DuplicateKeyError],
+        ['a validation failure', (c, tx) => c.updateOne({ _id: 'w0' }, { $set: { count: -1 } }, { tx }), DocumentValidationError],
+      ];
+      for (const [what, failingWrite, errorType] of writeErrors) {
+        it(`${what} inside a transaction aborts it: later operations and the commit fail, nothing is visible`, async () => {
+          const c = items();
+          await c.insertOne({ _id: 'w0', name: 'taken', email: 'w@example.com', count: 1 });
+          const caught: unknown[] = [];
+          let attempts = 0;
+          const outcome = theStore().transaction(async (tx) => {
+            attempts += 1;
+            await c.insertOne({ _id: 'w1', name: 'first' }, { tx });
+            await c.updateOne({ _id: 'w0' }, { $set: { name: 'changed' } }, { tx });
+            // Catching the error and going on is the mistake under test.
+            await failingWrite(c, tx).catch((err: unknown) => caught.push(err));
+            await c.insertOne({ _id: 'w3', name: 'after' }, { tx }).catch((err: unknown) => caught.push(err));
+            await c.findOne({ _id: 'w1' }, { tx }).catch((err: unknown) => caught.push(err));
+            return 'went on';
+          });
+          const failure = await expectRejects(outcome, TransactionAbortedError);
+          expect(failure.reason).toBeInstanceOf(errorType);
+          expect(isTransientStoreError(failure)).toBe(false); // not retried: it would fail the same way
+          expect(attempts).toBe(1);
+          expect(caught).toHaveLength(3);
+          expect(caught[0]).toBeInstanceOf(errorType);
+          expect(caught[1]).toBeInstanceOf(TransactionAbortedError);
+          expect(caught[2]).toBeInstanceOf(TransactionAbortedError);
+          expect(await c.find({})).toEqual([expect.objectContaining({ _id: 'w0', name: 'taken', count: 1 })]);
+        }, testMs);
+      }
+
+      it('two transactions writing the same document: the later one gets a transient WriteConflictError and is run again', async () => {
+        const c = items();
+        await c.insertOne({ _id: 'k', name: 'k', count: 0 });
+        const holder = await holdOpen(theStore(), (tx) => c.updateOne({ _id: 'k' }, { $inc: { count: 1 } }, { tx }));
+        const errors: unknown[] = [];
+        let committed: Promise<void> | undefined;
+        let attempts = 0;
+        const second = theStore().transaction(async (tx) => {
+          attempts += 1;
+          try {
+            await c.updateOne({ _id: 'k' }, { $inc: { count: 10 } }, { tx });
+          } catch (err) {
+            errors.push(err);
+            committed ??= holder.commit(); // the holder may commit now; this attempt is aborted
+            throw err;
+          }
+          return attempts;
+        });
+        expect(await second).toBeGreaterThanOrEqual(2);
+        expect(errors[0]).toBeInstanceOf(WriteConflictError);
+        expect(isTransientStoreError(errors[0])).toBe(true);
+        expect((await c.findOne({ _id: 'k' }))?.count).toBe(11);
+      }, testMs);
+
+      it('a document committed by another writer after a transaction began is a write conflict when the transaction writes it', async () => {
+        const c = items();
+        await c.insertOne({ _id: 's', name: 's', count: 0 });
+        const errors: unknown[] = [];
+        let attempts = 0;
+        await theStore().transaction(async (tx) => {
+          attempts += 1;
+          const seen = await c.findOne({ _id: 's' }, { tx }); // MongoDB takes the snapshot at the first operation
+          if (attempts === 1) await c.updateOne({ _id: 's' }, { $inc: { count: 100 } }); // committed meanwhile
+          try {
+            await c.updateOne({ _id: 's' }, { $set: { count: (seen?.count ?? 0) + 1 } }, { tx });
+          } catch (err) {
+            errors.push(err);
+            throw err;
+          }
+        });
+        expect(attempts).toBe(2);
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toBeInstanceOf(WriteConflictError);
+        expect((await c.findOne({ _id: 's' }))?.count).toBe(101); // no lost update
+      }, testMs);
+
+      it('inserting a unique key an open transaction holds is a write conflict; after it commits, a duplicate key', async () => {
+        const c = items();
+        const holder = await holdOpen(theStore(), (tx) => c.insertOne({ _id: 'h1', name: 'holder', email: 'h@example.com' }, { tx }));
+        const errors: unknown[] = [];
+        let committed: Promise<void> | undefined;
+        const second = theStore().transaction(async (tx) => {
+          try {
+            await c.insertOne({ _id: 'h2', name: 'second', email: 'h@example.com' }, { tx });
+          } catch (err) {
+            errors.push(err);
+            committed ??= holder.commit();
+            throw err;
+          }
+        });
+        await expectRejects(second, DuplicateKeyError);
+        await committed;
+        expect(errors[0]).toBeInstanceOf(WriteConflictError);
+        expect(errors.at(-1)).toBeInstanceOf(DuplicateKeyError);
+        expect(idsOf(await c.find({}))).toEqual(['h1']);
+      }, testMs);
+
+      it('insert-if-new as an upsert with $setOnInsert: of two concurrent transactions one inserts, the other is run again and finds it', async () => {
+        const c = items();
+        const holder = await holdOpen(theStore(), (tx) => c.updateOne({ _id: 'once' }, { $setOnInsert: { name: 'first' } }, { tx, upsert: true }));
+        const upserted: Array<string | null> = [];
+        const errors: unknown[] = [];
+        let committed: Promise<void> | undefined;
+        await theStore().transaction(async (tx) => {
+          try {
+            const r = await c.updateOne({ _id: 'once' }, { $setOnInsert: { name: 'second' } }, { tx, upsert: true });
+            upserted.push(r.upsertedId);
+          } catch (err) {
+            errors.push(err);
+            committed ??= holder.commit();
+            throw err;
+          }
+        });
+        await committed;
+        expect(errors[0]).toBeInstanceOf(WriteConflictError);
+        expect(upserted).toEqual([null]); // the retry found the document: nothing inserted twice
+        expect(await c.find({})).toEqual([expect.objectContaining({ _id: 'once', name: 'first' })]);
+      }, testMs);
+
+      it('nothing a transaction writes is visible outside it before it commits', async () => {
+        const c = items();
+        await c.insertMany([
+          { _id: 'v1', name: 'a', tenant: 't', count: 1 },
+          { _id: 'v2', name: 'b', tenant: 't', count: 2 },
+          { _id: 'v3', name: 'c', tenant: 't', count: 3 },
+        ]);
+        const holder = await holdOpen(theStore(), async (tx) => {
+          await c.updateOne({ _id: 'v1' }, { $set: { count: 10 } }, { tx });
+          await c.deleteOne({ _id: 'v2' }, { tx });
+          await c.insertOne({ _id: 'v4', name: 'd', tenant: 't', count: 4 }, { tx });
+          await c.updateOne({ _id: 'v3' }, { $set: { tenant: 'u' } }, { tx });
+          // Its own reads see its writes.
+          expect(idsOf(await c.find({ tenant: 't' }, { sort: { count: -1 }, tx }))).toEqual(['v1', 'v4']);
+        });
+        expect(await c.findOne({ _id: 'v1' })).toMatchObject({ count: 1 });
+        expect(await c.findOne({ _id: 'v2' })).toMatchObject({ count: 2 });
+        expect(await c.findOne({ _id: 'v4' })).toBeNull();
+        expect(idsOf(await c.find({ tenant: 't' }, { sort: { count: -1 } }))).toEqual(['v3', 'v2', 'v1']);
+        expect(idsOf(await c.find({ tenant: 't' }, { sort: { count: -1 }, skip: 1, limit: 1 }))).toEqual(['v2']);
+        expect(idsOf(await c.find({ count: { $gte: 4 } }))).toEqual([]);
+        expect(await c.countDocuments({ tenant: 't' })).toBe(3);
+        expect(await c.countDocuments({ tenant: 'u' })).toBe(0);
+        await holder.commit();
+        expect(idsOf(await c.find({ tenant: 't' }, { sort: { count: -1 } }))).toEqual(['v1', 'v4']);
+        expect(await c.countDocuments({ tenant: 'u' })).toBe(1);
+      }, testMs);
+
+      it('a lone write to a document an open transaction holds waits for the transaction to end', async () => {
+        const c = items();
+        await c.insertOne({ _id: 'l', name: 'l', count: 0 });
+        const holder = await holdOpen(theStore(), (tx) => c.updateOne({ _id: 'l' }, { $inc: { count: 1 } }, { tx }));
+        let settled = false;
+        const lone = c.updateOne({ _id: 'l' }, { $inc: { count: 10 } }).finally(() => {
+          settled = true;
+        });
+        // Round trips to the store while the transaction is open: the lone write is still waiting.
+        for (let i = 0; i < 3; i++) expect((await c.findOne({ _id: 'l' }))?.count).toBe(0);
+        expect(settled).toBe(false);
+        await holder.commit();
+        expect(await lone).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedId: null });
+        expect((await c.findOne({ _id: 'l' }))?.count).toBe(11);
+      }, testMs);
+    });
   });
 }

@@ -16,6 +16,10 @@ import { Context, Query, update as applyModifierFull } from 'mingo';
 import {
   DocumentValidationError,
   DuplicateKeyError,
+  isTransientStoreError,
+  StoreUnavailableError,
+  TransactionAbortedError,
+  WriteConflictError,
   type Collection,
   type CollectionSpec,
   type Doc,
@@ -34,11 +38,15 @@ import { compileFastTerm } from './fast-match';
 import { compareValues, orderedIndexes, rangeTerms, sortKey, type Entry, type OrderedIndex, type Slot } from './ordered-index';
 import {
   deepClone,
+  DEFAULT_STORE_TIMEOUT_MS,
   isPlainObject,
   normalizeUpdate,
   prepareSchema,
   scalarKey,
+  settleWithin,
+  sleep,
   timestampFields,
+  transactionBackoffMs,
   upsertSeedFields,
   validationFields,
 } from './shared';
@@ -209,34 +217,59 @@ function applyModifier(obj: AnyObject, modifier: AnyObject, condition?: Filter):
   return applyModifierLean(obj, modifier, undefined, condition, options);
 }
 
+/** One in-place change: the version it replaced (undefined: the document did not exist). */
 interface UndoEntry {
   coll: MemoryCollection<Doc>;
   id: string;
   prev: Doc | undefined;
+  /** Commit number of `prev`. */
+  prevVersion: number;
 }
 
+/**
+ * A transaction. Its writes are made in place at once and journaled; every document it writes is
+ * "dirty" (owned by it) until it ends, which makes the document a conflict for every other writer
+ * and makes every other reader see the journaled pre-image instead.
+ */
 interface MemoryTx extends Tx {
   readonly journal: UndoEntry[];
-  active: boolean;
+  state: 'active' | 'aborted' | 'ended';
+  /** The error that aborted it (state 'aborted'). */
+  abortReason: unknown;
+  /** The store's commit number when it began: a document committed after that is a conflict. */
+  readonly snapshot: number;
+  /** Documents it made dirty, to release at the end. */
+  readonly touched: Array<{ coll: MemoryCollection<Doc>; id: string }>;
+  /** Unique keys of the pre-images of its dirty documents, held until it ends. */
+  readonly reserved: Array<{ index: UniqueIndex; key: string }>;
+  /** Resolves when it ends (commit or abort): what waiting writers wait for. */
+  readonly ended: Promise<void>;
+  readonly end: () => void;
 }
 
-/** FIFO lock; `holder` tells which async context (a transaction) currently owns it. */
-class AsyncLock {
-  private tail: Promise<void> = Promise.resolve();
-  holder: object | null = null;
+/** A document written in place by an open transaction, and what others see instead. */
+interface DirtyEntry {
+  tx: MemoryTx;
+  /** The last committed version (undefined: the transaction inserted it). */
+  pre: Doc | undefined;
+  preSeq: number;
+  preVersion: number;
+}
 
-  async run<R>(owner: object, fn: () => Promise<R> | R): Promise<R> {
-    const prev = this.tail;
-    let release: () => void = () => undefined;
-    this.tail = new Promise<void>((resolve) => (release = resolve));
-    await prev;
-    this.holder = owner;
-    try {
-      return await fn();
-    } finally {
-      this.holder = null;
-      release();
-    }
+/** Who writes: a transaction, or a lone operation with its own journal (undone when it must wait). */
+interface Writer {
+  tx: MemoryTx | undefined;
+  journal: UndoEntry[];
+}
+
+/** A lone write met a document or key an open transaction holds: it waits for that transaction. */
+class Blocked extends Error {
+  constructor(
+    readonly holder: MemoryTx,
+    readonly collection: string,
+    readonly detail: string,
+  ) {
+    super(`${collection}: ${detail} is held by an open transaction`);
   }
 }
 
@@ -247,6 +280,8 @@ interface UniqueIndex {
   partial: Matcher | null;
   /** index key -> _id of the document holding it */
   owners: Map<string, string>;
+  /** index key -> open transaction whose dirty document held it when last committed */
+  reserved: Map<string, MemoryTx>;
 }
 
 // Not a general BSON encoder: only needs equal values to map to equal strings, as a unique index does.
@@ -319,6 +354,7 @@ function uniqueIndexes(schema: Schema): UniqueIndex[] {
       sparse: opts.sparse === true,
       partial: partialMatcher,
       owners: new Map(),
+      reserved: new Map(),
     });
   }
   return out;
@@ -658,6 +694,8 @@ interface UpdateOutcome {
 class MemoryCollection<T extends Doc> implements Collection<T> {
   /** _id -> slot; the Map's iteration order is the natural order (ascending seq). */
   private readonly docs = new Map<string, Slot>();
+  /** Documents written in place by open transactions (empty most of the time). */
+  readonly dirty = new Map<string, DirtyEntry>();
   private nextSeq = 0;
   private readonly uniques: UniqueIndex[];
   private readonly equalities: EqualityIndex[];
@@ -679,7 +717,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.timestamps = timestampFields(prepared);
   }
 
-  // ---- reads (no lock: they see the latest state, like a non-transactional read) ----
+  // ---- reads: the last committed state, plus the reader's own uncommitted writes ----
 
   async findOne(filter: Filter, opts: FindOptions & WriteOptions = {}): Promise<T | null> {
     const [first] = await this.find(filter, { ...opts, limit: 1 });
@@ -687,8 +725,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, opts: FindOptions & WriteOptions = {}): Promise<T[]> {
-    this.store.checkTx(opts.tx);
-    const page = this.select(filter, opts.sort, opts.skip ?? 0, opts.limit ?? 0);
+    const reader = this.store.answering() ? this.store.checkTx(opts.tx) : await this.store.reader(opts.tx);
+    const page = this.select(filter, opts.sort, opts.skip ?? 0, opts.limit ?? 0, reader);
     let docs = page.map((slot) => slot.doc);
     const projected = opts.projection ? Object.keys(opts.projection) : [];
     if (opts.projection && projected.length > 0) {
@@ -702,75 +740,127 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async countDocuments(filter: Filter, opts: WriteOptions = {}): Promise<number> {
-    this.store.checkTx(opts.tx);
+    const reader = this.store.answering() ? this.store.checkTx(opts.tx) : await this.store.reader(opts.tx);
     const match = this.store.queries.matcher(filter);
     let n = 0;
     const { best, exact } = this.plan(filter, undefined, 0, true);
-    if (exact) return exact.length;
-    for (const slot of best.slots) if (match(slot.doc)) n++;
+    if (exact) n = exact.length;
+    else for (const slot of best.slots) if (match(slot.doc)) n++;
+    // Documents of other open transactions count as their committed versions.
+    const others = this.othersDirty(reader);
+    if (others) {
+      for (const [id, entry] of others) {
+        const current = this.docs.get(id);
+        if (current && match(current.doc)) n--;
+        if (entry.pre && match(entry.pre)) n++;
+      }
+    }
     return n;
   }
 
   // ---- writes ----
 
   insertOne(doc: T, opts: WriteOptions = {}): Promise<T> {
-    return this.store.write(opts.tx, (journal) => {
+    return this.store.write(opts.tx, (w) => {
       const next = this.cast(this.stamp(doc, true));
-      this.checkInsert(next);
-      this.commit(next._id, undefined, next, journal);
+      this.checkInsert(next, w);
+      this.commit(next._id, undefined, next, w);
       return deepClone(next) as T;
     });
   }
 
   insertMany(docs: T[], opts: WriteOptions = {}): Promise<T[]> {
-    return this.store.write(opts.tx, (journal) => {
+    return this.store.write(opts.tx, (w) => {
       // Like an ordered insertMany: nothing is written if any document is invalid, and a
       // duplicate stops the batch with the earlier documents inserted.
       const prepared = docs.map((d) => this.cast(this.stamp(d, true)));
       for (const next of prepared) {
-        this.checkInsert(next);
-        this.commit(next._id, undefined, next, journal);
+        this.checkInsert(next, w);
+        this.commit(next._id, undefined, next, w);
       }
       return prepared.map((d) => deepClone(d) as T);
     });
   }
 
   async updateOne(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
-    const r = await this.store.write(opts.tx, (journal) =>
-      this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true }, journal),
-    );
+    const r = await this.store.write(opts.tx, (w) => this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true }, w));
     return { matchedCount: r.matchedCount, modifiedCount: r.modifiedCount, upsertedId: r.upsertedId };
   }
 
   async updateMany(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
-    const r = await this.store.write(opts.tx, (journal) =>
-      this.runUpdate(filter, update, { many: true, upsert: opts.upsert === true }, journal),
-    );
+    const r = await this.store.write(opts.tx, (w) => this.runUpdate(filter, update, { many: true, upsert: opts.upsert === true }, w));
     return { matchedCount: r.matchedCount, modifiedCount: r.modifiedCount, upsertedId: r.upsertedId };
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, opts: FindOneAndUpdateOptions = {}): Promise<T | null> {
-    const r = await this.store.write(opts.tx, (journal) =>
-      this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true, sort: opts.sort }, journal),
+    const r = await this.store.write(opts.tx, (w) =>
+      this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true, sort: opts.sort }, w),
     );
     const doc = opts.returnDocument === 'before' ? r.before : r.after;
     return doc ? (deepClone(doc) as T) : null;
   }
 
   deleteOne(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
-    return this.store.write(opts.tx, (journal) => this.runDelete(filter, 1, journal));
+    return this.store.write(opts.tx, (w) => this.runDelete(filter, 1, w));
   }
 
   deleteMany(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
-    return this.store.write(opts.tx, (journal) => this.runDelete(filter, 0, journal));
+    return this.store.write(opts.tx, (w) => this.runDelete(filter, 0, w));
   }
 
   /** Puts back a journaled version; the state it restores was consistent, so no checks. */
-  restore(id: string, prev: Doc | undefined): void {
-    this.commit(id, this.docs.get(id)?.doc, prev, undefined);
+  restore(entry: UndoEntry): void {
+    this.commit(entry.id, this.docs.get(entry.id)?.doc, entry.prev, undefined);
+    const slot = this.docs.get(entry.id);
+    if (slot) slot.version = entry.prevVersion;
   }
 
-  // ---- internals (all synchronous: a write is atomic once it holds the lock) ----
+  /** Marks the current versions of documents as committed under commit number `version`. */
+  stampCommitted(id: string, version: number): void {
+    const slot = this.docs.get(id);
+    if (slot) slot.version = version;
+  }
+
+  /** Releases a document a transaction made dirty (at its commit or after its rollback). */
+  release(id: string, tx: MemoryTx): void {
+    if (this.dirty.get(id)?.tx === tx) this.dirty.delete(id);
+  }
+
+  // ---- internals (all synchronous: a write is atomic between two awaits) ----
+
+  /** Documents dirty in open transactions other than the reader's, or null when there are none. */
+  private othersDirty(reader: MemoryTx | undefined): Map<string, DirtyEntry> | null {
+    if (this.dirty.size === 0) return null;
+    let others: Map<string, DirtyEntry> | null = null;
+    for (const [id, entry] of this.dirty) {
+      if (entry.tx === reader) continue;
+      others ??= new Map();
+      others.set(id, entry);
+    }
+    return others;
+  }
+
+  /**
+   * What `reader` sees: the page of matches where documents dirty in other open transactions
+   * count as their pre-images. Without such documents (the common case) it is selectRaw itself;
+   * otherwise the page is read wider by their number, they are swapped for their matching
+   * pre-images, and the result is sorted and paged again.
+   */
+  private select(filter: Filter, sort: Sort | undefined, skip: number, limit: number, reader: MemoryTx | undefined): Slot[] {
+    const others = this.othersDirty(reader);
+    if (!others) return this.selectRaw(filter, sort, skip, limit);
+    skip = Math.max(0, skip);
+    limit = Math.max(0, limit);
+    const wide = this.selectRaw(filter, sort, 0, limit > 0 ? skip + limit + others.size : 0);
+    const match = this.store.queries.matcher(filter);
+    const seen: Slot[] = wide.filter((slot) => !others.has(slot.doc._id));
+    for (const entry of others.values()) {
+      if (entry.pre && match(entry.pre)) seen.push({ doc: entry.pre, seq: entry.preSeq, version: entry.preVersion });
+    }
+    if (sort !== undefined && Object.keys(sort).length > 0) return sortedPage(seen, sort, skip, limit);
+    seen.sort(bySeq);
+    return skip > 0 || limit > 0 ? seen.slice(skip, limit > 0 ? skip + limit : undefined) : seen;
+  }
 
   /**
    * The documents that can match, in no particular order, or null for "scan them all": the `_id`
@@ -852,7 +942,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * The matching documents at [skip, skip + limit) (limit 0: all), in `sort` order, else in
    * natural order. Nothing is copied.
    */
-  private select(filter: Filter, sort: Sort | undefined, skip: number, limit: number): Slot[] {
+  private selectRaw(filter: Filter, sort: Sort | undefined, skip: number, limit: number): Slot[] {
     const match = this.store.queries.matcher(filter);
     const sorted = sort !== undefined && Object.keys(sort).length > 0;
     skip = Math.max(0, skip);
@@ -925,52 +1015,95 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return out;
   }
 
-  private checkInsert(next: Doc): void {
-    if (this.docs.has(next._id)) throw new DuplicateKeyError(this.name, { _id: 1 });
-    this.checkUnique(next._id, next);
-  }
-
-  private checkUnique(id: string, next: Doc): void {
-    for (const index of this.uniques) {
-      for (const key of indexKeys(index, next)) {
-        const owner = index.owners.get(key);
-        if (owner !== undefined && owner !== id) throw new DuplicateKeyError(this.name, index.keyPattern);
+  /**
+   * May `w` write the document `id`? Not while another open transaction holds it (a conflict
+   * for a transaction, a wait for a lone write), nor, for a transaction, when its committed
+   * version is newer than the transaction's snapshot.
+   */
+  private checkWritable(id: string, w: Writer, what = `document ${JSON.stringify(id)}`): void {
+    const entry = this.dirty.get(id);
+    if (entry && entry.tx !== w.tx) throw new Blocked(entry.tx, this.name, what);
+    if (!entry && w.tx) {
+      const slot = this.docs.get(id);
+      if (slot && slot.version > w.tx.snapshot) {
+        throw new WriteConflictError(this.name, `${what} was committed by another writer after this transaction began`);
       }
     }
   }
 
-  /** The single place state changes: map, unique and equality indexes, and the undo journal. */
-  private commit(id: string, prev: Doc | undefined, next: Doc | undefined, journal: UndoEntry[] | undefined): void {
+  private checkInsert(next: Doc, w: Writer): void {
+    this.checkWritable(next._id, w);
+    if (this.docs.has(next._id)) throw new DuplicateKeyError(this.name, { _id: 1 });
+    this.checkUnique(next._id, next, w);
+  }
+
+  private checkUnique(id: string, next: Doc, w: Writer): void {
+    for (const index of this.uniques) {
+      for (const key of indexKeys(index, next)) {
+        const owner = index.owners.get(key);
+        if (owner !== undefined && owner !== id) {
+          this.checkWritable(owner, w, `a key of unique index ${JSON.stringify(index.keyPattern)}`);
+          throw new DuplicateKeyError(this.name, index.keyPattern);
+        }
+        // A key the committed version of another transaction's document holds is still taken.
+        const holder = index.reserved.get(key);
+        if (holder !== undefined && holder !== w.tx && holder.state === 'active') {
+          throw new Blocked(holder, this.name, `a key of unique index ${JSON.stringify(index.keyPattern)}`);
+        }
+      }
+    }
+  }
+
+  /** The single place state changes: map, unique and equality indexes, dirty marks, journals. */
+  private commit(id: string, prev: Doc | undefined, next: Doc | undefined, w: Writer | undefined): void {
+    const before = this.docs.get(id);
+    if (w) {
+      w.journal.push({ coll: this as unknown as MemoryCollection<Doc>, id, prev, prevVersion: before?.version ?? 0 });
+      if (w.tx && !this.dirty.has(id)) this.markDirty(id, prev, before, w.tx);
+    }
     for (const index of this.uniques) {
       if (prev) for (const key of indexKeys(index, prev)) if (index.owners.get(key) === id) index.owners.delete(key);
       if (next) for (const key of indexKeys(index, next)) index.owners.set(key, id);
     }
     // An update keeps the document's slot, so its place in the natural order; an insert, or a
     // rollback putting a deleted document back, goes last (as a Map re-insertion would).
-    let slot = this.docs.get(id);
+    let slot = before;
     if (!slot && next) {
-      slot = { doc: next, seq: this.nextSeq++ };
+      slot = { doc: next, seq: this.nextSeq++, version: 0 };
       this.docs.set(id, slot);
     }
     if (slot) for (const index of this.equalities) index.update(slot, prev, next);
     if (slot) for (const index of this.ordered) index.update(slot, prev, next);
     if (slot && next) slot.doc = next;
     else this.docs.delete(id);
-    journal?.push({ coll: this as unknown as MemoryCollection<Doc>, id, prev });
+  }
+
+  /** First write of a transaction to a document: others now see `prev`, and its keys stay taken. */
+  private markDirty(id: string, prev: Doc | undefined, slot: Slot | undefined, tx: MemoryTx): void {
+    this.dirty.set(id, { tx, pre: prev, preSeq: slot?.seq ?? -1, preVersion: slot?.version ?? 0 });
+    tx.touched.push({ coll: this as unknown as MemoryCollection<Doc>, id });
+    if (!prev) return;
+    for (const index of this.uniques) {
+      for (const key of indexKeys(index, prev)) {
+        index.reserved.set(key, tx);
+        tx.reserved.push({ index, key });
+      }
+    }
   }
 
   private runUpdate(
     filter: Filter,
     update: Update,
     o: { many: boolean; upsert: boolean; sort?: Record<string, 1 | -1> },
-    journal: UndoEntry[] | undefined,
+    w: Writer,
   ): UpdateOutcome {
     const { $setOnInsert, ...modifier } = normalizeUpdate(update);
     const { updatedAt } = this.timestamps;
     if (updatedAt && !Object.values(modifier).some((fields) => updatedAt in fields)) {
       modifier.$set = { ...modifier.$set, [updatedAt]: new Date() };
     }
-    const targets = this.select(filter, o.sort, 0, o.many ? 0 : 1).map((slot) => slot.doc);
+    const targets = this.select(filter, o.sort, 0, o.many ? 0 : 1, w.tx).map((slot) => slot.doc);
+    for (const target of targets) this.checkWritable(target._id, w); // before anything is written
 
     if (targets.length === 0) {
       if (!o.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null, before: null, after: null };
@@ -986,8 +1119,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       seed._id = filterId ?? setId ?? insertId ?? randomUUID(); // the mongo engine also picks a string
       // Like mongoose's upsert: defaults applied, validators only on the update's own paths.
       const next = this.cast(this.stamp(seed, true), validatedPaths({ ...modifier, $setOnInsert: $setOnInsert ?? {} }));
-      this.checkInsert(next);
-      this.commit(next._id, undefined, next, journal);
+      this.checkInsert(next, w);
+      this.commit(next._id, undefined, next, w);
       return { matchedCount: 0, modifiedCount: 0, upsertedId: next._id, before: null, after: next };
     }
 
@@ -1004,8 +1137,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       if (changed.length > 0) {
         if (working._id !== target._id) throw new Error(`${this.name}: the _id field is immutable`);
         next = this.cast(working, paths);
-        this.checkUnique(target._id, next);
-        this.commit(target._id, target, next, journal);
+        this.checkUnique(target._id, next, w);
+        this.commit(target._id, target, next, w);
         modifiedCount++;
       }
       before ??= target;
@@ -1014,24 +1147,57 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return { matchedCount: targets.length, modifiedCount, upsertedId: null, before, after };
   }
 
-  private runDelete(filter: Filter, limit: number, journal: UndoEntry[] | undefined): { deletedCount: number } {
-    const targets = this.select(filter, undefined, 0, limit);
-    for (const target of targets) this.commit(target.doc._id, target.doc, undefined, journal);
+  private runDelete(filter: Filter, limit: number, w: Writer): { deletedCount: number } {
+    const targets = this.select(filter, undefined, 0, limit, w.tx);
+    for (const target of targets) this.checkWritable(target.doc._id, w);
+    for (const target of targets) this.commit(target.doc._id, target.doc, undefined, w);
     return { deletedCount: targets.length };
   }
 }
 
-class MemoryStore implements DocumentStore {
+export interface MemoryStoreOptions {
+  /**
+   * Time limit of every wait, as STORE_TIMEOUT_MS on MongoDB: a lone write waiting for a
+   * transaction, any call while frozen, and the retries of a transaction. Default 2000 ms.
+   */
+  timeoutMs?: number;
+}
+
+/** The embedded engine, with its test-only fault hook. */
+export interface MemoryDocumentStore extends DocumentStore {
+  readonly engine: 'memory';
+  /**
+   * Test fault: from now on every call hangs, as against a frozen database, and fails with
+   * StoreUnavailableError after the time limit; ready() is false. Calls waiting when thaw() is
+   * called go on normally.
+   */
+  freeze(): void;
+  thaw(): void;
+}
+
+/** Resolves when `promise` does or after `ms` (whichever first), true when the promise won. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return (await settleWithin(promise, ms)) !== null;
+}
+
+class MemoryStore implements MemoryDocumentStore {
   readonly engine = 'memory' as const;
   /** Compiled filters, reused across calls and collections of this store. */
   readonly queries = new QueryCache(2048);
   private readonly base = new mongoose.Mongoose();
   private readonly collections = new Map<string, MemoryCollection<Doc>>();
-  private readonly lock = new AsyncLock();
-  /** Which transaction (if any) the current async context runs inside. */
-  private readonly context = new AsyncLocalStorage<object>();
+  /** Which transaction (if any) the current async context runs inside (to refuse nesting). */
+  private readonly context = new AsyncLocalStorage<MemoryTx>();
   private readonly txs = new WeakSet<MemoryTx>();
+  /** Commit number of the last commit (lone writes and transactions alike). */
+  private clock = 0;
   private closed = false;
+  private frozen: { thawed: Promise<void>; thaw: () => void } | null = null;
+  readonly timeoutMs: number;
+
+  constructor(opts: MemoryStoreOptions = {}) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+  }
 
   collection<T extends Doc>(spec: CollectionSpec): Collection<T> {
     let coll = this.collections.get(spec.name);
@@ -1042,64 +1208,173 @@ class MemoryStore implements DocumentStore {
     return coll as unknown as Collection<T>;
   }
 
+  /** Collections and their indexes exist from registration on; init only checks the store answers. */
+  async init(): Promise<void> {
+    await this.gate(Date.now() + this.timeoutMs);
+  }
+
   async transaction<R>(work: (tx: Tx) => Promise<R>): Promise<R> {
-    if (this.insideLockHolder()) throw new Error('memory store: nested transactions are not supported');
-    const owner = {};
-    return this.lock.run(owner, () =>
-      this.context.run(owner, async () => {
-        const tx: MemoryTx = { id: randomUUID(), journal: [], active: true };
-        this.txs.add(tx);
-        try {
-          return await work(tx);
-        } catch (err) {
-          for (let i = tx.journal.length - 1; i >= 0; i--) {
-            const entry = tx.journal[i];
-            if (entry) entry.coll.restore(entry.id, entry.prev);
-          }
-          throw err;
-        } finally {
-          tx.active = false;
-        }
-      }),
-    );
+    if (this.context.getStore()?.state === 'active') throw new Error('memory store: nested transactions are not supported');
+    const deadline = Date.now() + this.timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      await this.gate(deadline);
+      const tx = this.begin();
+      try {
+        const result = await this.context.run(tx, () => work(tx));
+        if (tx.state === 'aborted') throw new TransactionAbortedError(tx.abortReason);
+        await this.gate(deadline); // the commit waits for a frozen store too
+        this.finish(tx, true);
+        return result;
+      } catch (err) {
+        if (tx.state === 'active') this.abort(tx, err);
+        const transient = isTransientStoreError(err) || isTransientStoreError(tx.abortReason);
+        const pause = transactionBackoffMs(attempt);
+        if (!transient || Date.now() + pause >= deadline) throw err;
+        await sleep(pause);
+      }
+    }
   }
 
   async ready(): Promise<boolean> {
-    return !this.closed;
+    return !this.closed && !this.frozen;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.thaw(); // waiting calls fail as closed instead of hanging
+  }
+
+  freeze(): void {
+    if (this.frozen) return;
+    let thaw: () => void = () => undefined;
+    const thawed = new Promise<void>((resolve) => (thaw = resolve));
+    this.frozen = { thawed, thaw };
+  }
+
+  thaw(): void {
+    const frozen = this.frozen;
+    this.frozen = null;
+    frozen?.thaw();
+  }
+
+  /** Waits while frozen, up to the deadline; fails when closed or still frozen then. */
+  private async gate(deadline: number): Promise<void> {
+    if (this.frozen) await within(this.frozen.thawed, deadline - Date.now());
+    if (this.closed) throw new StoreUnavailableError('memory store: closed');
+    if (this.frozen) throw new StoreUnavailableError(`memory store: no answer within ${this.timeoutMs} ms (frozen)`);
+  }
+
+  private begin(): MemoryTx {
+    let end: () => void = () => undefined;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const tx: MemoryTx = {
+      id: randomUUID(),
+      journal: [],
+      state: 'active',
+      abortReason: undefined,
+      snapshot: this.clock,
+      touched: [],
+      reserved: [],
+      ended,
+      end,
+    };
+    this.txs.add(tx);
+    return tx;
+  }
+
+  /** Rolls a transaction back at once (its documents are free for others) and remembers why. */
+  private abort(tx: MemoryTx, reason: unknown): void {
+    for (let i = tx.journal.length - 1; i >= 0; i--) {
+      const entry = tx.journal[i];
+      if (entry) entry.coll.restore(entry);
+    }
+    tx.abortReason = reason;
+    this.finish(tx, false);
+  }
+
+  /** Ends a transaction: committed versions get a commit number; dirty marks and keys are released. */
+  private finish(tx: MemoryTx, committed: boolean): void {
+    const version = committed ? ++this.clock : 0;
+    for (const { coll, id } of tx.touched) {
+      if (committed) coll.stampCommitted(id, version);
+      coll.release(id, tx);
+    }
+    for (const { index, key } of tx.reserved) if (index.reserved.get(key) === tx) index.reserved.delete(key);
+    tx.journal.length = 0;
+    tx.state = committed ? 'ended' : 'aborted';
+    tx.end();
+  }
+
+  /** Neither frozen nor closed: a read can run at once (no await on the common path). */
+  answering(): boolean {
+    return !this.frozen && !this.closed;
   }
 
   checkTx(tx: Tx | undefined): MemoryTx | undefined {
     if (tx === undefined) return undefined;
     if (!this.txs.has(tx as MemoryTx)) throw new Error('memory store: tx does not belong to this store');
     const memTx = tx as MemoryTx;
-    if (!memTx.active) throw new Error('memory store: transaction is no longer active');
+    if (memTx.state === 'aborted') throw new TransactionAbortedError(memTx.abortReason);
+    if (memTx.state !== 'active') throw new Error('memory store: transaction is no longer active');
     return memTx;
   }
 
-  /**
-   * Runs a synchronous write. With a tx the transaction already holds the lock, so it runs at
-   * once and is journaled. Without one it queues for the lock — unless this async context is
-   * the transaction holding it (a write that forgot its tx), which would otherwise deadlock; it
-   * then runs outside the transaction, as on MongoDB.
-   */
-  async write<R>(tx: Tx | undefined, fn: (journal: UndoEntry[] | undefined) => R): Promise<R> {
-    if (this.closed) throw new Error('memory store: closed');
-    const memTx = this.checkTx(tx);
-    if (memTx) return fn(memTx.journal);
-    if (this.insideLockHolder()) return fn(undefined);
-    return this.lock.run({}, () => fn(undefined));
+  /** The transaction a read runs in (checked), after waiting out a freeze. */
+  async reader(tx: Tx | undefined): Promise<MemoryTx | undefined> {
+    await this.gate(Date.now() + this.timeoutMs);
+    return this.checkTx(tx);
   }
 
-  private insideLockHolder(): boolean {
-    const current = this.context.getStore();
-    return current !== undefined && current === this.lock.holder;
+  /**
+   * Runs a synchronous write. In a transaction it runs at once; any error aborts the
+   * transaction (a conflict with another open transaction is a WriteConflictError). A lone write
+   * that meets a document or key an open transaction holds undoes what it did, waits for that
+   * transaction to end (up to the time limit) and runs again, as MongoDB does; it gets its
+   * commit number when it succeeds (or stops part way, as an ordered insertMany does).
+   */
+  async write<R>(tx: Tx | undefined, fn: (w: Writer) => R): Promise<R> {
+    const deadline = Date.now() + this.timeoutMs;
+    await this.gate(deadline);
+    const memTx = this.checkTx(tx);
+    if (memTx) {
+      try {
+        return fn({ tx: memTx, journal: memTx.journal });
+      } catch (err) {
+        const reason = err instanceof Blocked ? new WriteConflictError(err.collection, `${err.detail} is written by another open transaction`) : err;
+        this.abort(memTx, reason);
+        throw reason;
+      }
+    }
+    for (;;) {
+      const w: Writer = { tx: undefined, journal: [] };
+      try {
+        const result = fn(w);
+        this.stampLone(w);
+        return result;
+      } catch (err) {
+        if (!(err instanceof Blocked)) {
+          this.stampLone(w);
+          throw err;
+        }
+        for (let i = w.journal.length - 1; i >= 0; i--) {
+          const entry = w.journal[i];
+          if (entry) entry.coll.restore(entry);
+        }
+        if (!(await within(err.holder.ended, deadline - Date.now()))) {
+          throw new StoreUnavailableError(`memory store: ${err.message}; no answer within ${this.timeoutMs} ms`);
+        }
+        await this.gate(deadline);
+      }
+    }
+  }
+
+  private stampLone(w: Writer): void {
+    if (w.journal.length === 0) return;
+    const version = ++this.clock;
+    for (const { coll, id } of w.journal) coll.stampCommitted(id, version);
   }
 }
 
-export function createMemoryStore(): DocumentStore {
-  return new MemoryStore();
+export function createMemoryStore(opts: MemoryStoreOptions = {}): MemoryDocumentStore {
+  return new MemoryStore(opts);
 }

@@ -20,10 +20,14 @@ import { scalarKey } from './shared';
 const { compare: mingoCompare, resolve: mingoResolve } = require('mingo/util') as typeof import('mingo/types/util');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-/** A stored document and its place in the natural (insertion) order. */
+/**
+ * A stored document, its place in the natural (insertion) order, and the store's commit number
+ * of its last committed version (the memory engine's snapshot rule reads it).
+ */
 export interface Slot {
   doc: Doc;
   readonly seq: number;
+  version: number;
 }
 
 /** The value a sort reads at `field`, as mingo's $sort resolves it. */

@@ -65,14 +65,24 @@ export interface Collection<T extends Doc = Doc> {
 
 export interface DocumentStore {
   readonly engine: 'memory' | 'mongo';
-  /** Registers (once) and returns a collection; creates its indexes on the mongo engine. */
+  /** Registers (once) and returns a collection. Its indexes are created by init(). */
   collection<T extends Doc>(spec: CollectionSpec): Collection<T>;
   /**
-   * Runs `work` in a transaction. Mongo: a session transaction (replica set required),
-   * retried on TransientTransactionError. Memory: writes are serialized and undone on throw.
+   * Creates every registered collection and its indexes (idempotent). Services register their
+   * collections while they are built and await this before they report ready; a collection
+   * registered later is prepared at its first operation.
+   */
+  init(): Promise<void>;
+  /**
+   * Runs `work` in a transaction (snapshot isolation on both engines, see docs/architecture.md).
+   * A write error inside it aborts it: later operations and the commit fail, nothing is visible.
+   * `work` is run again, with a fresh Tx and a small jittered backoff, on a transient error
+   * (WriteConflictError: another writer holds or committed a document it writes) until the
+   * store's time limit; then the last error is thrown. Never catch a write error inside `work`
+   * and go on: use an upsert with `$setOnInsert`, or read-then-write, for "insert if new".
    */
   transaction<R>(work: (tx: Tx) => Promise<R>): Promise<R>;
-  /** True when the engine can serve requests (for /readyz). */
+  /** True when the engine can serve requests (for /readyz): reachable, transactions possible, not frozen. */
   ready(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -97,4 +107,54 @@ export class DocumentValidationError extends Error {
     super(`invalid document for ${collection}: ${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('; ')}`);
     this.name = 'DocumentValidationError';
   }
+}
+
+/**
+ * A transaction lost a race (MongoDB: WriteConflict, labelled TransientTransactionError): another
+ * open transaction holds a document or unique key it writes, or a document it writes was committed
+ * by another writer after it began. The transaction is aborted; running it again can succeed.
+ * store.transaction() retries on it by itself; it only reaches callers when the retries ran out.
+ */
+export class WriteConflictError extends Error {
+  readonly transient = true;
+
+  constructor(
+    readonly collection: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`write conflict in ${collection}: ${detail}`, options);
+    this.name = 'WriteConflictError';
+  }
+}
+
+/**
+ * The store did not answer within its time limit, or cannot be reached (no server, not
+ * connected, closed, frozen by a test fault). Nothing is known to be written; services answer
+ * `503 service_unavailable`.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * An operation (or the commit) of a transaction that an earlier error already aborted, as
+ * MongoDB's NoSuchTransaction after a failed write. `reason` is the error that aborted it.
+ */
+export class TransactionAbortedError extends Error {
+  readonly transient: boolean;
+
+  constructor(readonly reason: unknown) {
+    super(`transaction aborted by an earlier error: ${reason instanceof Error ? reason.message : String(reason)}`, { cause: reason });
+    this.name = 'TransactionAbortedError';
+    this.transient = isTransientStoreError(reason);
+  }
+}
+
+/** True for store errors that running the whole transaction again can cure. */
+export function isTransientStoreError(err: unknown): boolean {
+  return err instanceof WriteConflictError || (err instanceof TransactionAbortedError && err.transient);
 }

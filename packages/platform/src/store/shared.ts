@@ -144,3 +144,31 @@ export function scalarKey(value: unknown): string | undefined {
       return undefined;
   }
 }
+
+/**
+ * Waits for `promise` at most `ms` milliseconds: its value, or null when the time ran out first
+ * (the promise itself is not cancelled). The timer never outlives the wait.
+ */
+export async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | null> {
+  if (ms <= 0) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise.then((value) => ({ value })), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Backoff before attempt `attempt + 1` of a transaction: 5, 10, 20... up to 100 ms, jittered (half to full). */
+export function transactionBackoffMs(attempt: number): number {
+  const ceiling = Math.min(100, 5 * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Default time limit of every store call (STORE_TIMEOUT_MS): below the gateway's upstream deadline (UPSTREAM_DEADLINE_MS, 3 s by default). */
+export const DEFAULT_STORE_TIMEOUT_MS = 2000;

@@ -1,7 +1,7 @@
 // The error envelope of spec section 7, rendered from an AppError, and the mapping of every
 // other failure (body parser, Express, bugs) onto a catalog code.
 import type { Response } from 'express';
-import { AppError, docsPath } from '@vrp/platform';
+import { AppError, docsPath, storeFailureToAppError } from '@vrp/platform';
 import type { ErrorEnvelope } from './schemas';
 
 export function toErrorEnvelope(err: AppError, requestId: string, baseUrl: string): ErrorEnvelope {
@@ -55,6 +55,9 @@ export function classifyError(err: unknown): { appError: AppError; expected: boo
     default:
       break;
   }
+  // The gateway's own store (API keys, idempotency records) unavailable: 503, as upstreams answer.
+  const storeFailure = storeFailureToAppError(err);
+  if (storeFailure) return { appError: storeFailure, expected: true };
   // Express itself answers malformed URLs (bad percent-encoding in a path parameter) with 400.
   if (status === 400) {
     return { appError: new AppError('validation_failed', 'The request URL is malformed.', { fields: { path: 'is not valid percent-encoding' } }), expected: true };

@@ -43,6 +43,37 @@ export interface DeliveryRecord {
   replayOf: string | null;
 }
 
+/** A new delivery of `event` to a subscription, due at `now`, not attempted yet. */
+export function newDelivery(
+  id: string,
+  subscriptionId: string,
+  event: Pick<WebhookEvent, 'id' | 'workspaceId' | 'type' | 'listingId' | 'orderKey'>,
+  now: Date,
+  replayOf: string | null = null,
+): DeliveryRecord {
+  return {
+    id,
+    workspaceId: event.workspaceId,
+    subscriptionId,
+    eventId: event.id,
+    eventType: event.type,
+    listingId: event.listingId,
+    orderKey: event.orderKey,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lastAttemptAt: null,
+    responseStatus: null,
+    responseBody: null,
+    responseTimeMs: null,
+    lastError: null,
+    createdAt: now,
+    completedAt: null,
+    droppedReason: null,
+    replayOf,
+  };
+}
+
 /** What one HTTP attempt gave. */
 export type AttemptOutcome =
   | { kind: 'response'; status: number; body: string; durationMs: number }

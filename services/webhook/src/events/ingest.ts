@@ -14,7 +14,7 @@ import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId, type ConsumerRunner, type DeliveredMessage, type DocumentStore, type Logger, type Subscription, type Tx } from '@vrp/platform';
 import type { WebhookClock } from '../clock';
 import { decideBy, decideByActivity, finalDecision, type ActivityDecision, type ActivityWindows } from '../domain/activity-decision';
-import type { DeliveryRecord } from '../domain/delivery';
+import { newDelivery, type DeliveryRecord } from '../domain/delivery';
 import { isActivityEvent, subscribesTo } from '../domain/event-types';
 import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore } from '../store/delivery-store';
@@ -146,27 +146,7 @@ export class EventIngest {
       if (before && !(await before(tx))) return 'duplicate';
       const targets = (await subscriptions.enabledOf(event.workspaceId, tx)).filter((s) => subscribesTo(s.eventTypes, event.type));
       if (targets.length === 0) return 'no_subscriber';
-      const queued: DeliveryRecord[] = targets.map((s) => ({
-        id: sortableId('whd'),
-        workspaceId: event.workspaceId,
-        subscriptionId: s.id,
-        eventId: event.id,
-        eventType: event.type,
-        listingId: event.listingId,
-        orderKey: event.orderKey,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        lastAttemptAt: null,
-        responseStatus: null,
-        responseBody: null,
-        responseTimeMs: null,
-        lastError: null,
-        createdAt: now,
-        completedAt: null,
-        droppedReason: null,
-        replayOf: null,
-      }));
+      const queued: DeliveryRecord[] = targets.map((s) => newDelivery(sortableId('whd'), s.id, event, now));
       const { listingIds: _listingIds, ...stored } = event;
       return (await deliveries.enqueue(stored, queued, tx)) ? 'queued' : 'duplicate';
     });

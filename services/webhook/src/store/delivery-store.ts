@@ -1,9 +1,9 @@
 // Events and deliveries: the durable queue of the webhook service. Queries are written once as
 // Mongo documents for both engines.
-import { DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
+import { findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
 import { ACTIVITY_EVENT_TYPES } from '../domain/event-types';
 import type { DeliveryRecord, DeliveryStatus, DropReason, WebhookEvent } from '../domain/delivery';
-import { deliverySchema, eventSchema } from './schemas';
+import { deliverySchema, eventSchema, queueSchema } from './schemas';
 
 type EventDoc = Omit<WebhookEvent, 'id'> & { _id: string; [field: string]: unknown };
 type DeliveryDoc = Omit<DeliveryRecord, 'id'> & { _id: string; dedupeKey: string; leaseUntil: Date | null; head: boolean; [field: string]: unknown };
@@ -16,25 +16,32 @@ const toDelivery = ({ _id, dedupeKey: _k, leaseUntil: _l, head: _h, ...rest }: D
 export class DeliveryStore {
   readonly events: Collection<EventDoc>;
   readonly deliveries: Collection<DeliveryDoc>;
+  private readonly queues: Collection<{ _id: string; turns?: number }>;
 
   constructor(readonly store: DocumentStore) {
     this.events = store.collection<EventDoc>({ name: 'events', schema: eventSchema });
     this.deliveries = store.collection<DeliveryDoc>({ name: 'deliveries', schema: deliverySchema });
+    this.queues = store.collection({ name: 'delivery_queues', schema: queueSchema });
+  }
+
+  /** Takes the queue's turn in this transaction (see queueSchema): a concurrent head decision conflicts. */
+  private async lockQueue(subscriptionId: string, orderKey: string, tx: Tx): Promise<void> {
+    await this.queues.updateOne({ _id: `${subscriptionId}:${orderKey}` }, { $inc: { turns: 1 } }, { upsert: true, tx });
   }
 
   /**
    * Stores an event and its deliveries in the caller's transaction. False when the event was
-   * already stored (a redelivered bus message): nothing is queued twice.
+   * already stored (a redelivered bus message): nothing is queued twice. "Insert if new" is an
+   * upsert that only sets on insert, never a failed insert: a write error aborts a transaction
+   * (MongoDB), so catching a duplicate key and going on would fail the commit. Two concurrent
+   * intakes of the same event conflict on the upsert; the loser is run again and finds it stored.
    */
   async enqueue(event: WebhookEvent, deliveries: DeliveryRecord[], tx: Tx): Promise<boolean> {
     const { id, ...rest } = event;
-    try {
-      await this.events.insertOne({ _id: id, ...rest }, { tx });
-    } catch (err) {
-      if (err instanceof DuplicateKeyError) return false;
-      throw err;
-    }
+    const stored = await this.events.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true, tx });
+    if (stored.upsertedId === null) return false;
     for (const { id: deliveryId, ...d } of deliveries) {
+      await this.lockQueue(d.subscriptionId, d.orderKey, tx);
       const head = (await this.headOf(d.subscriptionId, d.orderKey, tx)) === null;
       await this.deliveries.insertOne({ _id: deliveryId, ...d, dedupeKey: `${d.subscriptionId}:${d.eventId}`, leaseUntil: null, head }, { tx });
     }
@@ -85,6 +92,7 @@ export class DeliveryStore {
 
   /** After a head settled: the next open delivery of the queue becomes its head. */
   private async promote(subscriptionId: string, orderKey: string, tx: Tx): Promise<void> {
+    await this.lockQueue(subscriptionId, orderKey, tx);
     const next = await this.headOf(subscriptionId, orderKey, tx);
     if (next) await this.deliveries.updateOne({ _id: next, head: false }, { $set: { head: true } }, { tx });
   }

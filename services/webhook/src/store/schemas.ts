@@ -79,3 +79,17 @@ deliverySchema.index({ subscriptionId: 1, orderKey: 1, status: 1, _id: 1 });
 deliverySchema.index({ workspaceId: 1, subscriptionId: 1, _id: -1 });
 // Dropping a listing's pending deliveries when it becomes inactive.
 deliverySchema.index({ workspaceId: 1, listingId: 1, status: 1 });
+
+/**
+ * One document per delivery queue (subscription + order key). Every transaction that decides or
+ * moves the queue's head writes it first, so two such transactions conflict and one is run again:
+ * snapshot isolation alone lets an enqueue and a completing head both decide on a stale head
+ * (write skew: the new delivery would never become head).
+ */
+export const queueSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    turns: { type: Number, default: 0 },
+  },
+  { versionKey: false },
+);
