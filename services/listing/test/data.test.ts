@@ -142,6 +142,7 @@ describe('listing data over gRPC', () => {
   let running: RunningService;
   let client: Upstream<pb.ListingServiceClient>;
   let seq = 0;
+  const booked: { workspaceId: string; listingId: string; date: string; reservationId: string }[] = [];
 
   beforeAll(async () => {
     running = await startListingService({
@@ -154,6 +155,11 @@ describe('listing data over gRPC', () => {
       addresses: DEFAULT_ADDRESSES,
       // The PMS accepts every section it can store; the relay itself is tested below and in e2e/pms.
       contentRelay: { apply: async () => undefined },
+      // The reservation service's booked nights (its own component tests and e2e cover the real one).
+      bookings: {
+        list: async (workspaceId, listingId, from, to) =>
+          booked.filter((b) => b.workspaceId === workspaceId && b.listingId === listingId && b.date >= from && b.date <= to),
+      },
     });
     client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
   });
@@ -180,7 +186,8 @@ describe('listing data over gRPC', () => {
 
   const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { workspaceId, listingIds, active: false });
 
-  const calendar = (workspaceId: string, listingId: string, from: string, to: string) => client.call('getCalendar', { workspaceId, listingId, from, to });
+  const calendar = (workspaceId: string, listingId: string, from: string, to: string, calendarOnly = false) =>
+    client.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly });
 
   const update = (workspaceId: string, ...updates: Partial<pb.AvailabilityUpdate>[]) =>
     client.call('updateAvailability', { workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
@@ -195,12 +202,26 @@ describe('listing data over gRPC', () => {
       expect(res.listingId).toBe(l.id);
       expect(res.currency).toBe('USD');
       expect(res.days).toEqual([
-        { date: '2025-03-30', available: true, price: 120, minNights: 1 },
-        { date: '2025-03-31', available: true, price: 120, minNights: 1 },
-        { date: '2025-04-01', available: true, price: 120, minNights: 1 },
+        { date: '2025-03-30', available: true, price: 120, minNights: 1, reservationId: '' },
+        { date: '2025-03-31', available: true, price: 120, minNights: 1, reservationId: '' },
+        { date: '2025-04-01', available: true, price: 120, minNights: 1, reservationId: '' },
       ]);
       const year = await calendar(ws, l.id, '2024-01-01', '2024-12-31');
       expect(year.days).toHaveLength(366);
+    });
+
+    it('shows nights held by reservations as unavailable, naming the reservation; calendarOnly leaves them out', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Booked', { defaultNightlyPrice: 100 });
+      booked.push({ workspaceId: ws, listingId: l.id, date: '2025-05-02', reservationId: 'res_held' });
+      const res = await calendar(ws, l.id, '2025-05-01', '2025-05-03');
+      expect(res.days.map((d) => [d.date, d.available, d.reservationId])).toEqual([
+        ['2025-05-01', true, ''],
+        ['2025-05-02', false, 'res_held'],
+        ['2025-05-03', true, ''],
+      ]);
+      const own = await calendar(ws, l.id, '2025-05-01', '2025-05-03', true);
+      expect(own.days.every((d) => d.available && d.reservationId === '')).toBe(true);
     });
 
     it('writes only the given fields and keeps the others (defaults for new days)', async () => {
@@ -217,12 +238,12 @@ describe('listing data over gRPC', () => {
       expect(second).toEqual({ listingIds: [l.id], daysUpdated: 2 });
       const res = await calendar(ws, l.id, '2025-05-31', '2025-06-05');
       expect(res.days).toEqual([
-        { date: '2025-05-31', available: true, price: 90, minNights: 1 },
-        { date: '2025-06-01', available: true, price: 150, minNights: 1 },
-        { date: '2025-06-02', available: true, price: 150, minNights: 1 },
-        { date: '2025-06-03', available: false, price: 150, minNights: 1 },
-        { date: '2025-06-04', available: false, price: 90, minNights: 3 },
-        { date: '2025-06-05', available: true, price: 90, minNights: 1 },
+        { date: '2025-05-31', available: true, price: 90, minNights: 1, reservationId: '' },
+        { date: '2025-06-01', available: true, price: 150, minNights: 1, reservationId: '' },
+        { date: '2025-06-02', available: true, price: 150, minNights: 1, reservationId: '' },
+        { date: '2025-06-03', available: false, price: 150, minNights: 1, reservationId: '' },
+        { date: '2025-06-04', available: false, price: 90, minNights: 3, reservationId: '' },
+        { date: '2025-06-05', available: true, price: 90, minNights: 1, reservationId: '' },
       ]);
       // A price of 0 is a value (a free night), not "unset".
       await update(ws, { listingId: l.id, from: '2025-06-05', to: '2025-06-05', price: 0 });
@@ -623,7 +644,7 @@ describe('content relay to the PMS', () => {
     const l = await insert('PMS-G');
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay });
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
     const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')] }, call);
     expect(res.applied).toEqual(['description']);
     expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
@@ -638,7 +659,7 @@ describe('content relay to the PMS', () => {
         throw new AppError('pms_unavailable');
       },
     };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay });
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
     const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')] }, call));
     expect(err.code).toBe('pms_unavailable');
     expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);

@@ -5,7 +5,8 @@
 // pms_write_unsupported. The data of an inactive listing is never read or written here.
 import { listing as pb } from '@vrp/contracts';
 import { AppError, listingInactive, pmsWriteUnsupported, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
-import { availabilityRequestProblems, changesOf, rangeProblems } from '../domain/calendar';
+import { availabilityRequestProblems, changesOf, rangeProblems, withBookings } from '../domain/calendar';
+import type { BookedNights } from '../ports/bookings';
 import { inSectionOrder, parseSections, photoProblems, refusedWrites, splitByPms, type SectionValues } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';
 import { DataStore, type PhotoRecord } from '../store/data-store';
@@ -23,6 +24,8 @@ export interface ContentRelay {
 export interface DataHandlerDeps extends ListingHandlerDeps {
   /** Absent until the pms-adapter relay is wired; content is then stored without relaying. */
   contentRelay?: ContentRelay;
+  /** The nights reservations hold (reservation service): the calendar shows them as unavailable. */
+  bookings: BookedNights;
 }
 
 export type DataHandlers = Pick<
@@ -40,7 +43,7 @@ function assertValid(problems: Record<string, string>): void {
 }
 
 export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
-  const { listings, store, contentRelay } = deps;
+  const { listings, store, contentRelay, bookings } = deps;
   const data = new DataStore(store);
 
   /** The common prologue: tenant and id present, listing exists (404), listing active (403). */
@@ -57,7 +60,9 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
       assertValid(rangeProblems(req.from, req.to));
       const listing = await listings.resolveActive(req.workspaceId, req.listingId);
       const days = await data.calendar(listing, req.from, req.to);
-      return { listingId: listing.id, currency: listing.currency, days };
+      if (req.calendarOnly) return { listingId: listing.id, currency: listing.currency, days };
+      const booked = await bookings.list(req.workspaceId, listing.id, req.from, req.to);
+      return { listingId: listing.id, currency: listing.currency, days: withBookings(days, booked) };
     },
 
     async updateAvailability(req) {

@@ -100,7 +100,8 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       path: '/v1/listings/:id/calendar',
       operationId: 'getListingCalendar',
       summary: 'Availability and nightly prices',
-      description: 'One entry per day from `from` to `to` (inclusive, at most 366 days). Days never written are available at the listing’s default nightly price.',
+      description:
+        'One entry per day from `from` to `to` (inclusive, at most 366 days). Days never written are available at the listing’s default nightly price. A night held by a PENDING or CONFIRMED reservation (owner blocks included) is `available: false` with its `reservationId`; a closed night is `available: false` with `reservationId: null`.',
       tags: ['Availability'],
       auth: 'api_key',
       params: listingParams,
@@ -108,8 +109,9 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: z.object({ data: calendarSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, query, principal }) {
-        const res = await upstream.call('getCalendar', { workspaceId: principal.workspaceId, listingId: params.id, from: query.from, to: query.to });
-        return ok({ data: { listingId: res.listingId, currency: res.currency, days: res.days } });
+        const res = await upstream.call('getCalendar', { workspaceId: principal.workspaceId, listingId: params.id, from: query.from, to: query.to, calendarOnly: false });
+        const days = res.days.map((d) => ({ date: d.date, available: d.available, price: d.price, minNights: d.minNights, reservationId: d.reservationId || null }));
+        return ok({ data: { listingId: res.listingId, currency: res.currency, days } });
       },
     }),
     defineRoute({

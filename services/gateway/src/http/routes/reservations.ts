@@ -181,7 +181,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'service_unavailable'],
       async handler({ params, principal, req }) {
-        const res = await upstream.call('cancelReservation', { workspaceId: principal.workspaceId, id: params.id, idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '' });
+        const res = await upstream.call('cancelReservation', { workspaceId: principal.workspaceId, id: params.id, idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '', expectedVersion: 0 });
         return ok({ data: (reservationOf(res)) });
       },
     }),

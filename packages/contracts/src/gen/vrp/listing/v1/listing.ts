@@ -257,6 +257,8 @@ export interface CalendarDay {
   /** Nightly price in the listing's currency. */
   price: number;
   minNights: number;
+  /** The reservation holding the night; empty when none (available is then the calendar's own). */
+  reservationId: string;
 }
 
 export interface GetCalendarRequest {
@@ -266,6 +268,11 @@ export interface GetCalendarRequest {
   from: string;
   /** YYYY-MM-DD, inclusive. */
   to: string;
+  /**
+   * Only the calendar's own days, without the nights reservations hold (the reservation
+   * service, which owns those, asks this way).
+   */
+  calendarOnly: boolean;
 }
 
 export interface GetCalendarResponse {
@@ -3194,7 +3201,7 @@ export const DeactivateConnectionListingsResponse: MessageFns<DeactivateConnecti
 };
 
 function createBaseCalendarDay(): CalendarDay {
-  return { date: "", available: false, price: 0, minNights: 0 };
+  return { date: "", available: false, price: 0, minNights: 0, reservationId: "" };
 }
 
 export const CalendarDay: MessageFns<CalendarDay> = {
@@ -3210,6 +3217,9 @@ export const CalendarDay: MessageFns<CalendarDay> = {
     }
     if (message.minNights !== 0) {
       writer.uint32(32).int32(message.minNights);
+    }
+    if (message.reservationId !== "") {
+      writer.uint32(42).string(message.reservationId);
     }
     return writer;
   },
@@ -3259,6 +3269,14 @@ export const CalendarDay: MessageFns<CalendarDay> = {
             message.minNights = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3281,6 +3299,11 @@ export const CalendarDay: MessageFns<CalendarDay> = {
         : isSet(object.min_nights)
         ? globalThis.Number(object.min_nights)
         : 0,
+      reservationId: isSet(object.reservationId)
+        ? globalThis.String(object.reservationId)
+        : isSet(object.reservation_id)
+        ? globalThis.String(object.reservation_id)
+        : "",
     };
   },
 
@@ -3298,6 +3321,9 @@ export const CalendarDay: MessageFns<CalendarDay> = {
     if (message.minNights !== 0) {
       obj.minNights = Math.round(message.minNights);
     }
+    if (message.reservationId !== "") {
+      obj.reservationId = message.reservationId;
+    }
     return obj;
   },
 
@@ -3310,12 +3336,13 @@ export const CalendarDay: MessageFns<CalendarDay> = {
     message.available = object.available ?? false;
     message.price = object.price ?? 0;
     message.minNights = object.minNights ?? 0;
+    message.reservationId = object.reservationId ?? "";
     return message;
   },
 };
 
 function createBaseGetCalendarRequest(): GetCalendarRequest {
-  return { workspaceId: "", listingId: "", from: "", to: "" };
+  return { workspaceId: "", listingId: "", from: "", to: "", calendarOnly: false };
 }
 
 export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
@@ -3331,6 +3358,9 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
     }
     if (message.to !== "") {
       writer.uint32(34).string(message.to);
+    }
+    if (message.calendarOnly !== false) {
+      writer.uint32(40).bool(message.calendarOnly);
     }
     return writer;
   },
@@ -3380,6 +3410,14 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
             message.to = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.calendarOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3406,6 +3444,11 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
         : "",
       from: isSet(object.from) ? globalThis.String(object.from) : "",
       to: isSet(object.to) ? globalThis.String(object.to) : "",
+      calendarOnly: isSet(object.calendarOnly)
+        ? globalThis.Boolean(object.calendarOnly)
+        : isSet(object.calendar_only)
+        ? globalThis.Boolean(object.calendar_only)
+        : false,
     };
   },
 
@@ -3423,6 +3466,9 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
     if (message.to !== "") {
       obj.to = message.to;
     }
+    if (message.calendarOnly !== false) {
+      obj.calendarOnly = message.calendarOnly;
+    }
     return obj;
   },
 
@@ -3435,6 +3481,7 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
     message.listingId = object.listingId ?? "";
     message.from = object.from ?? "";
     message.to = object.to ?? "";
+    message.calendarOnly = object.calendarOnly ?? false;
     return message;
   },
 };
