@@ -73,6 +73,8 @@ describe('guest service over gRPC', () => {
     reservations: [],
     createdAt: new Date('2025-01-01T00:00:00Z'),
     updatedAt: new Date('2025-01-01T00:00:00Z'),
+    version: 1,
+    changeKeys: [],
     ...extra,
   });
 
@@ -169,6 +171,7 @@ describe('guest service over gRPC', () => {
         pb.Guest.create({
           id: JOSE.id,
           workspaceId: 'ws_a',
+          version: 1,
           firstName: 'José',
           lastName: 'García',
           language: 'es',

@@ -18,3 +18,4 @@ export async function createStore(config: StoreConfig): Promise<DocumentStore> {
   if (!config.MONGO_URL) throw new Error('STORE=mongo needs MONGO_URL');
   return createMongoStore({ url: config.MONGO_URL, dbName: config.dbName });
 }
+export * from './lease';

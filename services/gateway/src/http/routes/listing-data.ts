@@ -198,7 +198,6 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       auth: 'api_key',
       params: listingParams,
       body: addPhotoBody,
-      idempotent: true,
       responses: { 201: z.object({ data: photoSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, body, principal }) {
@@ -230,7 +229,6 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       tags: ['Listings'],
       auth: 'api_key',
       params: listingParams,
-      idempotent: true,
       responses: { 200: z.object({ data: publishResultSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, principal }) {

@@ -106,6 +106,8 @@ export interface UpdateGuestRequest {
     | undefined;
   /** If-Match: the version the caller read; 0 = no precondition. */
   expectedVersion: number;
+  /** The caller's Idempotency-Key; kept on the profile with the change, so a retry is applied once. */
+  idempotencyKey: string;
 }
 
 export interface UpdateGuestResponse {
@@ -1350,6 +1352,7 @@ function createBaseUpdateGuestRequest(): UpdateGuestRequest {
     lastName: undefined,
     language: undefined,
     expectedVersion: 0,
+    idempotencyKey: "",
   };
 }
 
@@ -1372,6 +1375,9 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
     }
     if (message.expectedVersion !== 0) {
       writer.uint32(48).int32(message.expectedVersion);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(58).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -1437,6 +1443,14 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
             message.expectedVersion = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1473,6 +1487,11 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
         : isSet(object.expected_version)
         ? globalThis.Number(object.expected_version)
         : 0,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -1496,6 +1515,9 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
     if (message.expectedVersion !== 0) {
       obj.expectedVersion = Math.round(message.expectedVersion);
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -1510,6 +1532,7 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
     message.lastName = object.lastName ?? undefined;
     message.language = object.language ?? undefined;
     message.expectedVersion = object.expectedVersion ?? 0;
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
