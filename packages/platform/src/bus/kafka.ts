@@ -70,6 +70,7 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   const healthTimeoutMs = opts.healthTimeoutMs ?? 5000;
 
   const producer: Producer = kafka.producer({
+    idempotent: true,
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
   });
