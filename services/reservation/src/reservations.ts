@@ -8,14 +8,17 @@ import type { ListingActivityCache } from '@vrp/activity-cache';
 import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
 import { assertSupported, CREATE_REQUIRES_TOTAL_PRICE } from '@vrp/pms-matrix';
 import {
+  acquireLease,
   AppError,
   datesUnavailable,
   DuplicateKeyError,
   listingInactive,
   newId,
   preconditionFailed,
+  releaseLease,
   validationFailed,
   type DocumentStore,
+  type Lease,
   type Logger,
   type Outbox,
   type PageWindow,
@@ -215,6 +218,27 @@ export class Reservations {
       const appliedTo = await this.deps.reservations.appliedChange(workspaceId, idempotencyKey, this.now());
       if (appliedTo) return this.deps.reservations.get(workspaceId, appliedTo);
     }
+    // A PMS stay's changes go to the PMS before they are stored: one at a time per reservation
+    // (the write lease), so the PMS receives them in the order they are stored here.
+    const first = await this.deps.reservations.get(workspaceId, id);
+    const where = { workspaceId, _id: id };
+    const lease = first.pmsProvider ? await acquireLease(this.deps.reservations.reservations, where) : null;
+    try {
+      return await this.applyUpdate(workspaceId, id, input, idempotencyKey, expectedVersion, lease);
+    } finally {
+      // Released by the write itself when one committed; otherwise (no change, refusal, failure) here.
+      if (lease) await releaseLease(this.deps.reservations.reservations, where, lease).catch(() => undefined);
+    }
+  }
+
+  private async applyUpdate(
+    workspaceId: string,
+    id: string,
+    input: ReservationPatchInput,
+    idempotencyKey: string,
+    expectedVersion: number,
+    lease: Lease | null,
+  ): Promise<ReservationRecord> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.deps.reservations.get(workspaceId, id);
       if (expectedVersion && current.version !== expectedVersion) throw preconditionFailed('Reservation', id, expectedVersion, current.version);
@@ -248,7 +272,7 @@ export class Reservations {
       const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
       try {
         const stored = await this.deps.store.transaction(async (tx) => {
-          const replaced = await this.deps.reservations.replaceIfVersion(next, current.version, tx);
+          const replaced = await this.deps.reservations.replaceIfVersion(next, current.version, tx, lease);
           if (!replaced) return null;
           if (nightsChange) await holdNights(this.deps.nights, replaced, provider ? 'pms' : 'exclusive', tx);
           if (idempotencyKey) await this.deps.reservations.recordChange(workspaceId, idempotencyKey, id, now, tx);

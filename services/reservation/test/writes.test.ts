@@ -69,6 +69,8 @@ describe('reservation writes over gRPC', () => {
   // The fake pms-adapter: records every relayed write; `pmsDown` makes it answer like a PMS that is down.
   const relayed: pms.RelayWriteRequest[] = [];
   let pmsDown = false;
+  const inFlight = new Map<string, number>();
+  const maxInFlight = new Map<string, number>();
   let pmsAdapter: RunningService;
   let running: RunningService;
   let client: Upstream<pb.ReservationServiceClient>;
@@ -80,6 +82,14 @@ describe('reservation writes over gRPC', () => {
       ...unimplemented,
       async relayWrite(req: pms.RelayWriteRequest) {
         if (pmsDown) throw new AppError('pms_unavailable');
+        // A PMS takes a moment; concurrent writes of one reservation would overlap here.
+        const entity = req.entityExternalId;
+        if (entity) {
+          inFlight.set(entity, (inFlight.get(entity) ?? 0) + 1);
+          maxInFlight.set(entity, Math.max(maxInFlight.get(entity) ?? 0, inFlight.get(entity)!));
+          await new Promise((resolve) => setTimeout(resolve, 3));
+          inFlight.set(entity, inFlight.get(entity)! - 1);
+        }
         relayed.push(req);
         return { entityExternalId: req.entityExternalId || `pmsres-${relayed.length}`, resultJson: '{}' };
       },
@@ -385,6 +395,17 @@ describe('reservation writes over gRPC', () => {
       expect(stale.code).toBe('precondition_failed');
       expect(stale.httpStatus).toBe(412);
       expect((await client.call('getReservation', { workspaceId: WS, id: r.id })).reservation?.notes?.host).toBe('a');
+    });
+
+    it('changes of a PMS stay reach the PMS one at a time, and none is lost', async () => {
+      const r = (await create({ propertyId: 'lst_pmsd' })).reservation!;
+      await Promise.all(Array.from({ length: 5 }, (_, i) => update(r.id, { customFields: { [`p${i}`]: `${i}` } })));
+      expect(maxInFlight.get(r.pmsExternalId)).toBe(1);
+      const after = (await client.call('getReservation', { workspaceId: WS, id: r.id })).reservation!;
+      expect(after.customFields).toEqual({ p0: '0', p1: '1', p2: '2', p3: '3', p4: '4' });
+      // Each relay carries its own patch; the PMS applies it to its current record.
+      const last = relayed.filter((w) => w.entityExternalId === r.pmsExternalId).at(-1)!;
+      expect(Object.keys(JSON.parse(last.payloadJson).customFields as object)).toHaveLength(1);
     });
 
     it('concurrent changes of different fields all survive', async () => {

@@ -1,5 +1,5 @@
 // Queries of the reservation service, written once as Mongo documents for both engines.
-import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type Lease, type PageWindow, type Tx } from '@vrp/platform';
 import type { ReservationFilters, ReservationRecord } from '../domain/reservation';
 import { appliedChangeSchema, reservationSchema } from './schemas';
 
@@ -9,10 +9,10 @@ type AppliedChangeDoc = { _id: string; workspaceId: string; key: string; reserva
 export const APPLIED_CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
 export const APPLIED_CHANGES = 'applied_changes';
 
-export type ReservationDoc = Omit<ReservationRecord, 'id'> & { _id: string; [field: string]: unknown };
+export type ReservationDoc = Omit<ReservationRecord, 'id'> & { _id: string; leaseToken?: string; leaseUntil?: Date | null; [field: string]: unknown };
 
 // Documents written before a field existed read with its default.
-const toRecord = ({ _id, ...rest }: ReservationDoc): ReservationRecord => ({
+const toRecord = ({ _id, leaseToken: _t, leaseUntil: _u, ...rest }: ReservationDoc): ReservationRecord => ({
   id: _id,
   ...rest,
   customFields: rest.customFields ?? {},
@@ -131,11 +131,15 @@ export class ReservationStore {
    * changed the reservation meanwhile (nothing is written then; the caller decides between
    * re-reading and 412). `next.version` must be the read version + 1.
    */
-  async replaceIfVersion(next: ReservationRecord, readVersion: number, tx: Tx): Promise<ReservationRecord | null> {
+  async replaceIfVersion(next: ReservationRecord, readVersion: number, tx: Tx, lease?: Lease | null): Promise<ReservationRecord | null> {
     const { _id, workspaceId, ...fields } = toDoc(next);
     // Documents written before versions existed have no field: they are version 0.
     const version = readVersion === 0 ? { $in: [0, null] } : readVersion;
-    const doc = await this.reservations.findOneAndUpdate({ workspaceId, _id, version }, { $set: fields }, { tx, returnDocument: 'after' });
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId, _id, version, ...(lease?.held ?? {}) },
+      { $set: { ...fields, ...(lease?.release ?? {}) } },
+      { tx, returnDocument: 'after' },
+    );
     return doc ? toRecord(doc) : null;
   }
 

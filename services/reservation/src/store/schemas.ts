@@ -1,5 +1,6 @@
 // Collections of the reservation service's own database.
 import { Schema } from 'mongoose';
+import { LEASE_FIELDS } from '@vrp/platform';
 import { PLATFORMS, RESERVATION_SOURCES, WRITABLE_STATUSES } from '../domain/reservation';
 
 const primaryGuestSchema = new Schema(
@@ -90,6 +91,8 @@ export const reservationSchema = new Schema(
     conflictsWith: { type: [String], default: [] },
     /** The caller's Idempotency-Key of the create; '' when none. */
     idempotencyKey: { type: String, default: '' },
+    /** Write lease of PMS-relayed changes (see @vrp/platform store/lease.ts). */
+    ...LEASE_FIELDS,
   },
   // minimize: false keeps `customFields: {}` stored as an empty object rather than dropped.
   { versionKey: false, minimize: false },
