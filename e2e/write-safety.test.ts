@@ -187,6 +187,18 @@ describe('write safety end to end (issue 12)', () => {
       const staleGuest = await t.api<ErrorBody>('PATCH', `/v1/guests/${g.body.data.id}`, { lastName: 'Kay' }, { headers: { 'If-Match': guestEtag } });
       expect(staleGuest.status).toBe(412);
       expect((await t.api<{ data: Guest }>('GET', `/v1/guests/${g.body.data.id}`)).body.data.lastName).toBe('Turing');
+
+      // PUT accepts If-Match too: listing content.
+      const content = `/v1/listings/${listingId}/content`;
+      const written = await t.api('PUT', content, { sections: { description: 'Sea view, first version' } });
+      const contentEtag = written.headers.get('etag')!;
+      expect(contentEtag).toMatch(/^"\d+"$/);
+      expect((await t.api('GET', content)).headers.get('etag')).toBe(contentEtag);
+      expect((await t.api('PUT', content, { sections: { description: 'Second version' } }, { headers: { 'If-Match': contentEtag } })).status).toBe(200);
+      const staleContent = await t.api<ErrorBody>('PUT', content, { sections: { description: 'Third version' } }, { headers: { 'If-Match': contentEtag } });
+      expect(staleContent.status).toBe(412);
+      expect(staleContent.body.error.code).toBe('precondition_failed');
+      expect((await t.api<{ data: { sections: { description: string } } }>('GET', content)).body.data.sections.description).toBe('Second version');
     });
   });
 

@@ -192,7 +192,7 @@ describe('listing data over gRPC', () => {
   const update = (workspaceId: string, ...updates: Partial<pb.AvailabilityUpdate>[]) =>
     client.call('updateAvailability', { workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
 
-  const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[]) => client.call('putContent', { workspaceId, listingId, sections });
+  const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[], expectedVersion = 0) => client.call('putContent', { workspaceId, listingId, sections, expectedVersion });
 
   describe('calendar', () => {
     it('reads every day of the range, with the listing defaults where nothing was written', async () => {
@@ -369,6 +369,19 @@ describe('listing data over gRPC', () => {
   });
 
   describe('content', () => {
+    it('versions the content: every write +1; a stale expected version is precondition_failed and stores nothing', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Content Versions');
+      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).version).toBe(0);
+      expect((await put(ws, l.id, [section('description', 'One')])).version).toBe(1);
+      expect((await put(ws, l.id, [section('house_rules', 'No parties')], 1)).version).toBe(2);
+      const stale = await errorOf(put(ws, l.id, [section('description', 'Two')], 1));
+      expect(stale.code).toBe('precondition_failed');
+      const now = await client.call('getContent', { workspaceId: ws, listingId: l.id });
+      expect(now.version).toBe(2);
+      expect(now.sections.find((x) => x.name === 'description')?.valueJson).toBe(JSON.stringify('One'));
+    });
+
     it('refuses malformed content, naming the sections', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Content Validation');
@@ -392,7 +405,7 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const l = await create(ws, 'No PMS');
       const empty = await client.call('getContent', { workspaceId: ws, listingId: l.id });
-      expect(empty).toEqual({ listingId: l.id, sections: [], updatedAt: undefined });
+      expect(empty).toEqual({ listingId: l.id, sections: [], updatedAt: undefined, version: 0 });
 
       const all = [
         section('translations', { fr: { description: 'Bel appartement' }, 'pt-BR': { house_rules: 'Sem festas' } }),
@@ -645,7 +658,7 @@ describe('content relay to the PMS', () => {
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
     const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
-    const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')] }, call);
+    const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')], expectedVersion: 0 }, call);
     expect(res.applied).toEqual(['description']);
     expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
   });
@@ -660,10 +673,10 @@ describe('content relay to the PMS', () => {
       },
     };
     const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
-    const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')] }, call));
+    const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call));
     expect(err.code).toBe('pms_unavailable');
     expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);
-    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')] }, call);
+    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call);
     expect(ok.applied).toEqual(['description']);
   });
 });

@@ -4,7 +4,7 @@
 // not in the workspace), then listing_inactive (spec 7: 404 is decided before 403), then
 // pms_write_unsupported. The data of an inactive listing is never read or written here.
 import { listing as pb } from '@vrp/contracts';
-import { AppError, listingInactive, pmsWriteUnsupported, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
+import { AppError, listingInactive, pmsWriteUnsupported, preconditionFailed, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
 import { availabilityRequestProblems, changesOf, rangeProblems, withBookings } from '../domain/calendar';
 import type { BookedNights } from '../ports/bookings';
 import { inSectionOrder, parseSections, photoProblems, refusedWrites, splitByPms, type SectionValues } from '../domain/content';
@@ -95,7 +95,7 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
     async getContent(req) {
       const listing = await activeListing(req);
       const content = await data.readContent(listing);
-      return { listingId: listing.id, sections: toProtoSections(content.sections), updatedAt: content.updatedAt ?? undefined };
+      return { listingId: listing.id, sections: toProtoSections(content.sections), updatedAt: content.updatedAt ?? undefined, version: content.version };
     },
 
     async putContent(req) {
@@ -112,12 +112,21 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
       if (split.applied.length === 0) throw pmsWriteUnsupported(provider, refusedWrites(split.deferred));
       const toStore: SectionValues = {};
       for (const name of split.applied) toStore[name] = values[name];
+      // If-Match is checked before anything reaches the PMS, and again by the guarded write.
+      if (req.expectedVersion) {
+        const current = await data.readContent(listing);
+        if (current.version !== req.expectedVersion) throw preconditionFailed('Content of listing', listing.id, req.expectedVersion, current.version);
+      }
 
       // The PMS is the source of truth of a PMS listing: it must accept the sections before
       // they are stored here. Should storing fail after the PMS accepted, the next sync from
       // the PMS brings the same values back, so the two never diverge for long.
       if (provider && contentRelay) await contentRelay.apply(listing, toStore);
-      const stored = await data.putContent(listing, toStore, new Date());
+      const stored = await data.putContent(listing, toStore, new Date(), req.expectedVersion);
+      if (!stored) {
+        const current = await data.readContent(listing);
+        throw preconditionFailed('Content of listing', listing.id, req.expectedVersion, current.version);
+      }
       return {
         listingId: listing.id,
         applied: split.applied,
@@ -125,6 +134,7 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
         pmsProvider: provider,
         pmsErrors: split.errors,
         sections: toProtoSections(stored.sections),
+        version: stored.version,
       };
     },
 

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { listing as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
+import { etagOf } from '../../domain/etag';
+import { expectedVersion, withETag } from '../versioning';
 import { toApiListing } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';
 import { idParam, listingSchema } from '../schemas';
@@ -138,12 +140,15 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       summary: 'Content sections of a listing',
       tags: ['Content'],
       auth: 'api_key',
+      description: 'Carries `ETag` once content was stored, for `If-Match` on PUT.',
       params: listingParams,
+      versioned: true,
       responses: { 200: z.object({ data: contentResponseSchema }) },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal }) {
+      async handler({ params, principal, res: http }) {
         const res = await upstream.call('getContent', { workspaceId: principal.workspaceId, listingId: params.id });
-        return ok({ data: { listingId: res.listingId, sections: parseSections(res.sections), updatedAt: res.updatedAt ? res.updatedAt.toISOString() : null } });
+        const data = { listingId: res.listingId, sections: parseSections(res.sections), updatedAt: res.updatedAt ? res.updatedAt.toISOString() : null };
+        return ok(res.version ? withETag(http, res.version, { data }) : { data });
       },
     }),
     defineRoute({
@@ -152,16 +157,18 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       operationId: 'putListingContent',
       summary: 'Write content sections',
       description:
-        'On a PMS listing the sections are relayed to the PMS. When the PMS can store none of them: 422 pms_write_unsupported and nothing is stored. When it can store some: 200, the others listed in `deferred` and `pms.errors`.',
+        'On a PMS listing the sections are relayed to the PMS. When the PMS can store none of them: 422 pms_write_unsupported and nothing is stored. When it can store some: 200, the others listed in `deferred` and `pms.errors`. Sections not sent stay as they are. With `If-Match` (the `ETag` of GET), content changed since is 412 precondition_failed: nothing is sent to the PMS or stored.',
       tags: ['Content'],
       auth: 'api_key',
       params: listingParams,
       body: contentBody,
+      versioned: true,
       responses: { 200: z.object({ data: contentWriteResultSchema }) },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable'],
-      async handler({ params, body, principal }) {
+      async handler({ params, body, principal, req, res: http }) {
         const sections = Object.entries(body.sections).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
-        const res = await upstream.call('putContent', { workspaceId: principal.workspaceId, listingId: params.id, sections });
+        const res = await upstream.call('putContent', { workspaceId: principal.workspaceId, listingId: params.id, sections, expectedVersion: expectedVersion(req) });
+        http.setHeader('ETag', etagOf(res.version));
         return ok({
           data: {
             listingId: res.listingId,

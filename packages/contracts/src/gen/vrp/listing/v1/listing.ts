@@ -317,13 +317,19 @@ export interface GetContentRequest {
 export interface GetContentResponse {
   listingId: string;
   sections: ContentSection[];
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /** +1 on every write; 0 while nothing was ever stored. The API's ETag. */
+  version: number;
 }
 
 export interface PutContentRequest {
   workspaceId: string;
   listingId: string;
   sections: ContentSection[];
+  /** If-Match: the version the caller read; 0 = no precondition. */
+  expectedVersion: number;
 }
 
 export interface PmsSectionError {
@@ -340,6 +346,8 @@ export interface PutContentResponse {
   pmsProvider: string;
   pmsErrors: PmsSectionError[];
   sections: ContentSection[];
+  /** The content's version after the write. */
+  version: number;
 }
 
 export interface Photo {
@@ -4115,7 +4123,7 @@ export const GetContentRequest: MessageFns<GetContentRequest> = {
 };
 
 function createBaseGetContentResponse(): GetContentResponse {
-  return { listingId: "", sections: [], updatedAt: undefined };
+  return { listingId: "", sections: [], updatedAt: undefined, version: 0 };
 }
 
 export const GetContentResponse: MessageFns<GetContentResponse> = {
@@ -4128,6 +4136,9 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(32).int32(message.version);
     }
     return writer;
   },
@@ -4169,6 +4180,14 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4196,6 +4215,7 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -4210,6 +4230,9 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -4221,12 +4244,13 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
     message.listingId = object.listingId ?? "";
     message.sections = object.sections?.map((e) => ContentSection.fromPartial(e)) || [];
     message.updatedAt = object.updatedAt ?? undefined;
+    message.version = object.version ?? 0;
     return message;
   },
 };
 
 function createBasePutContentRequest(): PutContentRequest {
-  return { workspaceId: "", listingId: "", sections: [] };
+  return { workspaceId: "", listingId: "", sections: [], expectedVersion: 0 };
 }
 
 export const PutContentRequest: MessageFns<PutContentRequest> = {
@@ -4239,6 +4263,9 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
     }
     for (const v of message.sections) {
       ContentSection.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.expectedVersion !== 0) {
+      writer.uint32(32).int32(message.expectedVersion);
     }
     return writer;
   },
@@ -4280,6 +4307,14 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
             message.sections.push(ContentSection.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expectedVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4307,6 +4342,11 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
       sections: globalThis.Array.isArray(object?.sections)
         ? object.sections.map((e: any) => ContentSection.fromJSON(e))
         : [],
+      expectedVersion: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : 0,
     };
   },
 
@@ -4321,6 +4361,9 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
     if (message.sections?.length) {
       obj.sections = message.sections.map((e) => ContentSection.toJSON(e));
     }
+    if (message.expectedVersion !== 0) {
+      obj.expectedVersion = Math.round(message.expectedVersion);
+    }
     return obj;
   },
 
@@ -4332,6 +4375,7 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
     message.workspaceId = object.workspaceId ?? "";
     message.listingId = object.listingId ?? "";
     message.sections = object.sections?.map((e) => ContentSection.fromPartial(e)) || [];
+    message.expectedVersion = object.expectedVersion ?? 0;
     return message;
   },
 };
@@ -4422,7 +4466,7 @@ export const PmsSectionError: MessageFns<PmsSectionError> = {
 };
 
 function createBasePutContentResponse(): PutContentResponse {
-  return { listingId: "", applied: [], deferred: [], pmsProvider: "", pmsErrors: [], sections: [] };
+  return { listingId: "", applied: [], deferred: [], pmsProvider: "", pmsErrors: [], sections: [], version: 0 };
 }
 
 export const PutContentResponse: MessageFns<PutContentResponse> = {
@@ -4444,6 +4488,9 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
     }
     for (const v of message.sections) {
       ContentSection.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(56).int32(message.version);
     }
     return writer;
   },
@@ -4509,6 +4556,14 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
             message.sections.push(ContentSection.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4543,6 +4598,7 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
       sections: globalThis.Array.isArray(object?.sections)
         ? object.sections.map((e: any) => ContentSection.fromJSON(e))
         : [],
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -4566,6 +4622,9 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
     if (message.sections?.length) {
       obj.sections = message.sections.map((e) => ContentSection.toJSON(e));
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -4580,6 +4639,7 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
     message.pmsProvider = object.pmsProvider ?? "";
     message.pmsErrors = object.pmsErrors?.map((e) => PmsSectionError.fromPartial(e)) || [];
     message.sections = object.sections?.map((e) => ContentSection.fromPartial(e)) || [];
+    message.version = object.version ?? 0;
     return message;
   },
 };
