@@ -93,7 +93,7 @@ export class GuestProfiles {
     if (Object.keys(problems).length) throw validationFailed(problems);
     // A retry of a create that already committed (even one whose reply was lost) answers it.
     if (idempotencyKey) {
-      const done = await this.deps.guests.byIdempotencyKey(workspaceId, idempotencyKey);
+      const done = await this.deps.guests.byIdempotencyKey(workspaceId, idempotencyKey, new Date());
       if (done) return done;
     }
     // Spec 7.2: refused before anything is sent when the PMS cannot write guests.
@@ -129,6 +129,7 @@ export class GuestProfiles {
     }
     try {
       const created = await this.deps.store.transaction(async (tx) => {
+        if (idempotencyKey) await this.deps.guests.releaseExpiredKey(workspaceId, idempotencyKey, now, tx);
         const saved = await this.deps.guests.insert(guest, tx, null, idempotencyKey);
         await this.deps.guests.claimKeys(workspaceId, id, matchKeysOf(input), tx);
         await this.deps.outbox.add(tx, [guestEvent(saved, 'created', now)]);
@@ -139,7 +140,7 @@ export class GuestProfiles {
     } catch (err) {
       // A concurrent request with the same key committed first: its profile is this one's answer.
       if (err instanceof DuplicateKeyError && 'idempotencyKey' in err.keyPattern) {
-        const first = await this.deps.guests.byIdempotencyKey(workspaceId, idempotencyKey);
+        const first = await this.deps.guests.byIdempotencyKey(workspaceId, idempotencyKey, new Date());
         if (first) return first;
       }
       throw err;

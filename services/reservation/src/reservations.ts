@@ -116,7 +116,7 @@ export class Reservations {
     const draft = parseNewReservation(input);
     // A retry of a create that already committed (even one whose reply was lost) answers it.
     if (idempotencyKey) {
-      const done = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey);
+      const done = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey, this.now());
       if (done) return done;
     }
     const listing = await this.activeListing(workspaceId, draft.propertyId);
@@ -178,6 +178,7 @@ export class Reservations {
       try {
         const stored = await this.deps.store.transaction(async (tx) => {
           const overlaps = await holdNights(this.deps.nights, record, mode, tx);
+          if (idempotencyKey) await this.deps.reservations.releaseExpiredKey(workspaceId, idempotencyKey, now, tx);
           const inserted = await this.deps.reservations.insertRaw({ ...record, conflictsWith: overlaps }, tx);
           await flagOverlaps(this.deps, workspaceId, inserted.id, overlaps, now, tx);
           await recordReservationEvent(this.deps.outbox, tx, 'created', inserted, now);
@@ -193,7 +194,7 @@ export class Reservations {
         }
         if (isDuplicateOf(err, 'idempotencyKey')) {
           // A concurrent request with the same key committed first: this is its reservation.
-          const first = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey);
+          const first = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey, this.now());
           if (first) return first;
         }
         if (isDuplicateOf(err, 'pmsExternalId')) {

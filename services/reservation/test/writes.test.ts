@@ -69,6 +69,8 @@ describe('reservation writes over gRPC', () => {
   // The fake pms-adapter: records every relayed write; `pmsDown` makes it answer like a PMS that is down.
   const relayed: pms.RelayWriteRequest[] = [];
   let pmsDown = false;
+  const START = new Date('2026-01-10T09:00:00Z');
+  let clockNow = START;
   const inFlight = new Map<string, number>();
   const maxInFlight = new Map<string, number>();
   let pmsAdapter: RunningService;
@@ -99,7 +101,7 @@ describe('reservation writes over gRPC', () => {
       store, bus, logger, grpcPort: 0, opsPort: 0, host: '127.0.0.1',
       addresses: { ...DEFAULT_ADDRESSES, pmsAdapter: `127.0.0.1:${pmsAdapter.grpcPort}` },
       listings: directory,
-      clock: () => new Date('2026-01-10T09:00:00Z'),
+      clock: () => clockNow,
     });
     client = createUpstream(pb.ReservationServiceClient, { name: 'reservation', address: `127.0.0.1:${running.grpcPort}` });
     await bus.subscribe({
@@ -426,6 +428,19 @@ describe('reservation writes over gRPC', () => {
       expect(again.reservation?.id).toBe(a.reservation?.id);
       const page = await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_other', checkInAfter: '2027-08-01', checkInBefore: '2027-08-01' }));
       expect(page.reservations).toHaveLength(1);
+    });
+
+    it('a create key expires after 24 hours: then it writes a new reservation', async () => {
+      const first = (await create({}, 'idem-expiring')).reservation!;
+      expect((await create({}, 'idem-expiring')).reservation?.id).toBe(first.id);
+      clockNow = new Date(START.getTime() + 24 * 3600 * 1000 + 1);
+      try {
+        const later = (await create({}, 'idem-expiring')).reservation!;
+        expect(later.id).not.toBe(first.id);
+        expect((await create({}, 'idem-expiring')).reservation?.id).toBe(later.id);
+      } finally {
+        clockNow = START;
+      }
     });
 
     it('a change retried with the same key is applied once', async () => {

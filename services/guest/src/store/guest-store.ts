@@ -22,6 +22,10 @@ const toRecord = ({ _id, searchName: _s, listingIds: _l, sourceUpdatedAt: _u, id
   changeKeys: rest.changeKeys ?? [],
 });
 
+/** How long a create's Idempotency-Key is remembered (as long as the gateway's records). */
+export const CREATE_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+const keyCutoff = (now: Date) => new Date(now.getTime() - CREATE_KEY_TTL_MS);
+
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -94,10 +98,15 @@ export class GuestStore {
     }
   }
 
-  /** The profile a create with this Idempotency-Key wrote, if any. */
-  async byIdempotencyKey(workspaceId: string, key: string, tx?: Tx): Promise<GuestRecord | null> {
-    const doc = await this.guests.findOne({ workspaceId, idempotencyKey: key }, { tx });
+  /** The profile a create with this Idempotency-Key wrote within the last 24 h, if any. */
+  async byIdempotencyKey(workspaceId: string, key: string, now: Date, tx?: Tx): Promise<GuestRecord | null> {
+    const doc = await this.guests.findOne({ workspaceId, idempotencyKey: key, createdAt: { $gt: keyCutoff(now) } }, { tx });
     return doc ? toRecord(doc) : null;
+  }
+
+  /** Keys expire after 24 h: an older create's key is cleared so that the key can be used again. */
+  async releaseExpiredKey(workspaceId: string, key: string, now: Date, tx: Tx): Promise<void> {
+    await this.guests.updateMany({ workspaceId, idempotencyKey: key, createdAt: { $lte: keyCutoff(now) } }, { $set: { idempotencyKey: '' } }, { tx });
   }
 
   /** Inserts; a duplicate Idempotency-Key is left to the caller (DuplicateKeyError on `idempotencyKey`). */

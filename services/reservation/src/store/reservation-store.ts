@@ -8,6 +8,8 @@ type AppliedChangeDoc = { _id: string; workspaceId: string; key: string; reserva
 /** How long the key of an applied change is remembered (as long as the gateway's idempotency records). */
 export const APPLIED_CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
 export const APPLIED_CHANGES = 'applied_changes';
+/** Creates remember their key for as long (bookedAt is when the create was stored). */
+const keyCutoff = (now: Date) => new Date(now.getTime() - APPLIED_CHANGE_TTL_MS);
 
 export type ReservationDoc = Omit<ReservationRecord, 'id'> & { _id: string; leaseToken?: string; leaseUntil?: Date | null; [field: string]: unknown };
 
@@ -120,10 +122,15 @@ export class ReservationStore {
     await this.reservations.insertMany(reservations.map(toDoc));
   }
 
-  /** The reservation a create with this Idempotency-Key wrote, if any. */
-  async findByIdempotencyKey(workspaceId: string, key: string, tx?: Tx): Promise<ReservationRecord | null> {
-    const doc = await this.reservations.findOne({ workspaceId, idempotencyKey: key }, { tx });
+  /** The reservation a create with this Idempotency-Key wrote within the last 24 h, if any. */
+  async findByIdempotencyKey(workspaceId: string, key: string, now: Date, tx?: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOne({ workspaceId, idempotencyKey: key, bookedAt: { $gt: keyCutoff(now) } }, { tx });
     return doc ? toRecord(doc) : null;
+  }
+
+  /** Keys expire after 24 h: an older create's key is cleared so that the key can be used again. */
+  async releaseExpiredKey(workspaceId: string, key: string, now: Date, tx: Tx): Promise<void> {
+    await this.reservations.updateMany({ workspaceId, idempotencyKey: key, bookedAt: { $lte: keyCutoff(now) } }, { $set: { idempotencyKey: '' } }, { tx });
   }
 
   /**
