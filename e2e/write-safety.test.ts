@@ -265,6 +265,7 @@ describe('write safety end to end (issue 12)', () => {
       const p2 = await patch();
       expect(p2.headers.get('idempotent-replayed')).toBe('true');
       expect(p2.body).toEqual(p1.body);
+      expect(p2.headers.get('etag')).toBe(p1.headers.get('etag'));
     });
   });
 

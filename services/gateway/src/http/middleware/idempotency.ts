@@ -41,7 +41,8 @@ function recordOutcome(res: Response, recordId: string, store: IdempotencyStore,
   const send = res.json.bind(res);
   res.json = ((body?: unknown) => {
     const status = res.statusCode;
-    const persisted = status >= 500 ? store.release(recordId) : store.complete(recordId, status, body);
+    const etag = res.getHeader('ETag');
+    const persisted = status >= 500 ? store.release(recordId) : store.complete(recordId, status, body, typeof etag === 'string' ? etag : null);
     persisted
       .catch((err: unknown) => logger.error({ err, recordId }, 'could not record the idempotent response'))
       .finally(() => send(body));
@@ -68,6 +69,7 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
         throw new AppError('idempotency_in_progress', undefined, { retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS });
       case 'replay':
         res.setHeader(REPLAYED_HEADER, 'true');
+        if (outcome.etag) res.setHeader('ETag', outcome.etag);
         res.status(outcome.status).json(withRequestId(outcome.body, state.context.requestId));
         return;
       case 'claimed':
