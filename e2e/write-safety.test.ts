@@ -3,7 +3,7 @@
 // frees them), no lost update (concurrent PATCHes of different fields, ETag / If-Match), and
 // idempotency that survives a client dropping the connection.
 import { request as httpRequest } from 'node:http';
-import { startTestStack, type ErrorBody, type TestStack } from './support/stack';
+import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
 
 interface Reservation {
   id: string;
@@ -282,5 +282,59 @@ describe('write safety end to end (issue 12)', () => {
       const page = await fetch(`${t.baseUrl}/docs/errors/${code}`);
       expect(page.status).toBe(200);
     }
+  });
+});
+
+describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
+  let t: TestStack;
+  let riverside: string;
+  beforeAll(async () => {
+    t = await startTestStack({ demoPms: true });
+    await eventually(async () => {
+      const listings = (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
+      riverside = listings.find((l) => l.name.startsWith('Riverside'))?.id ?? '';
+      return riverside !== '';
+    }, 5000, 'the demo PMS listing');
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('the demo data has no overlaps; a booking made in the PMS over a local one is applied, and both are flagged', async () => {
+    await eventually(async () => (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}`)).body.data.length > 0, 5000, 'the demo PMS reservation');
+    const demo = (await t.api<{ data: Reservation[] }>('GET', '/v1/reservations?limit=200')).body.data;
+    expect(demo.every((r) => r.conflict === null)).toBe(true);
+
+    // Booked here (and relayed to PMS-A, which accepts it).
+    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: riverside, checkIn: '2042-03-01', checkOut: '2042-03-04', primaryGuest: { firstName: 'Local' } });
+    expect(local.status).toBe(201);
+    // Meanwhile the PMS took a booking over two of those nights itself.
+    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap', {
+      listing_id: 'riverside',
+      arrival: '2042-03-03',
+      departure: '2042-03-06',
+      source: 'CHANNEL_B',
+      guest: { first_name: 'Remote', last_name: 'Guest', email: 'remote@example.com' },
+      adults: 1,
+      total: 300,
+      currency: 'EUR',
+    });
+    const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
+    const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
+    expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
+
+    let pmsOne: Reservation | undefined;
+    await eventually(async () => {
+      const page = (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-03-03&check_in_before=2042-03-03`)).body.data;
+      pmsOne = page[0];
+      return pmsOne !== undefined;
+    }, 10_000, 'the PMS booking to be synced');
+    expect(pmsOne!.conflict).toEqual({ reservationIds: [local.body.data.id] });
+    const flagged = await t.api<{ data: Reservation }>('GET', `/v1/reservations/${local.body.data.id}`);
+    expect(flagged.body.data.conflict).toEqual({ reservationIds: [pmsOne!.id] });
+    expect(flagged.body.data.version).toBeGreaterThan(local.body.data.version); // the flag is a change (the PMS's echo of the local booking is another)
+    // Each keeps what it could hold: the local stay its nights, the PMS booking the free ones.
+    const days = (await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>('GET', `/v1/listings/${riverside}/calendar?from=2042-03-01&to=2042-03-05`)).body.data.days;
+    expect(days.map((d) => d.reservationId)).toEqual([local.body.data.id, local.body.data.id, local.body.data.id, pmsOne!.id, pmsOne!.id]);
   });
 });
