@@ -277,6 +277,9 @@ describe('write safety end to end (issue 12)', () => {
     expect(patch.responses['409']?.['x-error-codes']).toEqual(expect.arrayContaining(['dates_unavailable', 'idempotency_in_progress', 'idempotency_conflict']));
     expect(patch.responses['200']?.headers).toHaveProperty('ETag');
     expect(doc.paths['/v1/guests/{id}']!.patch!.parameters.map((p) => p.name)).toContain('If-Match');
+    expect(doc.paths['/v1/listings/{id}/content']!.put!.parameters.map((p) => p.name)).toContain('If-Match');
+    // A create has no version to match yet.
+    expect(doc.paths['/v1/reservations']!.post!.parameters.map((p) => p.name)).not.toContain('If-Match');
     expect(JSON.stringify(doc.components.schemas.ErrorEnvelope)).toContain('conflicts');
     for (const code of ['dates_unavailable', 'precondition_failed', 'idempotency_in_progress']) {
       const page = await fetch(`${t.baseUrl}/docs/errors/${code}`);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from '@vrp/api-model';
 import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
 import { IDEMPOTENCY_HEADER } from './middleware/idempotency';
-import type { Route } from './route';
+import { pathParamNames, type Route } from './route';
 import { componentSchemas } from './schemas';
 import { webhookEventSchemas } from './schemas-webhooks';
 
@@ -143,6 +143,9 @@ function parametersOf(schema: z.ZodType, location: 'query' | 'path'): ParameterO
   });
 }
 
+/** A write of an existing versioned record (not its create, not a read) takes If-Match. */
+const takesIfMatch = (route: Route): boolean => route.versioned && route.method !== 'get' && pathParamNames(route.path).length > 0;
+
 /** The catalog codes an operation can answer, beyond its declared successes. */
 function errorCodesOf(route: Route): ErrorCode[] {
   const codes = new Set<ErrorCode>(['validation_failed', 'internal_error']);
@@ -152,7 +155,7 @@ function errorCodesOf(route: Route): ErrorCode[] {
   // Every route behind authentication reaches the store or an upstream service.
   if (route.auth !== 'none') ['service_unavailable', 'upstream_timeout'].forEach((c) => codes.add(c as ErrorCode));
   if (route.idempotent) ['idempotency_conflict', 'idempotency_in_progress'].forEach((c) => codes.add(c as ErrorCode));
-  if (route.versioned && route.method !== 'get') codes.add('precondition_failed');
+  if (takesIfMatch(route)) codes.add('precondition_failed');
   route.errors.forEach((c) => codes.add(c));
   return [...codes];
 }
@@ -202,7 +205,7 @@ function operationOf(route: Route): OperationObject {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
-  if (route.versioned && route.method !== 'get') {
+  if (takesIfMatch(route)) {
     parameters.push({
       name: 'If-Match',
       in: 'header',
