@@ -188,6 +188,16 @@ describe('write safety end to end (issue 12)', () => {
       expect(staleGuest.status).toBe(412);
       expect((await t.api<{ data: Guest }>('GET', `/v1/guests/${g.body.data.id}`)).body.data.lastName).toBe('Turing');
 
+      // A listing: PATCH with a stale ETag changes nothing.
+      const listing = await t.api('GET', `/v1/listings/${listingId}`);
+      const listingEtag = listing.headers.get('etag')!;
+      expect(listingEtag).toMatch(/^"\d+"$/);
+      const stalePatch = await t.api<ErrorBody>('PATCH', `/v1/listings/${listingId}`, { active: false }, { headers: { 'If-Match': '"999999"' } });
+      expect(stalePatch.status).toBe(412);
+      expect((await t.api<{ data: { status: string } }>('GET', `/v1/listings/${listingId}`)).body.data.status).toBe('active');
+      const samePatch = await t.api('PATCH', `/v1/listings/${listingId}`, { active: true }, { headers: { 'If-Match': listingEtag } });
+      expect(samePatch.status).toBe(200);
+
       // PUT accepts If-Match too: listing content.
       const content = `/v1/listings/${listingId}/content`;
       const written = await t.api('PUT', content, { sections: { description: 'Sea view, first version' } });

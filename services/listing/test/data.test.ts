@@ -184,7 +184,7 @@ describe('listing data over gRPC', () => {
     return listing!;
   };
 
-  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { workspaceId, listingIds, active: false });
+  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { workspaceId, listingIds, active: false, expectedVersion: 0 });
 
   const calendar = (workspaceId: string, listingId: string, from: string, to: string, calendarOnly = false) =>
     client.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly });
@@ -578,7 +578,7 @@ describe('listing data over gRPC', () => {
         }
       }
       // Nothing was written while inactive: after activation the data is as it was.
-      await client.call('setListingsActive', { workspaceId: ws, listingIds: [l.id], active: true });
+      await client.call('setListingsActive', { workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
       expect((await calendar(ws, l.id, '2025-01-01', '2025-01-02')).days.map((d) => d.price)).toEqual([55, 100]);
       expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([section('description', 'Before deactivation')]);
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
@@ -628,6 +628,7 @@ describe('content relay to the PMS', () => {
           workspaceId: 'ws_relay',
           name: id,
           status: 'active',
+          version: 1,
           channels: [],
           address: { line1: '', line2: '', city: '', region: '', postalCode: '', country: '' },
           timezone: 'UTC',

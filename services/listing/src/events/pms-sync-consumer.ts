@@ -121,6 +121,7 @@ export class PmsSyncConsumer {
           taxRate: 0,
           publishedAt: null,
           activityVersion: 1,
+          version: 1,
           createdAt: now,
           updatedAt: now,
         };

@@ -52,16 +52,18 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       operationId: 'setListingActive',
       summary: 'Activate or deactivate a listing',
       description:
-        'Works on inactive listings. Activating counts the listing toward the plan limit (402 listings_limit_exceeded when the plan is full); deactivating stops billing and webhook delivery while its data keeps syncing.',
+        'Works on inactive listings. Activating counts the listing toward the plan limit (402 listings_limit_exceeded when the plan is full); deactivating stops billing and webhook delivery while its data keeps syncing. With `If-Match` (the `ETag` of GET), a listing changed since is 412 precondition_failed and nothing changes.',
       tags: ['Listings'],
       auth: 'api_key',
       params: listingParams,
       body: activeToggleBody,
+      versioned: true,
       responses: { 200: toggledSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
-      async handler({ params, body, principal }) {
-        await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active });
-        return ok({ data: asRow(await current(principal.workspaceId, params.id)) });
+      async handler({ params, body, principal, req, res }) {
+        await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active, expectedVersion: expectedVersion(req) });
+        const after = await current(principal.workspaceId, params.id);
+        return ok(withETag(res, after.version, { data: asRow(after) }));
       },
     }),
     defineRoute({
@@ -93,7 +95,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: statusBatchResultSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
       async handler({ body, principal }) {
-        const res = await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: body.listingIds, active: body.active });
+        const res = await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: body.listingIds, active: body.active, expectedVersion: 0 });
         return ok({ active: res.active, updated: res.updated, unchanged: res.unchanged });
       },
     }),

@@ -146,7 +146,11 @@ export interface Listing {
   cleaningFee: number;
   /** Tax charged on stays, as a fraction (0.1 = 10 %). */
   taxRate: number;
-  publishedAt?: Date | undefined;
+  publishedAt?:
+    | Date
+    | undefined;
+  /** +1 on every change of the listing record; the API's ETag. */
+  version: number;
 }
 
 export interface ListListingsRequest {
@@ -216,6 +220,8 @@ export interface SetListingsActiveRequest {
   workspaceId: string;
   listingIds: string[];
   active: boolean;
+  /** If-Match of PATCH /v1/listings/{id}: the version of the one listing named; 0 = none. */
+  expectedVersion: number;
 }
 
 export interface SetListingsActiveResponse {
@@ -1169,6 +1175,7 @@ function createBaseListing(): Listing {
     cleaningFee: 0,
     taxRate: 0,
     publishedAt: undefined,
+    version: 0,
   };
 }
 
@@ -1242,6 +1249,9 @@ export const Listing: MessageFns<Listing> = {
     }
     if (message.publishedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.publishedAt), writer.uint32(186).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(192).int32(message.version);
     }
     return writer;
   },
@@ -1443,6 +1453,14 @@ export const Listing: MessageFns<Listing> = {
             message.publishedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1530,6 +1548,7 @@ export const Listing: MessageFns<Listing> = {
         : isSet(object.published_at)
         ? fromJsonTimestamp(object.published_at)
         : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -1604,6 +1623,9 @@ export const Listing: MessageFns<Listing> = {
     if (message.publishedAt !== undefined) {
       obj.publishedAt = message.publishedAt.toISOString();
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -1639,6 +1661,7 @@ export const Listing: MessageFns<Listing> = {
     message.cleaningFee = object.cleaningFee ?? 0;
     message.taxRate = object.taxRate ?? 0;
     message.publishedAt = object.publishedAt ?? undefined;
+    message.version = object.version ?? 0;
     return message;
   },
 };
@@ -2647,7 +2670,7 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
 };
 
 function createBaseSetListingsActiveRequest(): SetListingsActiveRequest {
-  return { workspaceId: "", listingIds: [], active: false };
+  return { workspaceId: "", listingIds: [], active: false, expectedVersion: 0 };
 }
 
 export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
@@ -2660,6 +2683,9 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     }
     if (message.active !== false) {
       writer.uint32(24).bool(message.active);
+    }
+    if (message.expectedVersion !== 0) {
+      writer.uint32(32).int32(message.expectedVersion);
     }
     return writer;
   },
@@ -2701,6 +2727,14 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
             message.active = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expectedVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2726,6 +2760,11 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
         ? object.listing_ids.map((e: any) => globalThis.String(e))
         : [],
       active: isSet(object.active) ? globalThis.Boolean(object.active) : false,
+      expectedVersion: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : 0,
     };
   },
 
@@ -2740,6 +2779,9 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     if (message.active !== false) {
       obj.active = message.active;
     }
+    if (message.expectedVersion !== 0) {
+      obj.expectedVersion = Math.round(message.expectedVersion);
+    }
     return obj;
   },
 
@@ -2751,6 +2793,7 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     message.workspaceId = object.workspaceId ?? "";
     message.listingIds = object.listingIds?.map((e) => e) || [];
     message.active = object.active ?? false;
+    message.expectedVersion = object.expectedVersion ?? 0;
     return message;
   },
 };
