@@ -70,6 +70,9 @@ async function main(): Promise<void> {
         pmsProvider: '',
         pmsExternalId: '',
         pmsUpdatedAt: null,
+        version: 1,
+        conflictsWith: [],
+        idempotencyKey: '',
       });
       if (batch.length === 1000) await store.insertMany(batch.splice(0));
     }

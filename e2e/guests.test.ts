@@ -46,6 +46,7 @@ describe('guests end to end', () => {
         pms: null,
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/),
         updatedAt: expect.any(String),
+        version: 1,
       });
       const got = await w.api<{ data: ApiGuest }>('GET', `/v1/guests/${res.body.data.id}`);
       expect(got.body.data).toEqual(res.body.data);

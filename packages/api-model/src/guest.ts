@@ -18,6 +18,8 @@ export interface ApiGuest {
   pms: { provider: string; externalId: string } | null;
   createdAt: string;
   updatedAt: string;
+  /** Incremented by every change; the `ETag` of single-record responses is `"<version>"`. */
+  version: number;
 }
 
 const iso = (d: Date | undefined): string => (d ?? new Date(0)).toISOString();
@@ -32,5 +34,6 @@ export function toApiGuest(g: pb.Guest): ApiGuest {
     pms: g.provider ? { provider: g.provider, externalId: g.externalId } : null,
     createdAt: iso(g.createdAt),
     updatedAt: iso(g.updatedAt ?? g.createdAt),
+    version: g.version,
   };
 }

@@ -42,6 +42,10 @@ export interface ApiReservation {
   pms: { provider: string; externalId: string } | null;
   bookedAt: string;
   updatedAt: string;
+  /** Incremented by every change; the `ETag` of single-record responses is `"<version>"`. */
+  version: number;
+  /** Set when a PMS booking and a local one hold overlapping nights (both are kept); null otherwise. */
+  conflict: { reservationIds: string[] } | null;
 }
 
 export interface ApiQuote {
@@ -96,6 +100,8 @@ export function toApiReservation(r: pb.Reservation): ApiReservation {
     pms: r.pmsProvider ? { provider: r.pmsProvider, externalId: r.pmsExternalId } : null,
     bookedAt: iso(r.bookedAt),
     updatedAt: iso(r.updatedAt),
+    version: r.version,
+    conflict: r.conflictsWith.length > 0 ? { reservationIds: [...r.conflictsWith] } : null,
   };
 }
 

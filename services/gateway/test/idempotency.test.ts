@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError, createMemoryStore } from '@vrp/platform';
 import { defineRoute } from '../src/app';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
-import { created } from '../src/http/route';
+import { created, ok } from '../src/http/route';
 import { IdempotencyStore } from '../src/store/idempotency-store';
 import { bearer, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
 
@@ -24,13 +24,26 @@ const orderRoutes = [
     auth: 'api_key',
     body: orderBody,
     responses: { 201: z.object({ data: orderSchema }) },
-    idempotent: true,
     async handler({ body }) {
       executions += 1;
       if (body.outcome === 'refused') throw new AppError('pms_write_unsupported', 'PMS-B cannot do this.', { provider: 'PMS-B' });
       if (body.outcome === 'outage') throw new AppError('service_unavailable', 'down', { retryAfterSeconds: 1 });
       if (body.outcome === 'slow') await new Promise<void>((resolve) => (releaseSlow = resolve));
       return created({ data: { id: `ord_${executions}`, item: body.item, quantity: body.quantity } });
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/v1/test/orders/:id',
+    operationId: 'testChangeOrder',
+    summary: 'Change an order (test only)',
+    tags: ['Test'],
+    auth: 'api_key',
+    body: orderBody,
+    responses: { 200: z.object({ data: orderSchema }) },
+    async handler({ body, params }) {
+      executions += 1;
+      return ok({ data: { id: params.id ?? '', item: body.item, quantity: body.quantity } });
     },
   }),
 ];
@@ -55,12 +68,15 @@ describe('Idempotency-Key middleware', () => {
     await listingService.stop();
   });
 
-  const post = <T>(apiKey: string, body: string, idempotencyKey?: string) =>
-    request<T>(`${gw.url}/v1/test/orders`, {
-      method: 'POST',
+  const send = <T>(method: string, path: string, apiKey: string, body: string, idempotencyKey?: string, signal?: AbortSignal) =>
+    request<T>(`${gw.url}${path}`, {
+      method,
       headers: { ...bearer(apiKey), 'Content-Type': 'application/json', ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) },
       body,
+      ...(signal ? { signal } : {}),
     });
+  const post = <T>(apiKey: string, body: string, idempotencyKey?: string, signal?: AbortSignal) => send<T>('POST', '/v1/test/orders', apiKey, body, idempotencyKey, signal);
+  const patch = <T>(apiKey: string, body: string, idempotencyKey?: string) => send<T>('PATCH', '/v1/test/orders/ord_x', apiKey, body, idempotencyKey);
 
   it('replays the first response for the same key and body, without running the handler again', async () => {
     const first = await post<{ data: { id: string } }>(keyA, '{"item":"towels","quantity":2}', 'idem-replay-1');
@@ -125,18 +141,49 @@ describe('Idempotency-Key middleware', () => {
     expect(valid.status).toBe(201);
   });
 
-  it('answers 409 while the first request with the key is still running', async () => {
+  /** Waits (without a fixed sleep) until the slow handler has started. */
+  const untilStarted = async (count: number) => {
+    while (executions < count) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('answers 409 idempotency_in_progress with Retry-After while the first request with the key is still running', async () => {
     const slow = post(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await untilStarted(1);
     const concurrent = await post<ErrorBody>(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
     expect(concurrent.status).toBe(409);
-    expect(concurrent.body.error.code).toBe('idempotency_conflict');
-    expect(concurrent.body.error.message).toMatch(/still being processed/);
+    expect(concurrent.body.error.code).toBe('idempotency_in_progress');
+    expect(concurrent.headers.get('retry-after')).toBe('1');
     releaseSlow();
     expect((await slow).status).toBe(201);
     const after = await post(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
     expect(after.status).toBe(201);
     expect(after.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('records the outcome of a request whose client dropped the connection: the retry replays it', async () => {
+    const abort = new AbortController();
+    const dropped = post(keyA, '{"item":"d","quantity":1,"outcome":"slow"}', 'idem-dropped-1', abort.signal).catch(() => 'dropped');
+    await untilStarted(1);
+    abort.abort();
+    expect(await dropped).toBe('dropped');
+    releaseSlow();
+    // The handler runs to its end; once its outcome is recorded the retry replays it.
+    let retry = await post<{ data: { id: string } }>(keyA, '{"item":"d","quantity":1,"outcome":"slow"}', 'idem-dropped-1');
+    while (retry.status === 409) retry = await post<{ data: { id: string } }>(keyA, '{"item":"d","quantity":1,"outcome":"slow"}', 'idem-dropped-1');
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.data.id).toBe('ord_1');
+    expect(executions).toBe(1);
+  });
+
+  it('honours the key on PATCH too', async () => {
+    const first = await patch<{ data: { id: string } }>(keyA, '{"item":"p","quantity":1}', 'idem-patch-1');
+    const retry = await patch<{ data: { id: string } }>(keyA, '{"item":"p","quantity":1}', 'idem-patch-1');
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(executions).toBe(1);
+    // Bound to the method and path: the same key on POST is another request.
+    expect((await post<ErrorBody>(keyA, '{"item":"p","quantity":1}', 'idem-patch-1')).body.error.code).toBe('idempotency_conflict');
   });
 
   it('refuses a malformed key', async () => {
@@ -148,7 +195,8 @@ describe('Idempotency-Key middleware', () => {
   it('documents the header on idempotent routes', async () => {
     const doc = gw.running.gateway.openApiDocument();
     expect(doc.paths['/v1/test/orders']?.post?.parameters.map((p) => p.name)).toContain('Idempotency-Key');
-    expect(doc.paths['/v1/test/orders']?.post?.responses['409']?.['x-error-codes']).toEqual(['idempotency_conflict']);
+    expect(doc.paths['/v1/test/orders']?.post?.responses['409']?.['x-error-codes']).toEqual(['idempotency_conflict', 'idempotency_in_progress']);
+    expect(doc.paths['/v1/test/orders']?.post?.responses['409']?.headers).toHaveProperty('Retry-After');
   });
 });
 

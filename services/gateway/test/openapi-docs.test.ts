@@ -102,7 +102,7 @@ describe('gateway OpenAPI document and docs pages', () => {
 
   it('includes the error envelope schema and references it from error responses', () => {
     const envelope = doc.components.schemas.ErrorEnvelope as { properties: { error: { properties: Record<string, unknown>; required: string[] } } };
-    expect(Object.keys(envelope.properties.error.properties)).toEqual(['code', 'message', 'fix', 'docs_url', 'request_id', 'fields', 'listing_ids', 'listings', 'provider']);
+    expect(Object.keys(envelope.properties.error.properties)).toEqual(['code', 'message', 'fix', 'docs_url', 'request_id', 'fields', 'listing_ids', 'listings', 'provider', 'conflicts']);
     expect(envelope.properties.error.required).toEqual(['code', 'message', 'fix', 'docs_url', 'request_id']);
     const getOne = doc.paths['/v1/listings/{id}']?.get;
     expect(getOne?.responses['403']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });

@@ -4,7 +4,21 @@
 // (reservation events) and a PMS guest (pms.sync.v1). Every change and its event are written in
 // one transaction; replaying an input changes nothing.
 import type { GuestSyncPayload, pmsSync, reservation } from '@vrp/contracts';
-import { newId, validationFailed, type DocumentStore, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
+import {
+  acquireLease,
+  AppError,
+  DuplicateKeyError,
+  newId,
+  notFound,
+  preconditionFailed,
+  releaseLease,
+  validationFailed,
+  type DocumentStore,
+  type Lease,
+  type Outbox,
+  type PageWindow,
+  type Tx,
+} from '@vrp/platform';
 import { assertSupported, isProvider } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
@@ -14,6 +28,7 @@ import {
   linkReservation,
   matchKeysOf,
   mergeContacts,
+  withChangeKey,
   type GuestRecord,
   type ReservationLink,
 } from './domain/guest';
@@ -56,6 +71,9 @@ export function updateGuestProblems(input: UpdateGuestInput): Record<string, str
   return problems;
 }
 
+/** Read-decide-write rounds of a PATCH while other changes of the same profile commit first. */
+const UPDATE_ATTEMPTS = 8;
+
 export class GuestProfiles {
   constructor(
     private readonly deps: { store: DocumentStore; guests: GuestStore; outbox: Outbox; access: ListingAccess; pms: PmsPort },
@@ -72,9 +90,14 @@ export class GuestProfiles {
     return guest;
   }
 
-  async create(workspaceId: string, input: CreateGuestInput): Promise<GuestRecord> {
+  async create(workspaceId: string, input: CreateGuestInput, idempotencyKey = ''): Promise<GuestRecord> {
     const problems = createGuestProblems(input);
     if (Object.keys(problems).length) throw validationFailed(problems);
+    // A retry of a create that already committed (even one whose reply was lost) answers it.
+    if (idempotencyKey) {
+      const done = await this.deps.guests.byIdempotencyKey(workspaceId, idempotencyKey, new Date());
+      if (done) return done;
+    }
     // Spec 7.2: refused before anything is sent when the PMS cannot write guests.
     if (input.provider) assertSupported(input.provider, 'guest.write');
     const id = newId('gst');
@@ -91,6 +114,8 @@ export class GuestProfiles {
       reservations: [],
       createdAt: now,
       updatedAt: now,
+      version: 1,
+      changeKeys: [],
     };
     if (input.provider) {
       const { entityExternalId } = await this.deps.pms.relay({
@@ -100,50 +125,108 @@ export class GuestProfiles {
         listingExternalId: '',
         entityExternalId: '',
         payload: { firstName: guest.firstName, lastName: guest.lastName, language: guest.language, email: input.email, phone: input.phone },
-        idempotencyKey: id,
+        idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : id,
       });
       guest.externalId = entityExternalId;
     }
-    const created = await this.deps.store.transaction(async (tx) => {
-      const saved = await this.deps.guests.insert(guest, tx);
-      await this.deps.guests.claimKeys(workspaceId, id, matchKeysOf(input), tx);
-      await this.deps.outbox.add(tx, [guestEvent(saved, 'created', now)]);
-      return saved;
-    });
-    this.publishSoon();
-    return created;
+    try {
+      const created = await this.deps.store.transaction(async (tx) => {
+        if (idempotencyKey) await this.deps.guests.releaseExpiredKey(workspaceId, idempotencyKey, now, tx);
+        const saved = await this.deps.guests.insert(guest, tx, null, idempotencyKey);
+        await this.deps.guests.claimKeys(workspaceId, id, matchKeysOf(input), tx);
+        await this.deps.outbox.add(tx, [guestEvent(saved, 'created', now)]);
+        return saved;
+      });
+      this.publishSoon();
+      return created;
+    } catch (err) {
+      // A concurrent request with the same key committed first: its profile is this one's answer.
+      if (err instanceof DuplicateKeyError && 'idempotencyKey' in err.keyPattern) {
+        const first = await this.deps.guests.byIdempotencyKey(workspaceId, idempotencyKey, new Date());
+        if (first) return first;
+      }
+      throw err;
+    }
   }
 
-  async update(workspaceId: string, id: string, input: UpdateGuestInput): Promise<GuestRecord> {
-    const current = await this.get(workspaceId, id);
+  /**
+   * Changes only the fields sent, against the profile as it is when the change commits: a
+   * change committed meanwhile makes this one re-read and re-decide, so concurrent PATCHes of
+   * different fields all survive; with `expectedVersion` (If-Match) it is 412 instead. A
+   * PMS-linked profile is changed in its PMS first, under the profile's write lease, so the
+   * PMS receives its changes in the order they are stored here. A key already applied (kept on
+   * the profile with the change) answers the profile as it is.
+   */
+  async update(workspaceId: string, id: string, input: UpdateGuestInput, expectedVersion = 0, idempotencyKey = ''): Promise<GuestRecord> {
+    const first = await this.get(workspaceId, id);
     const problems = updateGuestProblems(input);
     if (Object.keys(problems).length) throw validationFailed(problems);
-    if (current.provider) assertSupported(current.provider, 'guest.write');
-    const next: GuestRecord = {
-      ...current,
-      firstName: input.firstName?.trim() ?? current.firstName,
-      lastName: input.lastName?.trim() ?? current.lastName,
-      language: input.language ?? current.language,
-      updatedAt: new Date(),
-    };
-    if (current.provider) {
-      await this.deps.pms.relay({
-        workspaceId,
-        provider: current.provider,
-        operation: 'guest.write',
-        listingExternalId: '',
-        entityExternalId: current.externalId,
-        payload: { firstName: next.firstName, lastName: next.lastName, language: next.language },
-        idempotencyKey: newId('gwr'),
-      });
+    if (first.provider) assertSupported(first.provider, 'guest.write');
+    const lease = first.provider ? await acquireLease(this.deps.guests.guests, { workspaceId, _id: id }) : null;
+    if (first.provider && !lease) throw notFound('guest', id);
+    try {
+      return await this.applyUpdate(workspaceId, id, input, expectedVersion, idempotencyKey, lease, first);
+    } catch (err) {
+      if (lease) await releaseLease(this.deps.guests.guests, { workspaceId, _id: id }, lease).catch(() => undefined);
+      throw err;
     }
-    const saved = await this.deps.store.transaction(async (tx) => {
-      const out = await this.deps.guests.save(next, tx);
-      await this.deps.outbox.add(tx, [guestEvent(out, 'updated', next.updatedAt)]);
-      return out;
-    });
-    this.publishSoon();
-    return saved;
+  }
+
+  private async applyUpdate(
+    workspaceId: string,
+    id: string,
+    input: UpdateGuestInput,
+    expectedVersion: number,
+    idempotencyKey: string,
+    lease: Lease | null,
+    firstRead: GuestRecord,
+  ): Promise<GuestRecord> {
+    for (let attempt = 1; ; attempt++) {
+      // Under a lease the read comes after taking it: the relay must start from what is stored.
+      const current = attempt === 1 && !lease ? firstRead : await this.deps.guests.get(workspaceId, id);
+      if (idempotencyKey && current.changeKeys.includes(idempotencyKey)) {
+        if (lease) await releaseLease(this.deps.guests.guests, { workspaceId, _id: id }, lease);
+        return current;
+      }
+      if (expectedVersion && current.version !== expectedVersion) throw preconditionFailed('Guest', id, expectedVersion, current.version);
+      const next: GuestRecord = {
+        ...current,
+        firstName: input.firstName?.trim() ?? current.firstName,
+        lastName: input.lastName?.trim() ?? current.lastName,
+        language: input.language ?? current.language,
+        updatedAt: new Date(),
+        changeKeys: withChangeKey(current.changeKeys, idempotencyKey),
+      };
+      if (current.provider) {
+        await this.deps.pms.relay({
+          workspaceId,
+          provider: current.provider,
+          operation: 'guest.write',
+          listingExternalId: '',
+          entityExternalId: current.externalId,
+          payload: { firstName: next.firstName, lastName: next.lastName, language: next.language },
+          idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${id}:v${current.version}`,
+        });
+      }
+      // Documents written before versions existed have no field: they are version 0.
+      const guard = { version: current.version === 0 ? { $in: [0, null] } : current.version, ...(lease?.held ?? {}) };
+      const saved = await this.deps.store.transaction(async (tx) => {
+        const out = await this.deps.guests.saveIf(next, guard, tx, undefined, lease?.release ?? {});
+        if (out) await this.deps.outbox.add(tx, [guestEvent(out, 'updated', next.updatedAt)]);
+        return out;
+      });
+      if (saved) {
+        this.publishSoon();
+        return saved;
+      }
+      if (expectedVersion) {
+        const latest = await this.deps.guests.get(workspaceId, id);
+        throw preconditionFailed('Guest', id, expectedVersion, latest.version);
+      }
+      if (attempt >= UPDATE_ATTEMPTS) {
+        throw new AppError('conflict', `Guest '${id}' is being changed by many requests at once; nothing was changed by this one.`, {}, 'Retry the request.');
+      }
+    }
   }
 
   /**
@@ -190,6 +273,8 @@ export class GuestProfiles {
         reservations: [link],
         createdAt: now,
         updatedAt: now,
+        version: 1,
+        changeKeys: [],
       },
       tx,
     );
@@ -228,7 +313,7 @@ export class GuestProfiles {
         return true;
       }
       const created = await this.deps.guests.insert(
-        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now },
+        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now, version: 1, changeKeys: [] },
         tx,
         sourceUpdatedAt,
       );

@@ -45,9 +45,19 @@ class FakePms implements PmsPort {
   async resolveListingId(_ws: string, id: string) {
     return this.listings.get(id)?.listingId ?? null;
   }
+  /** Relays of one PMS entity in flight at once, at most (a PMS takes a moment to answer). */
+  readonly maxInFlight = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
   async relay(input: RelayInput) {
+    const entity = input.entityExternalId;
+    if (entity) {
+      this.inFlight.set(entity, (this.inFlight.get(entity) ?? 0) + 1);
+      this.maxInFlight.set(entity, Math.max(this.maxInFlight.get(entity) ?? 0, this.inFlight.get(entity)!));
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      this.inFlight.set(entity, this.inFlight.get(entity)! - 1);
+    }
     this.relayed.push(input);
-    return { entityExternalId: `pms-${this.relayed.length}` };
+    return { entityExternalId: entity || `pms-${this.relayed.length}` };
   }
   close() {}
 }
@@ -74,6 +84,8 @@ describe('guest service over gRPC', () => {
     reservations: [],
     createdAt: new Date('2025-01-01T00:00:00Z'),
     updatedAt: new Date('2025-01-01T00:00:00Z'),
+    version: 1,
+    changeKeys: [],
     ...extra,
   });
 
@@ -174,6 +186,7 @@ describe('guest service over gRPC', () => {
         pb.Guest.create({
           id: JOSE.id,
           workspaceId: 'ws_a',
+          version: 1,
           firstName: 'José',
           lastName: 'García',
           language: 'es',
@@ -240,6 +253,38 @@ describe('guest service over gRPC', () => {
       expect(err.details.provider).toBe('PMS-F');
       expect(fake.relayed.length).toBe(before);
       expect((await client.call('getGuest', { workspaceId: 'ws_c', id: 'gst_pmsf' })).guest!.firstName).toBe('Fiona');
+    });
+
+    it('concurrent updates of different fields all survive; a PMS guest is relayed one change at a time', async () => {
+      const update = (id: string, req: Partial<pb.UpdateGuestRequest>) => client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id, ...req }));
+      for (const provider of ['', 'PMS-A']) {
+        const { guest: g } = await create({ firstName: 'Kim', provider });
+        await Promise.all([update(g!.id, { firstName: 'Kimi' }), update(g!.id, { lastName: 'Lee' }), update(g!.id, { language: 'ko' })]);
+        const { guest: after } = await client.call('getGuest', { workspaceId: 'ws_c', id: g!.id });
+        expect([after!.firstName, after!.lastName, after!.language, after!.version]).toEqual(['Kimi', 'Lee', 'ko', 4]);
+        if (provider) {
+          expect(fake.maxInFlight.get(g!.externalId)).toBe(1);
+          // The last relay carries every field as stored: the PMS ends where this service ends.
+          expect(fake.relayed.filter((r) => r.entityExternalId === g!.externalId).at(-1)!.payload).toEqual({ firstName: 'Kimi', lastName: 'Lee', language: 'ko' });
+        }
+      }
+    });
+
+    it('If-Match: a stale expected version is 412 precondition_failed and changes nothing', async () => {
+      const { guest: g } = await create({ firstName: 'Ivo' });
+      await client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id, lastName: 'A', expectedVersion: 1 }));
+      const err = await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id, lastName: 'B', expectedVersion: 1 })));
+      expect(err.code).toBe('precondition_failed');
+      expect((await client.call('getGuest', { workspaceId: 'ws_c', id: g!.id })).guest!.lastName).toBe('A');
+    });
+
+    it('a create or a change retried with the same Idempotency-Key is applied once', async () => {
+      const [a, b] = await Promise.all([create({ firstName: 'Uma', idempotencyKey: 'g-create-1' }), create({ firstName: 'Uma', idempotencyKey: 'g-create-1' })]);
+      expect(a.guest!.id).toBe(b.guest!.id);
+      expect((await create({ firstName: 'Uma', idempotencyKey: 'g-create-1' })).guest!.id).toBe(a.guest!.id);
+      const change = () => client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Thurman', idempotencyKey: 'g-change-1' }));
+      expect((await change()).guest!.version).toBe(2);
+      expect((await change()).guest!.version).toBe(2);
     });
 
     it('refuses an empty update and an unknown or foreign id', async () => {

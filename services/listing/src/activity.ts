@@ -1,7 +1,7 @@
 // Activity use cases of spec 3.2: owner toggles, deletion and account disconnection. Each runs
 // in one transaction that changes the listings, the plan's active count and the outbox
 // together, so either everything happens or nothing does.
-import type { DocumentStore, Outbox } from '@vrp/platform';
+import { preconditionFailed, type DocumentStore, type Outbox } from '@vrp/platform';
 import { planToggle, type ListingRecord } from './domain/listing';
 import { activityChanged, recordActivity, type ActivityReason } from './events/activity-publisher';
 import type { ListingStore } from './store/listing-store';
@@ -14,9 +14,13 @@ export class ListingActivity {
   ) {}
 
   /** All or nothing: an unknown id is not_found, a full plan is listings_limit_exceeded. */
-  async setActive(workspaceId: string, ids: string[], active: boolean, reason: ActivityReason = 'owner') {
+  async setActive(workspaceId: string, ids: string[], active: boolean, reason: ActivityReason = 'owner', expectedVersion = 0) {
     const outcome = await this.store.transaction(async (tx) => {
-      const plan = planToggle(await this.listings.resolveAll(workspaceId, ids, tx), active);
+      const resolved = await this.listings.resolveAll(workspaceId, ids, tx);
+      // If-Match (one listing): checked in the transaction, against the listing as it is now.
+      const one = resolved[0];
+      if (expectedVersion && one && one.version !== expectedVersion) throw preconditionFailed('Listing', one.id, expectedVersion, one.version);
+      const plan = planToggle(resolved, active);
       if (active) await this.listings.reserveActiveSlots(workspaceId, plan.toChange.length, tx);
       else await this.listings.releaseActiveSlots(workspaceId, plan.toChange.length, tx);
       const changed: ListingRecord[] = [];

@@ -1,16 +1,19 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
-import { pms, TOPICS } from '@vrp/contracts';
+import { pms, reservation, TOPICS } from '@vrp/contracts';
 import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingActivity } from './activity';
 import { dataHandlers, type ContentRelay } from './grpc/data-handlers';
 import { listingHandlers } from './grpc/handlers';
 import { PmsSyncConsumer } from './events/pms-sync-consumer';
+import { grpcBookedNights, type BookedNights } from './ports/bookings';
 import { pmsContentRelay } from './pms-content-relay';
 import { ListingStore } from './store/listing-store';
 
 export interface ListingServiceDeps extends ServiceDeps {
   /** Where content of PMS listings is relayed; default: the pms-adapter at addresses.pmsAdapter. */
   contentRelay?: ContentRelay;
+  /** Where the calendar reads booked nights; default: the reservation service at addresses.reservation. */
+  bookings?: BookedNights;
 }
 
 export async function startListingService(given: ListingServiceDeps): Promise<RunningService> {
@@ -28,7 +31,15 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
   const consumers = new ConsumerRunner({ service: 'listing', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const pmsSync = new PmsSyncConsumer({ store: deps.store, consumers, listings, outbox, logger: deps.logger });
   await pmsSync.start();
-  const handlerDeps = { store: deps.store, listings, outbox, activity, contentRelay: deps.contentRelay ?? pmsContentRelay(pmsAdapter) };
+  const reservationUpstream = deps.bookings ? null : createUpstream(reservation.ReservationServiceClient, { name: 'reservation', address: deps.addresses.reservation });
+  const handlerDeps = {
+    store: deps.store,
+    listings,
+    outbox,
+    activity,
+    contentRelay: deps.contentRelay ?? pmsContentRelay(pmsAdapter),
+    bookings: deps.bookings ?? grpcBookedNights(reservationUpstream!),
+  };
   return startService({
     store: deps.store,
     name: 'listing',
@@ -42,6 +53,7 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
       await pmsSync.stop();
       await outbox.stop();
       pmsAdapter.close();
+      reservationUpstream?.close();
     },
   });
 }

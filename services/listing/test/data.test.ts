@@ -142,6 +142,7 @@ describe('listing data over gRPC', () => {
   let running: RunningService;
   let client: Upstream<pb.ListingServiceClient>;
   let seq = 0;
+  const booked: { workspaceId: string; listingId: string; date: string; reservationId: string }[] = [];
 
   beforeAll(async () => {
     running = await startListingService({
@@ -154,6 +155,11 @@ describe('listing data over gRPC', () => {
       addresses: DEFAULT_ADDRESSES,
       // The PMS accepts every section it can store; the relay itself is tested below and in e2e/pms.
       contentRelay: { apply: async () => undefined },
+      // The reservation service's booked nights (its own component tests and e2e cover the real one).
+      bookings: {
+        list: async (workspaceId, listingId, from, to) =>
+          booked.filter((b) => b.workspaceId === workspaceId && b.listingId === listingId && b.date >= from && b.date <= to),
+      },
     });
     client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
   });
@@ -178,14 +184,15 @@ describe('listing data over gRPC', () => {
     return listing!;
   };
 
-  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { workspaceId, listingIds, active: false });
+  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { workspaceId, listingIds, active: false, expectedVersion: 0 });
 
-  const calendar = (workspaceId: string, listingId: string, from: string, to: string) => client.call('getCalendar', { workspaceId, listingId, from, to });
+  const calendar = (workspaceId: string, listingId: string, from: string, to: string, calendarOnly = false) =>
+    client.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly });
 
   const update = (workspaceId: string, ...updates: Partial<pb.AvailabilityUpdate>[]) =>
     client.call('updateAvailability', { workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
 
-  const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[]) => client.call('putContent', { workspaceId, listingId, sections });
+  const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[], expectedVersion = 0) => client.call('putContent', { workspaceId, listingId, sections, expectedVersion });
 
   describe('calendar', () => {
     it('reads every day of the range, with the listing defaults where nothing was written', async () => {
@@ -195,12 +202,26 @@ describe('listing data over gRPC', () => {
       expect(res.listingId).toBe(l.id);
       expect(res.currency).toBe('USD');
       expect(res.days).toEqual([
-        { date: '2025-03-30', available: true, price: 120, minNights: 1 },
-        { date: '2025-03-31', available: true, price: 120, minNights: 1 },
-        { date: '2025-04-01', available: true, price: 120, minNights: 1 },
+        { date: '2025-03-30', available: true, price: 120, minNights: 1, reservationId: '' },
+        { date: '2025-03-31', available: true, price: 120, minNights: 1, reservationId: '' },
+        { date: '2025-04-01', available: true, price: 120, minNights: 1, reservationId: '' },
       ]);
       const year = await calendar(ws, l.id, '2024-01-01', '2024-12-31');
       expect(year.days).toHaveLength(366);
+    });
+
+    it('shows nights held by reservations as unavailable, naming the reservation; calendarOnly leaves them out', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Booked', { defaultNightlyPrice: 100 });
+      booked.push({ workspaceId: ws, listingId: l.id, date: '2025-05-02', reservationId: 'res_held' });
+      const res = await calendar(ws, l.id, '2025-05-01', '2025-05-03');
+      expect(res.days.map((d) => [d.date, d.available, d.reservationId])).toEqual([
+        ['2025-05-01', true, ''],
+        ['2025-05-02', false, 'res_held'],
+        ['2025-05-03', true, ''],
+      ]);
+      const own = await calendar(ws, l.id, '2025-05-01', '2025-05-03', true);
+      expect(own.days.every((d) => d.available && d.reservationId === '')).toBe(true);
     });
 
     it('writes only the given fields and keeps the others (defaults for new days)', async () => {
@@ -217,12 +238,12 @@ describe('listing data over gRPC', () => {
       expect(second).toEqual({ listingIds: [l.id], daysUpdated: 2 });
       const res = await calendar(ws, l.id, '2025-05-31', '2025-06-05');
       expect(res.days).toEqual([
-        { date: '2025-05-31', available: true, price: 90, minNights: 1 },
-        { date: '2025-06-01', available: true, price: 150, minNights: 1 },
-        { date: '2025-06-02', available: true, price: 150, minNights: 1 },
-        { date: '2025-06-03', available: false, price: 150, minNights: 1 },
-        { date: '2025-06-04', available: false, price: 90, minNights: 3 },
-        { date: '2025-06-05', available: true, price: 90, minNights: 1 },
+        { date: '2025-05-31', available: true, price: 90, minNights: 1, reservationId: '' },
+        { date: '2025-06-01', available: true, price: 150, minNights: 1, reservationId: '' },
+        { date: '2025-06-02', available: true, price: 150, minNights: 1, reservationId: '' },
+        { date: '2025-06-03', available: false, price: 150, minNights: 1, reservationId: '' },
+        { date: '2025-06-04', available: false, price: 90, minNights: 3, reservationId: '' },
+        { date: '2025-06-05', available: true, price: 90, minNights: 1, reservationId: '' },
       ]);
       // A price of 0 is a value (a free night), not "unset".
       await update(ws, { listingId: l.id, from: '2025-06-05', to: '2025-06-05', price: 0 });
@@ -348,6 +369,19 @@ describe('listing data over gRPC', () => {
   });
 
   describe('content', () => {
+    it('versions the content: every write +1; a stale expected version is precondition_failed and stores nothing', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Content Versions');
+      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).version).toBe(0);
+      expect((await put(ws, l.id, [section('description', 'One')])).version).toBe(1);
+      expect((await put(ws, l.id, [section('house_rules', 'No parties')], 1)).version).toBe(2);
+      const stale = await errorOf(put(ws, l.id, [section('description', 'Two')], 1));
+      expect(stale.code).toBe('precondition_failed');
+      const now = await client.call('getContent', { workspaceId: ws, listingId: l.id });
+      expect(now.version).toBe(2);
+      expect(now.sections.find((x) => x.name === 'description')?.valueJson).toBe(JSON.stringify('One'));
+    });
+
     it('refuses malformed content, naming the sections', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Content Validation');
@@ -371,7 +405,7 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const l = await create(ws, 'No PMS');
       const empty = await client.call('getContent', { workspaceId: ws, listingId: l.id });
-      expect(empty).toEqual({ listingId: l.id, sections: [], updatedAt: undefined });
+      expect(empty).toEqual({ listingId: l.id, sections: [], updatedAt: undefined, version: 0 });
 
       const all = [
         section('translations', { fr: { description: 'Bel appartement' }, 'pt-BR': { house_rules: 'Sem festas' } }),
@@ -544,7 +578,7 @@ describe('listing data over gRPC', () => {
         }
       }
       // Nothing was written while inactive: after activation the data is as it was.
-      await client.call('setListingsActive', { workspaceId: ws, listingIds: [l.id], active: true });
+      await client.call('setListingsActive', { workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
       expect((await calendar(ws, l.id, '2025-01-01', '2025-01-02')).days.map((d) => d.price)).toEqual([55, 100]);
       expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([section('description', 'Before deactivation')]);
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
@@ -594,6 +628,7 @@ describe('content relay to the PMS', () => {
           workspaceId: 'ws_relay',
           name: id,
           status: 'active',
+          version: 1,
           channels: [],
           address: { line1: '', line2: '', city: '', region: '', postalCode: '', country: '' },
           timezone: 'UTC',
@@ -623,8 +658,8 @@ describe('content relay to the PMS', () => {
     const l = await insert('PMS-G');
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay });
-    const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')] }, call);
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
+    const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')], expectedVersion: 0 }, call);
     expect(res.applied).toEqual(['description']);
     expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
   });
@@ -638,11 +673,11 @@ describe('content relay to the PMS', () => {
         throw new AppError('pms_unavailable');
       },
     };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay });
-    const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')] }, call));
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
+    const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call));
     expect(err.code).toBe('pms_unavailable');
     expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);
-    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')] }, call);
+    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call);
     expect(ok.applied).toEqual(['description']);
   });
 });

@@ -7,6 +7,7 @@ import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
 import { grpcPmsRelay, type PmsRelay } from './ports/pms-relay';
 import { Reservations } from './reservations';
+import { NightStore } from './store/night-store';
 import { ReservationStore } from './store/reservation-store';
 
 export interface ReservationServiceDeps extends ServiceDeps {
@@ -37,6 +38,7 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
   const useCases = new Reservations({
     store: deps.store,
     reservations,
+    nights: new NightStore(deps.store),
     outbox,
     listings: deps.listings ?? grpcListingDirectory(listingUpstream!),
     relay: deps.relay ?? grpcPmsRelay(pmsUpstream!),

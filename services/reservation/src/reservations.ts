@@ -7,9 +7,27 @@
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
 import { assertSupported, CREATE_REQUIRES_TOTAL_PRICE } from '@vrp/pms-matrix';
-import { AppError, DuplicateKeyError, listingInactive, newId, PermanentError, TransientError, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow } from '@vrp/platform';
+import {
+  acquireLease,
+  AppError,
+  datesUnavailable,
+  DuplicateKeyError,
+  listingInactive,
+  newId,
+  PermanentError,
+  preconditionFailed,
+  releaseLease,
+  TransientError,
+  validationFailed,
+  type DocumentStore,
+  type Lease,
+  type Logger,
+  type Outbox,
+  type PageWindow,
+} from '@vrp/platform';
+import { dateConflicts, holdsNights, stayNights } from './domain/occupancy';
 import { newConfirmationCode } from './domain/confirmation-code';
-import { financialsFor, money, priceStay, type StayPrice } from './domain/pricing';
+import { financialsFor, money, priceStay, type NightPrice, type StayPrice } from './domain/pricing';
 import {
   addDays,
   isIsoDate,
@@ -37,14 +55,19 @@ import {
 import { recordReservationEvent, type ReservationChange } from './events/reservation-events';
 import type { ListingDirectory, ListingInfo } from './ports/listings';
 import type { PmsRelay } from './ports/pms-relay';
-import type { ReservationStore } from './store/reservation-store';
+import type { NightStore } from './store/night-store';
+import { APPLIED_CHANGES, type ReservationStore } from './store/reservation-store';
+import { flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './use-cases/hold-nights';
 
 /** Attempts at a fresh confirmation code when one collides within the workspace. */
 const CODE_ATTEMPTS = 5;
+/** Read-decide-write rounds of a PATCH while other changes of the same reservation commit first. */
+const VERSION_ATTEMPTS = 8;
 
 export interface ReservationDeps {
   store: DocumentStore;
   reservations: ReservationStore;
+  nights: NightStore;
   outbox: Outbox;
   listings: ListingDirectory;
   relay: PmsRelay;
@@ -93,13 +116,20 @@ export class Reservations {
 
   async create(workspaceId: string, input: NewReservationInput, idempotencyKey: string): Promise<ReservationRecord> {
     const draft = parseNewReservation(input);
+    // A retry of a create that already committed (even one whose reply was lost) answers it.
+    if (idempotencyKey) {
+      const done = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey, this.now());
+      if (done) return done;
+    }
     const listing = await this.activeListing(workspaceId, draft.propertyId);
     const provider = listing.pmsProvider;
     for (const write of createWrites(draft)) assertSupported(provider, write);
     if (provider && CREATE_REQUIRES_TOTAL_PRICE.includes(provider as never) && draft.totalPrice === undefined) {
       throw validationFailed({ 'financials.totalPrice': `is required on listings managed by ${provider}` });
     }
-    const price = await this.price(workspaceId, listing, draft.checkIn, draft.checkOut);
+    // Refused before anything is sent to a PMS: closed on the calendar, or booked here.
+    const calendar = await this.availableStay(workspaceId, listing.id, draft.checkIn, draft.checkOut);
+    const price = priceStay({ nights: calendar, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
     const now = this.now();
     let record: ReservationRecord = {
       id: newId('res'),
@@ -128,6 +158,9 @@ export class Reservations {
       pmsProvider: '',
       pmsExternalId: '',
       pmsUpdatedAt: null,
+      version: 1,
+      conflictsWith: [],
+      idempotencyKey,
     };
     if (provider) {
       const relayed = await this.deps.relay.relay({
@@ -141,19 +174,30 @@ export class Reservations {
       });
       record = { ...record, pmsProvider: provider, pmsExternalId: relayed.entityExternalId };
     }
+    // Once a PMS has accepted the booking it exists there: it is stored even over a local one (flagged).
+    const mode = provider ? 'pms' : 'exclusive';
     for (let attempt = 1; ; attempt++) {
       try {
         const stored = await this.deps.store.transaction(async (tx) => {
-          const inserted = await this.deps.reservations.insertRaw(record, tx);
+          const overlaps = await holdNights(this.deps.nights, record, mode, tx);
+          if (idempotencyKey) await this.deps.reservations.releaseExpiredKey(workspaceId, idempotencyKey, now, tx);
+          const inserted = await this.deps.reservations.insertRaw({ ...record, conflictsWith: overlaps }, tx);
+          await flagOverlaps(this.deps, workspaceId, inserted.id, overlaps, now, tx);
           await recordReservationEvent(this.deps.outbox, tx, 'created', inserted, now);
           return inserted;
         });
         this.publishSoon();
         return stored;
       } catch (err) {
+        if (isNightTaken(err) && attempt < NIGHT_ATTEMPTS) continue; // re-read: names the holder
         if (isDuplicateOf(err, 'confirmationCode') && attempt < CODE_ATTEMPTS) {
           record = { ...record, confirmationCode: newConfirmationCode() };
           continue;
+        }
+        if (isDuplicateOf(err, 'idempotencyKey')) {
+          // A concurrent request with the same key committed first: this is its reservation.
+          const first = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey, this.now());
+          if (first) return first;
         }
         if (isDuplicateOf(err, 'pmsExternalId')) {
           // The PMS's next sync stored this reservation first: it is the same booking.
@@ -166,45 +210,104 @@ export class Reservations {
     }
   }
 
-  async update(workspaceId: string, id: string, input: ReservationPatchInput, idempotencyKey: string): Promise<ReservationRecord> {
-    const current = await this.deps.reservations.get(workspaceId, id);
-    const patch = parsePatch(input, current);
-    const listing = await this.activeListing(workspaceId, current.propertyId);
-    const target = patch.propertyId ? await this.activeListing(workspaceId, patch.propertyId) : listing;
-    const changes = patchChanges(patch, current, target.id);
-    const writes = patchWrites(patch, changes);
-    const provider = listing.pmsProvider;
-    for (const write of writes) assertSupported(provider, write);
-    // Moving a stay onto a PMS listing would create it in that PMS: the same refusal.
-    if (changes.listing) assertSupported(target.pmsProvider, 'reservation.move_listing');
-    if (writes.length === 0) return current; // nothing changes: no relay, no event
-    const now = this.now();
-    const next = applyPatch(current, patch, target.id, now);
-    if (provider) {
-      const operation = relayOperation(writes);
-      await this.deps.relay.relay({
-        workspaceId,
-        provider,
-        operation,
-        listingExternalId: listing.pmsExternalId,
-        entityExternalId: current.pmsExternalId,
-        payload: operation === 'reservation.cancel' ? { status: 'CANCELLED' } : { ...input, propertyId: undefined },
-        idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${id}:${operation}:${current.updatedAt.getTime()}`,
-      });
+  /**
+   * Changes only what the patch names, against the reservation as it is when the write
+   * commits: the decision is re-made on a fresh read whenever another change committed first,
+   * so concurrent PATCHes of different fields all survive. With `expectedVersion` (If-Match) a
+   * changed reservation is 412 instead. A key already applied answers the reservation as it is.
+   */
+  async update(workspaceId: string, id: string, input: ReservationPatchInput, idempotencyKey: string, expectedVersion = 0): Promise<ReservationRecord> {
+    if (idempotencyKey) {
+      const appliedTo = await this.deps.reservations.appliedChange(workspaceId, idempotencyKey, this.now());
+      if (appliedTo) return this.deps.reservations.get(workspaceId, appliedTo);
     }
-    const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
-    const stored = await this.deps.store.transaction(async (tx) => {
-      const replaced = await this.deps.reservations.replace(next, current.updatedAt, tx);
-      await recordReservationEvent(this.deps.outbox, tx, change, replaced, now);
-      return replaced;
-    });
-    this.publishSoon();
-    return stored;
+    // A PMS stay's changes go to the PMS before they are stored: one at a time per reservation
+    // (the write lease), so the PMS receives them in the order they are stored here.
+    const first = await this.deps.reservations.get(workspaceId, id);
+    const where = { workspaceId, _id: id };
+    const lease = first.pmsProvider ? await acquireLease(this.deps.reservations.reservations, where) : null;
+    try {
+      return await this.applyUpdate(workspaceId, id, input, idempotencyKey, expectedVersion, lease);
+    } finally {
+      // Released by the write itself when one committed; otherwise (no change, refusal, failure) here.
+      if (lease) await releaseLease(this.deps.reservations.reservations, where, lease).catch(() => undefined);
+    }
+  }
+
+  private async applyUpdate(
+    workspaceId: string,
+    id: string,
+    input: ReservationPatchInput,
+    idempotencyKey: string,
+    expectedVersion: number,
+    lease: Lease | null,
+  ): Promise<ReservationRecord> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.deps.reservations.get(workspaceId, id);
+      if (expectedVersion && current.version !== expectedVersion) throw preconditionFailed('Reservation', id, expectedVersion, current.version);
+      const patch = parsePatch(input, current);
+      const listing = await this.activeListing(workspaceId, current.propertyId);
+      const target = patch.propertyId ? await this.activeListing(workspaceId, patch.propertyId) : listing;
+      const changes = patchChanges(patch, current, target.id);
+      const writes = patchWrites(patch, changes);
+      const provider = listing.pmsProvider;
+      for (const write of writes) assertSupported(provider, write);
+      // Moving a stay onto a PMS listing would create it in that PMS: the same refusal.
+      if (changes.listing) assertSupported(target.pmsProvider, 'reservation.move_listing');
+      if (writes.length === 0) return current; // nothing changes: no relay, no event
+      const now = this.now();
+      const next = { ...applyPatch(current, patch, target.id, now), version: current.version + 1 };
+      const nightsChange = changes.dates || changes.listing || holdsNights(next) !== holdsNights(current);
+      // Nights it does not hold yet must be open on the calendar and free (un-cancel, new dates, move).
+      if (nightsChange && holdsNights(next)) await this.availableStay(workspaceId, target.id, next.checkIn, next.checkOut, id);
+      if (provider) {
+        const operation = relayOperation(writes);
+        await this.deps.relay.relay({
+          workspaceId,
+          provider,
+          operation,
+          listingExternalId: listing.pmsExternalId,
+          entityExternalId: current.pmsExternalId,
+          payload: operation === 'reservation.cancel' ? { status: 'CANCELLED' } : { ...input, propertyId: undefined },
+          idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${id}:${operation}:v${current.version}`,
+        });
+      }
+      const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
+      try {
+        const stored = await this.deps.store.transaction(async (tx) => {
+          const replaced = await this.deps.reservations.replaceIfVersion(next, current.version, tx, lease);
+          if (!replaced) return null;
+          if (nightsChange) await holdNights(this.deps.nights, replaced, provider ? 'pms' : 'exclusive', tx);
+          if (idempotencyKey) await this.deps.reservations.recordChange(workspaceId, idempotencyKey, id, now, tx);
+          await recordReservationEvent(this.deps.outbox, tx, change, replaced, now);
+          return replaced;
+        });
+        if (stored) {
+          this.publishSoon();
+          return stored;
+        }
+        // Another change committed since the read.
+        if (expectedVersion) {
+          const latest = await this.deps.reservations.get(workspaceId, id);
+          throw preconditionFailed('Reservation', id, expectedVersion, latest.version);
+        }
+      } catch (err) {
+        if (isNightTaken(err) && attempt < VERSION_ATTEMPTS) continue;
+        if (err instanceof DuplicateKeyError && err.collection === APPLIED_CHANGES) {
+          // The same key committed concurrently: that change is this request's outcome.
+          return this.deps.reservations.get(workspaceId, id);
+        }
+        throw err;
+      }
+      if (attempt >= VERSION_ATTEMPTS) {
+        throw new AppError('conflict', `Reservation '${id}' is being changed by many requests at once; nothing was changed by this one.`, {}, 'Retry the request.');
+      }
+    }
   }
 
   /** Cancelling a cancelled reservation changes nothing and answers it as it is. */
-  cancel(workspaceId: string, id: string, idempotencyKey: string): Promise<ReservationRecord> {
-    return this.update(workspaceId, id, { status: 'CANCELLED', customFields: {} }, idempotencyKey);
+  cancel(workspaceId: string, id: string, idempotencyKey: string, expectedVersion = 0): Promise<ReservationRecord> {
+    return this.update(workspaceId, id, { status: 'CANCELLED', customFields: {} }, idempotencyKey, expectedVersion);
   }
 
   async quote(workspaceId: string, propertyId: string, checkIn: string, checkOut: string): Promise<QuoteResult> {
@@ -222,8 +325,21 @@ export class Reservations {
     if (Object.keys(problems).length > 0) throw validationFailed(problems);
     const listing = await this.activeListing(workspaceId, propertyId);
     assertSupported(listing.pmsProvider, 'reservation.quote');
-    const price = await this.price(workspaceId, listing, checkIn, checkOut);
+    // Booked or closed nights are refused as a create would refuse them.
+    const calendar = await this.availableStay(workspaceId, listing.id, checkIn, checkOut);
+    const price = priceStay({ nights: calendar, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
     return { propertyId: listing.id, checkIn, checkOut, nights: nightsBetween(checkIn, checkOut), currency: listing.currency, price };
+  }
+
+  /** The nights of a listing held in from..to (inclusive), for the listing's calendar. */
+  async bookedNights(workspaceId: string, listingId: string, from: string, to: string) {
+    const problems: Record<string, string> = {};
+    if (!listingId) problems.listingId = 'is required';
+    if (!isIsoDate(from)) problems.from = 'must be a real calendar date as YYYY-MM-DD';
+    if (!isIsoDate(to)) problems.to = 'must be a real calendar date as YYYY-MM-DD';
+    else if (!problems.from && nightsBetween(from, to) > MAX_NIGHTS + 1) problems.to = `the range may span at most ${MAX_NIGHTS + 1} days`;
+    if (Object.keys(problems).length > 0) throw validationFailed(problems);
+    return this.deps.nights.range(workspaceId, listingId, from, to);
   }
 
   /**
@@ -275,7 +391,7 @@ export class Reservations {
     let kind: ReservationChange;
     let next: ReservationRecord;
     if (existing) {
-      next = { ...existing, ...synced };
+      next = { ...existing, ...synced, version: existing.version + 1 };
       kind = next.status === 'CANCELLED' && existing.status !== 'CANCELLED' ? 'cancelled' : 'updated';
     } else {
       next = {
@@ -295,13 +411,22 @@ export class Reservations {
         groupId: '',
         pmsProvider: change.provider,
         pmsExternalId: p.externalId,
+        version: 1,
+        conflictsWith: [],
+        idempotencyKey: '',
         ...synced,
       };
       kind = 'created';
     }
-    // A conflict (another change applied meanwhile) throws: the bus redelivers and this re-reads.
+    // The PMS is the source of truth: its booking always applies, overlaps are flagged on both.
+    // A conflict (another change applied meanwhile, or a night taken concurrently) throws: the
+    // bus redelivers and this re-reads.
     await this.deps.store.transaction(async (tx) => {
-      const stored = existing ? await this.deps.reservations.replace(next, existing.updatedAt, tx) : await this.deps.reservations.insertRaw(next, tx);
+      const overlaps = await holdNights(this.deps.nights, next, 'pms', tx);
+      const written = { ...next, conflictsWith: overlaps };
+      const stored = existing ? await this.deps.reservations.replaceIfVersion(written, existing.version, tx) : await this.deps.reservations.insertRaw(written, tx);
+      if (!stored) throw new AppError('conflict', `Reservation '${next.id}' changed while a PMS change was applied; it is applied again.`);
+      await flagOverlaps(this.deps, ws, stored.id, overlaps, now, tx);
       await recordReservationEvent(this.deps.outbox, tx, kind, stored, now);
     });
     this.publishSoon();
@@ -315,9 +440,19 @@ export class Reservations {
     return listing;
   }
 
-  private async price(workspaceId: string, listing: ListingInfo, checkIn: string, checkOut: string): Promise<StayPrice> {
-    const nights = await this.deps.listings.nights(workspaceId, listing.id, checkIn, addDays(checkOut, -1));
-    return priceStay({ nights, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
+  /**
+   * The calendar nights of a stay, after checking that none is closed on the listing's calendar
+   * or booked by a reservation other than `self`: 409 dates_unavailable naming every one.
+   * Bookings are checked again, atomically, when the write commits (holdNights).
+   */
+  private async availableStay(workspaceId: string, listingId: string, checkIn: string, checkOut: string, self = ''): Promise<NightPrice[]> {
+    const [calendar, booked] = await Promise.all([
+      this.deps.listings.nights(workspaceId, listingId, checkIn, addDays(checkOut, -1)),
+      this.deps.nights.holders(workspaceId, listingId, stayNights(checkIn, checkOut)),
+    ]);
+    const conflicts = dateConflicts(stayNights(checkIn, checkOut), calendar, booked, self);
+    if (conflicts.length > 0) throw datesUnavailable(conflicts);
+    return calendar;
   }
 
   /** Publish right after the commit; the outbox relay's timer retries if this fails. */

@@ -49,6 +49,9 @@ describe('reservation service over gRPC', () => {
       pmsProvider: '',
       pmsExternalId: '',
       pmsUpdatedAt: null,
+      version: 1,
+      conflictsWith: [],
+      idempotencyKey: '',
       ...extra,
     };
   };
@@ -126,6 +129,7 @@ describe('reservation service over gRPC', () => {
         bookedAt: A1.bookedAt,
         updatedAt: A1.updatedAt,
         notes: { host: '', guest: '' },
+        version: 1,
       }),
     );
   });

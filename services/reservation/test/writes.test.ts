@@ -51,18 +51,18 @@ describe('reservation writes over gRPC', () => {
     listing('lst_off', { active: false }),
     ...['A', 'B', 'C', 'D', 'E', 'F'].map((p) => listing(`lst_pms${p.toLowerCase()}`, { pmsProvider: `PMS-${p}`, pmsExternalId: `ext-${p}` })),
   ]) listings.set(l.id, l);
-  /** Nights priced 100, except 2026-03-02 at 150 and 2026-03-03 closed. */
+  /** Nights priced 100, except 2026-03-02 at 150; 2026-03-03 is closed on lst_plain. */
   const directory: ListingDirectory = {
     async resolve(ws, id) {
       const l = ws === WS ? listings.get(id) : undefined;
       if (!l) throw new AppError('not_found', `No listing with id '${id}' exists in this workspace.`);
       return l;
     },
-    async nights(_ws, _id, from, to) {
+    async nights(_ws, id, from, to) {
       const out: NightPrice[] = [];
       for (let d = new Date(`${from}T00:00:00Z`); d.toISOString().slice(0, 10) <= to; d = new Date(d.getTime() + 86_400_000)) {
         const date = d.toISOString().slice(0, 10);
-        out.push({ date, price: date === '2026-03-02' ? 150 : 100, available: date !== '2026-03-03' });
+        out.push({ date, price: date === '2026-03-02' ? 150 : 100, available: !(id === 'lst_plain' && date === '2026-03-03') });
       }
       return out;
     },
@@ -77,6 +77,10 @@ describe('reservation writes over gRPC', () => {
   // The fake pms-adapter: records every relayed write; `pmsDown` makes it answer like a PMS that is down.
   const relayed: pms.RelayWriteRequest[] = [];
   let pmsDown = false;
+  const START = new Date('2026-01-10T09:00:00Z');
+  let clockNow = START;
+  const inFlight = new Map<string, number>();
+  const maxInFlight = new Map<string, number>();
   let pmsAdapter: RunningService;
   let running: RunningService;
   let client: Upstream<pb.ReservationServiceClient>;
@@ -89,6 +93,14 @@ describe('reservation writes over gRPC', () => {
       ...unimplemented,
       async relayWrite(req: pms.RelayWriteRequest) {
         if (pmsDown) throw new AppError('pms_unavailable');
+        // A PMS takes a moment; concurrent writes of one reservation would overlap here.
+        const entity = req.entityExternalId;
+        if (entity) {
+          inFlight.set(entity, (inFlight.get(entity) ?? 0) + 1);
+          maxInFlight.set(entity, Math.max(maxInFlight.get(entity) ?? 0, inFlight.get(entity)!));
+          await new Promise((resolve) => setTimeout(resolve, 3));
+          inFlight.set(entity, inFlight.get(entity)! - 1);
+        }
         relayed.push(req);
         return { entityExternalId: req.entityExternalId || `pmsres-${relayed.length}`, resultJson: '{}' };
       },
@@ -98,7 +110,7 @@ describe('reservation writes over gRPC', () => {
       store, bus, logger, grpcPort: 0, opsPort: 0, host: '127.0.0.1',
       addresses: { ...DEFAULT_ADDRESSES, pmsAdapter: `127.0.0.1:${pmsAdapter.grpcPort}` },
       listings: directory,
-      clock: () => new Date('2026-01-10T09:00:00Z'),
+      clock: () => clockNow,
       // Short backoffs: the budget (5 attempts) is what the sync tests exercise, not the waiting.
       consumerRetry: { baseDelayMs: 5, maxDelayMs: 20 },
     });
@@ -130,8 +142,15 @@ describe('reservation writes over gRPC', () => {
     await store.close();
   });
 
+  // Each create gets nights of its own unless a test names them: a night is held by one stay only.
+  let stays = 0;
+  const freshStay = () => {
+    const checkIn = new Date(Date.UTC(2028, 0, 1) + 3 * 86_400_000 * stays++).toISOString().slice(0, 10);
+    return { checkIn, checkOut: new Date(Date.parse(`${checkIn}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10) };
+  };
+  const MARCH = { checkIn: '2026-03-01', checkOut: '2026-03-03' };
   const base = (extra: Partial<pb.NewReservation> = {}): pb.NewReservation =>
-    pb.NewReservation.create({ propertyId: 'lst_plain', checkIn: '2026-03-01', checkOut: '2026-03-03', primaryGuest: { firstName: 'Ana' }, ...extra });
+    pb.NewReservation.create({ propertyId: 'lst_plain', ...freshStay(), primaryGuest: { firstName: 'Ana' }, ...extra });
   const create = (extra: Partial<pb.NewReservation> = {}, idempotencyKey = '') =>
     client.call('createReservation', { workspaceId: WS, reservation: base(extra), idempotencyKey });
   const update = (id: string, extra: Partial<pb.UpdateReservationRequest>) =>
@@ -151,7 +170,7 @@ describe('reservation writes over gRPC', () => {
   };
 
   it('creates a CONFIRMED reservation priced from the calendar, with a confirmation code, and publishes created', async () => {
-    const { reservation: r } = await create({ occupancy: { adults: 2, children: 1, infants: 0, pets: 0 }, notes: { host: 'late arrival', guest: '' }, customFields: { door: '1234' } });
+    const { reservation: r } = await create({ ...MARCH, occupancy: { adults: 2, children: 1, infants: 0, pets: 0 }, notes: { host: 'late arrival', guest: '' }, customFields: { door: '1234' } });
     expect(r?.status).toBe('CONFIRMED');
     expect(r?.confirmationCode).toMatch(new RegExp(`^[${CONFIRMATION_ALPHABET}]{8}$`));
     // 100 + 150 nights, 40 cleaning, 10 % tax on both = 29.
@@ -171,7 +190,7 @@ describe('reservation writes over gRPC', () => {
   });
 
   it('a custom total keeps the breakdown adding up with a CUSTOM_PRICE line', async () => {
-    const { reservation: r } = await create({ totalPrice: 300, currency: 'USD' });
+    const { reservation: r } = await create({ ...MARCH, propertyId: 'lst_other', totalPrice: 300, currency: 'USD' });
     expect(r?.financials?.totalPrice).toBe(300);
     expect(r?.financials?.currency).toBe('USD');
     expect(r?.financials?.breakdown?.discounts).toEqual([{ type: 'CUSTOM_PRICE', amount: 19 }]);
@@ -228,18 +247,18 @@ describe('reservation writes over gRPC', () => {
       const before = relayed.length;
       expect((await errorOf(create({ propertyId: 'lst_pmse' }))).details.fields).toEqual({ 'financials.totalPrice': 'is required on listings managed by PMS-E' });
       expect(relayed.length).toBe(before);
-      const { reservation: r } = await create({ propertyId: 'lst_pmse', totalPrice: 300 }, 'key-1');
+      const { reservation: r } = await create({ ...MARCH, propertyId: 'lst_pmse', totalPrice: 300 }, 'key-1');
       expect(r).toMatchObject({ pmsProvider: 'PMS-E', pmsExternalId: `pmsres-${before + 1}` });
       expect(relayed.at(-1)).toMatchObject({ operation: 'reservation.create', idempotencyKey: `${WS}:key-1` });
       expect(JSON.parse(relayed.at(-1)!.payloadJson)).toMatchObject({ checkIn: '2026-03-01', checkOut: '2026-03-03', totalPrice: 300 });
     });
 
     it('cancel on PMS-A, date changes on PMS-B, moving and time changes on any PMS are refused; supported changes are relayed', async () => {
-      const onA = (await create({ propertyId: 'lst_pmsa' })).reservation!;
-      const onB = (await create({ propertyId: 'lst_pmsb' })).reservation!;
+      const onA = (await create({ ...MARCH, propertyId: 'lst_pmsa' })).reservation!;
+      const onB = (await create({ ...MARCH, propertyId: 'lst_pmsb' })).reservation!;
       const before = relayed.length;
       const refused = [
-        await errorOf(client.call('cancelReservation', { workspaceId: WS, id: onA.id, idempotencyKey: '' })),
+        await errorOf(client.call('cancelReservation', { workspaceId: WS, id: onA.id, idempotencyKey: '', expectedVersion: 0 })),
         await errorOf(update(onA.id, { status: 'CANCELLED' })),
         await errorOf(update(onB.id, { checkOut: '2026-03-04' })),
         await errorOf(update(onB.id, { propertyId: 'lst_plain' })),
@@ -261,7 +280,7 @@ describe('reservation writes over gRPC', () => {
       const moved = await update(onA.id, { checkOut: '2026-03-04' });
       expect(moved.reservation?.checkOut).toBe('2026-03-04');
       expect(relayed.at(-1)).toMatchObject({ provider: 'PMS-A', operation: 'reservation.modify', entityExternalId: onA.pmsExternalId });
-      const cancelled = await client.call('cancelReservation', { workspaceId: WS, id: onB.id, idempotencyKey: '' });
+      const cancelled = await client.call('cancelReservation', { workspaceId: WS, id: onB.id, idempotencyKey: '', expectedVersion: 0 });
       expect(cancelled.reservation?.status).toBe('CANCELLED');
       expect(relayed.at(-1)).toMatchObject({ provider: 'PMS-B', operation: 'reservation.cancel', entityExternalId: onB.pmsExternalId });
     });
@@ -292,36 +311,160 @@ describe('reservation writes over gRPC', () => {
   it('PATCH changes status, dates, times, listing, notes and custom fields; POST_STAY is refused', async () => {
     const r = (await create({ customFields: { a: '1', b: '2' } })).reservation!;
     const res = await update(r.id, {
-      status: 'PENDING', checkIn: '2026-03-02', checkOut: '2026-03-06', checkInTime: '16:30', propertyId: 'lst_other',
+      status: 'PENDING', checkIn: '2026-06-02', checkOut: '2026-06-06', checkInTime: '16:30', propertyId: 'lst_other',
       notes: { host: 'vip' }, customFields: { b: '', c: '3' },
     });
     expect(res.reservation).toMatchObject({
-      status: 'PENDING', checkIn: '2026-03-02', checkOut: '2026-03-06', checkInTime: '16:30', propertyId: 'lst_other',
+      status: 'PENDING', checkIn: '2026-06-02', checkOut: '2026-06-06', checkInTime: '16:30', propertyId: 'lst_other',
       notes: { host: 'vip', guest: '' }, customFields: { a: '1', c: '3' },
     });
-    const err = await errorOf(update(r.id, { status: 'POST_STAY', checkOut: '2026-03-01', checkInTime: '25:00' }));
+    const err = await errorOf(update(r.id, { status: 'POST_STAY', checkOut: '2026-06-01', checkInTime: '25:00' }));
     expect(Object.keys(err.details.fields ?? {}).sort()).toEqual(['checkInTime', 'checkOut', 'status']);
     expect((await errorOf(update('res_missing', { status: 'PENDING' }))).code).toBe('not_found');
-    const cancelled = await client.call('cancelReservation', { workspaceId: WS, id: r.id, idempotencyKey: '' });
+    const cancelled = await client.call('cancelReservation', { workspaceId: WS, id: r.id, idempotencyKey: '', expectedVersion: 0 });
     expect(cancelled.reservation?.status).toBe('CANCELLED');
     const T = reservationEvents.ReservationEventType;
     expect(await eventsOf(r.id)).toEqual([T.RESERVATION_EVENT_TYPE_CREATED, T.RESERVATION_EVENT_TYPE_UPDATED, T.RESERVATION_EVENT_TYPE_CANCELLED]);
     // Cancelling again changes nothing and publishes nothing.
-    await client.call('cancelReservation', { workspaceId: WS, id: r.id, idempotencyKey: '' });
+    await client.call('cancelReservation', { workspaceId: WS, id: r.id, idempotencyKey: '', expectedVersion: 0 });
     expect(await eventsOf(r.id)).toHaveLength(3);
   });
 
-  it('quotes nights x nightly price + cleaning + taxes, and flags closed nights', async () => {
-    const { quote } = await client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-03-01', checkOut: '2026-03-05' });
+  it('quotes nights x nightly price + cleaning + taxes, and refuses booked and closed nights as a create does', async () => {
+    const { quote } = await client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_other', checkIn: '2026-02-26', checkOut: '2026-03-01' });
     expect(quote).toEqual(
       pb.Quote.create({
-        propertyId: 'lst_plain', checkIn: '2026-03-01', checkOut: '2026-03-05', nights: 4, currency: 'EUR', totalPrice: 539,
-        breakdown: { basePrice: 450, cleaningFee: 40, fees: [], taxes: [{ type: 'TAX', amount: 49, rate: 0.1 }], discounts: [] },
-        available: false, unavailableDates: ['2026-03-03'],
+        propertyId: 'lst_other', checkIn: '2026-02-26', checkOut: '2026-03-01', nights: 3, currency: 'EUR', totalPrice: 374,
+        breakdown: { basePrice: 300, cleaningFee: 40, fees: [], taxes: [{ type: 'TAX', amount: 34, rate: 0.1 }], discounts: [] },
+        available: true, unavailableDates: [],
       }),
     );
+    const holder = (await create({ propertyId: 'lst_plain', checkIn: '2026-08-01', checkOut: '2026-08-03' })).reservation!;
+    const refused = await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-08-02', checkOut: '2026-08-04' }));
+    expect(refused.code).toBe('dates_unavailable');
+    expect(refused.details.conflicts).toEqual([{ date: '2026-08-02', reason: 'booked', reservationId: holder.id }]);
+    const closed = await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-03-03', checkOut: '2026-03-04' }));
+    expect(closed.details.conflicts).toEqual([{ date: '2026-03-03', reason: 'closed' }]);
     expect((await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_off', checkIn: '2026-03-01', checkOut: '2026-03-05' }))).code).toBe('listing_inactive');
     expect((await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-03-05', checkOut: '2026-03-01' }))).details.fields).toEqual({ checkOut: 'must be after checkIn' });
+  });
+
+  describe('night occupancy (one stay per night, atomically with the write)', () => {
+    const get = async (id: string) => (await client.call('getReservation', { workspaceId: WS, id })).reservation!;
+
+    it('20 concurrent creates for the same nights: exactly one succeeds, the others are dates_unavailable naming it', async () => {
+      const stay = { propertyId: 'lst_other', checkIn: '2027-05-01', checkOut: '2027-05-04' };
+      const results = await Promise.allSettled(Array.from({ length: 20 }, () => create(stay)));
+      const ok = results.filter((r) => r.status === 'fulfilled');
+      expect(ok).toHaveLength(1);
+      const winner = (ok[0] as PromiseFulfilledResult<pb.CreateReservationResponse>).value.reservation!;
+      for (const r of results.filter((x) => x.status === 'rejected')) {
+        const err = (r as PromiseRejectedResult).reason as AppError;
+        expect(err.code).toBe('dates_unavailable');
+        expect(err.details.conflicts?.map((c) => [c.date, c.reason, c.reservationId])).toEqual([
+          ['2027-05-01', 'booked', winner.id],
+          ['2027-05-02', 'booked', winner.id],
+          ['2027-05-03', 'booked', winner.id],
+        ]);
+      }
+      const nights = await client.call('listBookedNights', { workspaceId: WS, listingId: 'lst_other', from: '2027-04-30', to: '2027-05-04' });
+      expect(nights.nights).toEqual(['2027-05-01', '2027-05-02', '2027-05-03'].map((date) => ({ date, reservationId: winner.id })));
+    });
+
+    it('a closed night refuses a create and a date change; nothing is written', async () => {
+      const closed = await errorOf(create({ checkIn: '2026-03-03', checkOut: '2026-03-05' }));
+      expect(closed.code).toBe('dates_unavailable');
+      expect(closed.details.conflicts).toEqual([{ date: '2026-03-03', reason: 'closed' }]);
+      const r = (await create({ checkIn: '2026-03-10', checkOut: '2026-03-12' })).reservation!;
+      expect((await errorOf(update(r.id, { checkIn: '2026-03-03' }))).details.conflicts).toEqual([{ date: '2026-03-03', reason: 'closed' }]);
+      expect((await get(r.id)).checkIn).toBe('2026-03-10');
+    });
+
+    it('cancel frees the nights; un-cancelling onto nights booked meanwhile is refused', async () => {
+      const stay = { propertyId: 'lst_other', checkIn: '2027-06-01', checkOut: '2027-06-03' };
+      const first = (await create(stay)).reservation!;
+      await client.call('cancelReservation', { workspaceId: WS, id: first.id, idempotencyKey: '', expectedVersion: 0 });
+      const second = (await create(stay)).reservation!;
+      const err = await errorOf(update(first.id, { status: 'CONFIRMED' }));
+      expect(err.code).toBe('dates_unavailable');
+      expect(err.details.conflicts?.map((c) => c.reservationId)).toEqual([second.id, second.id]);
+      expect((await get(first.id)).status).toBe('CANCELLED');
+    });
+
+    it('a date change keeps its own nights and takes the new ones; moving frees the old listing', async () => {
+      const r = (await create({ propertyId: 'lst_other', checkIn: '2027-07-01', checkOut: '2027-07-04' })).reservation!;
+      await update(r.id, { checkIn: '2027-07-02', checkOut: '2027-07-06' });
+      const held = await client.call('listBookedNights', { workspaceId: WS, listingId: 'lst_other', from: '2027-07-01', to: '2027-07-07' });
+      expect(held.nights.map((n) => n.date)).toEqual(['2027-07-02', '2027-07-03', '2027-07-04', '2027-07-05']);
+      await update(r.id, { propertyId: 'lst_plain' });
+      expect((await client.call('listBookedNights', { workspaceId: WS, listingId: 'lst_other', from: '2027-07-01', to: '2027-07-07' })).nights).toEqual([]);
+      expect((await create({ propertyId: 'lst_other', checkIn: '2027-07-01', checkOut: '2027-07-06' })).reservation?.id).toBeDefined();
+    });
+  });
+
+  describe('versions, If-Match and concurrent changes', () => {
+    it('every change increments the version; a stale expected version is 412 and changes nothing', async () => {
+      const r = (await create()).reservation!;
+      expect(r.version).toBe(1);
+      const changed = await update(r.id, { notes: { host: 'a' }, expectedVersion: 1 });
+      expect(changed.reservation?.version).toBe(2);
+      const stale = await errorOf(update(r.id, { notes: { host: 'b' }, expectedVersion: 1 }));
+      expect(stale.code).toBe('precondition_failed');
+      expect(stale.httpStatus).toBe(412);
+      expect((await client.call('getReservation', { workspaceId: WS, id: r.id })).reservation?.notes?.host).toBe('a');
+    });
+
+    it('changes of a PMS stay reach the PMS one at a time, and none is lost', async () => {
+      const r = (await create({ propertyId: 'lst_pmsd' })).reservation!;
+      await Promise.all(Array.from({ length: 5 }, (_, i) => update(r.id, { customFields: { [`p${i}`]: `${i}` } })));
+      expect(maxInFlight.get(r.pmsExternalId)).toBe(1);
+      const after = (await client.call('getReservation', { workspaceId: WS, id: r.id })).reservation!;
+      expect(after.customFields).toEqual({ p0: '0', p1: '1', p2: '2', p3: '3', p4: '4' });
+      // Each relay carries its own patch; the PMS applies it to its current record.
+      const last = relayed.filter((w) => w.entityExternalId === r.pmsExternalId).at(-1)!;
+      expect(Object.keys(JSON.parse(last.payloadJson).customFields as object)).toHaveLength(1);
+    });
+
+    it('concurrent changes of different fields all survive', async () => {
+      const r = (await create()).reservation!;
+      await Promise.all(Array.from({ length: 6 }, (_, i) => update(r.id, { customFields: { [`k${i}`]: `v${i}` } })));
+      const after = (await client.call('getReservation', { workspaceId: WS, id: r.id })).reservation!;
+      expect(after.customFields).toEqual({ k0: 'v0', k1: 'v1', k2: 'v2', k3: 'v3', k4: 'v4', k5: 'v5' });
+      expect(after.version).toBe(7);
+    });
+  });
+
+  describe('idempotency keys stored with the record', () => {
+    it('a create retried with the same key answers the first reservation and writes nothing more', async () => {
+      const stay = { propertyId: 'lst_other', checkIn: '2027-08-01', checkOut: '2027-08-03' };
+      const [a, b] = await Promise.all([create(stay, 'idem-create-1'), create(stay, 'idem-create-1')]);
+      expect(a.reservation?.id).toBe(b.reservation?.id);
+      const again = await create(stay, 'idem-create-1');
+      expect(again.reservation?.id).toBe(a.reservation?.id);
+      const page = await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_other', checkInAfter: '2027-08-01', checkInBefore: '2027-08-01' }));
+      expect(page.reservations).toHaveLength(1);
+    });
+
+    it('a create key expires after 24 hours: then it writes a new reservation', async () => {
+      const first = (await create({}, 'idem-expiring')).reservation!;
+      expect((await create({}, 'idem-expiring')).reservation?.id).toBe(first.id);
+      clockNow = new Date(START.getTime() + 24 * 3600 * 1000 + 1);
+      try {
+        const later = (await create({}, 'idem-expiring')).reservation!;
+        expect(later.id).not.toBe(first.id);
+        expect((await create({}, 'idem-expiring')).reservation?.id).toBe(later.id);
+      } finally {
+        clockNow = START;
+      }
+    });
+
+    it('a change retried with the same key is applied once', async () => {
+      const r = (await create()).reservation!;
+      await update(r.id, { customFields: { n: '1' }, idempotencyKey: 'idem-change-1' });
+      const retried = await update(r.id, { customFields: { n: '1' }, idempotencyKey: 'idem-change-1' });
+      expect(retried.reservation?.version).toBe(2);
+      expect(await eventsOf(r.id)).toHaveLength(2);
+    });
   });
 
   describe('pms.sync.v1 consumer', () => {
@@ -356,6 +499,24 @@ describe('reservation writes over gRPC', () => {
       expect((await synced())[0]?.status).toBe('CANCELLED');
       const T = reservationEvents.ReservationEventType;
       expect(await eventsOf(id)).toEqual([T.RESERVATION_EVENT_TYPE_CREATED, T.RESERVATION_EVENT_TYPE_CANCELLED]);
+    });
+
+    it('a PMS booking over a local one always applies; both are kept and flagged with conflictsWith', async () => {
+      const local = (await create({ propertyId: 'lst_pmsc', checkIn: '2026-09-01', checkOut: '2026-09-04' })).reservation!;
+      await sync(payload({ externalId: 'pms-overlap', checkIn: '2026-09-03', checkOut: '2026-09-06' }), 'chg-overlap');
+      const rows = await synced();
+      const pmsOne = rows.find((r) => r.pmsExternalId === 'pms-overlap')!;
+      expect(pmsOne.conflictsWith).toEqual([local.id]);
+      const flagged = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!;
+      expect(flagged.conflictsWith).toEqual([pmsOne.id]);
+      expect(flagged.version).toBe(2);
+      const T = reservationEvents.ReservationEventType;
+      expect(await eventsOf(local.id)).toEqual([T.RESERVATION_EVENT_TYPE_CREATED, T.RESERVATION_EVENT_TYPE_UPDATED]);
+      // The local stay keeps its nights; the PMS booking holds the free ones.
+      const nights = await client.call('listBookedNights', { workspaceId: WS, listingId: 'lst_pmsc', from: '2026-09-01', to: '2026-09-06' });
+      expect(nights.nights.map((n) => [n.date, n.reservationId === local.id ? 'local' : 'pms'])).toEqual([
+        ['2026-09-01', 'local'], ['2026-09-02', 'local'], ['2026-09-03', 'local'], ['2026-09-04', 'pms'], ['2026-09-05', 'pms'],
+      ]);
     });
 
     it('applies on an inactive listing too (data keeps syncing), while reads of it stay 403', async () => {

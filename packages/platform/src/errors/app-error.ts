@@ -11,6 +11,16 @@ export interface ErrorDetails {
   provider?: string;
   /** Seconds the caller should wait (service_unavailable, rate_limited). */
   retryAfterSeconds?: number;
+  /** dates_unavailable: every night of the request that is taken. */
+  conflicts?: DateConflict[];
+}
+
+/** A night a stay cannot have: booked by a reservation, or closed on the listing's calendar. */
+export interface DateConflict {
+  date: string;
+  reason: 'booked' | 'closed';
+  /** The reservation holding the night (reason booked). */
+  reservationId?: string;
 }
 
 /** A typed, expected failure. Anything else thrown is an internal error. */
@@ -57,3 +67,16 @@ export const validationFailed = (fields: Record<string, string>) =>
     `Invalid request: ${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('; ')}`,
     { fields },
   );
+
+export const datesUnavailable = (conflicts: DateConflict[]) =>
+  new AppError(
+    'dates_unavailable',
+    `The stay is not available: ${conflicts
+      .slice(0, 10)
+      .map((c) => `${c.date} ${c.reason === 'booked' ? `is booked${c.reservationId ? ` (${c.reservationId})` : ''}` : 'is closed'}`)
+      .join(', ')}${conflicts.length > 10 ? ` and ${conflicts.length - 10} more nights` : ''}. Nothing was written.`,
+    { conflicts },
+  );
+
+export const preconditionFailed = (what: string, id: string, expected: number, current: number) =>
+  new AppError('precondition_failed', `${what} '${id}' is at version ${current}, not ${expected} as If-Match says. Nothing was changed.`);

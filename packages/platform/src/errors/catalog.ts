@@ -89,6 +89,21 @@ export const ERROR_CATALOG = {
     message: 'The request conflicts with the current state of the resource.',
     fix: 'Read the resource again and retry with the current state.',
   },
+  dates_unavailable: {
+    http: 409, grpc: GrpcStatus.ABORTED, title: 'Dates unavailable',
+    message: 'Some nights of the stay are already booked or closed on the calendar. Nothing was written.',
+    fix: 'Choose other dates: `error.conflicts` names every night that is taken, with the reason (booked or closed) and the reservation holding it.',
+  },
+  precondition_failed: {
+    http: 412, grpc: GrpcStatus.FAILED_PRECONDITION, title: 'Precondition failed',
+    message: 'The record changed since the version named in If-Match. Nothing was changed.',
+    fix: 'GET the record again, re-apply your change to it, and send it with the new ETag in If-Match.',
+  },
+  idempotency_in_progress: {
+    http: 409, grpc: GrpcStatus.ABORTED, title: 'Idempotent request in progress',
+    message: 'A request with this Idempotency-Key is still being processed.',
+    fix: 'Wait for the number of seconds in the `Retry-After` header, then retry with the same key and body to receive its response.',
+  },
   idempotency_conflict: {
     http: 409, grpc: GrpcStatus.ABORTED, title: 'Idempotency key reused',
     message: 'This Idempotency-Key was already used with a different request.',

@@ -28,6 +28,7 @@ export function appErrorToGrpc(err: AppError): GrpcErrorPayload {
     listings: err.details.listings ?? [],
     provider: err.details.provider ?? '',
     retryAfterSeconds: err.details.retryAfterSeconds ?? 0,
+    conflicts: (err.details.conflicts ?? []).map((c) => ({ date: c.date, reason: c.reason, reservationId: c.reservationId ?? '' })),
   });
   const statusMessage = rpcStatus.Status.encode({
     code: grpcCode,
@@ -80,6 +81,13 @@ export function grpcToAppError(err: ServiceError): AppError {
           if (d.listings.length) details.listings = d.listings.map((l) => ({ id: l.id, name: l.name }));
           if (d.provider) details.provider = d.provider;
           if (d.retryAfterSeconds) details.retryAfterSeconds = d.retryAfterSeconds;
+          if (d.conflicts.length) {
+            details.conflicts = d.conflicts.map((c) => ({
+              date: c.date,
+              reason: c.reason === 'booked' ? 'booked' : 'closed',
+              ...(c.reservationId ? { reservationId: c.reservationId } : {}),
+            }));
+          }
           return new AppError(d.code, d.message, details, d.fix || undefined);
         }
       }

@@ -21,3 +21,4 @@ export async function createStore(config: StoreConfig): Promise<DocumentStore> {
   if (!config.MONGO_URL) throw new Error('STORE=mongo needs MONGO_URL');
   return createMongoStore({ url: config.MONGO_URL, dbName: config.dbName, timeoutMs: config.timeoutMs });
 }
+export * from './lease';

@@ -19,6 +19,7 @@ export function toErrorEnvelope(err: AppError, requestId: string, baseUrl: strin
     error.listings = err.details.listings ?? [];
   }
   if (err.code === 'pms_write_unsupported' && err.details.provider) error.provider = err.details.provider;
+  if (err.code === 'dates_unavailable') error.conflicts = err.details.conflicts ?? [];
   return { error };
 }
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from '@vrp/api-model';
 import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
 import { IDEMPOTENCY_HEADER } from './middleware/idempotency';
-import type { Route } from './route';
+import { pathParamNames, type Route } from './route';
 import { componentSchemas } from './schemas';
 import { webhookEventSchemas } from './schemas-webhooks';
 
@@ -143,6 +143,9 @@ function parametersOf(schema: z.ZodType, location: 'query' | 'path'): ParameterO
   });
 }
 
+/** A write of an existing versioned record (not its create, not a read) takes If-Match. */
+const takesIfMatch = (route: Route): boolean => route.versioned && route.method !== 'get' && pathParamNames(route.path).length > 0;
+
 /** The catalog codes an operation can answer, beyond its declared successes. */
 function errorCodesOf(route: Route): ErrorCode[] {
   const codes = new Set<ErrorCode>(['validation_failed', 'internal_error']);
@@ -151,7 +154,8 @@ function errorCodesOf(route: Route): ErrorCode[] {
   if (route.auth === 'admin') codes.add('admin_token_invalid');
   // Every route behind authentication reaches the store or an upstream service.
   if (route.auth !== 'none') ['service_unavailable', 'upstream_timeout'].forEach((c) => codes.add(c as ErrorCode));
-  if (route.idempotent) codes.add('idempotency_conflict');
+  if (route.idempotent) ['idempotency_conflict', 'idempotency_in_progress'].forEach((c) => codes.add(c as ErrorCode));
+  if (takesIfMatch(route)) codes.add('precondition_failed');
   route.errors.forEach((c) => codes.add(c));
   return [...codes];
 }
@@ -168,7 +172,7 @@ function errorResponses(route: Route): Record<string, ResponseObject> {
       description: `Error: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
       headers: {
         'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-        ...(status === 503 || status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+        ...(status === 503 || status === 429 || codes.includes('idempotency_in_progress') ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
       },
       content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}ErrorEnvelope` } } },
       'x-error-codes': codes,
@@ -196,15 +200,25 @@ function operationOf(route: Route): OperationObject {
       name: IDEMPOTENCY_HEADER,
       in: 'header',
       required: false,
-      description: 'Retries with the same key and body replay the first response for 24 hours; the same key with another body is 409 idempotency_conflict.',
+      description:
+        'Scoped to the workspace and bound to the method, path and body. The first request\'s outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again), but the write itself is stored with the key, so a retry never writes twice.',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+  if (takesIfMatch(route)) {
+    parameters.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'The `ETag` of the record as you read it: when the record has changed since, nothing is changed and the answer is 412 precondition_failed. Without it, only the fields sent are written, against the current record.',
+      schema: { type: 'string' },
     });
   }
   const responses: Record<string, ResponseObject> = {};
   for (const [status, schema] of Object.entries(route.responses)) {
     responses[status] = {
       description: STATUS_TEXT[Number(status)] ?? 'Success',
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(route.versioned ? { ETag: { $ref: '#/components/headers/ETag' } } : {}) },
       content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } },
     };
   }
@@ -283,6 +297,7 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
       headers: {
         'X-Request-Id': { description: 'Identifier of this request; equals `error.request_id` of an error. A well-formed caller value is kept.', schema: { type: 'string' } },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+        ETag: { description: 'The version of the record answered, e.g. `"3"`; send it as `If-Match` to change the record only if nobody changed it since.', schema: { type: 'string' } },
       },
     },
   };

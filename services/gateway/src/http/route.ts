@@ -7,6 +7,8 @@ import type { ErrorCode } from '@vrp/platform';
 import type { ApiKeyPrincipal } from '../domain/api-key-record';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** Methods whose requests honour `Idempotency-Key`: every POST and PATCH. */
+export const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set<HttpMethod>(['post', 'patch']);
 export type AuthKind = 'api_key' | 'admin' | 'none';
 export type ResponseSchemas = { readonly [status: number]: z.ZodType };
 
@@ -43,8 +45,11 @@ export interface RouteDefinition<A extends AuthKind, Q extends z.ZodType, P exte
   responses: R;
   /** Error codes this route may answer besides the generic ones (documentation). */
   errors?: ErrorCode[];
-  /** POST routes only: honour `Idempotency-Key`. */
-  idempotent?: boolean;
+  /**
+   * The route answers one versioned record: its response carries `ETag`, and (PATCH, and POST
+   * actions on the record) `If-Match` is accepted and documented with its 412.
+   */
+  versioned?: boolean;
   handler(input: HandlerInput<A, z.output<Q>, z.output<P>, z.output<B>>): Promise<HandlerResult<R>>;
 }
 
@@ -62,7 +67,9 @@ export interface Route {
   body?: z.ZodType;
   responses: ResponseSchemas;
   errors: ErrorCode[];
+  /** Every POST and PATCH: honours `Idempotency-Key`. */
   idempotent: boolean;
+  versioned: boolean;
   handler(input: HandlerInput<AuthKind, unknown, unknown, unknown>): Promise<{ status: number; body: unknown }>;
 }
 
@@ -81,7 +88,6 @@ export function defineRoute<
   P extends z.ZodType = z.ZodObject<Record<string, z.ZodString>>,
   B extends z.ZodType = z.ZodUndefined,
 >(def: RouteDefinition<A, Q, P, B, R>): Route {
-  if (def.idempotent && def.method !== 'post') throw new Error(`${def.operationId}: only POST routes can be idempotent`);
   const defaultParams = z.strictObject(Object.fromEntries(pathParamNames(def.path).map((name) => [name, z.string().min(1)])));
   return {
     method: def.method,
@@ -96,7 +102,8 @@ export function defineRoute<
     ...(def.body ? { body: def.body } : {}),
     responses: def.responses,
     errors: def.errors ?? [],
-    idempotent: def.idempotent ?? false,
+    idempotent: IDEMPOTENT_METHODS.has(def.method),
+    versioned: def.versioned ?? false,
     // Sound because the router hands the handler exactly what these schemas produced.
     handler: def.handler as unknown as Route['handler'],
   };

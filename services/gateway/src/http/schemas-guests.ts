@@ -28,6 +28,7 @@ export const guestSchema = component(
     pms: pms.nullable().describe('The PMS the guest is linked to and its id there; null for a local profile.'),
     createdAt: isoDateTime,
     updatedAt: isoDateTime,
+    version: z.number().int().describe('Incremented by every change; single-record responses carry it as `ETag: "<version>"`, for `If-Match`.'),
   }),
 );
 

@@ -44,7 +44,15 @@ export const calendarSchema = component(
   z.object({
     listingId: z.string(),
     currency: z.string(),
-    days: z.array(z.object({ date: z.string(), available: z.boolean(), price: z.number(), minNights: z.number().int() })),
+    days: z.array(
+      z.object({
+        date: z.string(),
+        available: z.boolean().describe('False when the night is closed on the calendar or booked by a reservation.'),
+        price: z.number(),
+        minNights: z.number().int(),
+        reservationId: z.string().nullable().describe('The PENDING or CONFIRMED reservation (or owner block) holding the night; null when none.'),
+      }),
+    ),
   }),
 );
 

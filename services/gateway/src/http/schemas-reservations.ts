@@ -62,6 +62,11 @@ export const reservationSchema = component(
     pms: z.object({ provider: z.string(), externalId: z.string() }).nullable().describe('The PMS managing it and its id there; null when none.'),
     bookedAt: isoDateTime,
     updatedAt: isoDateTime,
+    version: z.number().int().describe('Incremented by every change; single-record responses carry it as `ETag: "<version>"`, for `If-Match`.'),
+    conflict: z
+      .object({ reservationIds: z.array(z.string()).describe('The reservations holding nights this one overlaps.') })
+      .nullable()
+      .describe('PMS listings only: set when a booking made in the PMS and one made here overlap. The PMS is the source of truth, so both are kept and flagged (and a reservation.updated webhook fires); resolve it in the PMS or by cancelling one. Null otherwise.'),
   }),
 );
 

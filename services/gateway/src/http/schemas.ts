@@ -71,6 +71,16 @@ export const errorEnvelopeSchema = component(
       listing_ids: z.array(z.string()).optional().describe('Only listing_inactive: every inactive listing touched.'),
       listings: z.array(z.object({ id: z.string(), name: z.string() })).optional().describe('Only listing_inactive.'),
       provider: z.string().optional().describe('Only pms_write_unsupported: the PMS that cannot perform the write.'),
+      conflicts: z
+        .array(
+          z.object({
+            date: z.string().describe('YYYY-MM-DD: a night of the stay.'),
+            reason: z.enum(['booked', 'closed']).describe('booked: a PENDING or CONFIRMED reservation (or owner block) holds it; closed: closed on the calendar.'),
+            reservationId: z.string().optional().describe('The reservation holding the night (reason booked).'),
+          }),
+        )
+        .optional()
+        .describe('Only dates_unavailable: every night of the request that is taken.'),
     }),
   }),
 );

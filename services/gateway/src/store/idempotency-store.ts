@@ -14,13 +14,15 @@ type IdempotencyDoc = {
   lockedUntil: Date;
   status: number | null;
   responseJson: string | null;
+  /** The response's ETag, replayed with it; null when it had none. */
+  etag?: string | null;
   createdAt: Date;
   expiresAt: Date;
 };
 
 export type ClaimOutcome =
   | { kind: 'claimed'; recordId: string }
-  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'replay'; status: number; body: unknown; etag?: string }
   | { kind: 'fingerprint_mismatch' }
   | { kind: 'in_progress' };
 
@@ -64,7 +66,7 @@ export class IdempotencyStore {
       }
       if (existing.fingerprint !== fingerprint) return { kind: 'fingerprint_mismatch' };
       if (existing.state === 'completed' && existing.status !== null && existing.responseJson !== null) {
-        return { kind: 'replay', status: existing.status, body: JSON.parse(existing.responseJson) as unknown };
+        return { kind: 'replay', status: existing.status, body: JSON.parse(existing.responseJson) as unknown, ...(existing.etag ? { etag: existing.etag } : {}) };
       }
       // Pending: another request is still running, unless it died and its lock ran out.
       const takenOver = await this.records.findOneAndUpdate(
@@ -76,8 +78,8 @@ export class IdempotencyStore {
     return { kind: 'in_progress' };
   }
 
-  async complete(recordId: string, status: number, body: unknown): Promise<void> {
-    await this.records.updateOne({ _id: recordId, state: 'pending' }, { $set: { state: 'completed', status, responseJson: JSON.stringify(body) } });
+  async complete(recordId: string, status: number, body: unknown, etag: string | null = null): Promise<void> {
+    await this.records.updateOne({ _id: recordId, state: 'pending' }, { $set: { state: 'completed', status, responseJson: JSON.stringify(body), etag } });
   }
 
   async release(recordId: string): Promise<void> {

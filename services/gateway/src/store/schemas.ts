@@ -51,6 +51,8 @@ export const idempotencyRecordSchema = new Schema(
      * MongoDB treats specially (dots, `$`), and it is only ever replayed verbatim.
      */
     responseJson: { type: String, default: null },
+    /** The response's ETag header (versioned records), replayed with the body. */
+    etag: { type: String, default: null },
     createdAt: { type: Date, required: true },
     expiresAt: { type: Date, required: true },
   },

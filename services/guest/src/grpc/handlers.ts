@@ -34,18 +34,24 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
         provider: req.provider,
         email: req.email,
         phone: req.phone,
-      });
+      }, req.idempotencyKey);
       return { guest: toProtoGuest(created) };
     },
 
     async updateGuest(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const updated = await profiles.update(req.workspaceId, req.id, {
-        ...(req.firstName !== undefined ? { firstName: req.firstName } : {}),
-        ...(req.lastName !== undefined ? { lastName: req.lastName } : {}),
-        ...(req.language !== undefined ? { language: req.language } : {}),
-      });
+      const updated = await profiles.update(
+        req.workspaceId,
+        req.id,
+        {
+          ...(req.firstName !== undefined ? { firstName: req.firstName } : {}),
+          ...(req.lastName !== undefined ? { lastName: req.lastName } : {}),
+          ...(req.language !== undefined ? { language: req.language } : {}),
+        },
+        req.expectedVersion,
+        req.idempotencyKey,
+      );
       return { guest: toProtoGuest(updated) };
     },
 

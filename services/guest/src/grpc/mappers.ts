@@ -16,6 +16,7 @@ export function toProtoGuest(g: GuestRecord): pb.Guest {
     provider: g.provider,
     externalId: g.externalId,
     listingIds: listingIdsOf(g.reservations),
+    version: g.version,
   });
 }
 

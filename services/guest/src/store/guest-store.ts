@@ -3,10 +3,28 @@ import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type 
 import { listingIdsOf, normalizeName, searchNameOf, type GuestRecord } from '../domain/guest';
 import { guestSchema, matchKeySchema } from './schemas';
 
-type GuestDoc = Omit<GuestRecord, 'id'> & { _id: string; searchName: string; listingIds: string[]; sourceUpdatedAt: Date | null; [field: string]: unknown };
+type GuestDoc = Omit<GuestRecord, 'id'> & {
+  _id: string;
+  searchName: string;
+  listingIds: string[];
+  sourceUpdatedAt: Date | null;
+  idempotencyKey?: string;
+  leaseToken?: string;
+  leaseUntil?: Date | null;
+  [field: string]: unknown;
+};
 type MatchKeyDoc = { _id: string; workspaceId: string; guestId: string; [field: string]: unknown };
 
-const toRecord = ({ _id, searchName: _s, listingIds: _l, sourceUpdatedAt: _u, ...rest }: GuestDoc): GuestRecord => ({ id: _id, ...rest });
+const toRecord = ({ _id, searchName: _s, listingIds: _l, sourceUpdatedAt: _u, idempotencyKey: _k, leaseToken: _t, leaseUntil: _lu, ...rest }: GuestDoc): GuestRecord => ({
+  id: _id,
+  ...rest,
+  version: rest.version ?? 0,
+  changeKeys: rest.changeKeys ?? [],
+});
+
+/** How long a create's Idempotency-Key is remembered (as long as the gateway's records). */
+export const CREATE_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+const keyCutoff = (now: Date) => new Date(now.getTime() - CREATE_KEY_TTL_MS);
 
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -80,26 +98,51 @@ export class GuestStore {
     }
   }
 
-  async insert(guest: GuestRecord, tx?: Tx, sourceUpdatedAt: Date | null = null): Promise<GuestRecord> {
+  /** The profile a create with this Idempotency-Key wrote within the last 24 h, if any. */
+  async byIdempotencyKey(workspaceId: string, key: string, now: Date, tx?: Tx): Promise<GuestRecord | null> {
+    const doc = await this.guests.findOne({ workspaceId, idempotencyKey: key, createdAt: { $gt: keyCutoff(now) } }, { tx });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Keys expire after 24 h: an older create's key is cleared so that the key can be used again. */
+  async releaseExpiredKey(workspaceId: string, key: string, now: Date, tx: Tx): Promise<void> {
+    await this.guests.updateMany({ workspaceId, idempotencyKey: key, createdAt: { $lte: keyCutoff(now) } }, { $set: { idempotencyKey: '' } }, { tx });
+  }
+
+  /** Inserts; a duplicate Idempotency-Key is left to the caller (DuplicateKeyError on `idempotencyKey`). */
+  async insert(guest: GuestRecord, tx?: Tx, sourceUpdatedAt: Date | null = null, idempotencyKey = ''): Promise<GuestRecord> {
     const { id, ...rest } = guest;
     try {
       return toRecord(
-        await this.guests.insertOne({ _id: id, ...rest, searchName: searchNameOf(guest), listingIds: listingIdsOf(guest.reservations), sourceUpdatedAt }, { tx }),
+        await this.guests.insertOne(
+          { _id: id, ...rest, searchName: searchNameOf(guest), listingIds: listingIdsOf(guest.reservations), sourceUpdatedAt, idempotencyKey },
+          { tx },
+        ),
       );
     } catch (err) {
+      if (err instanceof DuplicateKeyError && 'idempotencyKey' in err.keyPattern) throw err;
       // A raw DuplicateKeyError would reach the gRPC layer as internal_error.
       if (err instanceof DuplicateKeyError) throw new AppError('conflict', `A guest with id '${id}' already exists.`);
       throw err;
     }
   }
 
-  /** Replaces the profile's fields; derived fields are recomputed from them. */
+  /** Replaces the profile's fields as a new version; derived fields are recomputed from them. */
   async save(guest: GuestRecord, tx: Tx, sourceUpdatedAt?: Date): Promise<GuestRecord> {
-    const { id, workspaceId, createdAt: _c, ...fields } = guest;
-    const set: Record<string, unknown> = { ...fields, searchName: searchNameOf(guest), listingIds: listingIdsOf(guest.reservations) };
+    const doc = await this.saveIf(guest, {}, tx, sourceUpdatedAt);
+    if (!doc) throw notFound('guest', guest.id);
+    return doc;
+  }
+
+  /**
+   * save() only while `guard` holds on the stored document (a version, a lease): null when it
+   * does not (or the profile is gone), and nothing is written then.
+   */
+  async saveIf(guest: GuestRecord, guard: Filter, tx: Tx, sourceUpdatedAt?: Date, release: Record<string, unknown> = {}): Promise<GuestRecord | null> {
+    const { id, workspaceId, createdAt: _c, version: _v, ...fields } = guest;
+    const set: Record<string, unknown> = { ...fields, searchName: searchNameOf(guest), listingIds: listingIdsOf(guest.reservations), ...release };
     if (sourceUpdatedAt) set.sourceUpdatedAt = sourceUpdatedAt;
-    const doc = await this.guests.findOneAndUpdate({ workspaceId, _id: id }, { $set: set }, { tx });
-    if (!doc) throw notFound('guest', id);
-    return toRecord(doc);
+    const doc = await this.guests.findOneAndUpdate({ workspaceId, _id: id, ...guard }, { $set: set, $inc: { version: 1 } }, { tx });
+    return doc ? toRecord(doc) : null;
   }
 }

@@ -1,5 +1,6 @@
 // Collections of the guest service's own database.
 import { Schema } from 'mongoose';
+import { LEASE_FIELDS } from '@vrp/platform';
 
 const contactSchema = new Schema(
   {
@@ -41,9 +42,19 @@ export const guestSchema = new Schema(
     sourceUpdatedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
+    /** Incremented by every change (the API's ETag); 0 on documents written before it existed. */
+    version: { type: Number, default: 0, min: 0 },
+    changeKeys: { type: [String], default: [] },
+    /** The Idempotency-Key of the create that wrote it; '' when none. */
+    idempotencyKey: { type: String, default: '' },
+    /** Write lease of PMS-relayed changes (see @vrp/platform store/lease.ts). */
+    ...LEASE_FIELDS,
   },
   { versionKey: false },
 );
+// A create's Idempotency-Key: a retry (even after a crash between commit and reply) finds the
+// profile instead of creating a second one.
+guestSchema.index({ workspaceId: 1, idempotencyKey: 1 }, { unique: true, partialFilterExpression: { idempotencyKey: { $gt: '' } } });
 // Name search within a workspace and the alphabetical page order; _id last makes the order
 // total, so pages neither repeat nor skip guests with the same name.
 guestSchema.index({ workspaceId: 1, searchName: 1, _id: 1 });

@@ -144,18 +144,32 @@ export interface CalendarDay {
   available: boolean;
   price: number;
   minNights: number;
+  /** The reservation holding the night; '' when none. */
+  reservationId: string;
 }
 
 /** What a day nobody wrote means: open, at the listing's default price, no minimum stay. */
 export function defaultDay(date: string, defaultNightlyPrice: number): CalendarDay {
-  return { date, available: true, price: defaultNightlyPrice, minNights: 1 };
+  return { date, available: true, price: defaultNightlyPrice, minNights: 1, reservationId: '' };
 }
 
 /** Every date of `dates`, taken from `stored` where a day was written, else the default. */
-export function fillCalendar(dates: string[], stored: readonly CalendarDay[], defaultNightlyPrice: number): CalendarDay[] {
+export function fillCalendar(dates: string[], stored: readonly Omit<CalendarDay, 'reservationId'>[], defaultNightlyPrice: number): CalendarDay[] {
   const byDate = new Map(stored.map((d) => [d.date, d]));
   return dates.map((date) => {
     const day = byDate.get(date);
-    return day ? { date, available: day.available, price: day.price, minNights: day.minNights } : defaultDay(date, defaultNightlyPrice);
+    return day ? { date, available: day.available, price: day.price, minNights: day.minNights, reservationId: '' } : defaultDay(date, defaultNightlyPrice);
+  });
+}
+
+/**
+ * The calendar as guests see it: a night a reservation holds is unavailable and names the
+ * reservation, whatever the calendar's own `available` says (reopening it does not free it).
+ */
+export function withBookings(days: readonly CalendarDay[], booked: readonly { date: string; reservationId: string }[]): CalendarDay[] {
+  const holders = new Map(booked.map((b) => [b.date, b.reservationId]));
+  return days.map((d) => {
+    const reservationId = holders.get(d.date);
+    return reservationId ? { ...d, available: false, reservationId } : d;
   });
 }

@@ -40,6 +40,8 @@ export interface ListingRecord {
   publishedAt: Date | null;
   /** Increases with every activity change; carried on listing.activity.v1. */
   activityVersion: number;
+  /** +1 on every change of the record (status, PMS fields, publishing): the API's ETag. */
+  version: number;
   createdAt: Date;
   updatedAt: Date;
 }

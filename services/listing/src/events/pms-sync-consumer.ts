@@ -122,6 +122,7 @@ export class PmsSyncConsumer {
           taxRate: 0,
           publishedAt: null,
           activityVersion: 1,
+          version: 1,
           createdAt: now,
           updatedAt: now,
         };

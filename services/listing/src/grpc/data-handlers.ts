@@ -4,8 +4,9 @@
 // not in the workspace), then listing_inactive (spec 7: 404 is decided before 403), then
 // pms_write_unsupported. The data of an inactive listing is never read or written here.
 import { listing as pb } from '@vrp/contracts';
-import { AppError, listingInactive, pmsWriteUnsupported, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
-import { availabilityRequestProblems, changesOf, rangeProblems } from '../domain/calendar';
+import { AppError, listingInactive, pmsWriteUnsupported, preconditionFailed, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
+import { availabilityRequestProblems, changesOf, rangeProblems, withBookings } from '../domain/calendar';
+import type { BookedNights } from '../ports/bookings';
 import { inSectionOrder, parseSections, photoProblems, refusedWrites, splitByPms, type SectionValues } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';
 import { DataStore, type PhotoRecord } from '../store/data-store';
@@ -23,6 +24,8 @@ export interface ContentRelay {
 export interface DataHandlerDeps extends ListingHandlerDeps {
   /** Absent until the pms-adapter relay is wired; content is then stored without relaying. */
   contentRelay?: ContentRelay;
+  /** The nights reservations hold (reservation service): the calendar shows them as unavailable. */
+  bookings: BookedNights;
 }
 
 export type DataHandlers = Pick<
@@ -40,7 +43,7 @@ function assertValid(problems: Record<string, string>): void {
 }
 
 export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
-  const { listings, store, contentRelay } = deps;
+  const { listings, store, contentRelay, bookings } = deps;
   const data = new DataStore(store);
 
   /** The common prologue: tenant and id present, listing exists (404), listing active (403). */
@@ -57,7 +60,9 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
       assertValid(rangeProblems(req.from, req.to));
       const listing = await listings.resolveActive(req.workspaceId, req.listingId);
       const days = await data.calendar(listing, req.from, req.to);
-      return { listingId: listing.id, currency: listing.currency, days };
+      if (req.calendarOnly) return { listingId: listing.id, currency: listing.currency, days };
+      const booked = await bookings.list(req.workspaceId, listing.id, req.from, req.to);
+      return { listingId: listing.id, currency: listing.currency, days: withBookings(days, booked) };
     },
 
     async updateAvailability(req) {
@@ -90,7 +95,7 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
     async getContent(req) {
       const listing = await activeListing(req);
       const content = await data.readContent(listing);
-      return { listingId: listing.id, sections: toProtoSections(content.sections), updatedAt: content.updatedAt ?? undefined };
+      return { listingId: listing.id, sections: toProtoSections(content.sections), updatedAt: content.updatedAt ?? undefined, version: content.version };
     },
 
     async putContent(req) {
@@ -107,12 +112,21 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
       if (split.applied.length === 0) throw pmsWriteUnsupported(provider, refusedWrites(split.deferred));
       const toStore: SectionValues = {};
       for (const name of split.applied) toStore[name] = values[name];
+      // If-Match is checked before anything reaches the PMS, and again by the guarded write.
+      if (req.expectedVersion) {
+        const current = await data.readContent(listing);
+        if (current.version !== req.expectedVersion) throw preconditionFailed('Content of listing', listing.id, req.expectedVersion, current.version);
+      }
 
       // The PMS is the source of truth of a PMS listing: it must accept the sections before
       // they are stored here. Should storing fail after the PMS accepted, the next sync from
       // the PMS brings the same values back, so the two never diverge for long.
       if (provider && contentRelay) await contentRelay.apply(listing, toStore);
-      const stored = await data.putContent(listing, toStore, new Date());
+      const stored = await data.putContent(listing, toStore, new Date(), req.expectedVersion);
+      if (!stored) {
+        const current = await data.readContent(listing);
+        throw preconditionFailed('Content of listing', listing.id, req.expectedVersion, current.version);
+      }
       return {
         listingId: listing.id,
         applied: split.applied,
@@ -120,6 +134,7 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
         pmsProvider: provider,
         pmsErrors: split.errors,
         sections: toProtoSections(stored.sections),
+        version: stored.version,
       };
     },
 

@@ -86,6 +86,7 @@ function coreHandlers(deps: ListingHandlerDeps) {
         taxRate: input.taxRate,
         publishedAt: null,
         activityVersion: 1,
+        version: 1,
         createdAt: now,
         updatedAt: now,
       };
@@ -120,7 +121,8 @@ function coreHandlers(deps: ListingHandlerDeps) {
       requireWorkspace(req.workspaceId);
       if (req.listingIds.length === 0) throw validationFailed({ listingIds: 'must name at least one listing' });
       if (req.listingIds.length > MAX_PAGE_LIMIT) throw validationFailed({ listingIds: `must name at most ${MAX_PAGE_LIMIT} listings` });
-      const outcome = await activity.setActive(req.workspaceId, req.listingIds, req.active);
+      if (req.expectedVersion && req.listingIds.length !== 1) throw validationFailed({ expectedVersion: 'applies to exactly one listing' });
+      const outcome = await activity.setActive(req.workspaceId, req.listingIds, req.active, 'owner', req.expectedVersion);
       return { active: outcome.active, updated: outcome.updated.map((l) => l.id), unchanged: outcome.unchanged.map((l) => l.id) };
     },
 

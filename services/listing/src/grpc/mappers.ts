@@ -27,6 +27,7 @@ export function toProtoListing(l: ListingRecord): pb.Listing {
     cleaningFee: l.cleaningFee,
     taxRate: l.taxRate,
     publishedAt: l.publishedAt ?? undefined,
+    version: l.version,
     // Read from the one capability matrix, never stored per listing.
     capabilities: { reservations: reservationCapabilities(l.pmsProvider), pms: pmsCapabilities(l.pmsProvider) },
   });

@@ -30,6 +30,8 @@ export const listingContentSchema = new Schema(
     /** Section name -> its value as sent (validated by domain/content.ts before it gets here). */
     sections: { type: Schema.Types.Mixed, default: () => ({}) },
     updatedAt: { type: Date, required: true },
+    /** +1 on every write (the API's ETag); documents written before it read as 0. */
+    version: { type: Number, default: 0, min: 0 },
   },
   // minimize: false keeps empty objects such as `house_rule_switches: {}`, which are values.
   { versionKey: false, minimize: false },

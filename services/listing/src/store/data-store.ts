@@ -17,7 +17,7 @@ type CalendarDayDoc = {
   minNights: number;
   [field: string]: unknown;
 };
-type ContentDoc = { _id: string; workspaceId: string; listingId: string; sections: Record<string, unknown>; updatedAt: Date; [field: string]: unknown };
+type ContentDoc = { _id: string; workspaceId: string; listingId: string; sections: Record<string, unknown>; updatedAt: Date; version?: number; [field: string]: unknown };
 type PhotoDoc = { _id: string; workspaceId: string; listingId: string; url: string; caption: string; position: number; createdAt: Date; [field: string]: unknown };
 
 /** The listing fields the calendar needs: identity, tenant, and the default nightly price. */
@@ -28,6 +28,8 @@ export interface StoredContent {
   sections: SectionValues;
   /** null when nothing was ever stored for the listing. */
   updatedAt: Date | null;
+  /** +1 on every write; 0 while nothing was ever stored. */
+  version: number;
 }
 
 export interface PhotoRecord {
@@ -127,23 +129,23 @@ export class DataStore {
 
   async readContent(listing: Owned): Promise<StoredContent> {
     const doc = await this.content.findOne({ _id: listing.id, workspaceId: listing.workspaceId });
-    return doc ? { sections: doc.sections as SectionValues, updatedAt: doc.updatedAt } : { sections: {}, updatedAt: null };
+    return doc ? { sections: doc.sections as SectionValues, updatedAt: doc.updatedAt, version: doc.version ?? 0 } : { sections: {}, updatedAt: null, version: 0 };
   }
 
   /**
    * Merges `values` into the listing's stored sections (sections not given stay as they are)
-   * with one atomic upsert, and returns the whole content after the write.
+   * with one atomic upsert, and returns the whole content after the write. With
+   * `expectedVersion` (If-Match) the write happens only on that stored version: null otherwise.
    */
-  async putContent(listing: Owned, values: SectionValues, at: Date): Promise<StoredContent> {
+  async putContent(listing: Owned, values: SectionValues, at: Date, expectedVersion = 0): Promise<StoredContent | null> {
     const set: Record<string, unknown> = { updatedAt: at };
     for (const [name, value] of Object.entries(values)) set[`sections.${name}`] = value;
-    const doc = await this.content.findOneAndUpdate(
-      { _id: listing.id, workspaceId: listing.workspaceId },
-      { $set: set, $setOnInsert: { listingId: listing.id } },
-      { upsert: true, returnDocument: 'after' },
-    );
-    if (!doc) throw new Error(`listing_content: upsert of ${listing.id} returned no document`);
-    return { sections: doc.sections as SectionValues, updatedAt: doc.updatedAt };
+    const where = { _id: listing.id, workspaceId: listing.workspaceId };
+    const doc = expectedVersion
+      ? await this.content.findOneAndUpdate({ ...where, version: expectedVersion }, { $set: set, $inc: { version: 1 } }, { returnDocument: 'after' })
+      : await this.content.findOneAndUpdate(where, { $set: set, $inc: { version: 1 }, $setOnInsert: { listingId: listing.id } }, { upsert: true, returnDocument: 'after' });
+    if (!doc) return null;
+    return { sections: doc.sections as SectionValues, updatedAt: doc.updatedAt, version: doc.version ?? 0 };
   }
 
   // ---- photos ----

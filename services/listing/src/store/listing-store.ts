@@ -6,7 +6,8 @@ import { listingSchema, planSchema } from './schemas';
 type ListingDoc = Omit<ListingRecord, 'id'> & { _id: string; aliases: string[]; [field: string]: unknown };
 type PlanDoc = { _id: string; activeListingLimit: number; activeListings: number; [field: string]: unknown };
 
-const toRecord = ({ _id, aliases: _aliases, ...rest }: ListingDoc): ListingRecord => ({ id: _id, ...rest });
+// Documents written before versions existed read as version 1.
+const toRecord = ({ _id, aliases: _aliases, ...rest }: ListingDoc): ListingRecord => ({ id: _id, ...rest, version: rest.version ?? 1 });
 
 export class ListingStore {
   readonly listings: Collection<ListingDoc>;
@@ -118,7 +119,7 @@ export class ListingStore {
   async setStatus(listing: ListingRecord, to: ListingStatus, tx: Tx): Promise<ListingRecord> {
     const doc = await this.listings.findOneAndUpdate(
       { _id: listing.id, workspaceId: listing.workspaceId, status: listing.status },
-      { $set: { status: to, updatedAt: new Date() }, $inc: { activityVersion: 1 } },
+      { $set: { status: to, updatedAt: new Date() }, $inc: { activityVersion: 1, version: 1 } },
       { tx, returnDocument: 'after' },
     );
     // Only a concurrent change of the same listing gets here; the transaction is retried/undone.
@@ -139,7 +140,7 @@ export class ListingStore {
   }
 
   async markPublished(listing: ListingRecord, at: Date): Promise<void> {
-    await this.listings.updateOne({ _id: listing.id, workspaceId: listing.workspaceId }, { $set: { publishedAt: at } });
+    await this.listings.updateOne({ _id: listing.id, workspaceId: listing.workspaceId }, { $set: { publishedAt: at }, $inc: { version: 1 } });
   }
 
   countByStatus(workspaceId: string, status: ListingStatus): Promise<number> {
@@ -169,7 +170,7 @@ export function pmsListingStore(listings: ListingStore): PmsListingStore {
     async applyPmsFields(listing, fields, tx) {
       const set: Record<string, unknown> = { ...fields, aliases: [listing.id, ...fields.channels.map((c) => c.externalId)], updatedAt: new Date() };
       for (const key of Object.keys(set)) if (set[key] === undefined) delete set[key];
-      const doc = await listings.listings.findOneAndUpdate({ _id: listing.id, workspaceId: listing.workspaceId }, { $set: set }, { tx, returnDocument: 'after' });
+      const doc = await listings.listings.findOneAndUpdate({ _id: listing.id, workspaceId: listing.workspaceId }, { $set: set, $inc: { version: 1 } }, { tx, returnDocument: 'after' });
       if (!doc) throw new AppError('conflict', `Listing '${listing.id}' disappeared while a PMS change was applied.`);
       return toRecord(doc);
     },

@@ -39,6 +39,7 @@ export const listingSchema = new Schema(
     taxRate: { type: Number, default: 0, min: 0, max: 1 },
     publishedAt: { type: Date, default: null },
     activityVersion: { type: Number, default: 1 },
+    version: { type: Number, default: 1, min: 0 },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
   },

@@ -104,6 +104,12 @@ export interface ReservationRecord {
   pmsExternalId: string;
   /** When the PMS last changed it (sync); older sync messages are ignored. */
   pmsUpdatedAt: Date | null;
+  /** 1 on create, +1 on every change: the API's ETag and If-Match compare it. */
+  version: number;
+  /** Reservations whose nights overlap this one: only ever set when a PMS booking was applied over a local one. */
+  conflictsWith: string[];
+  /** The Idempotency-Key of the create that wrote it ('' when none); unique per workspace. */
+  idempotencyKey: string;
 }
 
 /** Statuses a caller may set through PATCH; POST_STAY is derived from the dates. */

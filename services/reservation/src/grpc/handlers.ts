@@ -30,18 +30,24 @@ export function reservationHandlers(deps: { reservations: Reservations }): Servi
     async updateReservation(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { reservation: toProtoReservation(await reservations.update(req.workspaceId, req.id, patchFromProto(req), req.idempotencyKey), reservations.now()) };
+      return { reservation: toProtoReservation(await reservations.update(req.workspaceId, req.id, patchFromProto(req), req.idempotencyKey, req.expectedVersion), reservations.now()) };
     },
 
     async cancelReservation(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { reservation: toProtoReservation(await reservations.cancel(req.workspaceId, req.id, req.idempotencyKey), reservations.now()) };
+      return { reservation: toProtoReservation(await reservations.cancel(req.workspaceId, req.id, req.idempotencyKey, req.expectedVersion), reservations.now()) };
     },
 
     async quoteReservation(req) {
       requireWorkspace(req.workspaceId);
       return { quote: toProtoQuote(await reservations.quote(req.workspaceId, req.propertyId, req.checkIn, req.checkOut)) };
+    },
+
+    async listBookedNights(req) {
+      requireWorkspace(req.workspaceId);
+      const nights = await reservations.bookedNights(req.workspaceId, req.listingId, req.from, req.to);
+      return { nights: nights.map((n) => ({ date: n.night, reservationId: n.reservationId })) };
     },
   });
 }

@@ -48,6 +48,8 @@ export function toProtoReservation(r: ReservationRecord, now: Date = new Date(),
     groupId: r.groupId,
     pmsProvider: r.pmsProvider,
     pmsExternalId: r.pmsExternalId,
+    version: r.version,
+    conflictsWith: [...r.conflictsWith],
   });
 }
 

@@ -21,7 +21,7 @@ export interface ListingInfo {
 export interface ListingDirectory {
   /** The listing by id or mapped channel id; not_found when it is not in the workspace. */
   resolve(workspaceId: string, idOrChannelId: string): Promise<ListingInfo>;
-  /** Prices and availability of each night from `from` to `to` (inclusive). */
+  /** Prices and availability (the calendar's own: closed or open) of each night from `from` to `to` (inclusive). */
   nights(workspaceId: string, listingId: string, from: string, to: string): Promise<NightPrice[]>;
   /**
    * The listing a PMS knows as `externalId` (null when the listing service has none), and
@@ -51,7 +51,7 @@ export function grpcListingDirectory(upstream: Upstream<listingPb.ListingService
       return toInfo(found);
     },
     async nights(workspaceId, listingId, from, to) {
-      const res = await upstream.call('getCalendar', { workspaceId, listingId, from, to });
+      const res = await upstream.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly: true });
       return res.days.map((d) => ({ date: d.date, price: d.price, available: d.available }));
     },
     async byPmsId(workspaceId, provider, externalId) {

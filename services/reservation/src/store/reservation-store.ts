@@ -1,16 +1,27 @@
 // Queries of the reservation service, written once as Mongo documents for both engines.
-import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type Lease, type PageWindow, type Tx } from '@vrp/platform';
 import type { ReservationFilters, ReservationRecord } from '../domain/reservation';
-import { reservationSchema } from './schemas';
+import { appliedChangeSchema, reservationSchema } from './schemas';
 
-export type ReservationDoc = Omit<ReservationRecord, 'id'> & { _id: string; [field: string]: unknown };
+type AppliedChangeDoc = { _id: string; workspaceId: string; key: string; reservationId: string; createdAt: Date; expiresAt: Date; [field: string]: unknown };
+
+/** How long the key of an applied change is remembered (as long as the gateway's idempotency records). */
+export const APPLIED_CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
+export const APPLIED_CHANGES = 'applied_changes';
+/** Creates remember their key for as long (bookedAt is when the create was stored). */
+const keyCutoff = (now: Date) => new Date(now.getTime() - APPLIED_CHANGE_TTL_MS);
+
+export type ReservationDoc = Omit<ReservationRecord, 'id'> & { _id: string; leaseToken?: string; leaseUntil?: Date | null; [field: string]: unknown };
 
 // Documents written before a field existed read with its default.
-const toRecord = ({ _id, ...rest }: ReservationDoc): ReservationRecord => ({
+const toRecord = ({ _id, leaseToken: _t, leaseUntil: _u, ...rest }: ReservationDoc): ReservationRecord => ({
   id: _id,
   ...rest,
   customFields: rest.customFields ?? {},
   notes: { host: rest.notes?.host ?? '', guest: rest.notes?.guest ?? '' },
+  version: rest.version ?? 0,
+  conflictsWith: rest.conflictsWith ?? [],
+  idempotencyKey: rest.idempotencyKey ?? '',
 });
 export const toDoc = ({ id, ...rest }: ReservationRecord): ReservationDoc => ({ _id: id, ...rest });
 
@@ -49,9 +60,28 @@ const duplicate = () => new AppError('conflict', 'A reservation with this id or 
 
 export class ReservationStore {
   readonly reservations: Collection<ReservationDoc>;
+  readonly appliedChanges: Collection<AppliedChangeDoc>;
 
   constructor(readonly store: DocumentStore) {
     this.reservations = store.collection<ReservationDoc>({ name: 'reservations', schema: reservationSchema });
+    this.appliedChanges = store.collection<AppliedChangeDoc>({ name: APPLIED_CHANGES, schema: appliedChangeSchema });
+  }
+
+  /** The reservation a change with this Idempotency-Key was applied to, if it was (and has not expired). */
+  async appliedChange(workspaceId: string, key: string, now: Date): Promise<string | null> {
+    const doc = await this.appliedChanges.findOne({ _id: `${workspaceId}:${key}`, expiresAt: { $gt: now } });
+    return doc ? doc.reservationId : null;
+  }
+
+  /**
+   * Remembers a change's key in the change's own transaction. A second writer of the same key
+   * gets a DuplicateKeyError that aborts its transaction: the change is applied once. An expired
+   * key (the TTL monitor has not removed it yet) is replaced.
+   */
+  async recordChange(workspaceId: string, key: string, reservationId: string, at: Date, tx: Tx): Promise<void> {
+    const _id = `${workspaceId}:${key}`;
+    await this.appliedChanges.deleteOne({ _id, expiresAt: { $lte: at } }, { tx });
+    await this.appliedChanges.insertOne({ _id, workspaceId, key, reservationId, createdAt: at, expiresAt: new Date(at.getTime() + APPLIED_CHANGE_TTL_MS) }, { tx });
   }
 
   async page(workspaceId: string, filters: ReservationFilters, scope: ListScope, window: PageWindow): Promise<{ items: ReservationRecord[]; total: number }> {
@@ -92,14 +122,41 @@ export class ReservationStore {
     await this.reservations.insertMany(reservations.map(toDoc));
   }
 
+  /** The reservation a create with this Idempotency-Key wrote within the last 24 h, if any. */
+  async findByIdempotencyKey(workspaceId: string, key: string, now: Date, tx?: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOne({ workspaceId, idempotencyKey: key, bookedAt: { $gt: keyCutoff(now) } }, { tx });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Keys expire after 24 h: an older create's key is cleared so that the key can be used again. */
+  async releaseExpiredKey(workspaceId: string, key: string, now: Date, tx: Tx): Promise<void> {
+    await this.reservations.updateMany({ workspaceId, idempotencyKey: key, bookedAt: { $lte: keyCutoff(now) } }, { $set: { idempotencyKey: '' } }, { tx });
+  }
+
   /**
-   * Replaces the mutable fields, guarded by the version read (`updatedAt`): a change made
-   * meanwhile by another request makes this one a 409 instead of silently overwriting it.
+   * Replaces the mutable fields, guarded by the version read: null when another request
+   * changed the reservation meanwhile (nothing is written then; the caller decides between
+   * re-reading and 412). `next.version` must be the read version + 1.
    */
-  async replace(next: ReservationRecord, readAt: Date, tx?: Tx): Promise<ReservationRecord> {
+  async replaceIfVersion(next: ReservationRecord, readVersion: number, tx: Tx, lease?: Lease | null): Promise<ReservationRecord | null> {
     const { _id, workspaceId, ...fields } = toDoc(next);
-    const doc = await this.reservations.findOneAndUpdate({ workspaceId, _id, updatedAt: readAt }, { $set: fields }, { tx, returnDocument: 'after' });
-    if (!doc) throw new AppError('conflict', `Reservation '${_id}' was changed by another request meanwhile; nothing was changed by this one.`);
-    return toRecord(doc);
+    // Documents written before versions existed have no field: they are version 0.
+    const version = readVersion === 0 ? { $in: [0, null] } : readVersion;
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId, _id, version, ...(lease?.held ?? {}) },
+      { $set: { ...fields, ...(lease?.release ?? {}) } },
+      { tx, returnDocument: 'after' },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Records that a PMS booking overlaps this reservation (a new version); null when it is gone. */
+  async addConflict(workspaceId: string, id: string, withId: string, at: Date, tx: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId, _id: id, conflictsWith: { $ne: withId } },
+      { $addToSet: { conflictsWith: withId }, $inc: { version: 1 }, $set: { updatedAt: at } },
+      { tx, returnDocument: 'after' },
+    );
+    return doc ? toRecord(doc) : null;
   }
 }

@@ -1,5 +1,6 @@
 // Collections of the reservation service's own database.
 import { Schema } from 'mongoose';
+import { LEASE_FIELDS } from '@vrp/platform';
 import { PLATFORMS, RESERVATION_SOURCES, WRITABLE_STATUSES } from '../domain/reservation';
 
 const primaryGuestSchema = new Schema(
@@ -84,6 +85,14 @@ export const reservationSchema = new Schema(
     pmsProvider: { type: String, default: '' },
     pmsExternalId: { type: String, default: '' },
     pmsUpdatedAt: { type: Date, default: null },
+    /** Incremented by every change (the API's ETag); 0 on documents written before it existed. */
+    version: { type: Number, default: 0, min: 0 },
+    /** PMS reservations: local reservations whose nights this one overlaps (see docs/reservations.md). */
+    conflictsWith: { type: [String], default: [] },
+    /** The caller's Idempotency-Key of the create; '' when none. */
+    idempotencyKey: { type: String, default: '' },
+    /** Write lease of PMS-relayed changes (see @vrp/platform store/lease.ts). */
+    ...LEASE_FIELDS,
   },
   // minimize: false keeps `customFields: {}` stored as an empty object rather than dropped.
   { versionKey: false, minimize: false },
@@ -101,8 +110,52 @@ reservationSchema.index({ workspaceId: 1, source: 1, checkIn: 1 });
 reservationSchema.index({ workspaceId: 1, updatedAt: 1 });
 // A confirmation code identifies one reservation within its workspace.
 reservationSchema.index({ workspaceId: 1, confirmationCode: 1 }, { unique: true });
+// A create's Idempotency-Key: a retry (even after a crash between commit and reply) finds the
+// reservation instead of writing a second one.
+reservationSchema.index(
+  { workspaceId: 1, idempotencyKey: 1 },
+  { unique: true, partialFilterExpression: { idempotencyKey: { $gt: '' } } },
+);
 // PMS sync matches a PMS's reservation by its id there; one reservation per PMS id.
 reservationSchema.index(
   { workspaceId: 1, pmsProvider: 1, pmsExternalId: 1 },
   { unique: true, partialFilterExpression: { pmsExternalId: { $gt: '' } } },
 );
+
+/**
+ * One document per night held by a PENDING or CONFIRMED reservation (owner blocks included):
+ * `_id` = `${workspaceId}:${listingId}:${night}`, so two reservations can never hold the same
+ * night of a listing, on either engine. Written in the same transaction as the reservation.
+ */
+export const bookedNightSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    listingId: { type: String, required: true },
+    night: { type: String, required: true, match: YMD },
+    reservationId: { type: String, required: true },
+  },
+  { versionKey: false },
+);
+// The occupancy invariant, stated as an index too (the _id already implies it).
+bookedNightSchema.index({ workspaceId: 1, listingId: 1, night: 1 }, { unique: true });
+// Freeing a reservation's nights (cancel, date change, move).
+bookedNightSchema.index({ workspaceId: 1, reservationId: 1 });
+
+/**
+ * Idempotency keys of changes (PATCH, cancel) applied to reservations, written in the same
+ * transaction as the change: a retried request whose key is here is not applied twice.
+ * Creates keep their key on the reservation itself (unique `idempotencyKey`).
+ */
+export const appliedChangeSchema = new Schema(
+  {
+    _id: { type: String, required: true }, // `${workspaceId}:${key}`
+    workspaceId: { type: String, required: true },
+    key: { type: String, required: true },
+    reservationId: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+appliedChangeSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });

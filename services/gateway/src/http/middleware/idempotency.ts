@@ -1,8 +1,13 @@
-// `Idempotency-Key` on POST: the first request with a key runs and its response (status and
-// body) is recorded; a retry with the same key and the same request gets that response
-// replayed without running again; the same key with a different request is 409
-// idempotency_conflict. Keys are scoped per workspace (see RequestState.scope) and expire
-// after 24 hours. 5xx outcomes are not recorded, so a retry after an outage runs for real.
+// `Idempotency-Key` on every POST and PATCH: the first request with a key runs and its
+// response (status and body) is recorded, whatever the client does meanwhile (a client that
+// drops the connection does not free the key: the request still runs to its end and its
+// outcome is recorded); a retry with the same key and the same request gets that response
+// replayed (`Idempotent-Replayed: true`) without running again; a retry while the first still
+// runs is 409 idempotency_in_progress with `Retry-After`; the same key with a different
+// request is 409 idempotency_conflict. Keys are scoped per workspace (see RequestState.scope)
+// and expire after 24 hours. 5xx outcomes are not recorded, so a retry after an outage runs
+// for real; the services store the key with the record they write, in the same transaction,
+// so such a retry (or one after a gateway crash) never writes twice.
 //
 // Runs after authentication, body parsing and validation: a request that never reached its
 // handler leaves no record.
@@ -23,29 +28,32 @@ function withRequestId(body: unknown, requestId: string): unknown {
   return { ...body, error: { ...error, request_id: requestId } };
 }
 
-/** Holds back the response until its outcome is recorded, so a retry never sees "in progress" after a reply. */
+/** Seconds a retry is told to wait while the first request with its key still runs. */
+export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Holds back the response until its outcome is recorded, so a retry never sees "in progress"
+ * after a reply. A dropped connection changes nothing: the handler runs on and its outcome is
+ * recorded when it answers (a crash of the gateway leaves the record pending until its lock
+ * expires; the retry that takes it over then finds the service's own record of the key).
+ */
 function recordOutcome(res: Response, recordId: string, store: IdempotencyStore, logger: Logger): void {
   const send = res.json.bind(res);
-  let settled = false;
   res.json = ((body?: unknown) => {
-    settled = true;
     const status = res.statusCode;
-    const persisted = status >= 500 ? store.release(recordId) : store.complete(recordId, status, body);
+    const etag = res.getHeader('ETag');
+    const persisted = status >= 500 ? store.release(recordId) : store.complete(recordId, status, body, typeof etag === 'string' ? etag : null);
     persisted
       .catch((err: unknown) => logger.error({ err, recordId }, 'could not record the idempotent response'))
       .finally(() => send(body));
     return res;
   }) as Response['json'];
-  // A response that never went through res.json (connection dropped) frees the key.
-  res.on('close', () => {
-    if (!settled) store.release(recordId).catch((err: unknown) => logger.error({ err, recordId }, 'could not release an idempotency key'));
-  });
 }
 
 export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): RequestHandler {
   return async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_HEADER);
-    if (req.method !== 'POST' || key === undefined) {
+    if ((req.method !== 'POST' && req.method !== 'PATCH') || key === undefined) {
       next();
       return;
     }
@@ -58,14 +66,10 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
       case 'fingerprint_mismatch':
         throw new AppError('idempotency_conflict');
       case 'in_progress':
-        throw new AppError(
-          'idempotency_conflict',
-          'A request with this Idempotency-Key is still being processed.',
-          {},
-          'Wait until the first request has finished, then retry with the same key to receive its response.',
-        );
+        throw new AppError('idempotency_in_progress', undefined, { retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS });
       case 'replay':
         res.setHeader(REPLAYED_HEADER, 'true');
+        if (outcome.etag) res.setHeader('ETag', outcome.etag);
         res.status(outcome.status).json(withRequestId(outcome.body, state.context.requestId));
         return;
       case 'claimed':

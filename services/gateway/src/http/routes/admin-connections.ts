@@ -39,7 +39,6 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       body: createConnectionBody,
       responses: { 201: z.object({ data: pmsConnectionSchema.extend({ importedListingExternalIds: z.array(z.string()).describe('PMS ids of the listings published by this import.') }) }) },
       errors: ['not_found', 'pms_unavailable', 'service_unavailable'],
-      idempotent: true,
       async handler({ params, body }) {
         await admin.getWorkspace(params.id);
         const res = await upstream.call('connect', { workspaceId: params.id, provider: body.provider, accountId: body.accountId });

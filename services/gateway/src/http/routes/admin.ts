@@ -45,7 +45,6 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       auth: 'admin',
       body: createWorkspaceBody,
       responses: { 201: z.object({ data: workspaceSchema }) },
-      idempotent: true,
       async handler({ body }) {
         const ws = await admin.createWorkspace(body);
         return created({ data: toApiWorkspace(ws) });

@@ -49,7 +49,6 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       body: answerRequestBody,
       responses: { 200: oneRequest },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
-      idempotent: true,
       async handler({ params, body, principal }) {
         const res = await upstream.call('answerRequest', { workspaceId: principal.workspaceId, id: params.id, decision, message: body?.message ?? '' });
         return ok({ data: requestOf(res) });
@@ -128,7 +127,6 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       body: sendMessageBody,
       responses: { 201: z.object({ data: messageSchema }) },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable'],
-      idempotent: true,
       async handler({ params, body, principal, req }) {
         const { message } = await upstream.call(
           'sendMessage',
@@ -198,7 +196,6 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       body: preApproveBody,
       responses: { 200: oneRequest },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
-      idempotent: true,
       async handler({ params, body, principal }) {
         const res = await upstream.call('preApproveInquiry', {
           workspaceId: principal.workspaceId,

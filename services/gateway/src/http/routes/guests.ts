@@ -1,11 +1,14 @@
 // Guests (spec 2.2, 4.2): relayed to the guest service, which decides not_found before
 // listing_inactive (a guest whose every reservation is on an inactive listing) and refuses
 // guest writes the guest's PMS cannot perform. The gateway validates, calls and renders.
+import type { Response } from 'express';
 import { z } from 'zod';
 import { toApiGuest } from '@vrp/api-model';
 import { guest as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { toPagination } from '../mappers';
+import { IDEMPOTENCY_HEADER } from '../middleware/idempotency';
+import { expectedVersion, withETag } from '../versioning';
 import { created, defineRoute, ok, type Route } from '../route';
 import { idParam } from '../schemas';
 import { createGuestBody, guestPageSchema, guestSchema, listGuestsQuery, updateGuestBody } from '../schemas-guests';
@@ -13,10 +16,11 @@ import { createGuestBody, guestPageSchema, guestSchema, listGuestsQuery, updateG
 const guestParams = z.strictObject({ id: idParam('A guest id.') });
 const one = z.object({ data: guestSchema });
 
-function guestOf(res: { guest?: pb.Guest | undefined }): z.input<typeof guestSchema> {
+/** `{data}` of a single-guest reply, with its version as the `ETag` header. */
+function oneGuest(res: { guest?: pb.Guest | undefined }, http: Response): z.input<typeof one> {
   // A reply without a guest is an upstream contract breach, not a 404 of the caller's.
   if (!res.guest) throw new Error('guest service answered without a guest');
-  return toApiGuest(res.guest);
+  return withETag(http, res.guest.version, { data: toApiGuest(res.guest) });
 }
 
 export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] {
@@ -42,14 +46,15 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
       path: '/v1/guests/:id',
       operationId: 'getGuest',
       summary: 'Get a guest',
-      description: '403 listing_inactive (naming the listings) when every reservation of the guest is on an inactive listing.',
+      description: '403 listing_inactive (naming the listings) when every reservation of the guest is on an inactive listing. The `ETag` header carries the version, for `If-Match`.',
       tags: ['Guests'],
       auth: 'api_key',
       params: guestParams,
+      versioned: true,
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal }) {
-        return ok({ data: guestOf(await upstream.call('getGuest', { workspaceId: principal.workspaceId, id: params.id })) });
+      async handler({ params, principal, res }) {
+        return ok(oneGuest(await upstream.call('getGuest', { workspaceId: principal.workspaceId, id: params.id }), res));
       },
     }),
     defineRoute({
@@ -58,14 +63,14 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
       operationId: 'createGuest',
       summary: 'Create a guest',
       description:
-        'Creates a guest profile; `language` defaults to `en`. With `provider`, the guest is created in that PMS first; PMS-F cannot write guests (422 pms_write_unsupported, nothing sent). An email or phone given here is matched by later reservations. Send `Idempotency-Key` to retry safely.',
+        'Creates a guest profile; `language` defaults to `en`. With `provider`, the guest is created in that PMS first; PMS-F cannot write guests (422 pms_write_unsupported, nothing sent). An email or phone given here is matched by later reservations. Send `Idempotency-Key` to retry safely: the key is stored with the profile, so a retry never creates a second one.',
       tags: ['Guests'],
       auth: 'api_key',
       body: createGuestBody,
+      versioned: true,
       responses: { 201: one },
       errors: ['pms_write_unsupported', 'pms_unavailable'],
-      idempotent: true,
-      async handler({ body, principal }) {
+      async handler({ body, principal, req, res: http }) {
         const res = await upstream.call(
           'createGuest',
           pb.CreateGuestRequest.create({
@@ -76,9 +81,10 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
             provider: body.provider ?? '',
             email: body.email ?? '',
             phone: body.phone ?? '',
+            idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
           }),
         );
-        return created({ data: guestOf(res) });
+        return created(oneGuest(res, http));
       },
     }),
     defineRoute({
@@ -87,14 +93,15 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
       operationId: 'updateGuest',
       summary: 'Update a guest',
       description:
-        'Changes firstName, lastName or language. A guest linked to a PMS is changed in that PMS first; PMS-F cannot write guests (422 pms_write_unsupported, nothing sent).',
+        'Changes firstName, lastName or language. Only the fields sent are written, against the profile as it is when the change commits, so concurrent PATCHes of different fields all survive; with `If-Match` a profile changed since is 412 precondition_failed and nothing changes. A guest linked to a PMS is changed in that PMS first, one change at a time per profile; PMS-F cannot write guests (422 pms_write_unsupported, nothing sent).',
       tags: ['Guests'],
       auth: 'api_key',
       params: guestParams,
       body: updateGuestBody,
+      versioned: true,
       responses: { 200: one },
-      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable'],
-      async handler({ params, body, principal }) {
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable', 'conflict'],
+      async handler({ params, body, principal, req, res: http }) {
         const res = await upstream.call(
           'updateGuest',
           pb.UpdateGuestRequest.create({
@@ -103,9 +110,11 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
             ...(body.firstName !== undefined ? { firstName: body.firstName } : {}),
             ...(body.lastName !== undefined ? { lastName: body.lastName } : {}),
             ...(body.language !== undefined ? { language: body.language } : {}),
+            expectedVersion: expectedVersion(req),
+            idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
           }),
         );
-        return ok({ data: guestOf(res) });
+        return ok(oneGuest(res, http));
       },
     }),
   ];

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { listing as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
+import { etagOf } from '../../domain/etag';
+import { expectedVersion, withETag } from '../versioning';
 import { toApiListing } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';
 import { idParam, listingSchema } from '../schemas';
@@ -50,16 +52,18 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       operationId: 'setListingActive',
       summary: 'Activate or deactivate a listing',
       description:
-        'Works on inactive listings. Activating counts the listing toward the plan limit (402 listings_limit_exceeded when the plan is full); deactivating stops billing and webhook delivery while its data keeps syncing.',
+        'Works on inactive listings. Activating counts the listing toward the plan limit (402 listings_limit_exceeded when the plan is full); deactivating stops billing and webhook delivery while its data keeps syncing. With `If-Match` (the `ETag` of GET), a listing changed since is 412 precondition_failed and nothing changes.',
       tags: ['Listings'],
       auth: 'api_key',
       params: listingParams,
       body: activeToggleBody,
+      versioned: true,
       responses: { 200: toggledSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
-      async handler({ params, body, principal }) {
-        await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active });
-        return ok({ data: asRow(await current(principal.workspaceId, params.id)) });
+      async handler({ params, body, principal, req, res }) {
+        await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active, expectedVersion: expectedVersion(req) });
+        const after = await current(principal.workspaceId, params.id);
+        return ok(withETag(res, after.version, { data: asRow(after) }));
       },
     }),
     defineRoute({
@@ -91,7 +95,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: statusBatchResultSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
       async handler({ body, principal }) {
-        const res = await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: body.listingIds, active: body.active });
+        const res = await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: body.listingIds, active: body.active, expectedVersion: 0 });
         return ok({ active: res.active, updated: res.updated, unchanged: res.unchanged });
       },
     }),
@@ -100,7 +104,8 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       path: '/v1/listings/:id/calendar',
       operationId: 'getListingCalendar',
       summary: 'Availability and nightly prices',
-      description: 'One entry per day from `from` to `to` (inclusive, at most 366 days). Days never written are available at the listing’s default nightly price.',
+      description:
+        'One entry per day from `from` to `to` (inclusive, at most 366 days). Days never written are available at the listing’s default nightly price. A night held by a PENDING or CONFIRMED reservation (owner blocks included) is `available: false` with its `reservationId`; a closed night is `available: false` with `reservationId: null`.',
       tags: ['Availability'],
       auth: 'api_key',
       params: listingParams,
@@ -108,8 +113,9 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: z.object({ data: calendarSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, query, principal }) {
-        const res = await upstream.call('getCalendar', { workspaceId: principal.workspaceId, listingId: params.id, from: query.from, to: query.to });
-        return ok({ data: { listingId: res.listingId, currency: res.currency, days: res.days } });
+        const res = await upstream.call('getCalendar', { workspaceId: principal.workspaceId, listingId: params.id, from: query.from, to: query.to, calendarOnly: false });
+        const days = res.days.map((d) => ({ date: d.date, available: d.available, price: d.price, minNights: d.minNights, reservationId: d.reservationId || null }));
+        return ok({ data: { listingId: res.listingId, currency: res.currency, days } });
       },
     }),
     defineRoute({
@@ -136,12 +142,15 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       summary: 'Content sections of a listing',
       tags: ['Content'],
       auth: 'api_key',
+      description: 'Carries `ETag` once content was stored, for `If-Match` on PUT.',
       params: listingParams,
+      versioned: true,
       responses: { 200: z.object({ data: contentResponseSchema }) },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal }) {
+      async handler({ params, principal, res: http }) {
         const res = await upstream.call('getContent', { workspaceId: principal.workspaceId, listingId: params.id });
-        return ok({ data: { listingId: res.listingId, sections: parseSections(res.sections), updatedAt: res.updatedAt ? res.updatedAt.toISOString() : null } });
+        const data = { listingId: res.listingId, sections: parseSections(res.sections), updatedAt: res.updatedAt ? res.updatedAt.toISOString() : null };
+        return ok(res.version ? withETag(http, res.version, { data }) : { data });
       },
     }),
     defineRoute({
@@ -150,16 +159,18 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       operationId: 'putListingContent',
       summary: 'Write content sections',
       description:
-        'On a PMS listing the sections are relayed to the PMS. When the PMS can store none of them: 422 pms_write_unsupported and nothing is stored. When it can store some: 200, the others listed in `deferred` and `pms.errors`.',
+        'On a PMS listing the sections are relayed to the PMS. When the PMS can store none of them: 422 pms_write_unsupported and nothing is stored. When it can store some: 200, the others listed in `deferred` and `pms.errors`. Sections not sent stay as they are. With `If-Match` (the `ETag` of GET), content changed since is 412 precondition_failed: nothing is sent to the PMS or stored.',
       tags: ['Content'],
       auth: 'api_key',
       params: listingParams,
       body: contentBody,
+      versioned: true,
       responses: { 200: z.object({ data: contentWriteResultSchema }) },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable'],
-      async handler({ params, body, principal }) {
+      async handler({ params, body, principal, req, res: http }) {
         const sections = Object.entries(body.sections).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
-        const res = await upstream.call('putContent', { workspaceId: principal.workspaceId, listingId: params.id, sections });
+        const res = await upstream.call('putContent', { workspaceId: principal.workspaceId, listingId: params.id, sections, expectedVersion: expectedVersion(req) });
+        http.setHeader('ETag', etagOf(res.version));
         return ok({
           data: {
             listingId: res.listingId,
@@ -196,7 +207,6 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       auth: 'api_key',
       params: listingParams,
       body: addPhotoBody,
-      idempotent: true,
       responses: { 201: z.object({ data: photoSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, body, principal }) {
@@ -228,7 +238,6 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       tags: ['Listings'],
       auth: 'api_key',
       params: listingParams,
-      idempotent: true,
       responses: { 200: z.object({ data: publishResultSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, principal }) {

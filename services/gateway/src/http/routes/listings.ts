@@ -6,6 +6,7 @@ import type { Upstream } from '@vrp/platform';
 import type { ApiKeyPrincipal } from '../../domain/api-key-record';
 import { toApiListing, toApiListingWithCapabilities, toListingRow, toPagination } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';
+import { withETag } from '../versioning';
 import { idParam, listingPageSchema, listingSchema, listingStatusQuery, listingWithCapabilitiesSchema, pageQuery } from '../schemas';
 
 export const listListingsQuery = z.strictObject({ status: listingStatusQuery, ...pageQuery });
@@ -67,14 +68,17 @@ export function listingRoutes(upstream: Upstream<listing.ListingServiceClient>):
       path: '/v1/listings/:id',
       operationId: 'getListing',
       summary: 'Get a listing with its capabilities',
-      description: 'One active listing including `capabilities` (what its PMS supports). An inactive listing answers 403 listing_inactive.',
+      description:
+        'One active listing including `capabilities` (what its PMS supports). An inactive listing answers 403 listing_inactive. `ETag` carries the listing’s version, for `If-Match` on PATCH.',
       tags: ['Listings'],
       auth: 'api_key',
       params: listingIdParams,
+      versioned: true,
       responses: { 200: z.object({ data: listingWithCapabilitiesSchema }) },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal }) {
-        return ok({ data: toApiListingWithCapabilities(await getOne(principal, params.id)) });
+      async handler({ params, principal, res }) {
+        const found = await getOne(principal, params.id);
+        return ok(withETag(res, found.version, { data: toApiListingWithCapabilities(found) }));
       },
     }),
     defineRoute({
@@ -86,10 +90,12 @@ export function listingRoutes(upstream: Upstream<listing.ListingServiceClient>):
       tags: ['Properties'],
       auth: 'api_key',
       params: listingIdParams,
+      versioned: true,
       responses: { 200: z.object({ data: listingSchema }) },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal }) {
-        return ok({ data: toApiListing(await getOne(principal, params.id)) });
+      async handler({ params, principal, res }) {
+        const found = await getOne(principal, params.id);
+        return ok(withETag(res, found.version, { data: toApiListing(found) }));
       },
     }),
   ];

@@ -1,11 +1,13 @@
 // Reservations (spec 4.1): relayed to the reservation service, which decides not_found,
 // listing_inactive and pms_write_unsupported. The gateway validates, calls and renders.
+import type { Response } from 'express';
 import { z } from 'zod';
 import { toApiQuote, toApiReservation } from '@vrp/api-model';
 import { reservation as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { IDEMPOTENCY_HEADER } from '../middleware/idempotency';
 import { toPagination } from '../mappers';
+import { expectedVersion, withETag } from '../versioning';
 import { created, defineRoute, ok, type Route } from '../route';
 import { idParam } from '../schemas';
 import {
@@ -27,10 +29,11 @@ const one = z.object({ data: reservationSchema });
  */
 const render = (r: pb.Reservation) => toApiReservation(r) as z.input<typeof reservationSchema>;
 
-function reservationOf(res: { reservation?: pb.Reservation | undefined }): z.input<typeof reservationSchema> {
+/** `{data}` of a single-reservation reply, with its version as the `ETag` header. */
+function oneOf(res: { reservation?: pb.Reservation | undefined }, http: Response): z.input<typeof one> {
   // A reply without a reservation is an upstream contract breach, not a 404 of the caller's.
   if (!res.reservation) throw new Error('reservation service answered without a reservation');
-  return render(res.reservation);
+  return withETag(http, res.reservation.version, { data: render(res.reservation) });
 }
 
 export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient>): Route[] {
@@ -69,14 +72,15 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       path: '/v1/reservations/:id',
       operationId: 'getReservation',
       summary: 'Get a reservation',
-      description: '404 when the id is not in the workspace (decided first); 403 listing_inactive when its listing is inactive.',
+      description: '404 when the id is not in the workspace (decided first); 403 listing_inactive when its listing is inactive. The `ETag` header carries the version, for `If-Match`.',
       tags: ['Reservations'],
       auth: 'api_key',
       params: reservationParams,
+      versioned: true,
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal }) {
-        return ok({ data: (reservationOf(await upstream.call('getReservation', { workspaceId: principal.workspaceId, id: params.id }))) });
+      async handler({ params, principal, res }) {
+        return ok(oneOf(await upstream.call('getReservation', { workspaceId: principal.workspaceId, id: params.id }), res));
       },
     }),
     defineRoute({
@@ -85,14 +89,14 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       operationId: 'createReservation',
       summary: 'Create a reservation',
       description:
-        'Answers the reservation with status CONFIRMED and a confirmation code. Priced from the listing’s calendar unless `financials.totalPrice` is given. On a PMS listing the reservation is created in the PMS first; writes the PMS cannot perform answer 422 pms_write_unsupported and nothing is sent; a PMS that is down answers 503 and nothing is stored. Honours Idempotency-Key.',
+        'Answers the reservation with status CONFIRMED and a confirmation code. Priced from the listing’s calendar unless `financials.totalPrice` is given. The stay holds its nights `[checkIn, checkOut)` on the listing (owner blocks too): a night already booked by a PENDING or CONFIRMED reservation, or closed on the calendar, answers 409 dates_unavailable with `error.conflicts` naming each night, and nothing is written — of concurrent creates for the same nights exactly one succeeds. On a PMS listing the reservation is created in the PMS first; writes the PMS cannot perform answer 422 pms_write_unsupported and nothing is sent; a PMS that is down answers 503 and nothing is stored. Honours Idempotency-Key (the key is stored with the reservation, so a retry never creates a second one).',
       tags: ['Reservations'],
       auth: 'api_key',
       body: createReservationBody,
-      idempotent: true,
+      versioned: true,
       responses: { 201: one },
-      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'service_unavailable', 'idempotency_conflict'],
-      async handler({ body, principal, req }) {
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'dates_unavailable', 'service_unavailable'],
+      async handler({ body, principal, req, res: http }) {
         const res = await upstream.call('createReservation', {
           workspaceId: principal.workspaceId,
           idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
@@ -114,7 +118,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
             customFields: body.customFields ?? {},
           }),
         });
-        return created({ data: (reservationOf(res)) });
+        return created(oneOf(res, http));
       },
     }),
     defineRoute({
@@ -122,13 +126,13 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       path: '/v1/reservations/quote',
       operationId: 'quoteReservation',
       summary: 'Price a stay',
-      description: 'Nights x nightly price + cleaning fee + taxes, from the listing’s calendar. Refused with 422 pms_write_unsupported on PMS-C, PMS-D and PMS-E (no quote API).',
+      description:
+        'Nights x nightly price + cleaning fee + taxes, from the listing’s calendar. A stay with a booked or closed night is refused as a create would be: 409 dates_unavailable naming each night. Refused with 422 pms_write_unsupported on PMS-C, PMS-D and PMS-E (no quote API).',
       tags: ['Reservations'],
       auth: 'api_key',
       body: quoteBody,
-      idempotent: true,
       responses: { 200: z.object({ data: quoteSchema }) },
-      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported'],
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'dates_unavailable'],
       async handler({ body, principal }) {
         const res = await upstream.call('quoteReservation', { workspaceId: principal.workspaceId, propertyId: body.propertyId, checkIn: body.checkIn, checkOut: body.checkOut, occupancy: body.occupancy });
         if (!res.quote) throw new Error('reservation service answered without a quote');
@@ -141,20 +145,22 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       operationId: 'updateReservation',
       summary: 'Change a reservation',
       description:
-        'Status (PENDING, CONFIRMED, CANCELLED; POST_STAY cannot be set), dates, check-in/out times, listing, notes, custom fields. On PMS stays, changes the PMS cannot perform answer 422 pms_write_unsupported (dates on PMS-B, cancel on PMS-A, times and moves on every PMS) and nothing is sent.',
+        'Status (PENDING, CONFIRMED, CANCELLED; POST_STAY cannot be set), dates, check-in/out times, listing, notes, custom fields. Only the fields sent are written, against the reservation as it is when the change commits, so concurrent PATCHes of different fields all survive; with `If-Match` a reservation changed since is 412 precondition_failed and nothing changes. New dates, a move, or un-cancelling onto booked or closed nights is 409 dates_unavailable; cancelling frees the nights. On PMS stays, changes the PMS cannot perform answer 422 pms_write_unsupported (dates on PMS-B, cancel on PMS-A, times and moves on every PMS) and nothing is sent.',
       tags: ['Reservations'],
       auth: 'api_key',
       params: reservationParams,
       body: updateReservationBody,
+      versioned: true,
       responses: { 200: one },
-      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'service_unavailable', 'conflict'],
-      async handler({ params, body, principal, req }) {
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'dates_unavailable', 'service_unavailable', 'conflict'],
+      async handler({ params, body, principal, req, res: http }) {
         const res = await upstream.call(
           'updateReservation',
           pb.UpdateReservationRequest.create({
             workspaceId: principal.workspaceId,
             id: params.id,
             idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
+            expectedVersion: expectedVersion(req),
             ...(body.status !== undefined ? { status: body.status } : {}),
             ...(body.checkIn !== undefined ? { checkIn: body.checkIn } : {}),
             ...(body.checkOut !== undefined ? { checkOut: body.checkOut } : {}),
@@ -165,7 +171,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
             customFields: body.customFields ?? {},
           }),
         );
-        return ok({ data: (reservationOf(res)) });
+        return ok(oneOf(res, http));
       },
     }),
     defineRoute({
@@ -173,16 +179,17 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       path: '/v1/reservations/:id/cancel',
       operationId: 'cancelReservation',
       summary: 'Cancel a reservation',
-      description: 'Cancelling a cancelled reservation changes nothing. Refused with 422 pms_write_unsupported when the owning PMS cannot cancel (PMS-A); nothing is sent.',
+      description:
+        'Frees the nights it held. Cancelling a cancelled reservation changes nothing. Accepts `If-Match`. Refused with 422 pms_write_unsupported when the owning PMS cannot cancel (PMS-A); nothing is sent.',
       tags: ['Reservations'],
       auth: 'api_key',
       params: reservationParams,
-      idempotent: true,
+      versioned: true,
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'service_unavailable'],
-      async handler({ params, principal, req }) {
-        const res = await upstream.call('cancelReservation', { workspaceId: principal.workspaceId, id: params.id, idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '' });
-        return ok({ data: (reservationOf(res)) });
+      async handler({ params, principal, req, res: http }) {
+        const res = await upstream.call('cancelReservation', { workspaceId: principal.workspaceId, id: params.id, idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '', expectedVersion: expectedVersion(req) });
+        return ok(oneOf(res, http));
       },
     }),
   ];

@@ -63,7 +63,6 @@ export function reviewRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[]
       body: reviewReplyBody,
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
-      idempotent: true,
       async handler({ params, body, principal }) {
         return ok({ data: reviewOf(await upstream.call('replyToReview', { workspaceId: principal.workspaceId, id: params.id, body: body.body })) });
       },

@@ -90,7 +90,6 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       body: createWebhookBody,
       responses: { 201: withSecret },
       errors: ['validation_failed'],
-      idempotent: true,
       async handler({ body, principal }) {
         const res = await upstream.call(
           'createSubscription',
@@ -186,7 +185,6 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       body: rotateSecretBody,
       responses: { 200: withSecret },
       errors: ['not_found', 'validation_failed'],
-      idempotent: true,
       async handler({ params, body, principal }) {
         const res = await upstream.call('rotateSubscriptionSecret', { workspaceId: principal.workspaceId, id: params.id, gracePeriodSeconds: body.gracePeriodSeconds ?? 0 });
         return ok({ data: { ...toApiSubscription(res.subscription), secret: res.secret } });
@@ -224,7 +222,6 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       params: deliveryParams,
       responses: { 202: z.object({ data: webhookDeliverySchema }) },
       errors: ['not_found', 'listing_inactive', 'conflict'],
-      idempotent: true,
       async handler({ params, principal }) {
         const res = await upstream.call('replayDelivery', { workspaceId: principal.workspaceId, subscriptionId: params.id, deliveryId: params.deliveryId });
         return { status: 202 as const, body: { data: toApiDelivery(res.delivery) } };

@@ -28,11 +28,23 @@ export interface ErrorDetail {
   /** pms_write_unsupported: the PMS that cannot perform the write. */
   provider: string;
   retryAfterSeconds: number;
+  /** dates_unavailable: every night of the request that is taken. */
+  conflicts: DateConflict[];
 }
 
 export interface ErrorDetail_FieldsEntry {
   key: string;
   value: string;
+}
+
+/** One night a stay cannot have: booked by another reservation, or closed on the calendar. */
+export interface DateConflict {
+  /** YYYY-MM-DD. */
+  date: string;
+  /** "booked" or "closed". */
+  reason: string;
+  /** The reservation holding the night (reason "booked"). */
+  reservationId: string;
 }
 
 export interface ListingRef {
@@ -63,6 +75,7 @@ function createBaseErrorDetail(): ErrorDetail {
     listings: [],
     provider: "",
     retryAfterSeconds: 0,
+    conflicts: [],
   };
 }
 
@@ -91,6 +104,9 @@ export const ErrorDetail: MessageFns<ErrorDetail> = {
     }
     if (message.retryAfterSeconds !== 0) {
       writer.uint32(64).int32(message.retryAfterSeconds);
+    }
+    for (const v of message.conflicts) {
+      DateConflict.encode(v!, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -175,6 +191,14 @@ export const ErrorDetail: MessageFns<ErrorDetail> = {
             message.retryAfterSeconds = reader.int32();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.conflicts.push(DateConflict.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -220,6 +244,9 @@ export const ErrorDetail: MessageFns<ErrorDetail> = {
         : isSet(object.retry_after_seconds)
         ? globalThis.Number(object.retry_after_seconds)
         : 0,
+      conflicts: globalThis.Array.isArray(object?.conflicts)
+        ? object.conflicts.map((e: any) => DateConflict.fromJSON(e))
+        : [],
     };
   },
 
@@ -255,6 +282,9 @@ export const ErrorDetail: MessageFns<ErrorDetail> = {
     if (message.retryAfterSeconds !== 0) {
       obj.retryAfterSeconds = Math.round(message.retryAfterSeconds);
     }
+    if (message.conflicts?.length) {
+      obj.conflicts = message.conflicts.map((e) => DateConflict.toJSON(e));
+    }
     return obj;
   },
 
@@ -279,6 +309,7 @@ export const ErrorDetail: MessageFns<ErrorDetail> = {
     message.listings = object.listings?.map((e) => ListingRef.fromPartial(e)) || [];
     message.provider = object.provider ?? "";
     message.retryAfterSeconds = object.retryAfterSeconds ?? 0;
+    message.conflicts = object.conflicts?.map((e) => DateConflict.fromPartial(e)) || [];
     return message;
   },
 };
@@ -364,6 +395,111 @@ export const ErrorDetail_FieldsEntry: MessageFns<ErrorDetail_FieldsEntry> = {
     const message = createBaseErrorDetail_FieldsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseDateConflict(): DateConflict {
+  return { date: "", reason: "", reservationId: "" };
+}
+
+export const DateConflict: MessageFns<DateConflict> = {
+  encode(message: DateConflict, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.date !== "") {
+      writer.uint32(10).string(message.date);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.reservationId !== "") {
+      writer.uint32(26).string(message.reservationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DateConflict {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDateConflict();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.date = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DateConflict {
+    return {
+      date: isSet(object.date) ? globalThis.String(object.date) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      reservationId: isSet(object.reservationId)
+        ? globalThis.String(object.reservationId)
+        : isSet(object.reservation_id)
+        ? globalThis.String(object.reservation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DateConflict): unknown {
+    const obj: any = {};
+    if (message.date !== "") {
+      obj.date = message.date;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.reservationId !== "") {
+      obj.reservationId = message.reservationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DateConflict>, I>>(base?: I): DateConflict {
+    return DateConflict.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DateConflict>, I>>(object: I): DateConflict {
+    const message = createBaseDateConflict();
+    message.date = object.date ?? "";
+    message.reason = object.reason ?? "";
+    message.reservationId = object.reservationId ?? "";
     return message;
   },
 };

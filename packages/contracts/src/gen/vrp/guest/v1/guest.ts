@@ -48,7 +48,11 @@ export interface Guest {
   externalId: string;
   /** Listings of the guest's reservations (deduplicated). */
   listingIds: string[];
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /** Incremented by every change; the API's ETag. */
+  version: number;
 }
 
 export interface ListGuestsRequest {
@@ -84,6 +88,8 @@ export interface CreateGuestRequest {
   provider: string;
   email: string;
   phone: string;
+  /** The caller's Idempotency-Key; stored unique with the profile, so a retry never creates a second one. */
+  idempotencyKey: string;
 }
 
 export interface CreateGuestResponse {
@@ -95,7 +101,13 @@ export interface UpdateGuestRequest {
   id: string;
   firstName?: string | undefined;
   lastName?: string | undefined;
-  language?: string | undefined;
+  language?:
+    | string
+    | undefined;
+  /** If-Match: the version the caller read; 0 = no precondition. */
+  expectedVersion: number;
+  /** The caller's Idempotency-Key; kept on the profile with the change, so a retry is applied once. */
+  idempotencyKey: string;
 }
 
 export interface UpdateGuestResponse {
@@ -436,6 +448,7 @@ function createBaseGuest(): Guest {
     externalId: "",
     listingIds: [],
     updatedAt: undefined,
+    version: 0,
   };
 }
 
@@ -473,6 +486,9 @@ export const Guest: MessageFns<Guest> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(90).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(96).int32(message.version);
     }
     return writer;
   },
@@ -578,6 +594,14 @@ export const Guest: MessageFns<Guest> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -633,6 +657,7 @@ export const Guest: MessageFns<Guest> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -671,6 +696,9 @@ export const Guest: MessageFns<Guest> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -690,6 +718,7 @@ export const Guest: MessageFns<Guest> = {
     message.externalId = object.externalId ?? "";
     message.listingIds = object.listingIds?.map((e) => e) || [];
     message.updatedAt = object.updatedAt ?? undefined;
+    message.version = object.version ?? 0;
     return message;
   },
 };
@@ -1043,7 +1072,16 @@ export const GetGuestResponse: MessageFns<GetGuestResponse> = {
 };
 
 function createBaseCreateGuestRequest(): CreateGuestRequest {
-  return { workspaceId: "", firstName: "", lastName: "", language: "", provider: "", email: "", phone: "" };
+  return {
+    workspaceId: "",
+    firstName: "",
+    lastName: "",
+    language: "",
+    provider: "",
+    email: "",
+    phone: "",
+    idempotencyKey: "",
+  };
 }
 
 export const CreateGuestRequest: MessageFns<CreateGuestRequest> = {
@@ -1068,6 +1106,9 @@ export const CreateGuestRequest: MessageFns<CreateGuestRequest> = {
     }
     if (message.phone !== "") {
       writer.uint32(58).string(message.phone);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(66).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -1141,6 +1182,14 @@ export const CreateGuestRequest: MessageFns<CreateGuestRequest> = {
             message.phone = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1174,6 +1223,11 @@ export const CreateGuestRequest: MessageFns<CreateGuestRequest> = {
       provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
       phone: isSet(object.phone) ? globalThis.String(object.phone) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -1200,6 +1254,9 @@ export const CreateGuestRequest: MessageFns<CreateGuestRequest> = {
     if (message.phone !== "") {
       obj.phone = message.phone;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -1215,6 +1272,7 @@ export const CreateGuestRequest: MessageFns<CreateGuestRequest> = {
     message.provider = object.provider ?? "";
     message.email = object.email ?? "";
     message.phone = object.phone ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -1287,7 +1345,15 @@ export const CreateGuestResponse: MessageFns<CreateGuestResponse> = {
 };
 
 function createBaseUpdateGuestRequest(): UpdateGuestRequest {
-  return { workspaceId: "", id: "", firstName: undefined, lastName: undefined, language: undefined };
+  return {
+    workspaceId: "",
+    id: "",
+    firstName: undefined,
+    lastName: undefined,
+    language: undefined,
+    expectedVersion: 0,
+    idempotencyKey: "",
+  };
 }
 
 export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
@@ -1306,6 +1372,12 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
     }
     if (message.language !== undefined) {
       writer.uint32(42).string(message.language);
+    }
+    if (message.expectedVersion !== 0) {
+      writer.uint32(48).int32(message.expectedVersion);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(58).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -1363,6 +1435,22 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
             message.language = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.expectedVersion = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1394,6 +1482,16 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
         ? globalThis.String(object.last_name)
         : undefined,
       language: isSet(object.language) ? globalThis.String(object.language) : undefined,
+      expectedVersion: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : 0,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -1414,6 +1512,12 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
     if (message.language !== undefined) {
       obj.language = message.language;
     }
+    if (message.expectedVersion !== 0) {
+      obj.expectedVersion = Math.round(message.expectedVersion);
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -1427,6 +1531,8 @@ export const UpdateGuestRequest: MessageFns<UpdateGuestRequest> = {
     message.firstName = object.firstName ?? undefined;
     message.lastName = object.lastName ?? undefined;
     message.language = object.language ?? undefined;
+    message.expectedVersion = object.expectedVersion ?? 0;
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };

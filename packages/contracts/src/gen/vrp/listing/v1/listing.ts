@@ -146,7 +146,11 @@ export interface Listing {
   cleaningFee: number;
   /** Tax charged on stays, as a fraction (0.1 = 10 %). */
   taxRate: number;
-  publishedAt?: Date | undefined;
+  publishedAt?:
+    | Date
+    | undefined;
+  /** +1 on every change of the listing record; the API's ETag. */
+  version: number;
 }
 
 export interface ListListingsRequest {
@@ -216,6 +220,8 @@ export interface SetListingsActiveRequest {
   workspaceId: string;
   listingIds: string[];
   active: boolean;
+  /** If-Match of PATCH /v1/listings/{id}: the version of the one listing named; 0 = none. */
+  expectedVersion: number;
 }
 
 export interface SetListingsActiveResponse {
@@ -257,6 +263,8 @@ export interface CalendarDay {
   /** Nightly price in the listing's currency. */
   price: number;
   minNights: number;
+  /** The reservation holding the night; empty when none (available is then the calendar's own). */
+  reservationId: string;
 }
 
 export interface GetCalendarRequest {
@@ -266,6 +274,11 @@ export interface GetCalendarRequest {
   from: string;
   /** YYYY-MM-DD, inclusive. */
   to: string;
+  /**
+   * Only the calendar's own days, without the nights reservations hold (the reservation
+   * service, which owns those, asks this way).
+   */
+  calendarOnly: boolean;
 }
 
 export interface GetCalendarResponse {
@@ -310,13 +323,19 @@ export interface GetContentRequest {
 export interface GetContentResponse {
   listingId: string;
   sections: ContentSection[];
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /** +1 on every write; 0 while nothing was ever stored. The API's ETag. */
+  version: number;
 }
 
 export interface PutContentRequest {
   workspaceId: string;
   listingId: string;
   sections: ContentSection[];
+  /** If-Match: the version the caller read; 0 = no precondition. */
+  expectedVersion: number;
 }
 
 export interface PmsSectionError {
@@ -333,6 +352,8 @@ export interface PutContentResponse {
   pmsProvider: string;
   pmsErrors: PmsSectionError[];
   sections: ContentSection[];
+  /** The content's version after the write. */
+  version: number;
 }
 
 export interface Photo {
@@ -1171,6 +1192,7 @@ function createBaseListing(): Listing {
     cleaningFee: 0,
     taxRate: 0,
     publishedAt: undefined,
+    version: 0,
   };
 }
 
@@ -1244,6 +1266,9 @@ export const Listing: MessageFns<Listing> = {
     }
     if (message.publishedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.publishedAt), writer.uint32(186).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(192).int32(message.version);
     }
     return writer;
   },
@@ -1445,6 +1470,14 @@ export const Listing: MessageFns<Listing> = {
             message.publishedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1532,6 +1565,7 @@ export const Listing: MessageFns<Listing> = {
         : isSet(object.published_at)
         ? fromJsonTimestamp(object.published_at)
         : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -1606,6 +1640,9 @@ export const Listing: MessageFns<Listing> = {
     if (message.publishedAt !== undefined) {
       obj.publishedAt = message.publishedAt.toISOString();
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -1641,6 +1678,7 @@ export const Listing: MessageFns<Listing> = {
     message.cleaningFee = object.cleaningFee ?? 0;
     message.taxRate = object.taxRate ?? 0;
     message.publishedAt = object.publishedAt ?? undefined;
+    message.version = object.version ?? 0;
     return message;
   },
 };
@@ -2649,7 +2687,7 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
 };
 
 function createBaseSetListingsActiveRequest(): SetListingsActiveRequest {
-  return { workspaceId: "", listingIds: [], active: false };
+  return { workspaceId: "", listingIds: [], active: false, expectedVersion: 0 };
 }
 
 export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
@@ -2662,6 +2700,9 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     }
     if (message.active !== false) {
       writer.uint32(24).bool(message.active);
+    }
+    if (message.expectedVersion !== 0) {
+      writer.uint32(32).int32(message.expectedVersion);
     }
     return writer;
   },
@@ -2703,6 +2744,14 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
             message.active = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expectedVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2728,6 +2777,11 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
         ? object.listing_ids.map((e: any) => globalThis.String(e))
         : [],
       active: isSet(object.active) ? globalThis.Boolean(object.active) : false,
+      expectedVersion: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : 0,
     };
   },
 
@@ -2742,6 +2796,9 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     if (message.active !== false) {
       obj.active = message.active;
     }
+    if (message.expectedVersion !== 0) {
+      obj.expectedVersion = Math.round(message.expectedVersion);
+    }
     return obj;
   },
 
@@ -2753,6 +2810,7 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     message.workspaceId = object.workspaceId ?? "";
     message.listingIds = object.listingIds?.map((e) => e) || [];
     message.active = object.active ?? false;
+    message.expectedVersion = object.expectedVersion ?? 0;
     return message;
   },
 };
@@ -3211,7 +3269,7 @@ export const DeactivateConnectionListingsResponse: MessageFns<DeactivateConnecti
 };
 
 function createBaseCalendarDay(): CalendarDay {
-  return { date: "", available: false, price: 0, minNights: 0 };
+  return { date: "", available: false, price: 0, minNights: 0, reservationId: "" };
 }
 
 export const CalendarDay: MessageFns<CalendarDay> = {
@@ -3227,6 +3285,9 @@ export const CalendarDay: MessageFns<CalendarDay> = {
     }
     if (message.minNights !== 0) {
       writer.uint32(32).int32(message.minNights);
+    }
+    if (message.reservationId !== "") {
+      writer.uint32(42).string(message.reservationId);
     }
     return writer;
   },
@@ -3276,6 +3337,14 @@ export const CalendarDay: MessageFns<CalendarDay> = {
             message.minNights = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3298,6 +3367,11 @@ export const CalendarDay: MessageFns<CalendarDay> = {
         : isSet(object.min_nights)
         ? globalThis.Number(object.min_nights)
         : 0,
+      reservationId: isSet(object.reservationId)
+        ? globalThis.String(object.reservationId)
+        : isSet(object.reservation_id)
+        ? globalThis.String(object.reservation_id)
+        : "",
     };
   },
 
@@ -3315,6 +3389,9 @@ export const CalendarDay: MessageFns<CalendarDay> = {
     if (message.minNights !== 0) {
       obj.minNights = Math.round(message.minNights);
     }
+    if (message.reservationId !== "") {
+      obj.reservationId = message.reservationId;
+    }
     return obj;
   },
 
@@ -3327,12 +3404,13 @@ export const CalendarDay: MessageFns<CalendarDay> = {
     message.available = object.available ?? false;
     message.price = object.price ?? 0;
     message.minNights = object.minNights ?? 0;
+    message.reservationId = object.reservationId ?? "";
     return message;
   },
 };
 
 function createBaseGetCalendarRequest(): GetCalendarRequest {
-  return { workspaceId: "", listingId: "", from: "", to: "" };
+  return { workspaceId: "", listingId: "", from: "", to: "", calendarOnly: false };
 }
 
 export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
@@ -3348,6 +3426,9 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
     }
     if (message.to !== "") {
       writer.uint32(34).string(message.to);
+    }
+    if (message.calendarOnly !== false) {
+      writer.uint32(40).bool(message.calendarOnly);
     }
     return writer;
   },
@@ -3397,6 +3478,14 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
             message.to = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.calendarOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3423,6 +3512,11 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
         : "",
       from: isSet(object.from) ? globalThis.String(object.from) : "",
       to: isSet(object.to) ? globalThis.String(object.to) : "",
+      calendarOnly: isSet(object.calendarOnly)
+        ? globalThis.Boolean(object.calendarOnly)
+        : isSet(object.calendar_only)
+        ? globalThis.Boolean(object.calendar_only)
+        : false,
     };
   },
 
@@ -3440,6 +3534,9 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
     if (message.to !== "") {
       obj.to = message.to;
     }
+    if (message.calendarOnly !== false) {
+      obj.calendarOnly = message.calendarOnly;
+    }
     return obj;
   },
 
@@ -3452,6 +3549,7 @@ export const GetCalendarRequest: MessageFns<GetCalendarRequest> = {
     message.listingId = object.listingId ?? "";
     message.from = object.from ?? "";
     message.to = object.to ?? "";
+    message.calendarOnly = object.calendarOnly ?? false;
     return message;
   },
 };
@@ -4085,7 +4183,7 @@ export const GetContentRequest: MessageFns<GetContentRequest> = {
 };
 
 function createBaseGetContentResponse(): GetContentResponse {
-  return { listingId: "", sections: [], updatedAt: undefined };
+  return { listingId: "", sections: [], updatedAt: undefined, version: 0 };
 }
 
 export const GetContentResponse: MessageFns<GetContentResponse> = {
@@ -4098,6 +4196,9 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(32).int32(message.version);
     }
     return writer;
   },
@@ -4139,6 +4240,14 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4166,6 +4275,7 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -4180,6 +4290,9 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -4191,12 +4304,13 @@ export const GetContentResponse: MessageFns<GetContentResponse> = {
     message.listingId = object.listingId ?? "";
     message.sections = object.sections?.map((e) => ContentSection.fromPartial(e)) || [];
     message.updatedAt = object.updatedAt ?? undefined;
+    message.version = object.version ?? 0;
     return message;
   },
 };
 
 function createBasePutContentRequest(): PutContentRequest {
-  return { workspaceId: "", listingId: "", sections: [] };
+  return { workspaceId: "", listingId: "", sections: [], expectedVersion: 0 };
 }
 
 export const PutContentRequest: MessageFns<PutContentRequest> = {
@@ -4209,6 +4323,9 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
     }
     for (const v of message.sections) {
       ContentSection.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.expectedVersion !== 0) {
+      writer.uint32(32).int32(message.expectedVersion);
     }
     return writer;
   },
@@ -4250,6 +4367,14 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
             message.sections.push(ContentSection.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expectedVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4277,6 +4402,11 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
       sections: globalThis.Array.isArray(object?.sections)
         ? object.sections.map((e: any) => ContentSection.fromJSON(e))
         : [],
+      expectedVersion: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : 0,
     };
   },
 
@@ -4291,6 +4421,9 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
     if (message.sections?.length) {
       obj.sections = message.sections.map((e) => ContentSection.toJSON(e));
     }
+    if (message.expectedVersion !== 0) {
+      obj.expectedVersion = Math.round(message.expectedVersion);
+    }
     return obj;
   },
 
@@ -4302,6 +4435,7 @@ export const PutContentRequest: MessageFns<PutContentRequest> = {
     message.workspaceId = object.workspaceId ?? "";
     message.listingId = object.listingId ?? "";
     message.sections = object.sections?.map((e) => ContentSection.fromPartial(e)) || [];
+    message.expectedVersion = object.expectedVersion ?? 0;
     return message;
   },
 };
@@ -4392,7 +4526,7 @@ export const PmsSectionError: MessageFns<PmsSectionError> = {
 };
 
 function createBasePutContentResponse(): PutContentResponse {
-  return { listingId: "", applied: [], deferred: [], pmsProvider: "", pmsErrors: [], sections: [] };
+  return { listingId: "", applied: [], deferred: [], pmsProvider: "", pmsErrors: [], sections: [], version: 0 };
 }
 
 export const PutContentResponse: MessageFns<PutContentResponse> = {
@@ -4414,6 +4548,9 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
     }
     for (const v of message.sections) {
       ContentSection.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(56).int32(message.version);
     }
     return writer;
   },
@@ -4479,6 +4616,14 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
             message.sections.push(ContentSection.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4513,6 +4658,7 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
       sections: globalThis.Array.isArray(object?.sections)
         ? object.sections.map((e: any) => ContentSection.fromJSON(e))
         : [],
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
     };
   },
 
@@ -4536,6 +4682,9 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
     if (message.sections?.length) {
       obj.sections = message.sections.map((e) => ContentSection.toJSON(e));
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
     return obj;
   },
 
@@ -4550,6 +4699,7 @@ export const PutContentResponse: MessageFns<PutContentResponse> = {
     message.pmsProvider = object.pmsProvider ?? "";
     message.pmsErrors = object.pmsErrors?.map((e) => PmsSectionError.fromPartial(e)) || [];
     message.sections = object.sections?.map((e) => ContentSection.fromPartial(e)) || [];
+    message.version = object.version ?? 0;
     return message;
   },
 };

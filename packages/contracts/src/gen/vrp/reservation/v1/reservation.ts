@@ -106,6 +106,13 @@ export interface Reservation {
   /** The PMS managing the listing and its id of the reservation; empty when none. */
   pmsProvider: string;
   pmsExternalId: string;
+  /** Incremented by every change; the API's ETag. */
+  version: number;
+  /**
+   * PMS listings only: ids of local reservations whose nights this one overlaps (the PMS's
+   * booking was applied anyway: the PMS is the source of truth). Empty when none.
+   */
+  conflictsWith: string[];
 }
 
 export interface Reservation_CustomFieldsEntry {
@@ -201,6 +208,8 @@ export interface UpdateReservationRequest {
   checkInTime?: string | undefined;
   checkOutTime?: string | undefined;
   idempotencyKey: string;
+  /** If-Match: the version the caller read; 0 = no precondition. */
+  expectedVersion: number;
 }
 
 export interface UpdateReservationRequest_CustomFieldsEntry {
@@ -216,6 +225,8 @@ export interface CancelReservationRequest {
   workspaceId: string;
   id: string;
   idempotencyKey: string;
+  /** If-Match: the version the caller read; 0 = no precondition. */
+  expectedVersion: number;
 }
 
 export interface CancelReservationResponse {
@@ -247,6 +258,24 @@ export interface Quote {
 
 export interface QuoteReservationResponse {
   quote?: Quote | undefined;
+}
+
+export interface ListBookedNightsRequest {
+  workspaceId: string;
+  listingId: string;
+  /** Inclusive YYYY-MM-DD range. */
+  from: string;
+  to: string;
+}
+
+export interface BookedNight {
+  /** YYYY-MM-DD. */
+  date: string;
+  reservationId: string;
+}
+
+export interface ListBookedNightsResponse {
+  nights: BookedNight[];
 }
 
 function createBaseGuest(): Guest {
@@ -1075,6 +1104,8 @@ function createBaseReservation(): Reservation {
     groupId: "",
     pmsProvider: "",
     pmsExternalId: "",
+    version: 0,
+    conflictsWith: [],
   };
 }
 
@@ -1154,6 +1185,12 @@ export const Reservation: MessageFns<Reservation> = {
     }
     if (message.pmsExternalId !== "") {
       writer.uint32(202).string(message.pmsExternalId);
+    }
+    if (message.version !== 0) {
+      writer.uint32(208).int32(message.version);
+    }
+    for (const v of message.conflictsWith) {
+      writer.uint32(218).string(v!);
     }
     return writer;
   },
@@ -1374,6 +1411,22 @@ export const Reservation: MessageFns<Reservation> = {
             message.pmsExternalId = reader.string();
             continue;
           }
+          case 26: {
+            if (tag !== 208) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.conflictsWith.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1507,6 +1560,12 @@ export const Reservation: MessageFns<Reservation> = {
         : isSet(object.pms_external_id)
         ? globalThis.String(object.pms_external_id)
         : "",
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      conflictsWith: globalThis.Array.isArray(object?.conflictsWith)
+        ? object.conflictsWith.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.conflicts_with)
+        ? object.conflicts_with.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1593,6 +1652,12 @@ export const Reservation: MessageFns<Reservation> = {
     if (message.pmsExternalId !== "") {
       obj.pmsExternalId = message.pmsExternalId;
     }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.conflictsWith?.length) {
+      obj.conflictsWith = message.conflictsWith;
+    }
     return obj;
   },
 
@@ -1640,6 +1705,8 @@ export const Reservation: MessageFns<Reservation> = {
     message.groupId = object.groupId ?? "";
     message.pmsProvider = object.pmsProvider ?? "";
     message.pmsExternalId = object.pmsExternalId ?? "";
+    message.version = object.version ?? 0;
+    message.conflictsWith = object.conflictsWith?.map((e) => e) || [];
     return message;
   },
 };
@@ -3032,6 +3099,7 @@ function createBaseUpdateReservationRequest(): UpdateReservationRequest {
     checkInTime: undefined,
     checkOutTime: undefined,
     idempotencyKey: "",
+    expectedVersion: 0,
   };
 }
 
@@ -3069,6 +3137,9 @@ export const UpdateReservationRequest: MessageFns<UpdateReservationRequest> = {
     }
     if (message.idempotencyKey !== "") {
       writer.uint32(90).string(message.idempotencyKey);
+    }
+    if (message.expectedVersion !== 0) {
+      writer.uint32(96).int32(message.expectedVersion);
     }
     return writer;
   },
@@ -3177,6 +3248,14 @@ export const UpdateReservationRequest: MessageFns<UpdateReservationRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.expectedVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3256,6 +3335,11 @@ export const UpdateReservationRequest: MessageFns<UpdateReservationRequest> = {
         : isSet(object.idempotency_key)
         ? globalThis.String(object.idempotency_key)
         : "",
+      expectedVersion: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : 0,
     };
   },
 
@@ -3300,6 +3384,9 @@ export const UpdateReservationRequest: MessageFns<UpdateReservationRequest> = {
     if (message.idempotencyKey !== "") {
       obj.idempotencyKey = message.idempotencyKey;
     }
+    if (message.expectedVersion !== 0) {
+      obj.expectedVersion = Math.round(message.expectedVersion);
+    }
     return obj;
   },
 
@@ -3329,6 +3416,7 @@ export const UpdateReservationRequest: MessageFns<UpdateReservationRequest> = {
     message.checkInTime = object.checkInTime ?? undefined;
     message.checkOutTime = object.checkOutTime ?? undefined;
     message.idempotencyKey = object.idempotencyKey ?? "";
+    message.expectedVersion = object.expectedVersion ?? 0;
     return message;
   },
 };
@@ -3492,7 +3580,7 @@ export const UpdateReservationResponse: MessageFns<UpdateReservationResponse> = 
 };
 
 function createBaseCancelReservationRequest(): CancelReservationRequest {
-  return { workspaceId: "", id: "", idempotencyKey: "" };
+  return { workspaceId: "", id: "", idempotencyKey: "", expectedVersion: 0 };
 }
 
 export const CancelReservationRequest: MessageFns<CancelReservationRequest> = {
@@ -3505,6 +3593,9 @@ export const CancelReservationRequest: MessageFns<CancelReservationRequest> = {
     }
     if (message.idempotencyKey !== "") {
       writer.uint32(26).string(message.idempotencyKey);
+    }
+    if (message.expectedVersion !== 0) {
+      writer.uint32(32).int32(message.expectedVersion);
     }
     return writer;
   },
@@ -3546,6 +3637,14 @@ export const CancelReservationRequest: MessageFns<CancelReservationRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expectedVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3571,6 +3670,11 @@ export const CancelReservationRequest: MessageFns<CancelReservationRequest> = {
         : isSet(object.idempotency_key)
         ? globalThis.String(object.idempotency_key)
         : "",
+      expectedVersion: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : 0,
     };
   },
 
@@ -3585,6 +3689,9 @@ export const CancelReservationRequest: MessageFns<CancelReservationRequest> = {
     if (message.idempotencyKey !== "") {
       obj.idempotencyKey = message.idempotencyKey;
     }
+    if (message.expectedVersion !== 0) {
+      obj.expectedVersion = Math.round(message.expectedVersion);
+    }
     return obj;
   },
 
@@ -3596,6 +3703,7 @@ export const CancelReservationRequest: MessageFns<CancelReservationRequest> = {
     message.workspaceId = object.workspaceId ?? "";
     message.id = object.id ?? "";
     message.idempotencyKey = object.idempotencyKey ?? "";
+    message.expectedVersion = object.expectedVersion ?? 0;
     return message;
   },
 };
@@ -4116,6 +4224,289 @@ export const QuoteReservationResponse: MessageFns<QuoteReservationResponse> = {
   },
 };
 
+function createBaseListBookedNightsRequest(): ListBookedNightsRequest {
+  return { workspaceId: "", listingId: "", from: "", to: "" };
+}
+
+export const ListBookedNightsRequest: MessageFns<ListBookedNightsRequest> = {
+  encode(message: ListBookedNightsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.listingId !== "") {
+      writer.uint32(18).string(message.listingId);
+    }
+    if (message.from !== "") {
+      writer.uint32(26).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(34).string(message.to);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBookedNightsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBookedNightsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.listingId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBookedNightsRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      listingId: isSet(object.listingId)
+        ? globalThis.String(object.listingId)
+        : isSet(object.listing_id)
+        ? globalThis.String(object.listing_id)
+        : "",
+      from: isSet(object.from) ? globalThis.String(object.from) : "",
+      to: isSet(object.to) ? globalThis.String(object.to) : "",
+    };
+  },
+
+  toJSON(message: ListBookedNightsRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.listingId !== "") {
+      obj.listingId = message.listingId;
+    }
+    if (message.from !== "") {
+      obj.from = message.from;
+    }
+    if (message.to !== "") {
+      obj.to = message.to;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBookedNightsRequest>, I>>(base?: I): ListBookedNightsRequest {
+    return ListBookedNightsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBookedNightsRequest>, I>>(object: I): ListBookedNightsRequest {
+    const message = createBaseListBookedNightsRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.listingId = object.listingId ?? "";
+    message.from = object.from ?? "";
+    message.to = object.to ?? "";
+    return message;
+  },
+};
+
+function createBaseBookedNight(): BookedNight {
+  return { date: "", reservationId: "" };
+}
+
+export const BookedNight: MessageFns<BookedNight> = {
+  encode(message: BookedNight, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.date !== "") {
+      writer.uint32(10).string(message.date);
+    }
+    if (message.reservationId !== "") {
+      writer.uint32(18).string(message.reservationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BookedNight {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBookedNight();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.date = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BookedNight {
+    return {
+      date: isSet(object.date) ? globalThis.String(object.date) : "",
+      reservationId: isSet(object.reservationId)
+        ? globalThis.String(object.reservationId)
+        : isSet(object.reservation_id)
+        ? globalThis.String(object.reservation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: BookedNight): unknown {
+    const obj: any = {};
+    if (message.date !== "") {
+      obj.date = message.date;
+    }
+    if (message.reservationId !== "") {
+      obj.reservationId = message.reservationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BookedNight>, I>>(base?: I): BookedNight {
+    return BookedNight.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BookedNight>, I>>(object: I): BookedNight {
+    const message = createBaseBookedNight();
+    message.date = object.date ?? "";
+    message.reservationId = object.reservationId ?? "";
+    return message;
+  },
+};
+
+function createBaseListBookedNightsResponse(): ListBookedNightsResponse {
+  return { nights: [] };
+}
+
+export const ListBookedNightsResponse: MessageFns<ListBookedNightsResponse> = {
+  encode(message: ListBookedNightsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.nights) {
+      BookedNight.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBookedNightsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBookedNightsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.nights.push(BookedNight.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBookedNightsResponse {
+    return {
+      nights: globalThis.Array.isArray(object?.nights) ? object.nights.map((e: any) => BookedNight.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListBookedNightsResponse): unknown {
+    const obj: any = {};
+    if (message.nights?.length) {
+      obj.nights = message.nights.map((e) => BookedNight.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBookedNightsResponse>, I>>(base?: I): ListBookedNightsResponse {
+    return ListBookedNightsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBookedNightsResponse>, I>>(object: I): ListBookedNightsResponse {
+    const message = createBaseListBookedNightsResponse();
+    message.nights = object.nights?.map((e) => BookedNight.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** The reservation service owns reservations and quotes. */
 export type ReservationServiceService = typeof ReservationServiceService;
 export const ReservationServiceService = {
@@ -4188,6 +4579,18 @@ export const ReservationServiceService = {
       Buffer.from(QuoteReservationResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): QuoteReservationResponse => QuoteReservationResponse.decode(value),
   },
+  /** The nights of a listing held by PENDING or CONFIRMED reservations (for the listing calendar). */
+  listBookedNights: {
+    path: "/vrp.reservation.v1.ReservationService/ListBookedNights" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListBookedNightsRequest): Buffer =>
+      Buffer.from(ListBookedNightsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListBookedNightsRequest => ListBookedNightsRequest.decode(value),
+    responseSerialize: (value: ListBookedNightsResponse): Buffer =>
+      Buffer.from(ListBookedNightsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListBookedNightsResponse => ListBookedNightsResponse.decode(value),
+  },
 } as const;
 
 export interface ReservationServiceServer extends UntypedServiceImplementation {
@@ -4200,6 +4603,8 @@ export interface ReservationServiceServer extends UntypedServiceImplementation {
   cancelReservation: handleUnaryCall<CancelReservationRequest, CancelReservationResponse>;
   /** Prices a stay from the listing's calendar without creating anything. */
   quoteReservation: handleUnaryCall<QuoteReservationRequest, QuoteReservationResponse>;
+  /** The nights of a listing held by PENDING or CONFIRMED reservations (for the listing calendar). */
+  listBookedNights: handleUnaryCall<ListBookedNightsRequest, ListBookedNightsResponse>;
 }
 
 export interface ReservationServiceClient extends Client {
@@ -4295,6 +4700,22 @@ export interface ReservationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: QuoteReservationResponse) => void,
+  ): ClientUnaryCall;
+  /** The nights of a listing held by PENDING or CONFIRMED reservations (for the listing calendar). */
+  listBookedNights(
+    request: ListBookedNightsRequest,
+    callback: (error: ServiceError | null, response: ListBookedNightsResponse) => void,
+  ): ClientUnaryCall;
+  listBookedNights(
+    request: ListBookedNightsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListBookedNightsResponse) => void,
+  ): ClientUnaryCall;
+  listBookedNights(
+    request: ListBookedNightsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListBookedNightsResponse) => void,
   ): ClientUnaryCall;
 }
 

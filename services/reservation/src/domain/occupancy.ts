@@ -1,0 +1,59 @@
+// Night occupancy: which nights a reservation holds on its listing, and which nights of a stay
+// are taken (spec of issue #12: availability is the source of truth). No I/O here.
+//
+// A PENDING or CONFIRMED reservation (owner blocks included) holds every night of
+// [checkIn, checkOut) on its listing; a CANCELLED one holds none. Closed nights live on the
+// listing's calendar (listing service); booked nights live in this service's `booked_nights`
+// collection, written in the same transaction as the reservation.
+import type { DateConflict } from '@vrp/platform';
+import { addDays, nightsBetween, type ReservationRecord } from './reservation';
+
+/** Statuses that hold nights. POST_STAY is CONFIRMED as stored, so an ended stay keeps its nights. */
+export const OCCUPYING_STATUSES = ['PENDING', 'CONFIRMED'] as const;
+
+export function holdsNights(r: Pick<ReservationRecord, 'status'>): boolean {
+  return (OCCUPYING_STATUSES as readonly string[]).includes(r.status);
+}
+
+/** Every night of a stay: checkIn up to the day before checkOut (empty when checkOut <= checkIn). */
+export function stayNights(checkIn: string, checkOut: string): string[] {
+  const n = nightsBetween(checkIn, checkOut);
+  return Array.from({ length: Math.max(n, 0) }, (_, i) => addDays(checkIn, i));
+}
+
+/** The nights a reservation holds as it stands (none once cancelled). */
+export function heldNights(r: Pick<ReservationRecord, 'status' | 'checkIn' | 'checkOut'>): string[] {
+  return holdsNights(r) ? stayNights(r.checkIn, r.checkOut) : [];
+}
+
+export interface BookedNight {
+  night: string;
+  reservationId: string;
+}
+
+/**
+ * The nights of a stay that it cannot have, in date order, one entry per night: booked by
+ * another reservation (named), else closed on the calendar. Nights held by `self` (the
+ * reservation being changed) are not conflicts.
+ */
+export function dateConflicts(
+  nights: readonly string[],
+  calendar: readonly { date: string; available: boolean }[],
+  booked: readonly BookedNight[],
+  self = '',
+): DateConflict[] {
+  const closed = new Set(calendar.filter((d) => !d.available).map((d) => d.date));
+  const holders = new Map(booked.filter((b) => b.reservationId !== self).map((b) => [b.night, b.reservationId]));
+  const out: DateConflict[] = [];
+  for (const night of [...nights].sort()) {
+    const holder = holders.get(night);
+    if (holder) out.push({ date: night, reason: 'booked', reservationId: holder });
+    else if (closed.has(night)) out.push({ date: night, reason: 'closed' });
+  }
+  return out;
+}
+
+/** The distinct reservations (other than `self`) holding any of these nights. */
+export function holdersOf(booked: readonly BookedNight[], self: string): string[] {
+  return [...new Set(booked.filter((b) => b.reservationId !== self).map((b) => b.reservationId))].sort();
+}

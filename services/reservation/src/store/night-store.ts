@@ -1,0 +1,53 @@
+// The nights held by reservations (`booked_nights`), written once as Mongo documents for both
+// engines. Every write runs inside the caller's transaction, next to the reservation's own.
+import type { Collection, DocumentStore, Tx } from '@vrp/platform';
+import type { BookedNight } from '../domain/occupancy';
+import { bookedNightSchema } from './schemas';
+
+type BookedNightDoc = { _id: string; workspaceId: string; listingId: string; night: string; reservationId: string; [field: string]: unknown };
+
+const nightId = (workspaceId: string, listingId: string, night: string) => `${workspaceId}:${listingId}:${night}`;
+
+export const BOOKED_NIGHTS = 'booked_nights';
+
+export class NightStore {
+  readonly nights: Collection<BookedNightDoc>;
+
+  constructor(store: DocumentStore) {
+    this.nights = store.collection<BookedNightDoc>({ name: BOOKED_NIGHTS, schema: bookedNightSchema });
+  }
+
+  /** Booked nights of a listing in from..to (inclusive), in date order. */
+  async range(workspaceId: string, listingId: string, from: string, to: string, tx?: Tx): Promise<BookedNight[]> {
+    const docs = await this.nights.find({ workspaceId, listingId, night: { $gte: from, $lte: to } }, { tx, sort: { night: 1 } });
+    return docs.map((d) => ({ night: d.night, reservationId: d.reservationId }));
+  }
+
+  /** Which of these nights of a listing are booked, by whom. */
+  async holders(workspaceId: string, listingId: string, nights: readonly string[], tx?: Tx): Promise<BookedNight[]> {
+    if (nights.length === 0) return [];
+    const docs = await this.nights.find({ _id: { $in: nights.map((n) => nightId(workspaceId, listingId, n)) } }, { tx });
+    return docs.map((d) => ({ night: d.night, reservationId: d.reservationId }));
+  }
+
+  /**
+   * Frees every night `reservationId` holds except `keep` on `listingId` (all of them when
+   * `keep` is empty): cancel, date change, move to another listing.
+   */
+  async releaseExcept(workspaceId: string, reservationId: string, listingId: string, keep: readonly string[], tx: Tx): Promise<void> {
+    await this.nights.deleteMany({ workspaceId, reservationId, $or: [{ listingId: { $ne: listingId } }, { night: { $nin: [...keep] } }] }, { tx });
+  }
+
+  /**
+   * Takes nights for a reservation. A night another reservation holds (or takes meanwhile, in
+   * a concurrent transaction) is a DuplicateKeyError on MongoDB and in memory alike; it aborts
+   * the transaction, and the caller re-reads to name the conflicts.
+   */
+  async take(workspaceId: string, listingId: string, nights: readonly string[], reservationId: string, tx: Tx): Promise<void> {
+    if (nights.length === 0) return;
+    await this.nights.insertMany(
+      nights.map((night) => ({ _id: nightId(workspaceId, listingId, night), workspaceId, listingId, night, reservationId })),
+      { tx },
+    );
+  }
+}

@@ -1,0 +1,55 @@
+// Holding a reservation's nights inside the transaction that writes the reservation. The
+// occupancy rules are in domain/occupancy.ts; this is the I/O around them.
+//
+// Two modes:
+// - exclusive (API writes on listings without a PMS, and API writes before they reach a PMS):
+//   a night held by another reservation refuses the write with 409 dates_unavailable;
+// - pms (a PMS's own booking, synced or accepted by the PMS): the PMS is the source of truth,
+//   so the reservation is written anyway; it holds the nights that are free, and it and every
+//   local reservation it overlaps are flagged (`conflictsWith`) and published as updated.
+import { datesUnavailable, DuplicateKeyError, type Outbox, type Tx } from '@vrp/platform';
+import { dateConflicts, heldNights, holdersOf } from '../domain/occupancy';
+import type { ReservationRecord } from '../domain/reservation';
+import { recordReservationEvent } from '../events/reservation-events';
+import { BOOKED_NIGHTS, type NightStore } from '../store/night-store';
+import type { ReservationStore } from '../store/reservation-store';
+
+export type HoldMode = 'exclusive' | 'pms';
+
+/** Attempts of a write whose nights were taken by a concurrent transaction between read and write. */
+export const NIGHT_ATTEMPTS = 4;
+
+/** True when a write failed because a concurrent transaction took one of the nights first. */
+export const isNightTaken = (err: unknown) => err instanceof DuplicateKeyError && err.collection === BOOKED_NIGHTS;
+
+/**
+ * Makes the nights held by `r` exactly heldNights(r) on its listing, in `tx`. Returns the other
+ * reservations it overlaps (always empty in exclusive mode, which throws dates_unavailable
+ * instead). A night taken concurrently surfaces as a DuplicateKeyError that aborts the
+ * transaction: the caller runs it again (isNightTaken), and the re-read then names the holder.
+ */
+export async function holdNights(nights: NightStore, r: ReservationRecord, mode: HoldMode, tx: Tx): Promise<string[]> {
+  const wanted = heldNights(r);
+  await nights.releaseExcept(r.workspaceId, r.id, r.propertyId, wanted, tx);
+  const held = await nights.holders(r.workspaceId, r.propertyId, wanted, tx);
+  const others = held.filter((h) => h.reservationId !== r.id);
+  if (others.length > 0 && mode === 'exclusive') throw datesUnavailable(dateConflicts(wanted, [], others, r.id));
+  const taken = new Set(held.map((h) => h.night));
+  await nights.take(r.workspaceId, r.propertyId, wanted.filter((n) => !taken.has(n)), r.id, tx);
+  return holdersOf(others, r.id);
+}
+
+/** Flags the local reservations a PMS booking overlaps, and publishes them as updated. */
+export async function flagOverlaps(
+  deps: { reservations: ReservationStore; outbox: Outbox },
+  workspaceId: string,
+  pmsReservationId: string,
+  holders: readonly string[],
+  at: Date,
+  tx: Tx,
+): Promise<void> {
+  for (const id of holders) {
+    const flagged = await deps.reservations.addConflict(workspaceId, id, pmsReservationId, at, tx);
+    if (flagged) await recordReservationEvent(deps.outbox, tx, 'updated', flagged, at);
+  }
+}
