@@ -302,6 +302,16 @@ describe('webhooks, end to end over HTTP', () => {
       ['https://169.254.169.254/latest/meta-data', 'link-local'],
       ['https://[fe80::1]/hook', 'link-local'],
       ['https://[fd00::5]/hook', 'unique-local'],
+      // Every special-purpose range of the IANA registries, not only the private ones.
+      ['https://192.0.2.10/hook', 'reserved'],
+      ['https://100.64.1.1/hook', 'carrier-grade-nat'],
+      ['https://198.18.0.1/hook', 'reserved'],
+      ['https://[2002:c000:204::1]/hook', '6to4'],
+      ['https://[::ffff:0:a00:1]/hook', 'rfc6145'],
+      ['https://[64:ff9b::a9fe:a9fe]/hook', 'rfc6052'],
+      ['https://[fec0::1]/hook', 'deprecated-site-local'],
+      ['https://[2001:db8::1]/hook', 'reserved'],
+      ['https://[::ffff:127.0.0.1]/hook', 'loopback'],
     ] as const) {
       const res = await live<ErrorBody>('POST', '/v1/webhooks', { url });
       expect(res.status).toBe(400);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import type { DocumentStore, Logger } from '@vrp/platform';
 import type { GatewayConfig } from './config';
+import { answerClientErrors } from './http/client-errors';
 import { classifyError, sendError } from './http/envelope';
 import { buildOpenApiDocument, type OpenApiDocument } from './http/openapi';
 import { mountPages, PAGE_ENDPOINTS } from './http/pages';
@@ -162,6 +163,7 @@ export interface RunningGateway {
 export async function startGateway(deps: GatewayDeps & { port?: number; host?: string }): Promise<RunningGateway> {
   const gateway = createGateway(deps);
   const server = http.createServer(gateway.app);
+  answerClientErrors(server, { baseUrl: gateway.publicBaseUrl, logger: deps.logger });
   const host = deps.host ?? deps.config.GATEWAY_HOST;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

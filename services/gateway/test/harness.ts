@@ -233,3 +233,28 @@ export async function provision(baseUrl: string, opts: { name?: string; limit?: 
   if (key.status !== 201) throw new Error(`key creation failed: ${key.status} ${key.text}`);
   return { workspaceId: ws.body.data.id, key: key.body.data.key, keyId: key.body.data.id };
 }
+
+/** A fake listing service, a gateway in front of it and one provisioned workspace with a key. */
+export interface GatewayFixture {
+  listingService: FakeListingService;
+  gw: TestGateway;
+  workspaceId: string;
+  key: string;
+  stop(): Promise<void>;
+}
+
+export async function startGatewayFixture(opts: Omit<Parameters<typeof startTestGateway>[0], 'listingAddress'> = {}): Promise<GatewayFixture> {
+  const listingService = await startFakeListingService();
+  const gw = await startTestGateway({ ...opts, listingAddress: `127.0.0.1:${listingService.port}` });
+  const { workspaceId, key } = await provision(gw.url);
+  return {
+    listingService,
+    gw,
+    workspaceId,
+    key,
+    async stop() {
+      await gw.stop();
+      await listingService.stop();
+    },
+  };
+}
