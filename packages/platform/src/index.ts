@@ -15,3 +15,4 @@ export * from './service';
 export * from './paging';
 export * from './service-main';
 export * from './net';
+export * from './sandbox';

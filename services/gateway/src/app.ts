@@ -15,6 +15,8 @@ import { requestContext } from './http/middleware/request-context';
 import { requestState } from './http/request-state';
 import type { Route } from './http/route';
 import { mountRoutes, unmatchedRequests } from './http/router';
+import { WorkspaceConcurrency } from './http/middleware/concurrency';
+import { Admission } from './http/middleware/rate-limit';
 import { adminRoutes } from './http/routes/admin';
 import { adminConnectionRoutes } from './http/routes/admin-connections';
 import { connectRoutes } from './http/routes/connect';
@@ -112,6 +114,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', config.TRUST_PROXY_HOPS);
   app.use(requestContext(logger));
   mountPages(app, { document: openApiDocument, baseUrl: publicBaseUrl, checks: { store: () => deps.store.ready() }, draining: () => draining });
   mountRoutes(app, routes, {
@@ -121,6 +124,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     idempotencyStore,
     logger,
     validateResponses: deps.validateResponses ?? false,
+    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store), config, logger }),
+    concurrency: new WorkspaceConcurrency(),
   });
   app.use(unmatchedRequests([...routes.map(({ method, path }) => ({ method, path })), ...PAGE_ENDPOINTS]));
 

@@ -50,7 +50,7 @@ describe('API keys', () => {
   it('authenticates only an unrevoked key of the presented mode', () => {
     const parsed = parseApiKey(generateApiKey('test'))!;
     const record = newApiKeyRecord(parsed, { workspaceId: 'ws_1' }, PEPPER, new Date());
-    expect(principalOf(record, parsed)).toEqual({ workspaceId: 'ws_1', keyId: record.id, mode: 'test' });
+    expect(principalOf(record, parsed)).toEqual({ workspaceId: 'ws_1_test', publicWorkspaceId: 'ws_1', keyId: record.id, mode: 'test' });
     expect(principalOf({ ...record, revokedAt: new Date() }, parsed)).toBeNull();
     expect(principalOf({ ...record, mode: 'live' }, parsed)).toBeNull();
   });

@@ -7,6 +7,7 @@ import {
   createMemoryStore,
 
   currentContext,
+  dataWorkspaceId,
   listingInactive,
   notFound,
   parseConfig,
@@ -217,12 +218,18 @@ export async function request<T = unknown>(url: string, init: RequestInit = {}):
 export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
 export const adminHeaders = (): Record<string, string> => ({ ...bearer(ADMIN_TOKEN), 'Content-Type': 'application/json' });
 
-/** Creates a workspace and a key through the admin API, as an operator would. */
-export async function provision(baseUrl: string, opts: { name?: string; limit?: number; mode?: 'test' | 'live' } = {}): Promise<{ workspaceId: string; key: string; keyId: string }> {
+/**
+ * Creates a workspace and a key through the admin API, as an operator would. `dataWorkspaceId`
+ * is the workspace id the services see for the key's mode (the sandbox for a test key).
+ */
+export async function provision(
+  baseUrl: string,
+  opts: { name?: string; limit?: number; mode?: 'test' | 'live'; rateLimits?: Record<string, number> } = {},
+): Promise<{ workspaceId: string; dataWorkspaceId: string; key: string; keyId: string }> {
   const ws = await request<{ data: { id: string } }>(`${baseUrl}/admin/v1/workspaces`, {
     method: 'POST',
     headers: adminHeaders(),
-    body: JSON.stringify({ name: opts.name ?? 'Acme Rentals', activeListingLimit: opts.limit ?? 10 }),
+    body: JSON.stringify({ name: opts.name ?? 'Acme Rentals', activeListingLimit: opts.limit ?? 10, ...(opts.rateLimits ? { rateLimits: opts.rateLimits } : {}) }),
   });
   if (ws.status !== 201) throw new Error(`workspace creation failed: ${ws.status} ${ws.text}`);
   const key = await request<{ data: { id: string; key: string } }>(`${baseUrl}/admin/v1/workspaces/${ws.body.data.id}/api-keys`, {
@@ -231,7 +238,7 @@ export async function provision(baseUrl: string, opts: { name?: string; limit?: 
     body: JSON.stringify({ mode: opts.mode ?? 'test' }),
   });
   if (key.status !== 201) throw new Error(`key creation failed: ${key.status} ${key.text}`);
-  return { workspaceId: ws.body.data.id, key: key.body.data.key, keyId: key.body.data.id };
+  return { workspaceId: ws.body.data.id, dataWorkspaceId: dataWorkspaceId(ws.body.data.id, opts.mode ?? 'test'), key: key.body.data.key, keyId: key.body.data.id };
 }
 
 /** A fake listing service, a gateway in front of it and one provisioned workspace with a key. */
