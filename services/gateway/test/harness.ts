@@ -156,8 +156,10 @@ export async function startTestGateway(opts: {
   env?: Record<string, string>;
   deadlineMs?: number;
   clock?: () => Date;
+  /** A store shared with another gateway (several replicas over one database); not closed by stop(). */
+  store?: DocumentStore;
 }): Promise<TestGateway> {
-  const store = createMemoryStore();
+  const store = opts.store ?? createMemoryStore();
   const config = parseConfig(gatewayConfigSchema, { ADMIN_TOKEN, API_KEY_PEPPER: PEPPER, GATEWAY_PORT: '0', GATEWAY_HOST: '127.0.0.1', ...opts.env });
   // Only the listing upstream answers in these tests; the others are never called.
   const upstreams = createUpstreams({ ...config, LISTING_ADDR: opts.listingAddress }, opts.deadlineMs ?? 2000);
@@ -180,7 +182,7 @@ export async function startTestGateway(opts: {
     async stop() {
       await running.close();
       closeUpstreams(upstreams);
-      await store.close();
+      if (!opts.store) await store.close();
     },
   };
 }
