@@ -208,7 +208,7 @@ describe('webhooks, end to end over HTTP', () => {
     const own = apiWith(stack.baseUrl, key.body.data.key);
     const account = (await pms.createAccount('PMS-D', `hooks-${Date.now()}`)).accountId;
     await pms.putListing('PMS-D', account, 'river', { name: 'River House', listed: true });
-    const connection = await admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/connections`, { provider: 'PMS-D', accountId: account });
+    const connection = await admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/connections`, { provider: 'PMS-D', accountId: account, mode: 'test' });
     expect(connection.status).toBe(201);
     let listingId = '';
     await eventually(async () => {
@@ -318,11 +318,14 @@ describe('webhooks, end to end over HTTP', () => {
       expect(res.body.error.code).toBe('validation_failed');
       expect(res.body.error.fields?.url).toContain(why);
     }
-    // A test key may use a loopback receiver (this stack allows it for local development).
+    // A test key may use a loopback receiver (this stack allows it for local development); a
+    // live key cannot even see that test-mode subscription (the sandbox), let alone change it.
     const testSub = await subscribe(['listing.activated']);
     const patched = await live<ErrorBody>('PATCH', `/v1/webhooks/${testSub.id}`, { url: 'http://127.0.0.1:9/x' });
-    expect(patched.status).toBe(400);
-    expect(patched.body.error.fields?.url).toBe('must use https in live mode');
+    expect(patched.status).toBe(404);
+    expect(patched.body.error.code).toBe('not_found');
+    const liveList = await live<{ data: { id: string }[] }>('GET', '/v1/webhooks');
+    expect(liveList.body.data.map((s) => s.id)).not.toContain(testSub.id);
     await api('DELETE', `/v1/webhooks/${testSub.id}`);
   });
 });
