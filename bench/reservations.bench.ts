@@ -6,8 +6,8 @@
 // whichever comes first, so the script stays bounded.
 import { performance } from 'node:perf_hooks';
 import { listing as listingPb } from '../packages/contracts/src';
-import { createUpstream } from '../packages/platform/src';
-import { startStack } from '../packages/stack/src';
+import { createUpstream, dataWorkspaceId } from '../packages/platform/src';
+import { DEMO_RATE_LIMITS as BENCH_RATE_LIMITS, startStack } from '../packages/stack/src';
 import type { ReservationRecord } from '../services/reservation/src/domain/reservation';
 import { ReservationStore } from '../services/reservation/src/store/reservation-store';
 
@@ -28,12 +28,12 @@ async function main(): Promise<void> {
   try {
     const admin = (method: string, path: string, body?: unknown) =>
       fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json() as Promise<{ data: Record<string, string> }>);
-    const ws = (await admin('POST', '/admin/v1/workspaces', { name: 'Bench', activeListingLimit: LISTINGS })).data.id!;
+    const ws = (await admin('POST', '/admin/v1/workspaces', { name: 'Bench', activeListingLimit: LISTINGS, rateLimits: BENCH_RATE_LIMITS })).data.id!;
     const key = (await admin('POST', `/admin/v1/workspaces/${ws}/api-keys`, { mode: 'test' })).data.key!;
     const client = createUpstream(listingPb.ListingServiceClient, { name: 'bench', address: `127.0.0.1:${stack.services.listing.grpcPort}` });
     const listingIds: string[] = [];
     for (let i = 0; i < LISTINGS; i++) {
-      const { listing } = await client.call('createListing', { workspaceId: ws, listing: listingPb.Listing.create({ name: `Bench ${i}` }), inactive: false });
+      const { listing } = await client.call('createListing', { workspaceId: dataWorkspaceId(ws, 'test'), listing: listingPb.Listing.create({ name: `Bench ${i}` }), inactive: false });
       listingIds.push(listing!.id);
     }
     client.close();
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
       const checkIn = day(i % 1000);
       batch.push({
         id: `res_bench${String(i).padStart(7, '0')}`,
-        workspaceId: ws,
+        workspaceId: dataWorkspaceId(ws, 'test'),
         propertyId: listingIds[i % LISTINGS]!,
         roomTypeId: '',
         status: STATUSES[i % STATUSES.length]!,

@@ -3,7 +3,7 @@
 // the consuming services have applied all of them (the bus is idle and the API shows the last
 // change). Reports changes applied per second. Bounded: a fixed number of changes, 120 s cap.
 // Imported by path: bench/ is not a workspace package.
-import { startStack } from '../packages/stack/src';
+import { DEMO_RATE_LIMITS, startStack } from '../packages/stack/src';
 
 const LISTINGS = Number(process.env.BENCH_SYNC_LISTINGS ?? 200);
 const UPDATES_PER_LISTING = Number(process.env.BENCH_SYNC_UPDATES ?? 4);
@@ -19,13 +19,13 @@ async function main(): Promise<void> {
   const deadline = Date.now() + 120_000;
   const pms = stack.pmsSimulator.control;
 
-  const ws = await admin('POST', '/admin/v1/workspaces', { name: 'Sync bench', activeListingLimit: LISTINGS });
+  const ws = await admin('POST', '/admin/v1/workspaces', { name: 'Sync bench', activeListingLimit: LISTINGS, rateLimits: DEMO_RATE_LIMITS });
   const workspaceId = ws.body.data.id as string;
   const key = (await admin('POST', `/admin/v1/workspaces/${workspaceId}/api-keys`, { mode: 'test' })).body.data.key as string;
   const api = (path: string) => fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as Promise<{ data: { name: string }[]; pagination: { total: number } }>);
 
   await pms.createAccount('PMS-A', 'bench');
-  const connection = await admin('POST', `/admin/v1/workspaces/${workspaceId}/connections`, { provider: 'PMS-A', accountId: 'bench' });
+  const connection = await admin('POST', `/admin/v1/workspaces/${workspaceId}/connections`, { provider: 'PMS-A', accountId: 'bench', mode: 'test' });
   const connectionId = connection.body.data.id as string;
 
   // Changes made in the PMS: new listings, then repeated edits of each.

@@ -1,7 +1,7 @@
 // Issue 3 end to end over HTTP: listing activity (spec 3.2), the listing rows of 4.3, the
 // listing paths of 7.1, the plan limit under concurrency, and the activity event on its topic.
 import { listing as listingPb, listingEvents, TOPICS } from '@vrp/contracts';
-import { createUpstream } from '@vrp/platform';
+import { createUpstream, dataWorkspaceId } from '@vrp/platform';
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
 
 interface Row {
@@ -33,7 +33,7 @@ describe('listings end to end', () => {
     const ids: string[] = [];
     for (const l of listings) {
       const { listing } = await client.call('createListing', {
-        workspaceId: ws.body.data.id,
+        workspaceId: dataWorkspaceId(ws.body.data.id, 'test'),
         listing: listingPb.Listing.create({ name: l.name, channels: l.channelId ? [{ channel: 'CHANNEL_A', externalId: l.channelId }] : [] }),
         inactive: l.inactive ?? false,
       });
@@ -47,12 +47,12 @@ describe('listings end to end', () => {
   describe('spec 3.2: activity state machine', () => {
     it('owner deactivation: active -> inactive, no longer billed, stops counting toward the limit', async () => {
       const w = await workspace(2, [{ name: 'A' }, { name: 'B' }]);
-      expect((await t.admin<{ data: { usage: { activeListings: number; billableListings: number } } }>('GET', `/admin/v1/workspaces/${w.id}`)).body.data.usage).toMatchObject({ activeListings: 2, billableListings: 2 });
+      expect((await t.admin<{ data: { testUsage: { activeListings: number; billableListings: number } } }>('GET', `/admin/v1/workspaces/${w.id}`)).body.data.testUsage).toMatchObject({ activeListings: 2, billableListings: 2 });
       const res = await w.api<{ data: Row }>('PATCH', `/v1/listings/${w.ids[0]}`, { active: false });
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({ id: w.ids[0], name: 'A', status: 'inactive', channels: [] });
-      const usage = await t.admin<{ data: { usage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${w.id}`);
-      expect(usage.body.data.usage).toEqual({ activeListings: 1, inactiveListings: 1, billableListings: 1, activeListingLimit: 2 });
+      const usage = await t.admin<{ data: { testUsage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${w.id}`);
+      expect(usage.body.data.testUsage).toEqual({ activeListings: 1, inactiveListings: 1, billableListings: 1, activeListingLimit: 2 });
     });
 
     it('activation when the plan can hold another listing: inactive -> active', async () => {
@@ -80,10 +80,10 @@ describe('listings end to end', () => {
       const ws = await t.admin<{ data: { id: string } }>('POST', '/admin/v1/workspaces', { name: 'PMS Co', activeListingLimit: 5 });
       const key = await t.admin<{ data: { key: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/api-keys`, { mode: 'test' });
       const client = createUpstream(listingPb.ListingServiceClient, { name: 'listing-e2e', address: `127.0.0.1:${t.stack.services.listing.grpcPort}` });
-      const { listing } = await client.call('createListing', { workspaceId: ws.body.data.id, listing: listingPb.Listing.create({ name: 'Managed', pmsProvider: 'PMS-B', pmsExternalId: 'b-1' }), inactive: false });
+      const { listing } = await client.call('createListing', { workspaceId: dataWorkspaceId(ws.body.data.id, 'test'), listing: listingPb.Listing.create({ name: 'Managed', pmsProvider: 'PMS-B', pmsExternalId: 'b-1' }), inactive: false });
       // Managed by another account of the same PMS, which stays connected.
-      const { listing: other } = await client.call('createListing', { workspaceId: ws.body.data.id, listing: listingPb.Listing.create({ name: 'Other account', pmsProvider: 'PMS-B', pmsExternalId: 'b-2' }), inactive: false });
-      const { deactivated } = await client.call('deactivateConnectionListings', { workspaceId: ws.body.data.id, pmsProvider: 'PMS-B', pmsExternalIds: ['b-1'] });
+      const { listing: other } = await client.call('createListing', { workspaceId: dataWorkspaceId(ws.body.data.id, 'test'), listing: listingPb.Listing.create({ name: 'Other account', pmsProvider: 'PMS-B', pmsExternalId: 'b-2' }), inactive: false });
+      const { deactivated } = await client.call('deactivateConnectionListings', { workspaceId: dataWorkspaceId(ws.body.data.id, 'test'), pmsProvider: 'PMS-B', pmsExternalIds: ['b-1'] });
       client.close();
       expect(deactivated).toEqual([listing!.id]);
       const res = await t.api<ErrorBody>('GET', `/v1/listings/${listing!.id}`, undefined, { key: key.body.data.key });
@@ -134,8 +134,8 @@ describe('listings end to end', () => {
       expect((await w.api('DELETE', `/v1/listings/${w.ids[1]}`)).status).toBe(200);
       expect((await w.api<ErrorBody>('GET', `/v1/listings/${w.ids[1]}`)).status).toBe(404);
       expect((await w.api('DELETE', `/v1/listings/${w.ids[0]}`)).status).toBe(200);
-      const usage = await t.admin<{ data: { usage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${w.id}`);
-      expect(usage.body.data.usage.activeListings).toBe(0);
+      const usage = await t.admin<{ data: { testUsage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${w.id}`);
+      expect(usage.body.data.testUsage.activeListings).toBe(0);
     });
 
     it('PATCH /v1/availability/batch writes nothing when any listing is inactive, naming every one', async () => {
@@ -159,9 +159,9 @@ describe('listings end to end', () => {
       const ws = await t.admin<{ data: { id: string } }>('POST', '/admin/v1/workspaces', { name: 'Content Co', activeListingLimit: 5 });
       const key = (await t.admin<{ data: { key: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/api-keys`, { mode: 'test' })).body.data.key;
       const client = createUpstream(listingPb.ListingServiceClient, { name: 'listing-e2e', address: `127.0.0.1:${t.stack.services.listing.grpcPort}` });
-      const { listing } = await client.call('createListing', { workspaceId: ws.body.data.id, listing: listingPb.Listing.create({ name: 'Plain' }), inactive: false });
+      const { listing } = await client.call('createListing', { workspaceId: dataWorkspaceId(ws.body.data.id, 'test'), listing: listingPb.Listing.create({ name: 'Plain' }), inactive: false });
       const { listing: managed } = await client.call('createListing', {
-        workspaceId: ws.body.data.id,
+        workspaceId: dataWorkspaceId(ws.body.data.id, 'test'),
         listing: listingPb.Listing.create({ name: 'Managed by PMS-G', pmsProvider: 'PMS-G', pmsExternalId: 'g-1' }),
         inactive: false,
       });
@@ -242,8 +242,8 @@ describe('listings end to end', () => {
     const results = await Promise.all(w.ids.slice(1).map((id) => w.api<ErrorBody>('PATCH', `/v1/listings/${id}`, { active: true })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 402, 402, 402, 402, 402, 402]);
-    const usage = await t.admin<{ data: { usage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${w.id}`);
-    expect(usage.body.data.usage.activeListings).toBe(3);
+    const usage = await t.admin<{ data: { testUsage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${w.id}`);
+    expect(usage.body.data.testUsage.activeListings).toBe(3);
     expect((await w.api<{ data: Row[] }>('GET', '/v1/listings')).body.data).toHaveLength(3);
   });
 
@@ -264,7 +264,7 @@ describe('listings end to end', () => {
     await t.api('PATCH', `/v1/listings/${oldTown}`, { active: true });
     await eventually(() => seen.filter((e) => e.listingId === oldTown).length === 2, 5000, 'two activity events');
     const [off, on] = seen.filter((e) => e.listingId === oldTown);
-    expect(off).toMatchObject({ workspaceId: t.workspaceId, active: false, reason: listingEvents.ActivityReason.ACTIVITY_REASON_OWNER, listingName: 'Old Town Loft' });
+    expect(off).toMatchObject({ workspaceId: t.dataWorkspaceId, active: false, reason: listingEvents.ActivityReason.ACTIVITY_REASON_OWNER, listingName: 'Old Town Loft' });
     expect(on!.active).toBe(true);
     expect(on!.version).toBe(off!.version + 1);
     await sub.stop();

@@ -44,7 +44,7 @@ describe('PMS adapter, end to end over HTTP', () => {
   }
 
   async function connect(workspaceId: string, provider: string, accountId: string) {
-    const res = await t.admin<{ data: Connection }>('POST', `/admin/v1/workspaces/${workspaceId}/connections`, { provider, accountId });
+    const res = await t.admin<{ data: Connection }>('POST', `/admin/v1/workspaces/${workspaceId}/connections`, { provider, accountId, mode: 'test' });
     expect(res.status).toBe(201);
     return res.body.data;
   }
@@ -166,10 +166,10 @@ describe('PMS adapter, end to end over HTTP', () => {
     const bad = await t.admin<ErrorBody>('POST', `/admin/v1/workspaces/${ws.id}/connections`, { provider: 'PMS-Q', accountId: '' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('validation_failed');
-    expect(Object.keys(bad.body.error.fields ?? {}).sort()).toEqual(['accountId', 'provider']);
-    const noAccount = await t.admin<ErrorBody>('POST', `/admin/v1/workspaces/${ws.id}/connections`, { provider: 'PMS-A', accountId: 'nobody-here' });
+    expect(Object.keys(bad.body.error.fields ?? {}).sort()).toEqual(['accountId', 'mode', 'provider']);
+    const noAccount = await t.admin<ErrorBody>('POST', `/admin/v1/workspaces/${ws.id}/connections`, { provider: 'PMS-A', accountId: 'nobody-here', mode: 'test' });
     expect([noAccount.status, noAccount.body.error.code]).toEqual([404, 'not_found']);
-    const noWorkspace = await t.admin<ErrorBody>('POST', '/admin/v1/workspaces/ws_nope/connections', { provider: 'PMS-A', accountId: 'x' });
+    const noWorkspace = await t.admin<ErrorBody>('POST', '/admin/v1/workspaces/ws_nope/connections', { provider: 'PMS-A', accountId: 'x', mode: 'test' });
     expect([noWorkspace.status, noWorkspace.body.error.code]).toEqual([404, 'not_found']);
     const otherWs = await workspace();
     const theirs = await connect(otherWs.id, 'PMS-D', (await pms.createAccount('PMS-D', 'delta')).accountId);

@@ -2,7 +2,7 @@
 // inactive-listing paths of 7.1, the PMS refusals of 7.2, idempotency and pagination edges.
 // Only the setup (workspaces, listings with a PMS) goes through the listing service's gRPC API.
 import { listing as listingPb, pmsSync, TOPICS, type ReservationSyncPayload } from '@vrp/contracts';
-import { createUpstream } from '@vrp/platform';
+import { createUpstream, dataWorkspaceId } from '@vrp/platform';
 import { startTestStack, type ErrorBody, type TestStack } from './support/stack';
 
 interface Reservation {
@@ -41,7 +41,7 @@ describe('reservations end to end', () => {
     const ids: string[] = [];
     for (const l of listings) {
       const { listing } = await client.call('createListing', {
-        workspaceId: ws.body.data.id,
+        workspaceId: dataWorkspaceId(ws.body.data.id, 'test'),
         listing: listingPb.Listing.create({
           name: l.name,
           currency: 'EUR',
@@ -295,7 +295,7 @@ describe('reservations end to end', () => {
       };
       await t.stack.bus.publish(TOPICS.pmsSync.name, [{
         key: payload.listingExternalId,
-        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId: `chg-${externalId}`, workspaceId: w.id, provider, entity: 'reservation', externalId, listingExternalId: payload.listingExternalId, payloadJson: JSON.stringify(payload) })).finish(),
+        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId: `chg-${externalId}`, workspaceId: dataWorkspaceId(w.id, 'test'), provider, entity: 'reservation', externalId, listingExternalId: payload.listingExternalId, payloadJson: JSON.stringify(payload) })).finish(),
       }]);
       await t.stack.bus.whenIdle();
       const page = await w.api<Page>('GET', `/v1/reservations?property_id=${on(provider.slice(-1))}`);

@@ -54,7 +54,7 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     let listings: Listing[] = [];
     await eventually(async () => (listings = (await t.api<{ data: Listing[] }>('GET', '/v1/listings?status=all&limit=200')).body.data).some((l) => l.name.startsWith('Riverside')), 5000, 'the demo PMS listing');
     riverside = listings.find((l) => l.name.startsWith('Riverside'))!.id;
-    world = { workspaceId: t.workspaceId, key: t.apiKey, listings: { Riverside: riverside }, api: (method, path, body) => t.api(method, path, body) };
+    world = { workspaceId: t.dataWorkspaceId, key: t.apiKey, listings: { Riverside: riverside }, api: (method, path, body) => t.api(method, path, body) };
   });
   afterAll(async () => {
     await t.stop();

@@ -208,7 +208,7 @@ describe('webhooks, end to end over HTTP', () => {
     const own = apiWith(stack.baseUrl, key.body.data.key);
     const account = (await pms.createAccount('PMS-D', `hooks-${Date.now()}`)).accountId;
     await pms.putListing('PMS-D', account, 'river', { name: 'River House', listed: true });
-    const connection = await admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/connections`, { provider: 'PMS-D', accountId: account });
+    const connection = await admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/connections`, { provider: 'PMS-D', accountId: account, mode: 'test' });
     expect(connection.status).toBe(201);
     let listingId = '';
     await eventually(async () => {
@@ -302,17 +302,30 @@ describe('webhooks, end to end over HTTP', () => {
       ['https://169.254.169.254/latest/meta-data', 'link-local'],
       ['https://[fe80::1]/hook', 'link-local'],
       ['https://[fd00::5]/hook', 'unique-local'],
+      // Every special-purpose range of the IANA registries, not only the private ones.
+      ['https://192.0.2.10/hook', 'reserved'],
+      ['https://100.64.1.1/hook', 'carrier-grade-nat'],
+      ['https://198.18.0.1/hook', 'reserved'],
+      ['https://[2002:c000:204::1]/hook', '6to4'],
+      ['https://[::ffff:0:a00:1]/hook', 'rfc6145'],
+      ['https://[64:ff9b::a9fe:a9fe]/hook', 'rfc6052'],
+      ['https://[fec0::1]/hook', 'deprecated-site-local'],
+      ['https://[2001:db8::1]/hook', 'reserved'],
+      ['https://[::ffff:127.0.0.1]/hook', 'loopback'],
     ] as const) {
       const res = await live<ErrorBody>('POST', '/v1/webhooks', { url });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
       expect(res.body.error.fields?.url).toContain(why);
     }
-    // A test key may use a loopback receiver (this stack allows it for local development).
+    // A test key may use a loopback receiver (this stack allows it for local development); a
+    // live key cannot even see that test-mode subscription (the sandbox), let alone change it.
     const testSub = await subscribe(['listing.activated']);
     const patched = await live<ErrorBody>('PATCH', `/v1/webhooks/${testSub.id}`, { url: 'http://127.0.0.1:9/x' });
-    expect(patched.status).toBe(400);
-    expect(patched.body.error.fields?.url).toBe('must use https in live mode');
+    expect(patched.status).toBe(404);
+    expect(patched.body.error.code).toBe('not_found');
+    const liveList = await live<{ data: { id: string }[] }>('GET', '/v1/webhooks');
+    expect(liveList.body.data.map((s) => s.id)).not.toContain(testSub.id);
     await api('DELETE', `/v1/webhooks/${testSub.id}`);
   });
 });

@@ -3,10 +3,11 @@
 // pms-adapter publishes them, and the number of writes relayed to the pms-adapter (read from
 // the gateway's /metrics), which proves that a refused write sent nothing.
 import { listing as listingPb, pmsSync, TOPICS } from '@vrp/contracts';
-import { createUpstream, newId } from '@vrp/platform';
+import { createUpstream, dataWorkspaceId, newId } from '@vrp/platform';
 import type { ApiResponse, TestStack } from './stack';
 
 export interface World {
+  /** The workspace's test-mode data workspace: what its test key, the services and the bus see. */
   workspaceId: string;
   key: string;
   /** Listing ids by the name given. */
@@ -23,7 +24,7 @@ export async function newWorld(t: TestStack, listings: { name: string; provider?
   const ids: Record<string, string> = {};
   for (const l of listings) {
     const { listing } = await client.call('createListing', {
-      workspaceId: ws.body.data.id,
+      workspaceId: dataWorkspaceId(ws.body.data.id, 'test'),
       listing: listingPb.Listing.create({ name: l.name, pmsProvider: l.provider ?? '', pmsExternalId: l.provider ? `pms-${l.name}` : '' }),
       inactive: false,
     });
@@ -31,7 +32,7 @@ export async function newWorld(t: TestStack, listings: { name: string; provider?
   }
   client.close();
   return {
-    workspaceId: ws.body.data.id,
+    workspaceId: dataWorkspaceId(ws.body.data.id, 'test'),
     key: key.body.data.key,
     listings: ids,
     api: (method, path, body, headers) => t.api(method, path, body, { key: key.body.data.key, ...(headers ? { headers } : {}) }),

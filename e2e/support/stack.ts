@@ -26,6 +26,8 @@ export interface TestStack {
   baseUrl: string;
   apiKey: string;
   workspaceId: string;
+  /** Where the demo key's data lives (the workspace's test-mode sandbox): what the services and the bus see. */
+  dataWorkspaceId: string;
   /** An API call with the demo key (or `key`), JSON in and out. */
   api<T = unknown>(method: string, path: string, body?: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
   /** An admin API call with the stack's admin token. */
@@ -52,6 +54,7 @@ export async function startTestStack(opts: { demoPms?: boolean } = {}): Promise<
     baseUrl: stack.baseUrl,
     apiKey: demo.apiKey,
     workspaceId: demo.workspaceId,
+    dataWorkspaceId: demo.dataWorkspaceId,
     api: (method, path, body, opts = {}) => {
       const key = opts.key === undefined ? demo.apiKey : opts.key;
       return call(stack.baseUrl, method, path, body, { ...(key ? { authorization: `Bearer ${key}` } : {}), ...opts.headers });

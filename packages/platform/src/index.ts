@@ -16,3 +16,4 @@ export * from './paging';
 export * from './service-main';
 export * from './net';
 export * from './consumer';
+export * from './sandbox';

@@ -5,6 +5,8 @@ import type { Collection, Doc, Filter, Sort, Tx } from './store/port';
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 200;
+/** Largest `offset` a collection accepts (the wire field is an int32; deeper pages are refused, 400). */
+export const MAX_PAGE_OFFSET = 1_000_000;
 
 /** A resolved page window (limit within 1..max, offset >= 0). */
 export interface PageWindow {

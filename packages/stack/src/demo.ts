@@ -8,8 +8,16 @@ import type { SimulatorControl } from '@vrp/pms-simulator';
 export const DEMO_API_KEY = 'sk_test_demo0000000000000000000000000000';
 export const DEMO_WORKSPACE_NAME = 'Demo Property Co';
 
+/**
+ * The demo workspace's plan: generous rate limits, so the benchmarks and tests that drive the
+ * demo key measure the services rather than the limiter (other workspaces get the defaults).
+ */
+export const DEMO_RATE_LIMITS = { keyRequestsPerSecond: 2000, keyBurst: 4000, workspaceRequestsPerSecond: 2000, workspaceBurst: 4000, workspaceConcurrency: 256 };
+
 export interface DemoSeed {
   workspaceId: string;
+  /** Where the demo (test-key) data lives: the workspace's test-mode sandbox. */
+  dataWorkspaceId: string;
   apiKey: string;
   listingIds: string[];
 }
@@ -106,19 +114,22 @@ export async function seedDemo(deps: {
   /** When given, the demo workspace is also connected to a simulated PMS account. */
   pms?: { adapter: Upstream<pms.PmsAdapterServiceClient>; simulator: SimulatorControl };
 }): Promise<DemoSeed> {
-  const { workspace, workspaceCreated } = await deps.gateway.bootstrapWorkspace({
+  // The demo key is a test key: its listings, reservations and PMS connection live in the
+  // workspace's test-mode sandbox (dataWorkspaceId), where the services see them.
+  const { workspace, workspaceCreated, dataWorkspaceId } = await deps.gateway.bootstrapWorkspace({
     name: DEMO_WORKSPACE_NAME,
     activeListingLimit: 5,
+    rateLimits: DEMO_RATE_LIMITS,
     mode: 'test',
     key: DEMO_API_KEY,
   });
   const listingIds: string[] = [];
   if (workspaceCreated) {
     for (const { listing, inactive } of DEMO_LISTINGS) {
-      const { listing: created } = await deps.listing.call('createListing', { workspaceId: workspace.id, listing: listingPb.Listing.create(listing), inactive });
+      const { listing: created } = await deps.listing.call('createListing', { workspaceId: dataWorkspaceId, listing: listingPb.Listing.create(listing), inactive });
       listingIds.push(created!.id);
     }
-    if (deps.pms) await connectDemoPms(workspace.id, deps.pms);
+    if (deps.pms) await connectDemoPms(dataWorkspaceId, deps.pms);
   }
-  return { workspaceId: workspace.id, apiKey: DEMO_API_KEY, listingIds };
+  return { workspaceId: workspace.id, dataWorkspaceId, apiKey: DEMO_API_KEY, listingIds };
 }

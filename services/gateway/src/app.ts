@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import type { DocumentStore, Logger } from '@vrp/platform';
 import type { GatewayConfig } from './config';
+import { answerClientErrors } from './http/client-errors';
 import { classifyError, sendError } from './http/envelope';
 import { buildOpenApiDocument, type OpenApiDocument } from './http/openapi';
 import { mountPages, PAGE_ENDPOINTS } from './http/pages';
@@ -14,6 +15,8 @@ import { requestContext } from './http/middleware/request-context';
 import { requestState } from './http/request-state';
 import type { Route } from './http/route';
 import { mountRoutes, unmatchedRequests } from './http/router';
+import { WorkspaceConcurrency } from './http/middleware/concurrency';
+import { Admission } from './http/middleware/rate-limit';
 import { adminRoutes } from './http/routes/admin';
 import { adminConnectionRoutes } from './http/routes/admin-connections';
 import { adminDeadLetterRoutes } from './http/routes/admin-dead-letters';
@@ -113,6 +116,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', config.TRUST_PROXY_HOPS);
   app.use(requestContext(logger));
   mountPages(app, { document: openApiDocument, baseUrl: publicBaseUrl, checks: { store: () => deps.store.ready() }, draining: () => draining });
   mountRoutes(app, routes, {
@@ -122,6 +126,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     idempotencyStore,
     logger,
     validateResponses: deps.validateResponses ?? false,
+    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store), config, logger }),
+    concurrency: new WorkspaceConcurrency(),
   });
   app.use(unmatchedRequests([...routes.map(({ method, path }) => ({ method, path })), ...PAGE_ENDPOINTS]));
 
@@ -166,6 +172,7 @@ export async function startGateway(deps: GatewayDeps & { port?: number; host?: s
   // Collections (registered while the gateway was built) and their indexes exist before it listens.
   await deps.store.init();
   const server = http.createServer(gateway.app);
+  answerClientErrors(server, { baseUrl: gateway.publicBaseUrl, logger: deps.logger });
   const host = deps.host ?? deps.config.GATEWAY_HOST;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

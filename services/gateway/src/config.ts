@@ -25,6 +25,17 @@ export const gatewayConfigSchema = z.object({
   UPSTREAM_DEADLINE_MS: z.coerce.number().int().min(50).max(60_000).default(3000),
   /** How long in-flight requests may take to finish on SIGTERM. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  /** Admin API requests per second of one client address (bursts of ten times that per 10 s). */
+  ADMIN_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** Failed authentications (API key or admin token) of one client address per minute before it gets 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** Time limit of one rate-limiter call to the store; past it the replica counts in memory. */
+  RATE_LIMIT_STORE_TIMEOUT_MS: z.coerce.number().int().min(5).max(10_000).default(250),
+  /**
+   * Proxies in front of the gateway whose X-Forwarded-For is trusted to name the client address
+   * (per-address limits): 0 behind none, 1 behind one Ingress or load balancer.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   GATEWAY_MONGO_DB: z.string().min(1).default('vrp_gateway'),
   STORE: engineConfig.STORE,
   MONGO_URL: engineConfig.MONGO_URL,

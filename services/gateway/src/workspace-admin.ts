@@ -1,7 +1,8 @@
 // Operator use cases of the gateway: workspaces, their plan limit (owned by the listing
 // service, set through it) and API keys. Used by the admin API and by bootstrapWorkspace.
 import type { listing } from '@vrp/contracts';
-import { DuplicateKeyError, notFound, validationFailed, type Upstream } from '@vrp/platform';
+import { dataWorkspaceId, DuplicateKeyError, notFound, validationFailed, type Upstream } from '@vrp/platform';
+import { mergeRateLimitOverrides, type RateLimitOverrides, type RateLimits } from './domain/rate-limits';
 import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from './domain/api-key';
 import { newApiKeyRecord, type ApiKeyRecord } from './domain/api-key-record';
 import { newWorkspace, type Workspace } from './domain/workspace';
@@ -19,6 +20,7 @@ export interface WorkspaceAdminDeps {
 export interface BootstrapWorkspaceInput {
   name: string;
   activeListingLimit: number;
+  rateLimits?: RateLimitOverrides;
   mode: ApiKeyMode;
   /** A fixed key (e.g. the demo key, stable across restarts); generated when absent. */
   key?: string;
@@ -26,6 +28,8 @@ export interface BootstrapWorkspaceInput {
 
 export interface BootstrapWorkspaceResult {
   workspace: Workspace;
+  /** The workspace id the services see for the key's mode (its sandbox for a test key). */
+  dataWorkspaceId: string;
   workspaceCreated: boolean;
   apiKey: {
     id: string;
@@ -50,10 +54,25 @@ export class WorkspaceAdmin {
    * service is down nothing is created, and no workspace is ever visible without its plan. A
    * plan left behind by a failed insert belongs to an id nobody knows, which is harmless.
    */
-  async createWorkspace(input: { name: string; activeListingLimit: number }): Promise<Workspace> {
-    const ws = newWorkspace(input, this.clock());
-    await this.deps.listing.call('setWorkspacePlan', { workspaceId: ws.id, activeListingLimit: ws.activeListingLimit });
+  async createWorkspace(input: { name: string; activeListingLimit: number; rateLimits?: { [K in keyof RateLimits]?: number | null } }): Promise<Workspace> {
+    const ws = newWorkspace({ ...input, rateLimits: mergeRateLimitOverrides({}, input.rateLimits ?? {}) }, this.clock());
+    await this.setPlanEverywhere(ws.id, ws.activeListingLimit);
     return this.deps.workspaces.insert(ws);
+  }
+
+  /** The plan limit of live mode and of the test-mode sandbox (each counts its own listings). */
+  private async setPlanEverywhere(workspaceId: string, activeListingLimit: number): Promise<void> {
+    for (const mode of ['live', 'test'] as const) {
+      await this.deps.listing.call('setWorkspacePlan', { workspaceId: dataWorkspaceId(workspaceId, mode), activeListingLimit });
+    }
+  }
+
+  /** Merges the change into the plan's rate limit overrides; `null` restores a default. */
+  async setRateLimits(id: string, change: { [K in keyof RateLimits]?: number | null }): Promise<Workspace> {
+    const ws = await this.getWorkspace(id);
+    const updated = await this.deps.workspaces.setRateLimits(id, mergeRateLimitOverrides(ws.rateLimits, change), this.clock());
+    if (!updated) throw notFound('workspace', id);
+    return updated;
   }
 
   async getWorkspace(id: string): Promise<Workspace> {
@@ -62,15 +81,15 @@ export class WorkspaceAdmin {
     return ws;
   }
 
-  async usage(workspaceId: string): Promise<listing.WorkspaceUsage | undefined> {
-    const { usage } = await this.deps.listing.call('getWorkspaceUsage', { workspaceId });
+  async usage(workspaceId: string, mode: 'test' | 'live'): Promise<listing.WorkspaceUsage | undefined> {
+    const { usage } = await this.deps.listing.call('getWorkspaceUsage', { workspaceId: dataWorkspaceId(workspaceId, mode) });
     return usage;
   }
 
   /** Listing service first (the owner of the limit), then the gateway's copy; both are plain sets, so a retry converges. */
   async setActiveListingLimit(id: string, activeListingLimit: number): Promise<Workspace> {
     await this.getWorkspace(id);
-    await this.deps.listing.call('setWorkspacePlan', { workspaceId: id, activeListingLimit });
+    await this.setPlanEverywhere(id, activeListingLimit);
     const updated = await this.deps.workspaces.setActiveListingLimit(id, activeListingLimit, this.clock());
     if (!updated) throw notFound('workspace', id);
     return updated;
@@ -110,22 +129,23 @@ export class WorkspaceAdmin {
     let workspace = await this.deps.workspaces.findByName(input.name);
     const workspaceCreated = workspace === null;
     if (workspace) {
-      await this.deps.listing.call('setWorkspacePlan', { workspaceId: workspace.id, activeListingLimit: workspace.activeListingLimit });
+      await this.setPlanEverywhere(workspace.id, workspace.activeListingLimit);
     } else {
-      workspace = await this.createWorkspace({ name: input.name, activeListingLimit: input.activeListingLimit });
+      workspace = await this.createWorkspace({ name: input.name, activeListingLimit: input.activeListingLimit, ...(input.rateLimits ? { rateLimits: input.rateLimits } : {}) });
     }
+    const dataId = dataWorkspaceId(workspace.id, input.mode);
 
     if (pinned) {
       const { record, created } = await this.ensurePinnedKey(pinned, workspace.id);
-      return { workspace, workspaceCreated, apiKey: { id: record.id, mode: record.mode, prefix: record.prefix, key: pinned.raw, created } };
+      return { workspace, dataWorkspaceId: dataId, workspaceCreated, apiKey: { id: record.id, mode: record.mode, prefix: record.prefix, key: pinned.raw, created } };
     }
     // Without a pinned key an existing workspace keeps its key: stored keys cannot be shown again.
     const existing = workspaceCreated ? null : await this.deps.apiKeys.findActive(workspace.id, input.mode);
     if (existing) {
-      return { workspace, workspaceCreated, apiKey: { id: existing.id, mode: existing.mode, prefix: existing.prefix, key: null, created: false } };
+      return { workspace, dataWorkspaceId: dataId, workspaceCreated, apiKey: { id: existing.id, mode: existing.mode, prefix: existing.prefix, key: null, created: false } };
     }
     const issued = await this.issueApiKey(workspace.id, { mode: input.mode, name: 'bootstrap' });
-    return { workspace, workspaceCreated, apiKey: { id: issued.record.id, mode: issued.record.mode, prefix: issued.record.prefix, key: issued.key, created: true } };
+    return { workspace, dataWorkspaceId: dataId, workspaceCreated, apiKey: { id: issued.record.id, mode: issued.record.mode, prefix: issued.record.prefix, key: issued.key, created: true } };
   }
 
   private async ensurePinnedKey(key: ParsedApiKey, workspaceId: string): Promise<{ record: ApiKeyRecord; created: boolean }> {

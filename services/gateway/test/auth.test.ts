@@ -4,13 +4,13 @@ import { ADMIN_TOKEN, adminHeaders, bearer, makeListing, provision, request, sta
 describe('gateway API key authentication', () => {
   let listingService: FakeListingService;
   let gw: TestGateway;
-  let ws: { workspaceId: string; key: string; keyId: string };
+  let ws: { workspaceId: string; dataWorkspaceId: string; key: string; keyId: string };
 
   beforeAll(async () => {
     listingService = await startFakeListingService();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
     ws = await provision(gw.url, { name: 'Auth Rentals' });
-    listingService.listings.push(makeListing(ws.workspaceId, 'Sea View'));
+    listingService.listings.push(makeListing(ws.dataWorkspaceId, 'Sea View'));
   });
   afterAll(async () => {
     await gw.stop();
@@ -49,7 +49,7 @@ describe('gateway API key authentication', () => {
     const withHeader = await listings({ ...bearer(ws.key), 'X-Workspace-Id': ws.workspaceId });
     expect(withHeader.status).toBe(200);
     const last = listingService.calls.filter((c) => c.method === 'listListings').at(-1);
-    expect(last?.request).toMatchObject({ workspaceId: ws.workspaceId });
+    expect(last?.request).toMatchObject({ workspaceId: ws.dataWorkspaceId });
   });
 
   it('answers 403 workspace_mismatch when X-Workspace-Id names another workspace', async () => {

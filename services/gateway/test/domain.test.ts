@@ -6,7 +6,9 @@ import { apiKeyMatchesHash, displayPrefix, generateApiKey, GENERATED_SECRET_LENG
 import { newApiKeyRecord, principalOf } from '../src/domain/api-key-record';
 import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../src/domain/idempotency';
 import { newWorkspace, normalizeWorkspaceName, workspaceNameKey } from '../src/domain/workspace';
-import { issuesToFields } from '../src/http/validation';
+import { issuesToFields, isStorableText } from '../src/http/validation';
+import { dataWorkspaceId, workspaceOfData } from '@vrp/platform';
+import { DEFAULT_RATE_LIMITS, effectiveRateLimits, mergeRateLimitOverrides } from '../src/domain/rate-limits';
 
 const PEPPER = 'pepper-0123456789-0123456789-0123456789';
 
@@ -50,7 +52,7 @@ describe('API keys', () => {
   it('authenticates only an unrevoked key of the presented mode', () => {
     const parsed = parseApiKey(generateApiKey('test'))!;
     const record = newApiKeyRecord(parsed, { workspaceId: 'ws_1' }, PEPPER, new Date());
-    expect(principalOf(record, parsed)).toEqual({ workspaceId: 'ws_1', keyId: record.id, mode: 'test' });
+    expect(principalOf(record, parsed)).toEqual({ workspaceId: 'ws_1_test', publicWorkspaceId: 'ws_1', keyId: record.id, mode: 'test' });
     expect(principalOf({ ...record, revokedAt: new Date() }, parsed)).toBeNull();
     expect(principalOf({ ...record, mode: 'live' }, parsed)).toBeNull();
   });
@@ -110,5 +112,37 @@ describe('validation wording', () => {
     });
     expect(fieldsFor({ name: 5 })).toEqual({ name: 'must be a string' });
     expect(fieldsFor('text')).toEqual({ body: 'must be an object' });
+  });
+});
+
+describe('plan rate limits', () => {
+  it('fills what the operator did not set with the defaults, ignoring values that are not non-negative integers', () => {
+    expect(effectiveRateLimits(undefined)).toEqual(DEFAULT_RATE_LIMITS);
+    expect(effectiveRateLimits({ keyBurst: 7, workspaceConcurrency: 2.5 } as never)).toEqual({ ...DEFAULT_RATE_LIMITS, keyBurst: 7 });
+  });
+
+  it('merges a change: set values replace, null restores the default, absent fields stay', () => {
+    expect(mergeRateLimitOverrides({ keyBurst: 7, keyRequestsPerSecond: 9 }, { keyBurst: null, workspaceBurst: 3 })).toEqual({ keyRequestsPerSecond: 9, workspaceBurst: 3 });
+  });
+});
+
+describe('test-mode sandbox ids', () => {
+  it('maps a live key to the workspace itself and a test key to its sandbox, and back', () => {
+    expect(dataWorkspaceId('ws_abc', 'live')).toBe('ws_abc');
+    expect(dataWorkspaceId('ws_abc', 'test')).toBe('ws_abc_test');
+    expect(workspaceOfData('ws_abc_test')).toEqual({ workspaceId: 'ws_abc', mode: 'test' });
+    expect(workspaceOfData('ws_abc')).toEqual({ workspaceId: 'ws_abc', mode: 'live' });
+  });
+});
+
+describe('storable text', () => {
+  it.each([
+    ['plain text', 'plain', true],
+    ['a surrogate pair', 'emoji 🏠', true],
+    ['NUL', 'nul \u0000', false],
+    ['a lone high surrogate', 'high \ud800 alone', false],
+    ['a lone low surrogate', 'low \udc00 alone', false],
+  ])('%s', (_label, text, ok) => {
+    expect(isStorableText(text)).toBe(ok);
   });
 });

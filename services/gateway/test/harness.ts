@@ -7,6 +7,7 @@ import {
   createMemoryStore,
 
   currentContext,
+  dataWorkspaceId,
   listingInactive,
   notFound,
   parseConfig,
@@ -155,8 +156,10 @@ export async function startTestGateway(opts: {
   env?: Record<string, string>;
   deadlineMs?: number;
   clock?: () => Date;
+  /** A store shared with another gateway (several replicas over one database); not closed by stop(). */
+  store?: DocumentStore;
 }): Promise<TestGateway> {
-  const store = createMemoryStore();
+  const store = opts.store ?? createMemoryStore();
   const config = parseConfig(gatewayConfigSchema, { ADMIN_TOKEN, API_KEY_PEPPER: PEPPER, GATEWAY_PORT: '0', GATEWAY_HOST: '127.0.0.1', ...opts.env });
   // Only the listing upstream answers in these tests; the others are never called.
   const upstreams = createUpstreams({ ...config, LISTING_ADDR: opts.listingAddress }, opts.deadlineMs ?? 2000);
@@ -179,7 +182,7 @@ export async function startTestGateway(opts: {
     async stop() {
       await running.close();
       closeUpstreams(upstreams);
-      await store.close();
+      if (!opts.store) await store.close();
     },
   };
 }
@@ -217,12 +220,18 @@ export async function request<T = unknown>(url: string, init: RequestInit = {}):
 export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
 export const adminHeaders = (): Record<string, string> => ({ ...bearer(ADMIN_TOKEN), 'Content-Type': 'application/json' });
 
-/** Creates a workspace and a key through the admin API, as an operator would. */
-export async function provision(baseUrl: string, opts: { name?: string; limit?: number; mode?: 'test' | 'live' } = {}): Promise<{ workspaceId: string; key: string; keyId: string }> {
+/**
+ * Creates a workspace and a key through the admin API, as an operator would. `dataWorkspaceId`
+ * is the workspace id the services see for the key's mode (the sandbox for a test key).
+ */
+export async function provision(
+  baseUrl: string,
+  opts: { name?: string; limit?: number; mode?: 'test' | 'live'; rateLimits?: Record<string, number> } = {},
+): Promise<{ workspaceId: string; dataWorkspaceId: string; key: string; keyId: string }> {
   const ws = await request<{ data: { id: string } }>(`${baseUrl}/admin/v1/workspaces`, {
     method: 'POST',
     headers: adminHeaders(),
-    body: JSON.stringify({ name: opts.name ?? 'Acme Rentals', activeListingLimit: opts.limit ?? 10 }),
+    body: JSON.stringify({ name: opts.name ?? 'Acme Rentals', activeListingLimit: opts.limit ?? 10, ...(opts.rateLimits ? { rateLimits: opts.rateLimits } : {}) }),
   });
   if (ws.status !== 201) throw new Error(`workspace creation failed: ${ws.status} ${ws.text}`);
   const key = await request<{ data: { id: string; key: string } }>(`${baseUrl}/admin/v1/workspaces/${ws.body.data.id}/api-keys`, {
@@ -231,5 +240,30 @@ export async function provision(baseUrl: string, opts: { name?: string; limit?: 
     body: JSON.stringify({ mode: opts.mode ?? 'test' }),
   });
   if (key.status !== 201) throw new Error(`key creation failed: ${key.status} ${key.text}`);
-  return { workspaceId: ws.body.data.id, key: key.body.data.key, keyId: key.body.data.id };
+  return { workspaceId: ws.body.data.id, dataWorkspaceId: dataWorkspaceId(ws.body.data.id, opts.mode ?? 'test'), key: key.body.data.key, keyId: key.body.data.id };
+}
+
+/** A fake listing service, a gateway in front of it and one provisioned workspace with a key. */
+export interface GatewayFixture {
+  listingService: FakeListingService;
+  gw: TestGateway;
+  workspaceId: string;
+  key: string;
+  stop(): Promise<void>;
+}
+
+export async function startGatewayFixture(opts: Omit<Parameters<typeof startTestGateway>[0], 'listingAddress'> = {}): Promise<GatewayFixture> {
+  const listingService = await startFakeListingService();
+  const gw = await startTestGateway({ ...opts, listingAddress: `127.0.0.1:${listingService.port}` });
+  const { workspaceId, key } = await provision(gw.url);
+  return {
+    listingService,
+    gw,
+    workspaceId,
+    key,
+    async stop() {
+      await gw.stop();
+      await listingService.stop();
+    },
+  };
 }

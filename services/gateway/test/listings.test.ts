@@ -12,14 +12,14 @@ interface Page {
 describe('gateway listings endpoints', () => {
   let listingService: FakeListingService;
   let gw: TestGateway;
-  let ws: { workspaceId: string; key: string };
+  let ws: { workspaceId: string; dataWorkspaceId: string; key: string };
 
   beforeAll(async () => {
     listingService = await startFakeListingService();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
     ws = await provision(gw.url);
     listingService.listings.push(
-      makeListing(ws.workspaceId, 'Sea View', {
+      makeListing(ws.dataWorkspaceId, 'Sea View', {
         pmsProvider: 'PMS-A',
         pmsExternalId: 'pa-77',
         capabilities: {
@@ -27,8 +27,8 @@ describe('gateway listings endpoints', () => {
           pms: { provider: 'PMS-A', reviewReplies: true, requestAnswers: false, preApprovals: false, contentSections: ['description'], guests: true, messageChannel: true, messageAttachments: false, calendar: true },
         },
       }),
-      makeListing(ws.workspaceId, 'Old Town'),
-      makeListing(ws.workspaceId, 'Quiet Cabin', { status: 'inactive' }),
+      makeListing(ws.dataWorkspaceId, 'Old Town'),
+      makeListing(ws.dataWorkspaceId, 'Quiet Cabin', { status: 'inactive' }),
       makeListing('ws_someone_else', 'Not Yours'),
     );
   });
@@ -47,7 +47,7 @@ describe('gateway listings endpoints', () => {
     const res = await get<Page>('/v1/listings');
     expect(res.status).toBe(200);
     expect(lastCall('listListings')?.request).toEqual({
-      workspaceId: ws.workspaceId,
+      workspaceId: ws.dataWorkspaceId,
       status: listing.ListingStatusFilter.LISTING_STATUS_FILTER_ACTIVE,
       page: { limit: 50, offset: 0 },
     });
@@ -78,7 +78,7 @@ describe('gateway listings endpoints', () => {
   it('passes status, limit and offset through and returns the upstream pagination', async () => {
     const res = await get<Page>('/v1/listings?status=all&limit=1&offset=1');
     expect(lastCall('listListings')?.request).toEqual({
-      workspaceId: ws.workspaceId,
+      workspaceId: ws.dataWorkspaceId,
       status: listing.ListingStatusFilter.LISTING_STATUS_FILTER_ALL,
       page: { limit: 1, offset: 1 },
     });
@@ -102,7 +102,7 @@ describe('gateway listings endpoints', () => {
   it('returns one listing with capabilities at /v1/listings/:id, and without at /v1/properties/:id', async () => {
     const one = await get<{ data: Record<string, unknown> }>('/v1/listings/lst_SeaView');
     expect(one.status).toBe(200);
-    expect(lastCall('getListing')?.request).toEqual({ workspaceId: ws.workspaceId, id: 'lst_SeaView', allowInactive: false });
+    expect(lastCall('getListing')?.request).toEqual({ workspaceId: ws.dataWorkspaceId, id: 'lst_SeaView', allowInactive: false });
     expect(one.body.data.capabilities).toEqual({
       reservations: { provider: 'PMS-A', create: true, modify: true, cancel: false, quote: true, customPrice: false, notes: true },
       pms: { provider: 'PMS-A', reviewReplies: true, requestAnswers: false, preApprovals: false, contentSections: ['description'], guests: true, messageChannel: true, messageAttachments: false, calendar: true },

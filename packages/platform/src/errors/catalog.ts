@@ -34,6 +34,21 @@ export const ERROR_CATALOG = {
     message: 'The request body exceeds the 1 MiB limit.',
     fix: 'Send a smaller body; split large batches into several requests.',
   },
+  malformed_request: {
+    http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Malformed HTTP request',
+    message: 'The request is not valid HTTP/1.1.',
+    fix: 'Send a well-formed HTTP request (request line, headers, framing); most HTTP client libraries do.',
+  },
+  headers_too_large: {
+    http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Request headers too large',
+    message: 'The request headers exceed the 16 KiB limit.',
+    fix: 'Send fewer or shorter headers (large cookies are the usual cause).',
+  },
+  request_timeout: {
+    http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, title: 'Request timeout',
+    message: 'The request was not received completely in time.',
+    fix: 'Send the whole request promptly, then retry.',
+  },
   route_not_found: {
     http: 404, grpc: GrpcStatus.NOT_FOUND, title: 'Unknown route',
     message: 'No endpoint exists at this path.',
@@ -111,8 +126,8 @@ export const ERROR_CATALOG = {
   },
   rate_limited: {
     http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Too many requests',
-    message: 'The rate limit for this API key was exceeded.',
-    fix: 'Wait for the number of seconds in the `Retry-After` header, then retry.',
+    message: 'Too many requests: a rate or concurrency limit was reached.',
+    fix: 'Wait for the number of seconds in the `Retry-After` header, then retry; spread requests out or lower their concurrency (see the `RateLimit-*` response headers).',
   },
   pms_unavailable: {
     http: 502, grpc: GrpcStatus.UNAVAILABLE, title: 'PMS unavailable',

@@ -1,7 +1,9 @@
 // gRPC clients for upstream services: every call has a deadline, carries the request id in
 // metadata, and goes through one opossum breaker per upstream. Business errors (AppError
-// decoded from the status details) do not count against the breaker; only Unavailable,
-// DeadlineExceeded and ResourceExhausted do. An open breaker fails fast with a
+// decoded from the status details) do not count against the breaker; only Unavailable and
+// DeadlineExceeded do. ResourceExhausted (rate_limited) is a refusal of one caller's volume,
+// not a failing upstream: counting it would let one tenant's flood open the breaker every
+// tenant shares. An open breaker fails fast with a
 // service_unavailable AppError carrying a retry-after, never a hang.
 import * as grpc from '@grpc/grpc-js';
 import CircuitBreaker from 'opossum';
@@ -44,7 +46,7 @@ export interface Upstream<C> {
   close(): void;
 }
 
-const BREAKER_CODES = new Set<string>(['service_unavailable', 'upstream_timeout', 'rate_limited']);
+const BREAKER_CODES = new Set<string>(['service_unavailable', 'upstream_timeout']);
 
 export function createUpstream<C extends grpc.Client>(
   ClientCtor: new (address: string, credentials: grpc.ChannelCredentials, options?: Partial<grpc.ClientOptions>) => C,

@@ -1,6 +1,6 @@
 // An issued API key as the gateway keeps it: never the key itself, only its hash and a short
 // display prefix. A key is bound to exactly one workspace and one mode.
-import { newId } from '@vrp/platform';
+import { dataWorkspaceId, newId } from '@vrp/platform';
 import { displayPrefix, hashApiKey, type ApiKeyMode, type ParsedApiKey } from './api-key';
 
 export interface ApiKeyRecord {
@@ -17,7 +17,13 @@ export interface ApiKeyRecord {
 
 /** Who is calling, once a key has been verified. */
 export interface ApiKeyPrincipal {
+  /**
+   * The data workspace the services see: the workspace itself for a live key, its sandbox
+   * (`<id>_test`) for a test key (see packages/platform/src/sandbox.ts).
+   */
   workspaceId: string;
+  /** The workspace the key was issued for (X-Workspace-Id, plan, admin API). */
+  publicWorkspaceId: string;
   keyId: string;
   mode: ApiKeyMode;
 }
@@ -43,5 +49,5 @@ export function newApiKeyRecord(
 /** A key authenticates only while it is not revoked and its mode matches the presented prefix. */
 export function principalOf(record: ApiKeyRecord, presented: ParsedApiKey): ApiKeyPrincipal | null {
   if (record.revokedAt !== null || record.mode !== presented.mode) return null;
-  return { workspaceId: record.workspaceId, keyId: record.id, mode: record.mode };
+  return { workspaceId: dataWorkspaceId(record.workspaceId, record.mode), publicWorkspaceId: record.workspaceId, keyId: record.id, mode: record.mode };
 }

@@ -2,6 +2,7 @@
 // limit is owned by the listing service; the gateway keeps the value it set so the admin API
 // can show it. Pure: no I/O.
 import { newId } from '@vrp/platform';
+import type { RateLimitOverrides } from './rate-limits';
 
 export const WORKSPACE_NAME_MAX_LENGTH = 100;
 export const ACTIVE_LISTING_LIMIT_MAX = 100_000;
@@ -10,6 +11,8 @@ export interface Workspace {
   id: string;
   name: string;
   activeListingLimit: number;
+  /** The plan's rate and concurrency limits an operator set; the rest are the defaults. */
+  rateLimits: RateLimitOverrides;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -28,11 +31,12 @@ export function workspaceNameKey(name: string): string {
   return normalizeWorkspaceName(name).toLowerCase();
 }
 
-export function newWorkspace(input: { name: string; activeListingLimit: number }, now: Date): Workspace {
+export function newWorkspace(input: { name: string; activeListingLimit: number; rateLimits?: RateLimitOverrides }, now: Date): Workspace {
   return {
     id: newWorkspaceId(),
     name: normalizeWorkspaceName(input.name),
     activeListingLimit: input.activeListingLimit,
+    rateLimits: { ...input.rateLimits },
     createdAt: now,
     updatedAt: now,
   };

@@ -2,6 +2,7 @@
 // plain, self-contained HTML (inline CSS, no scripts, no CDN), so the docs work offline and
 // under a strict Content-Security-Policy.
 import { ERROR_CATALOG, docsPath, type ErrorCode } from '@vrp/platform';
+import { DEFAULT_RATE_LIMITS as D } from '../domain/rate-limits';
 import type { OpenApiDocument, OperationObject, ParameterObject } from './openapi';
 
 export const DOCS_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -129,6 +130,17 @@ ${parametersTable(post.parameters)}
 <p>Send <code>Authorization: Bearer &lt;API_KEY&gt;</code>. Keys begin with <code>sk_test_</code> or <code>sk_live_</code> and belong to one workspace.
 <code>X-Workspace-Id</code> is optional; when sent it must name the key's workspace. Missing key: 401 <code>authentication_required</code>;
 malformed, unknown or revoked key: 401 <code>invalid_api_key</code>; another workspace: 403 <code>workspace_mismatch</code>.</p>
+<h2 id="modes">Test mode and live mode</h2>
+<p>Test mode is a sandbox. A workspace's <code>sk_test_</code> keys see and change only its test data, its <code>sk_live_</code> keys only its
+live data: listings (imported from PMS accounts the operator connects per mode), reservations, guests, conversations, reviews, webhook
+subscriptions and the events they receive (test events carry <code>"livemode": false</code>). An id of the other mode is
+<code>404 not_found</code>. Each mode counts its own active listings against the plan's limit.</p>
+<h2 id="rate-limits">Rate limits</h2>
+<p>Each API key and each workspace (per mode) has a sustained rate per second plus a burst allowance refilled every 10 seconds, and a
+workspace may have a limited number of requests in progress at once; the values are the workspace plan's (defaults:
+${D.keyRequestsPerSecond}/s and ${D.keyBurst} per key, ${D.workspaceRequestsPerSecond}/s and ${D.workspaceBurst} per workspace, ${D.workspaceConcurrency} concurrent). Every authenticated response carries <code>RateLimit-Limit</code>,
+<code>RateLimit-Remaining</code> and <code>RateLimit-Reset</code> (seconds) for the tightest limit; a refused request is
+<code>429 rate_limited</code> with <code>Retry-After</code>. Repeated failed authentication from one address is refused with 429 for a minute.</p>
 <h2>Errors</h2>
 <p>Every error has the body <code>{ "error": { code, message, fix, docs_url, request_id } }</code>; <code>request_id</code> equals the
 <code>X-Request-Id</code> response header. <code>listing_inactive</code> adds <code>listing_ids</code> and <code>listings</code>;
@@ -154,7 +166,10 @@ const ERROR_NOTES: Partial<Record<ErrorCode, string>> = {
     '<p>It is a property of that PMS, not of the plan or the connection: reconnecting does not change it, and the request must not be retried. Make the change in the PMS named in <code>provider</code>; it reaches this API with the next sync. Support can be read beforehand from <code>capabilities</code> on <code>GET /v1/listings/{id}</code>.</p>',
   listings_limit_exceeded: "<p>Inactive listings are not billed and do not count toward the plan's limit.</p>",
   service_unavailable: '<p>The response carries a <code>Retry-After</code> header (seconds).</p>',
-  rate_limited: '<p>The response carries a <code>Retry-After</code> header (seconds).</p>',
+  rate_limited:
+    '<p>The response carries a <code>Retry-After</code> header (seconds) and <code>RateLimit-Limit</code>, <code>RateLimit-Remaining</code>, <code>RateLimit-Reset</code>. ' +
+    'The message names the limit: the API key\'s rate, the workspace\'s rate, the workspace\'s concurrent requests, failed authentications from this address, or the admin API rate of this address. ' +
+    'Limits are values of the workspace plan; lower your request rate or concurrency, or ask for a larger plan.</p>',
   method_not_allowed: '<p>The <code>Allow</code> response header lists the methods the path accepts.</p>',
   idempotency_conflict: '<p>An <code>Idempotency-Key</code> is bound to the first request sent with it for 24 hours. Retrying with the same key and the same body replays the first response (marked <code>Idempotent-Replayed: true</code>).</p>',
   invalid_api_key: '<p>Revoked keys stop working on the next request.</p>',

@@ -153,7 +153,7 @@ function errorCodesOf(route: Route): ErrorCode[] {
   if (route.auth === 'api_key') ['authentication_required', 'invalid_api_key', 'workspace_mismatch'].forEach((c) => codes.add(c as ErrorCode));
   if (route.auth === 'admin') codes.add('admin_token_invalid');
   // Every route behind authentication reaches the store or an upstream service.
-  if (route.auth !== 'none') ['service_unavailable', 'upstream_timeout'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.auth !== 'none') ['service_unavailable', 'upstream_timeout', 'rate_limited'].forEach((c) => codes.add(c as ErrorCode));
   if (route.idempotent) ['idempotency_conflict', 'idempotency_in_progress'].forEach((c) => codes.add(c as ErrorCode));
   if (takesIfMatch(route)) codes.add('precondition_failed');
   route.errors.forEach((c) => codes.add(c));
@@ -173,12 +173,19 @@ function errorResponses(route: Route): Record<string, ResponseObject> {
       headers: {
         'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
         ...(status === 503 || status === 429 || codes.includes('idempotency_in_progress') ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+        ...rateLimitHeaders(route),
       },
       content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}ErrorEnvelope` } } },
       'x-error-codes': codes,
     };
   }
   return out;
+}
+
+/** RateLimit-* (IETF draft fields) on every response of an authenticated route. */
+function rateLimitHeaders(route: Route): Record<string, { $ref: string }> {
+  if (route.auth === 'none') return {};
+  return Object.fromEntries(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((h) => [h, { $ref: `#/components/headers/${h}` }]));
 }
 
 function securityOf(route: Route): Record<string, string[]>[] {
@@ -218,7 +225,7 @@ function operationOf(route: Route): OperationObject {
   for (const [status, schema] of Object.entries(route.responses)) {
     responses[status] = {
       description: STATUS_TEXT[Number(status)] ?? 'Success',
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(route.versioned ? { ETag: { $ref: '#/components/headers/ETag' } } : {}) },
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(route.versioned ? { ETag: { $ref: '#/components/headers/ETag' } } : {}), ...rateLimitHeaders(route) },
       content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } },
     };
   }
@@ -281,7 +288,10 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
       description:
         'HTTP/JSON API over a workspace\'s listings, reservations and guests. Authenticate with `Authorization: Bearer <API_KEY>` ' +
         '(keys start with sk_test_ or sk_live_). Every response carries `X-Request-Id`; every error uses the envelope `ErrorEnvelope`, ' +
-        'whose `code` is stable and documented at `/docs/errors/{code}`.',
+        'whose `code` is stable and documented at `/docs/errors/{code}`. ' +
+        'Test mode is a sandbox: sk_test_ keys see and change only test data, sk_live_ keys only live data. ' +
+        'Requests are rate limited per API key and per workspace (values of the workspace plan); every authenticated response carries ' +
+        '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and a refusal is `429 rate_limited` with `Retry-After`.',
     },
     servers: [{ url: opts.serverUrl }],
     tags: tagNames.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
@@ -298,6 +308,9 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
         'X-Request-Id': { description: 'Identifier of this request; equals `error.request_id` of an error. A well-formed caller value is kept.', schema: { type: 'string' } },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
         ETag: { description: 'The version of the record answered, e.g. `"3"`; send it as `If-Match` to change the record only if nobody changed it since.', schema: { type: 'string' } },
+        'RateLimit-Limit': { description: 'Requests per second of the tightest limit that applied (API key or workspace; per client address on the admin API); bursts above it are allowed up to the plan.', schema: { type: 'integer', minimum: 0 } },
+        'RateLimit-Remaining': { description: 'Requests left in the current one-second window of that limit.', schema: { type: 'integer', minimum: 0 } },
+        'RateLimit-Reset': { description: 'Seconds until that window starts again.', schema: { type: 'integer', minimum: 0 } },
       },
     },
   };

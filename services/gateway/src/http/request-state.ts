@@ -4,6 +4,7 @@
 import type { NextFunction, Request } from 'express';
 import { runWithContext, type RequestContext } from '@vrp/platform';
 import type { ApiKeyPrincipal } from '../domain/api-key-record';
+import type { RateLimits } from '../domain/rate-limits';
 
 export interface ValidatedInput {
   query: unknown;
@@ -17,6 +18,8 @@ export interface RequestState {
   /** Tenant of idempotency keys: the workspace, "admin" or "public". */
   scope: string;
   input: ValidatedInput | null;
+  /** The plan limits of an API-key request's workspace, once admitted (rate-limit middleware). */
+  limits?: RateLimits;
 }
 
 const states = new WeakMap<Request, RequestState>();

@@ -5,6 +5,8 @@ import type { Express, Request, RequestHandler } from 'express';
 import { AppError, type Logger } from '@vrp/platform';
 import type { IdempotencyStore } from '../store/idempotency-store';
 import { authenticate, type AuthDeps } from './middleware/auth';
+import type { WorkspaceConcurrency } from './middleware/concurrency';
+import type { Admission } from './middleware/rate-limit';
 import { idempotency } from './middleware/idempotency';
 import { jsonBody } from './middleware/json-body';
 import { requestState } from './request-state';
@@ -18,6 +20,10 @@ export interface RouterDeps extends AuthDeps {
   logger: Logger;
   /** Check every response against its declared schema (tests): the reference then cannot lie. */
   validateResponses: boolean;
+  /** Rate limits (failed auth, per key, per workspace, admin per address); none when absent. */
+  admission?: Admission;
+  /** Per-workspace concurrency limit, after the rate limits. */
+  concurrency?: WorkspaceConcurrency;
 }
 
 function validateInput(route: Route): RequestHandler {
@@ -49,7 +55,9 @@ function runHandler(route: Route, deps: RouterDeps): RequestHandler {
 export function mountRoutes(app: Express, routes: readonly Route[], deps: RouterDeps): void {
   const replayable = idempotency({ store: deps.idempotencyStore, logger: deps.logger });
   for (const route of routes) {
-    const chain: RequestHandler[] = [authenticate(route.auth, deps)];
+    const auth = authenticate(route.auth, deps);
+    const chain: RequestHandler[] = deps.admission ? [deps.admission.guardAuthentication(route.auth, auth), deps.admission.limit(route.auth)] : [auth];
+    if (deps.concurrency) chain.push(deps.concurrency.middleware());
     if (BODY_METHODS.has(route.method)) chain.push(jsonBody());
     chain.push(validateInput(route));
     if (route.idempotent) chain.push(replayable);

@@ -25,6 +25,7 @@ export const pmsConnectionSchema = component(
   z.object({
     id: z.string(),
     workspaceId: z.string(),
+    mode: z.enum(['test', 'live']).describe('The mode whose data the account feeds: test keys see the listings of test connections only, live keys those of live ones.'),
     provider: z.enum(PROVIDERS),
     accountId: z.string().describe('The account’s id in the PMS.'),
     status: z.enum(['connected', 'disconnected']),
@@ -40,6 +41,7 @@ export const createConnectionBody = z.strictObject({
     .pipe(z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(', ')}` }))
     .describe('The PMS: PMS-A .. PMS-G.'),
   accountId: z.string().trim().min(1, 'must not be empty').max(200).describe('The account’s id in the PMS.'),
+  mode: z.enum(['test', 'live']).describe('`live` imports into the data live keys see, `test` into the test-mode sandbox of test keys. The same account may be connected in both.'),
 });
 
 export const connectionParams = z.strictObject({

@@ -131,6 +131,7 @@ function eventSchemaOf(resource: EventResource): z.ZodType {
       apiVersion: z.literal('v1'),
       createdAt: isoDateTime.describe('When the change happened.'),
       workspaceId: z.string(),
+      livemode: z.boolean().describe('false for events of test-mode data (delivered only to subscriptions made with a test key), true for live data.'),
       listingId: z.string().nullable().describe('The listing the event is about; null for guest events.'),
       data: z.object({ object: EVENT_OBJECTS[resource].schema.describe(`The resource: ${EVENT_OBJECTS[resource].note}.`) }),
     }),

@@ -2,7 +2,7 @@
 // source of the OpenAPI document, so the reference can never drift from what is served.
 // Schemas registered in `componentSchemas` become named `#/components/schemas/<id>` entries.
 import { z } from 'zod';
-import { DEFAULT_PAGE_LIMIT, ERROR_CATALOG, MAX_PAGE_LIMIT, type ErrorCode } from '@vrp/platform';
+import { DEFAULT_PAGE_LIMIT, ERROR_CATALOG, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET, type ErrorCode } from '@vrp/platform';
 import { API_KEY_MODES } from '../domain/api-key';
 import { ACTIVE_LISTING_LIMIT_MAX, WORKSPACE_NAME_MAX_LENGTH } from '../domain/workspace';
 
@@ -36,7 +36,7 @@ export function intQueryParam(opts: { min: number; max?: number; default: number
 
 export const pageQuery = {
   limit: intQueryParam({ min: 1, max: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT, description: `Page size, 1..${MAX_PAGE_LIMIT}.` }),
-  offset: intQueryParam({ min: 0, default: 0, description: 'Number of records to skip.' }),
+  offset: intQueryParam({ min: 0, max: MAX_PAGE_OFFSET, default: 0, description: `Number of records to skip, 0..${MAX_PAGE_OFFSET}.` }),
 };
 
 export const paginationSchema = component(

@@ -46,8 +46,16 @@ function problemOf(issue: z.core.$ZodIssue): string {
   }
 }
 
+/**
+ * A field map without a prototype: a client's key named `constructor` or `toString` must be a
+ * field like any other, never an inherited member that `??=` or `in` would mistake for a value.
+ */
+function fieldMap(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
 export function issuesToFields(location: Location, issues: readonly z.core.$ZodIssue[]): Record<string, string> {
-  const fields: Record<string, string> = {};
+  const fields = fieldMap();
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
       const what = location === 'body' ? 'is not a known field' : 'is not a known parameter';
@@ -63,19 +71,63 @@ export function issuesToFields(location: Location, issues: readonly z.core.$ZodI
 
 /** Integer query parameters whose raw text is not decimal digits (an optional minus sign first). */
 function nonDecimalIntegers(schema: z.ZodType, raw: unknown): Record<string, string> {
-  const fields: Record<string, string> = {};
+  const fields = fieldMap();
   if (!(schema instanceof z.ZodObject) || typeof raw !== 'object' || raw === null) return fields;
   for (const [name, param] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-    const value = (raw as Record<string, unknown>)[name];
+    const value = Object.hasOwn(raw, name) ? (raw as Record<string, unknown>)[name] : undefined;
     if (value === undefined || !integerQueryParams.has(param)) continue;
     if (typeof value !== 'string' || !/^-?\d{1,15}$/.test(value)) fields[fieldName('query', [name])] = 'must be an integer';
   }
   return fields;
 }
 
+/** An unpaired UTF-16 surrogate (a high one not followed by a low one, or a low one alone). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when the text is NUL-free, well-formed UTF-16 (String#isWellFormed is ES2024). */
+export function isStorableText(text: string): boolean {
+  return !text.includes('\u0000') && !LONE_SURROGATE.test(text);
+}
+
+/** JSON nesting deeper than this is refused before any schema walks it. */
+export const MAX_INPUT_DEPTH = 32;
+
+/**
+ * Text the API never stores, found anywhere in the input (values and keys): NUL characters
+ * and unpaired UTF-16 surrogates (which no UTF-8 store or client can round-trip), keys named
+ * `__proto__` (JSON.parse keeps them as own keys; zod's records drop them silently) and
+ * nesting deeper than MAX_INPUT_DEPTH. Reported per field, before the schemas run.
+ */
+function hostileText(location: Location, value: unknown, fields: Record<string, string>, path: (string | number)[] = []): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) fields[fieldName(location, path)] ??= 'must not contain NUL characters';
+    else if (LONE_SURROGATE.test(value)) fields[fieldName(location, path)] ??= 'must not contain unpaired UTF-16 surrogates';
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  if (path.length >= MAX_INPUT_DEPTH) {
+    fields[fieldName(location, path)] ??= `must not nest deeper than ${MAX_INPUT_DEPTH} levels`;
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => hostileText(location, item, fields, [...path, i]));
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    const at = [...path, key];
+    if (key === '__proto__') fields[fieldName(location, at)] ??= location === 'body' ? 'is not a known field' : 'is not a known parameter';
+    else if (!isStorableText(key)) fields[[...fieldName(location, at)].map((c) => (isStorableText(c) ? c : '\ufffd')).join('')] ??= 'must not contain NUL characters or unpaired UTF-16 surrogates in its name';
+    else hostileText(location, (value as Record<string, unknown>)[key], fields, at);
+  }
+}
+
 /** Validates params, query and body together, so one response names every problem. */
 export function validateRouteInput(route: Route, raw: { query: unknown; params: unknown; body: unknown }): ValidatedInput {
-  const fields: Record<string, string> = {};
+  const fields = fieldMap();
+  hostileText('params', raw.params, fields);
+  hostileText('query', raw.query, fields);
+  if (route.body) hostileText('body', raw.body, fields);
+  if (Object.keys(fields).length > 0) throw validationFailed(fields);
   const parse = (location: Location, schema: z.ZodType, value: unknown): unknown => {
     const result = schema.safeParse(value, { reportInput: true });
     if (result.success) return result.data;

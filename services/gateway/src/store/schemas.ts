@@ -10,6 +10,14 @@ export const workspaceSchema = new Schema(
     /** Lower-cased name: the bootstrap helper finds "its" workspace by name. */
     nameKey: { type: String, required: true },
     activeListingLimit: { type: Number, required: true, min: 0 },
+    /** Rate and concurrency limits set by an operator (domain/rate-limits.ts); absent = default. */
+    rateLimits: {
+      keyRequestsPerSecond: { type: Number, min: 0 },
+      keyBurst: { type: Number, min: 0 },
+      workspaceRequestsPerSecond: { type: Number, min: 0 },
+      workspaceBurst: { type: Number, min: 0 },
+      workspaceConcurrency: { type: Number, min: 0 },
+    },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
   },

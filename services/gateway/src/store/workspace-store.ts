@@ -1,5 +1,6 @@
 // Workspace queries, written once as Mongo documents for both engines.
 import type { Collection, DocumentStore } from '@vrp/platform';
+import type { RateLimitOverrides } from '../domain/rate-limits';
 import { workspaceNameKey, type Workspace } from '../domain/workspace';
 import { workspaceSchema } from './schemas';
 
@@ -8,14 +9,21 @@ type WorkspaceDoc = {
   name: string;
   nameKey: string;
   activeListingLimit: number;
+  rateLimits?: RateLimitOverrides | null;
   createdAt: Date;
   updatedAt: Date;
 };
+
+/** A stored sub-document may carry nulls or nothing for fields never set. */
+function withoutUnset(limits: RateLimitOverrides | null | undefined): RateLimitOverrides {
+  return Object.fromEntries(Object.entries(limits ?? {}).filter(([, v]) => typeof v === 'number')) as RateLimitOverrides;
+}
 
 const toWorkspace = (doc: WorkspaceDoc): Workspace => ({
   id: doc._id,
   name: doc.name,
   activeListingLimit: doc.activeListingLimit,
+  rateLimits: withoutUnset(doc.rateLimits),
   createdAt: doc.createdAt,
   updatedAt: doc.updatedAt,
 });
@@ -33,6 +41,7 @@ export class WorkspaceStore {
       name: ws.name,
       nameKey: workspaceNameKey(ws.name),
       activeListingLimit: ws.activeListingLimit,
+      rateLimits: ws.rateLimits,
       createdAt: ws.createdAt,
       updatedAt: ws.updatedAt,
     });
@@ -47,6 +56,12 @@ export class WorkspaceStore {
   /** The oldest workspace with this name (names are not unique; the bootstrap reuses the first). */
   async findByName(name: string): Promise<Workspace | null> {
     const doc = await this.workspaces.findOne({ nameKey: workspaceNameKey(name) }, { sort: { createdAt: 1, _id: 1 } });
+    return doc ? toWorkspace(doc) : null;
+  }
+
+  /** Replaces the plan's rate limit overrides (the caller merged them). */
+  async setRateLimits(id: string, rateLimits: RateLimitOverrides, now: Date): Promise<Workspace | null> {
+    const doc = await this.workspaces.findOneAndUpdate({ _id: id }, { $set: { rateLimits, updatedAt: now } }, { returnDocument: 'after' });
     return doc ? toWorkspace(doc) : null;
   }
 

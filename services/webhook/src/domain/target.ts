@@ -2,12 +2,22 @@
 // per mode, and the classification of an IP address. The DNS lookups that feed them live in
 // delivery/address-guard.ts, run at creation and again at every connection (DNS rebinding).
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export type KeyMode = 'test' | 'live';
 
 export const MAX_URL_LENGTH = 2048;
 
-export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'unique-local' | 'unspecified' | 'multicast' | 'reserved';
+/**
+ * The class of an address: `public`, or the kebab-cased name of the special-purpose range it
+ * is in as ipaddr.js classifies it (`loopback`, `private`, `link-local`, `unique-local`,
+ * `carrier-grade-nat`, `reserved`, `rfc6052` (NAT64), `rfc6145` (IPv4-translated), `6to4`,
+ * `teredo`, `benchmarking`, `as112`, `amt`, `deprecated-site-local`, ...), which covers the IANA
+ * IPv4 and IPv6 Special-Purpose Address Registries. An IPv6 address outside 2000::/3 (the
+ * only block IANA allocates for global unicast) is `reserved` even where ipaddr.js has no
+ * name for it (e.g. the deprecated IPv4-compatible ::a.b.c.d).
+ */
+export type AddressClass = string;
 
 /** What a URL may target in a mode; `allowLoopback` is the test-mode allowance of the deployment. */
 export interface TargetPolicy {
@@ -16,63 +26,33 @@ export interface TargetPolicy {
   allowLoopbackInTest: boolean;
 }
 
-function ipv4Parts(ip: string): number[] {
-  return ip.split('.').map(Number);
-}
+/** IANA's IPv6 global unicast allocation; everything else is special or unallocated. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
-function classifyIpv4(ip: string): AddressClass {
-  const [a, b] = ipv4Parts(ip) as [number, number, number, number];
-  if (a === 0) return 'unspecified';
-  if (a === 127) return 'loopback';
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'private';
-  if (a === 100 && b >= 64 && b <= 127) return 'private'; // carrier-grade NAT (RFC 6598)
-  if (a === 169 && b === 254) return 'link-local'; // includes cloud metadata at 169.254.169.254
-  if (a === 192 && b === 0 && ipv4Parts(ip)[2] === 0) return 'reserved'; // IETF protocol assignments
-  if (a === 198 && (b === 18 || b === 19)) return 'reserved'; // benchmarking
-  if (a >= 224 && a <= 239) return 'multicast';
-  if (a >= 240) return 'reserved'; // includes 255.255.255.255
-  return 'public';
-}
+const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-/** Expands an IPv6 address to its 8 groups (handles `::` and an embedded IPv4 tail). */
-function ipv6Groups(ip: string): number[] {
-  let text = ip.toLowerCase().split('%')[0]!;
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = ipv4Parts(v4[1]!) as [number, number, number, number];
-    text = text.slice(0, -v4[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+function classifyParsed(addr: ipaddr.IPv4 | ipaddr.IPv6): AddressClass {
+  if (addr.kind() === 'ipv6') {
+    const v6 = addr as ipaddr.IPv6;
+    // ::ffff:a.b.c.d reaches a.b.c.d: judge that address.
+    if (v6.isIPv4MappedAddress()) return classifyParsed(v6.toIPv4Address());
+    const range = v6.range();
+    if (range !== 'unicast') return kebab(range);
+    return v6.match(GLOBAL_UNICAST_V6) ? 'public' : 'reserved';
   }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const h = head ? head.split(':') : [];
-  const t = tail !== undefined && tail ? tail.split(':') : [];
-  const missing = tail === undefined ? 0 : 8 - h.length - t.length;
-  return [...h, ...Array<string>(missing).fill('0'), ...t].map((g) => parseInt(g || '0', 16));
-}
-
-function classifyIpv6(ip: string): AddressClass {
-  const g = ipv6Groups(ip);
-  if (g.every((x) => x === 0)) return 'unspecified';
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return 'loopback';
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible forms carry an IPv4 address: judge that.
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
-    return classifyIpv4(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`);
-  }
-  // NAT64 (64:ff9b::/96) embeds an IPv4 address too.
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
-    return classifyIpv4(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`);
-  }
-  if ((g[0]! & 0xfe00) === 0xfc00) return 'unique-local'; // fc00::/7
-  if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local'; // fe80::/10
-  if ((g[0]! & 0xff00) === 0xff00) return 'multicast';
-  if (g[0] === 0x2001 && g[1] === 0xdb8) return 'reserved'; // documentation
-  return 'public';
+  const range = (addr as ipaddr.IPv4).range();
+  return range === 'unicast' ? 'public' : kebab(range);
 }
 
 export function classifyAddress(ip: string): AddressClass {
-  const family = isIP(ip.split('%')[0]!);
-  if (family === 4) return classifyIpv4(ip);
-  if (family === 6) return classifyIpv6(ip);
-  return 'reserved';
+  const bare = ip.split('%')[0]!;
+  // isIP first: ipaddr.js alone also accepts legacy forms (`0x7f.1`, `127.1`) that no resolver returns.
+  const family = isIP(bare);
+  if (!family) return 'reserved';
+  // ipaddr.js reads a dotted IPv4 tail as IPv4-mapped (`::1.2.3.4` as `::ffff:1.2.3.4`): hand it
+  // the WHATWG URL serialization instead, which is canonical hex (`::102:304`).
+  const text = family === 6 ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : bare;
+  return classifyParsed(ipaddr.parse(text));
 }
 
 /** Null when the address may receive deliveries under `policy`, else why not. */

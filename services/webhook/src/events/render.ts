@@ -3,6 +3,7 @@
 // @vrp/api-model exactly as the API returns it.
 import { toApiGuest, toApiMessage, toApiReservation, toApiReview, toApiListing, toInactiveListingRow } from '@vrp/api-model';
 import { guestEvents, listingEvents, reservationEvents, TOPICS } from '@vrp/contracts';
+import { workspaceOfData } from '@vrp/platform';
 import type { EventType } from '../domain/event-types';
 import type { ListingLookup } from '../ports/listings';
 
@@ -114,14 +115,21 @@ export async function toIncomingEvent(topic: string, value: Uint8Array, listings
   }
 }
 
-/** The JSON body of every delivery of an event (serialized once, so every attempt sends the same bytes). */
+/**
+ * The JSON body of every delivery of an event (serialized once, so every attempt sends the same
+ * bytes). Events of a test-mode sandbox name the workspace itself, as the API does: the
+ * subscription that receives them is a test-mode one (sandbox data only reaches its own
+ * subscriptions), and `livemode` says so in the body too.
+ */
 export function eventBody(e: IncomingEvent): string {
+  const owner = workspaceOfData(e.workspaceId);
   return JSON.stringify({
     id: e.id,
     type: e.type,
     apiVersion: 'v1',
     createdAt: e.occurredAt.toISOString(),
-    workspaceId: e.workspaceId,
+    workspaceId: owner.workspaceId,
+    livemode: owner.mode === 'live',
     listingId: e.listingId,
     data: { object: e.object },
   });

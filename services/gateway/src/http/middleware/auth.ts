@@ -40,7 +40,7 @@ async function authenticateApiKey(req: Request, deps: AuthDeps): Promise<void> {
   if (!principal) throw new AppError('invalid_api_key', 'The API key is unknown or revoked.');
 
   const workspaceHeader = req.get('x-workspace-id');
-  if (workspaceHeader !== undefined && workspaceHeader !== principal.workspaceId) {
+  if (workspaceHeader !== undefined && workspaceHeader !== principal.publicWorkspaceId) {
     throw new AppError('workspace_mismatch');
   }
   const state = requestState(req);

@@ -2,7 +2,7 @@
 // listings), list, disconnect (its listings become inactive, spec 3.2) and sync on demand.
 import { z } from 'zod';
 import type { pms } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import { AppError, dataWorkspaceId, workspaceOfData, type KeyMode, type Upstream } from '@vrp/platform';
 import type { WorkspaceAdmin } from '../../workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
 import { idParam } from '../schemas';
@@ -13,15 +13,29 @@ const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).')
 
 function toApiConnection(c: pms.Connection | undefined): z.input<typeof pmsConnectionSchema> {
   if (!c) throw new Error('pms-adapter answered without a connection');
+  const owner = workspaceOfData(c.workspaceId);
   return {
     id: c.id,
-    workspaceId: c.workspaceId,
+    workspaceId: owner.workspaceId,
+    mode: owner.mode,
     provider: c.provider as z.input<typeof pmsConnectionSchema>['provider'],
     accountId: c.accountId,
     status: c.status as 'connected' | 'disconnected',
     createdAt: (c.createdAt ?? new Date(0)).toISOString(),
     lastSyncedAt: c.lastSyncedAt ? c.lastSyncedAt.toISOString() : null,
   };
+}
+
+const MODES: readonly KeyMode[] = ['live', 'test'];
+
+/** Runs a call on a connection of the workspace in whichever mode holds it (ids are unique across modes). */
+async function inEitherMode<R>(workspaceId: string, call: (dataId: string) => Promise<R>): Promise<R> {
+  try {
+    return await call(dataWorkspaceId(workspaceId, 'live'));
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+    return call(dataWorkspaceId(workspaceId, 'test'));
+  }
 }
 
 export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>, admin: WorkspaceAdmin): Route[] {
@@ -41,7 +55,7 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       errors: ['not_found', 'pms_unavailable', 'service_unavailable'],
       async handler({ params, body }) {
         await admin.getWorkspace(params.id);
-        const res = await upstream.call('connect', { workspaceId: params.id, provider: body.provider, accountId: body.accountId });
+        const res = await upstream.call('connect', { workspaceId: dataWorkspaceId(params.id, body.mode), provider: body.provider, accountId: body.accountId });
         return created({ data: { ...toApiConnection(res.connection), importedListingExternalIds: res.importedExternalIds } });
       },
     }),
@@ -49,7 +63,7 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       method: 'get',
       path: '/admin/v1/workspaces/:id/connections',
       operationId: 'adminListPmsConnections',
-      summary: "List a workspace's PMS connections",
+      summary: "List a workspace's PMS connections (both modes)",
       tags,
       auth: 'admin',
       params: workspaceIdParams,
@@ -57,8 +71,8 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       errors: ['not_found'],
       async handler({ params }) {
         await admin.getWorkspace(params.id);
-        const res = await upstream.call('listConnections', { workspaceId: params.id });
-        return ok({ data: res.connections.map(toApiConnection) });
+        const lists = await Promise.all(MODES.map((mode) => upstream.call('listConnections', { workspaceId: dataWorkspaceId(params.id, mode) })));
+        return ok({ data: lists.flatMap((res) => res.connections.map(toApiConnection)) });
       },
     }),
     defineRoute({
@@ -74,7 +88,7 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       errors: ['not_found'],
       async handler({ params }) {
         await admin.getWorkspace(params.id);
-        const res = await upstream.call('disconnect', { workspaceId: params.id, connectionId: params.connectionId });
+        const res = await inEitherMode(params.id, (workspaceId) => upstream.call('disconnect', { workspaceId, connectionId: params.connectionId }));
         return ok({ data: { ...toApiConnection(res.connection), deactivatedListingIds: res.deactivatedListingIds } });
       },
     }),
@@ -91,7 +105,7 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       errors: ['not_found', 'conflict', 'pms_unavailable', 'service_unavailable'],
       async handler({ params }) {
         await admin.getWorkspace(params.id);
-        const res = await upstream.call('syncNow', { workspaceId: params.id, connectionId: params.connectionId });
+        const res = await inEitherMode(params.id, (workspaceId) => upstream.call('syncNow', { workspaceId, connectionId: params.connectionId }));
         return ok({ data: { changesPublished: res.changesPublished } });
       },
     }),

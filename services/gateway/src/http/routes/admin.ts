@@ -2,7 +2,7 @@
 // admin token; never reachable with an API key.
 import { z } from 'zod';
 import { pageInfo } from '@vrp/platform';
-import { toApiKeySummary, toApiUsage, toApiWorkspace } from '../mappers';
+import { toApiKeySummary, toApiUsage } from '../mappers';
 import { created, defineRoute, ok, type Route } from '../route';
 import {
   activeListingLimitInput,
@@ -13,9 +13,8 @@ import {
   pageQuery,
   paginationSchema,
   workspaceNameInput,
-  workspaceSchema,
-  workspaceUsageSchema,
 } from '../schemas';
+import { planWorkspaceSchema, rateLimitsInput, toApiPlanWorkspace, workspaceWithUsageSchema } from '../schemas-limits';
 import type { WorkspaceAdmin } from '../../workspace-admin';
 
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
@@ -24,8 +23,11 @@ const apiKeyIdParams = z.strictObject({ id: idParam('API key id (key_...).') });
 export const createWorkspaceBody = z.strictObject({
   name: workspaceNameInput.describe('Display name of the workspace.'),
   activeListingLimit: activeListingLimitInput,
+  rateLimits: rateLimitsInput.optional(),
 });
-export const updateWorkspaceBody = z.strictObject({ activeListingLimit: activeListingLimitInput });
+export const updateWorkspaceBody = z
+  .strictObject({ activeListingLimit: activeListingLimitInput.optional(), rateLimits: rateLimitsInput.optional() })
+  .refine((b) => b.activeListingLimit !== undefined || b.rateLimits !== undefined, { message: 'must set activeListingLimit, rateLimits or both' });
 export const createApiKeyBody = z.strictObject({
   mode: apiKeyModeSchema,
   name: z.string().trim().min(1).max(100).optional().describe('A label for the key, e.g. "staging server".'),
@@ -40,46 +42,50 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       path: '/admin/v1/workspaces',
       operationId: 'adminCreateWorkspace',
       summary: 'Create a workspace',
-      description: "Creates a workspace and sets its plan's active-listing limit in the listing service.",
+      description:
+        "Creates a workspace and sets its plan: the active-listing limit (in the listing service, for live mode and for the test-mode sandbox alike) and, optionally, rate and concurrency limits (defaults otherwise).",
       tags,
       auth: 'admin',
       body: createWorkspaceBody,
-      responses: { 201: z.object({ data: workspaceSchema }) },
+      responses: { 201: z.object({ data: planWorkspaceSchema }) },
       async handler({ body }) {
         const ws = await admin.createWorkspace(body);
-        return created({ data: toApiWorkspace(ws) });
+        return created({ data: toApiPlanWorkspace(ws) });
       },
     }),
     defineRoute({
       method: 'get',
       path: '/admin/v1/workspaces/:id',
       operationId: 'adminGetWorkspace',
-      summary: 'Get a workspace with its usage',
+      summary: 'Get a workspace with its plan and usage',
       tags,
       auth: 'admin',
       params: workspaceIdParams,
-      responses: { 200: z.object({ data: workspaceSchema.extend({ usage: workspaceUsageSchema }) }) },
+      responses: { 200: z.object({ data: workspaceWithUsageSchema }) },
       errors: ['not_found'],
       async handler({ params }) {
         const ws = await admin.getWorkspace(params.id);
-        const usage = await admin.usage(ws.id);
-        return ok({ data: { ...toApiWorkspace(ws), usage: toApiUsage(usage, ws.activeListingLimit) } });
+        const [usage, testUsage] = await Promise.all([admin.usage(ws.id, 'live'), admin.usage(ws.id, 'test')]);
+        return ok({ data: { ...toApiPlanWorkspace(ws), usage: toApiUsage(usage, ws.activeListingLimit), testUsage: toApiUsage(testUsage, ws.activeListingLimit) } });
       },
     }),
     defineRoute({
       method: 'patch',
       path: '/admin/v1/workspaces/:id',
       operationId: 'adminUpdateWorkspace',
-      summary: "Change a workspace's active-listing limit",
+      summary: "Change a workspace's plan: active-listing limit and rate limits",
+      description: 'Rate limit changes apply to the next request on every gateway replica; `null` restores a default.',
       tags,
       auth: 'admin',
       params: workspaceIdParams,
       body: updateWorkspaceBody,
-      responses: { 200: z.object({ data: workspaceSchema }) },
+      responses: { 200: z.object({ data: planWorkspaceSchema }) },
       errors: ['not_found'],
       async handler({ params, body }) {
-        const ws = await admin.setActiveListingLimit(params.id, body.activeListingLimit);
-        return ok({ data: toApiWorkspace(ws) });
+        let ws = await admin.getWorkspace(params.id);
+        if (body.activeListingLimit !== undefined) ws = await admin.setActiveListingLimit(params.id, body.activeListingLimit);
+        if (body.rateLimits !== undefined) ws = await admin.setRateLimits(params.id, body.rateLimits);
+        return ok({ data: toApiPlanWorkspace(ws) });
       },
     }),
     defineRoute({

@@ -1,0 +1,58 @@
+// The rate and concurrency limits of a workspace's plan. A workspace stores only the values an
+// operator set; every other value is the documented default. Pure: no I/O.
+
+export interface RateLimits {
+  /** Sustained requests per second of one API key. */
+  keyRequestsPerSecond: number;
+  /** Requests one key may make beyond its per-second rate, refilled every BURST_WINDOW_SECONDS. */
+  keyBurst: number;
+  /** Sustained requests per second of the whole workspace (all its keys of one mode). */
+  workspaceRequestsPerSecond: number;
+  /** Burst allowance of the whole workspace, refilled every BURST_WINDOW_SECONDS. */
+  workspaceBurst: number;
+  /** Requests of the workspace (one mode) in flight at once on one gateway replica. */
+  workspaceConcurrency: number;
+}
+
+export type RateLimitOverrides = Partial<RateLimits>;
+
+export const RATE_LIMIT_FIELDS = ['keyRequestsPerSecond', 'keyBurst', 'workspaceRequestsPerSecond', 'workspaceBurst', 'workspaceConcurrency'] as const satisfies readonly (keyof RateLimits)[];
+
+/** The plan of a workspace whose operator set nothing (documented in docs/operations.md). */
+export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
+  keyRequestsPerSecond: 50,
+  keyBurst: 200,
+  workspaceRequestsPerSecond: 100,
+  workspaceBurst: 400,
+  workspaceConcurrency: 32,
+});
+
+/** Window of the burst allowance: the burst points refill at once when it ends. */
+export const BURST_WINDOW_SECONDS = 10;
+
+/** Upper bound of every value an operator can set. */
+export const RATE_LIMIT_VALUE_MAX = 100_000;
+
+/** Failed authentications of one client address in AUTH_FAILURE_WINDOW_SECONDS before it is refused (429). */
+export const AUTH_FAILURE_WINDOW_SECONDS = 60;
+
+export function effectiveRateLimits(overrides: RateLimitOverrides | null | undefined): RateLimits {
+  const limits: RateLimits = { ...DEFAULT_RATE_LIMITS };
+  for (const field of RATE_LIMIT_FIELDS) {
+    const value = overrides?.[field];
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) limits[field] = value;
+  }
+  return limits;
+}
+
+/** The overrides after a change: `null` for a field returns it to the default. */
+export function mergeRateLimitOverrides(current: RateLimitOverrides | null | undefined, change: { [K in keyof RateLimits]?: number | null }): RateLimitOverrides {
+  const next: RateLimitOverrides = { ...current };
+  for (const field of RATE_LIMIT_FIELDS) {
+    if (!(field in change)) continue;
+    const value = change[field];
+    if (value === null || value === undefined) delete next[field];
+    else next[field] = value;
+  }
+  return next;
+}

@@ -1,0 +1,182 @@
+// Rate limits through the gateway: per API key and per workspace with the plan's values set by
+// the admin API, RateLimit-* headers on every response, 429 rate_limited with Retry-After,
+// failed authentication and the admin API limited per client address, test and live counted
+// apart, and two gateway replicas over one store holding one limit between them.
+import { createMemoryStore, type DocumentStore } from '@vrp/platform';
+import { DEFAULT_RATE_LIMITS } from '../src/domain/rate-limits';
+import {
+  adminHeaders,
+  bearer,
+  provision,
+  request,
+  startFakeListingService,
+  startTestGateway,
+  type ApiResponse,
+  type ErrorBody,
+  type FakeListingService,
+  type TestGateway,
+} from './harness';
+
+const listings = (gw: TestGateway, key: string) => request<ErrorBody>(`${gw.url}/v1/listings`, { headers: bearer(key) });
+
+/** Fires `n` requests at once; the responses in order, and how long the burst took. */
+async function burst(n: number, send: (i: number) => Promise<ApiResponse<ErrorBody>>): Promise<ApiResponse<ErrorBody>[] & { elapsedMs: number }> {
+  const started = Date.now();
+  const responses = await Promise.all(Array.from({ length: n }, (_, i) => send(i)));
+  return Object.assign(responses, { elapsedMs: Date.now() - started });
+}
+
+/**
+ * The number of requests a limit of `perSecond` plus `burst` per 10 s admits in a burst: exactly
+ * perSecond + burst when the burst fits in one second; on a machine slow enough to stretch it
+ * over several, one more window per started second (never fewer, never more).
+ */
+function expectAdmitted(admitted: number, limit: { perSecond: number; burst: number; requests: number; elapsedMs: number }): void {
+  const most = limit.perSecond * (Math.floor(limit.elapsedMs / 1000) + 1) + limit.burst * (Math.floor(limit.elapsedMs / 10_000) + 1);
+  expect(admitted).toBeGreaterThanOrEqual(Math.min(limit.requests, limit.perSecond + limit.burst));
+  expect(admitted).toBeLessThanOrEqual(most);
+}
+
+const count = (responses: ApiResponse[], status: number) => responses.filter((r) => r.status === status).length;
+
+async function setPlan(gw: TestGateway, workspaceId: string, rateLimits: Record<string, number | null>): Promise<ApiResponse<{ data: { rateLimits: Record<string, number> } }>> {
+  return request(`${gw.url}/admin/v1/workspaces/${workspaceId}`, { method: 'PATCH', headers: adminHeaders(), body: JSON.stringify({ rateLimits }) });
+}
+
+describe('rate limits', () => {
+  let listingService: FakeListingService;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    listingService = await startFakeListingService();
+    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, env: { AUTH_FAILURES_PER_MINUTE: '5', ADMIN_RATE_LIMIT_PER_SECOND: '50' } });
+  });
+  afterAll(async () => {
+    await gw.stop();
+    await listingService.stop();
+  });
+
+  it('shows the default plan on a new workspace and lets the admin API change and restore it', async () => {
+    const { workspaceId } = await provision(gw.url);
+    const got = await request<{ data: { rateLimits: Record<string, number> } }>(`${gw.url}/admin/v1/workspaces/${workspaceId}`, { headers: adminHeaders() });
+    expect(got.body.data.rateLimits).toEqual(DEFAULT_RATE_LIMITS);
+    const changed = await setPlan(gw, workspaceId, { keyRequestsPerSecond: 7, workspaceConcurrency: 3 });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.rateLimits).toEqual({ ...DEFAULT_RATE_LIMITS, keyRequestsPerSecond: 7, workspaceConcurrency: 3 });
+    const restored = await setPlan(gw, workspaceId, { keyRequestsPerSecond: null });
+    expect(restored.body.data.rateLimits).toEqual({ ...DEFAULT_RATE_LIMITS, workspaceConcurrency: 3 });
+    const bad = await setPlan(gw, workspaceId, { keyBurst: 0, toString: 1 });
+    expect(bad.status).toBe(400);
+    expect((bad.body as unknown as ErrorBody).error.fields).toEqual({ 'rateLimits.keyBurst': 'must be at least 1', 'rateLimits.toString': 'is not a known field' });
+  });
+
+  it('sets RateLimit-Limit, -Remaining and -Reset on every API response, errors included', async () => {
+    const { key } = await provision(gw.url, { rateLimits: { keyRequestsPerSecond: 40 } });
+    const first = await listings(gw, key);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-limit')).toBe('40');
+    expect(Number(first.headers.get('ratelimit-remaining'))).toBe(39);
+    expect(Number(first.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(0);
+    const invalid = await request<ErrorBody>(`${gw.url}/v1/listings?limit=0`, { headers: bearer(key) });
+    expect(invalid.status).toBe(400);
+    // 38, unless the one-second window started again between the two requests (a slow machine).
+    expect([38, 39]).toContain(Number(invalid.headers.get('ratelimit-remaining')));
+  });
+
+  it('refuses a key over its rate plus burst with 429 rate_limited and Retry-After', async () => {
+    const { key } = await provision(gw.url, { rateLimits: { keyRequestsPerSecond: 3, keyBurst: 2 } });
+    const responses = await burst(15, () => listings(gw, key));
+    expectAdmitted(count(responses, 200), { perSecond: 3, burst: 2, requests: 15, elapsedMs: responses.elapsedMs });
+    const refused = responses.filter((r) => r.status === 429);
+    expect(refused.length).toBe(15 - count(responses, 200));
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(r.body.error.code).toBe('rate_limited');
+      expect(r.body.error.message).toContain('API key');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(r.headers.get('ratelimit-remaining')).toBe('0');
+    }
+  });
+
+  it('holds the workspace limit across its keys, and counts test and live mode apart', async () => {
+    const { workspaceId, key } = await provision(gw.url, { rateLimits: { workspaceRequestsPerSecond: 4, workspaceBurst: 1 } });
+    const issue = async (mode: string) =>
+      (await request<{ data: { key: string } }>(`${gw.url}/admin/v1/workspaces/${workspaceId}/api-keys`, { method: 'POST', headers: adminHeaders(), body: JSON.stringify({ mode }) })).body.data.key;
+    const [second, live] = [await issue('test'), await issue('live')];
+    const responses = await burst(15, (i) => listings(gw, i % 2 === 0 ? key : second));
+    expectAdmitted(count(responses, 200), { perSecond: 4, burst: 1, requests: 15, elapsedMs: responses.elapsedMs });
+    expect(count(responses, 429)).toBeGreaterThan(0);
+    expect(responses.filter((r) => r.status === 429).every((r) => r.body.error.message.includes('workspace'))).toBe(true);
+    // The live workspace has counters of its own: test traffic never throttles live traffic.
+    expect((await listings(gw, live)).status).toBe(200);
+  });
+
+  it('limits failed authentications per client address, then refuses even a valid key from it', async () => {
+    // Its own gateway: this test exhausts the loopback address's allowance.
+    const own = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, env: { AUTH_FAILURES_PER_MINUTE: '5' } });
+    try {
+      const { key } = await provision(own.url);
+      const bad = await burst(5, (i) => request<ErrorBody>(`${own.url}/v1/listings`, { headers: bearer(`sk_test_${'x'.repeat(31)}${i}`) }));
+      expect(bad.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
+      const blocked = await listings(own, key);
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error.code).toBe('rate_limited');
+      expect(blocked.body.error.message).toContain('failed authentications');
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(1);
+      const admin = await request<ErrorBody>(`${own.url}/admin/v1/workspaces/ws_x`, { headers: bearer('wrong-admin-token-000000') });
+      expect(admin.status).toBe(429);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('limits the admin API per client address', async () => {
+    const own = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, env: { ADMIN_RATE_LIMIT_PER_SECOND: '2' } });
+    try {
+      // 2 per second plus a burst of 20 per 10 s.
+      const responses = await burst(40, () => request<ErrorBody>(`${own.url}/admin/v1/workspaces/ws_nope`, { headers: adminHeaders() }));
+      expectAdmitted(count(responses, 404), { perSecond: 2, burst: 20, requests: 40, elapsedMs: responses.elapsedMs });
+      expect(count(responses, 429)).toBe(40 - count(responses, 404));
+      expect(count(responses, 429)).toBeGreaterThan(0);
+      expect(responses.find((r) => r.status === 429)!.body.error.message).toContain('admin API');
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
+describe('rate limits with two gateway replicas over one store', () => {
+  let listingService: FakeListingService;
+  let store: DocumentStore;
+  let a: TestGateway;
+  let b: TestGateway;
+
+  beforeAll(async () => {
+    listingService = await startFakeListingService();
+    store = createMemoryStore();
+    a = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
+    b = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
+  });
+  afterAll(async () => {
+    await a.stop();
+    await b.stop();
+    await store.close();
+    await listingService.stop();
+  });
+
+  it('holds one key limit across both replicas: the counters live in the shared store', async () => {
+    const { key } = await provision(a.url, { rateLimits: { keyRequestsPerSecond: 4, keyBurst: 2 } });
+    const responses = await burst(18, (i) => listings(i % 2 === 0 ? a : b, key));
+    // One allowance between them (a private one per replica would admit twice as many).
+    expectAdmitted(count(responses, 200), { perSecond: 4, burst: 2, requests: 18, elapsedMs: responses.elapsedMs });
+    expect(count(responses, 429)).toBe(18 - count(responses, 200));
+  });
+
+  it('sees a plan change made through the other replica on the next request', async () => {
+    const { workspaceId, key } = await provision(a.url, { rateLimits: { keyRequestsPerSecond: 1, keyBurst: 1 } });
+    const first = await burst(6, () => listings(b, key));
+    expectAdmitted(count(first, 200), { perSecond: 1, burst: 1, requests: 6, elapsedMs: first.elapsedMs });
+    await setPlan(a, workspaceId, { keyRequestsPerSecond: 100, keyBurst: 100 });
+    expect((await listings(b, key)).status).toBe(200);
+  });
+});
