@@ -11,7 +11,8 @@ export const listDeadLettersQuery = z
     ...pageQuery,
     topic: filterText('Only messages read from this topic, e.g. pms.sync.v1.'),
     group: filterText('Only messages of this consumer group, e.g. reservation-pms-sync.'),
-    workspace_id: filterText('Only messages of this workspace (when the consumer could tell).'),
+    workspace_id: filterText('Only messages of this workspace (when the consumer could tell), in both modes unless `mode` is given.'),
+    mode: z.enum(['test', 'live']).optional().describe('With workspace_id: only the messages of that mode\'s data (test: the sandbox of test keys).'),
     service: z.enum(DEAD_LETTER_SERVICES).optional().describe('Only the dead letters stored by this service.'),
     status: z.enum(['open', 'replayed', 'all']).default('open').describe('open (default): not replayed yet; replayed; all.'),
   })
@@ -39,6 +40,7 @@ export const deadLetterSchema = component(
     firstFailedAt: isoDateTime,
     lastFailedAt: isoDateTime,
     workspaceId: z.string().nullable(),
+    mode: z.enum(['test', 'live']).nullable().describe('Whose data the message was about: the test-mode sandbox or live data (null when the consumer could not tell).'),
     listingId: z.string().nullable(),
     status: z.enum(['open', 'replayed']),
     replayedAt: isoDateTime.nullable().describe('When a replay applied it; a replayed dead letter is never applied again.'),

@@ -3,7 +3,7 @@
 // newest first, and replay/delete go to the service named in the id.
 import { z } from 'zod';
 import type { ops } from '@vrp/contracts';
-import { deadLetterOwner, DEAD_LETTER_SERVICES, notFound, pageInfo, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
+import { dataWorkspaceId, deadLetterOwner, DEAD_LETTER_SERVICES, notFound, pageInfo, workspaceOfData, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
 import { defineRoute, ok, type Route } from '../route';
 import { paginationSchema } from '../schemas';
 import { deadLetterParams, deadLetterSchema, listDeadLettersQuery } from '../schemas-dead-letters';
@@ -30,7 +30,9 @@ function toApiDeadLetter(d: ops.DeadLetter | undefined): z.input<typeof deadLett
     attempts: d.attempts,
     firstFailedAt: (d.firstFailedAt ?? new Date(0)).toISOString(),
     lastFailedAt: (d.lastFailedAt ?? new Date(0)).toISOString(),
-    workspaceId: d.workspaceId || null,
+    // Services see data workspaces (`<id>_test` for the sandbox); operators see the workspace and the mode.
+    workspaceId: d.workspaceId ? workspaceOfData(d.workspaceId).workspaceId : null,
+    mode: d.workspaceId ? workspaceOfData(d.workspaceId).mode : null,
     listingId: d.listingId || null,
     status: d.replayedAt ? 'replayed' : 'open',
     replayedAt: d.replayedAt ? d.replayedAt.toISOString() : null,
@@ -63,16 +65,21 @@ export function adminDeadLetterRoutes(upstreams: DeadLetterUpstreams): Route[] {
       errors: ['service_unavailable'],
       async handler({ query }) {
         const services = query.service ? [query.service] : [...DEAD_LETTER_SERVICES];
-        // Each service answers its newest offset+limit; the page is cut from their merge.
+        // A workspace's messages are stored under its data workspaces: live, and the test sandbox.
+        const ws = query.workspace_id;
+        const dataIds = !ws ? [''] : query.mode ? [dataWorkspaceId(ws, query.mode)] : [dataWorkspaceId(ws, 'live'), dataWorkspaceId(ws, 'test')];
+        // Each service answers its newest offset+limit per data workspace; the page is cut from their merge.
         const pages = await Promise.all(
-          services.map((s) =>
-            upstreams[s].call('listDeadLetters', {
-              topic: query.topic ?? '',
-              consumerGroup: query.group ?? '',
-              workspaceId: query.workspace_id ?? '',
-              status: query.status,
-              page: { limit: query.offset + query.limit, offset: 0 },
-            }),
+          services.flatMap((s) =>
+            dataIds.map((workspaceId) =>
+              upstreams[s].call('listDeadLetters', {
+                topic: query.topic ?? '',
+                consumerGroup: query.group ?? '',
+                workspaceId,
+                status: query.status,
+                page: { limit: query.offset + query.limit, offset: 0 },
+              }),
+            ),
           ),
         );
         const merged = pages.flatMap((p) => p.deadLetters).sort(newestFirst);
