@@ -1,7 +1,9 @@
 // The real container images, built and run without a Docker daemon (`pnpm test:images`, see
 // docs/operations.md): scripts/build-base-image.sh makes the Dockerfiles' base image locally when
 // it is missing (no registry is reachable here), then every image is built from the real build
-// context (the repository root, less .dockerignore) with `buildah bud`, started with `podman run`,
+// context (the repository root, less .dockerignore; snapshotted once, so that all seven images
+// are built from the same files while the working tree changes) with `buildah bud`, started with
+// `podman run`,
 // its HEALTHCHECK command run (`podman healthcheck run`), and stopped with SIGTERM
 // (`podman stop`): it must exit 0 well within the stop timeout, not be killed.
 //
@@ -9,12 +11,13 @@
 // first block and prints why the images were skipped. VRP_IMAGE_TEST=1 (set by `pnpm
 // test:images`) runs everything, and fails when buildah, podman or runc is missing.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { freePort } from '@vrp/platform';
-import { IMAGE_TARGETS, ROOT, type ImageTarget } from './support/images';
+import { copyBuildContext, IMAGE_TARGETS, ROOT, type ImageTarget } from './support/images';
 import { eventually } from './support/stack';
 
 const exec = promisify(execFile);
@@ -31,9 +34,9 @@ const skipReason = !requested
   ? `container images not built: that takes minutes, so it runs in \`pnpm test:images\` (VRP_IMAGE_TEST=1)${missingTools.length ? `, which needs ${missingTools.join(', ')} (apt-get install -y buildah podman runc debootstrap)` : ''}`
   : undefined;
 
-async function sh(cmd: string[], timeout = 120_000): Promise<string> {
+async function sh(cmd: string[], timeout = 120_000, cwd = ROOT): Promise<string> {
   try {
-    const { stdout } = await exec(cmd[0]!, cmd.slice(1), { cwd: ROOT, timeout, maxBuffer: 64 * 2 ** 20 });
+    const { stdout } = await exec(cmd[0]!, cmd.slice(1), { cwd, timeout, maxBuffer: 64 * 2 ** 20 });
     return stdout;
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
@@ -56,6 +59,7 @@ describe('container images: what gets built', () => {
   jest.setTimeout(BUILD_TIMEOUT_MS);
   const containers: string[] = [];
   let limits: string[] = [];
+  const context = mkdtempSync(join(tmpdir(), 'vrp-build-context-'));
 
   beforeAll(async () => {
     if (missingTools.length) throw new Error(`pnpm test:images needs ${missingTools.join(', ')}: apt-get install -y buildah podman runc debootstrap`);
@@ -64,10 +68,13 @@ describe('container images: what gets built', () => {
     const [nofile, nproc] = (await sh(['bash', '-c', 'ulimit -Hn; ulimit -Hu'])).trim().split('\n');
     const cap = (v: string | undefined) => (v === 'unlimited' || !v ? 65536 : Math.min(Number(v), 65536));
     limits = ['--ulimit', `nofile=${cap(nofile)}:${cap(nofile)}`, '--ulimit', `nproc=${cap(nproc)}:${cap(nproc)}`];
+    // What `docker build .` at the root would send (buildah applies the same .dockerignore again).
+    copyBuildContext(context);
   });
 
   afterAll(async () => {
     for (const name of containers) await sh([...PODMAN, 'rm', '--force', name]).catch(() => undefined);
+    rmSync(context, { recursive: true, force: true });
   });
 
   it.each(IMAGE_TARGETS.map((t) => [t.name, t] as const))('%s: builds from the build context, runs as node, passes its HEALTHCHECK, exits 0 on SIGTERM', async (_name, target: ImageTarget) => {
@@ -77,7 +84,7 @@ describe('container images: what gets built', () => {
     // Behind a TLS-intercepting proxy npm and pnpm need its CA in the build stage (Dockerfile ARG).
     const ca = process.env.NODE_EXTRA_CA_CERTS;
     if (ca && existsSync(ca)) build.push('-v', `${ca}:/run/build-ca.crt:ro`, '--build-arg', 'NODE_EXTRA_CA_CERTS=/run/build-ca.crt');
-    await sh([...build, '.'], BUILD_TIMEOUT_MS);
+    await sh([...build, '.'], BUILD_TIMEOUT_MS, context);
 
     const config = JSON.parse(await sh(['buildah', ...STORAGE, 'inspect', '--type', 'image', tag])) as { Docker: { config: { User?: string; Healthcheck?: { Test?: string[] }; Env?: string[] } } };
     expect(config.Docker.config.User).toBe('node');
