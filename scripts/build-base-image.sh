@@ -24,9 +24,12 @@ STORAGE_DRIVER="${STORAGE_DRIVER:-vfs}"
 CACHE="${VRP_BASE_CACHE:-/var/cache/vrp-base}"
 bah=(buildah --storage-driver "$STORAGE_DRIVER")
 
-for tool in buildah debootstrap node; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "build-base-image: $tool is not installed (apt-get install -y buildah podman debootstrap)" >&2; exit 1; }
-done
+need() {
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "build-base-image: $tool is not installed (apt-get install -y buildah podman runc debootstrap)" >&2; exit 1; }
+  done
+}
+need buildah
 [ "$(id -u)" = 0 ] || { echo "build-base-image: run as root (debootstrap and vfs storage need it)" >&2; exit 1; }
 
 # The base image name and Node version come from the Dockerfiles themselves.
@@ -38,17 +41,18 @@ for f in deploy/docker/Dockerfile.*; do
 done
 image="docker.io/library/node:${node_arg}-bookworm-slim"
 
+if [ "${FORCE:-0}" != 1 ] && "${bah[@]}" inspect --type image "$image" >/dev/null 2>&1; then
+  echo "build-base-image: $image exists (FORCE=1 rebuilds it)"
+  exit 0
+fi
+
+need debootstrap node
 node_bin="$(readlink -f "$(command -v node)")"
 node_version="$("$node_bin" -p 'process.versions.node')"
 case "$node_version." in
   "$node_arg".*) ;;
   *) echo "build-base-image: this machine has Node $node_version, the Dockerfiles want $node_arg" >&2; exit 1 ;;
 esac
-
-if [ "${FORCE:-0}" != 1 ] && "${bah[@]}" inspect --type image "$image" >/dev/null 2>&1; then
-  echo "build-base-image: $image exists (FORCE=1 rebuilds it)"
-  exit 0
-fi
 
 mirror="${DEBIAN_MIRROR:-}"
 if [ -z "$mirror" ]; then
