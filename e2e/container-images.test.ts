@@ -79,7 +79,7 @@ describe('container images: what gets built', () => {
     // vfs keeps full copies: drop this run's images and what their rebuilds left untagged, so
     // repeated runs (CI) do not fill the disk. The base image stays.
     for (const target of IMAGE_TARGETS) await sh(['buildah', ...STORAGE, 'rmi', '--force', `localhost/vrp/${target.name}:test`]).catch(() => undefined);
-    await sh(['buildah', ...STORAGE, 'rmi', '--prune']).catch(() => undefined);
+    await sh(['buildah', ...STORAGE, 'rmi', '--prune'], 10 * 60_000).catch(() => undefined);
   });
 
   it.each(IMAGE_TARGETS.map((t) => [t.name, t] as const))('%s: builds from the build context, runs as node, passes its HEALTHCHECK, exits 0 on SIGTERM', async (_name, target: ImageTarget) => {
