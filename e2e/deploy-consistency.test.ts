@@ -2,11 +2,14 @@
 // every env var a process reads (derived from its zod schemas and env reads, see
 // support/env-catalog.ts) is wired, nothing stale is, the values parse with the code's own
 // schemas, probes and healthchecks point at the ports the processes bind and at paths they
-// serve, and the topics match packages/contracts/src/topics.ts. No helm binary is needed;
-// where helm exists, `helm lint` and `helm template` are the checks to run (docs/operations.md).
+// serve, and the topics match packages/contracts/src/topics.ts. docker-compose.yml is also
+// validated against the Compose Specification's JSON schema and checked for its security rules
+// (required secrets, MongoDB auth, loopback-only ports, the simulator on an internal network).
+// No helm binary is needed; `helm lint`, `helm template` and kubeconform run in the GitHub
+// workflow (.github/workflows/ci.yml).
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { TOPICS } from '@vrp/contracts';
@@ -17,6 +20,9 @@ import { ROOT, serviceProcesses, toolProcesses, type ProcessEnv } from './suppor
 type Env = Record<string, string>;
 interface ComposeService {
   image?: string;
+  networks?: string[];
+  volumes?: string[];
+  network_mode?: string;
   build?: { context: string; dockerfile: string; args?: Record<string, string> };
   environment?: Record<string, string | number>;
   depends_on?: Record<string, { condition: string }>;
@@ -40,7 +46,7 @@ interface HelmService {
 }
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService> };
+const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService>; networks: Record<string, { internal?: boolean } | null> };
 const chartDir = 'deploy/helm/vrp';
 const values = parse(read(`${chartDir}/values.yaml`)) as {
   defaultEnv: Record<string, string>;
@@ -61,10 +67,23 @@ const ADDR_OWNER: Record<(typeof ADDR_VARS)[number], string> = {
   WEBHOOK_ADDR: 'webhook',
 };
 
-/** Compose interpolation as `docker compose` applies it with nothing set: ${X:-default} -> default. */
+/** Values an operator gives the required secrets (`${X:?message}`), as compose would get them. */
+const SECRET_SAMPLES: Env = { ADMIN_TOKEN: 'a'.repeat(24), API_KEY_PEPPER: 'p'.repeat(40), MONGO_ROOT_PASSWORD: 'r'.repeat(32), MONGO_APP_PASSWORD: 's'.repeat(32) };
+
+/** Compose interpolation as `docker compose` applies it: ${X:-default} -> default, ${X:?msg} -> the operator's value. */
+function interpolate(value: string): string {
+  return value
+    .replace(/\$\{([A-Z0-9_]+):-([^}]*)\}/g, '$2')
+    .replace(/\$\{([A-Z0-9_]+):\?[^}]*\}/g, (_m, name: string) => {
+      const sample = SECRET_SAMPLES[name];
+      if (!sample) throw new Error(`docker-compose.yml requires \${${name}}, which this test has no sample for`);
+      return sample;
+    });
+}
+
 function composeEnv(service: ComposeService): Env {
   const out: Env = {};
-  for (const [k, v] of Object.entries(service.environment ?? {})) out[k] = String(v).replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+  for (const [k, v] of Object.entries(service.environment ?? {})) out[k] = interpolate(String(v));
   return out;
 }
 
@@ -199,6 +218,88 @@ describe('docker-compose.yml', () => {
     expect(adapter.PMS_BASE_URL).toBe(`http://pms-simulator:${simulator.PMS_SIMULATOR_PORT}`);
     expect(simulator.PMS_SIMULATOR_HOST).toBe('0.0.0.0');
     expect(compose.services['pms-adapter']!.depends_on?.['pms-simulator']?.condition).toBe('service_healthy');
+  });
+});
+
+describe('docker-compose.yml: Compose Specification and security', () => {
+  const raw = read('docker-compose.yml');
+  /** Every string of the file as compose sees it after interpolation. */
+  const interpolated = (value: unknown): unknown => {
+    if (typeof value === 'string') return interpolate(value).replace(/\$\$/g, '$');
+    if (Array.isArray(value)) return value.map(interpolated);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolated(v)]));
+    return value;
+  };
+  /** The compose-spec JSON schema, as dclint ships it (a copy of compose-spec/compose-spec's). */
+  const validateCompose = (() => {
+    const dclint = dirname(require.resolve('dclint/package.json'));
+    const schema = JSON.parse(readFileSync(join(dclint, 'schemas', 'compose.schema.json'), 'utf8')) as Record<string, unknown>;
+    delete schema.$schema; // draft-07, ajv's default; its https spelling is not a key ajv knows
+    return new Ajv({ allErrors: true, unknownFormats: 'ignore' }).compile(schema);
+  })();
+
+  it('is valid against the Compose Specification schema', () => {
+    const doc = interpolated(parse(raw, { merge: true }));
+    expect(validateCompose(doc) ? [] : validateCompose.errors).toEqual([]);
+  });
+
+  it('the schema check catches a malformed file', () => {
+    const doc = interpolated(parse(raw, { merge: true })) as { services: Record<string, Record<string, unknown>> };
+    doc.services.gateway!.depends_on = { mongo: { condition: 'healthy' } }; // not a compose condition
+    doc.services.gateway!.ports = [{ target: 'eighty' }];
+    expect(validateCompose(doc)).toBe(false);
+  });
+
+  it('requires every secret with a message and falls back to no development value', () => {
+    const required = [...raw.matchAll(/\$\{([A-Z0-9_]+):\?([^}]+)\}/g)].map((m) => m[1]);
+    expect([...new Set(required)].sort()).toEqual(Object.keys(SECRET_SAMPLES).sort());
+    for (const name of Object.keys(SECRET_SAMPLES)) expect(raw).not.toMatch(new RegExp(`\\$\\{${name}(:?-|-)`));
+    expect(raw).not.toMatch(/dev-admin-token|dev-api-key-pepper/);
+    const gateway = compose.services.gateway!.environment!;
+    expect(String(gateway.ADMIN_TOKEN)).toMatch(/^\$\{ADMIN_TOKEN:\?.+\}$/);
+    expect(String(gateway.API_KEY_PEPPER)).toMatch(/^\$\{API_KEY_PEPPER:\?.+\}$/);
+  });
+
+  it('runs MongoDB with access control: a keyfile, a root user, and the services as a readWrite user', () => {
+    const mongo = compose.services.mongo!;
+    const command = mongo.command as string[];
+    expect(command[command.indexOf('--keyFile') + 1]).toBe('/keyfile/key');
+    expect(mongo.depends_on?.['mongo-keyfile']?.condition).toBe('service_completed_successfully');
+    expect(compose.services['mongo-keyfile']!.network_mode).toBe('none');
+    expect(mongo.environment?.MONGO_INITDB_ROOT_USERNAME).toBeDefined();
+    expect(String(mongo.environment?.MONGO_INITDB_ROOT_PASSWORD)).toMatch(/^\$\{MONGO_ROOT_PASSWORD:\?/);
+    expect(JSON.stringify(mongo.healthcheck)).toContain('--authenticationDatabase admin');
+    for (const proc of processes) {
+      const url = new URL(composeEnv(compose.services[proc.name]!).MONGO_URL!);
+      expect({ service: proc.name, user: url.username, password: url.password, authSource: url.searchParams.get('authSource') }).toEqual({ service: proc.name, user: 'vrp', password: SECRET_SAMPLES.MONGO_APP_PASSWORD, authSource: 'admin' });
+    }
+    // The init script grants the services' user exactly the databases they use.
+    const init = read('deploy/compose/mongo-init.js');
+    expect(mongo.volumes).toContain('./deploy/compose/mongo-init.js:/docker-entrypoint-initdb.d/10-vrp-user.js:ro');
+    const granted = JSON.parse(/const DATABASES = (\[[^\]]*\])/.exec(init)![1]!.replace(/'/g, '"')) as string[];
+    const used = processes.map((p) => composeEnv(compose.services[p.name]!)[p.kind === 'gateway' ? 'GATEWAY_MONGO_DB' : `${p.prefix}_MONGO_DB`]);
+    expect(granted.sort()).toEqual(used.sort());
+  });
+
+  it('publishes infrastructure on the loopback interface only, the gateway on loopback by default, the simulator not at all', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const port of service.ports ?? []) {
+        const published = interpolate(port);
+        expect({ name, published }).toEqual({ name, published: expect.stringMatching(/^127\.0\.0\.1:\d+:\d+$/) });
+      }
+    }
+    expect(compose.services.gateway!.ports).toEqual(['${GATEWAY_PUBLISH:-127.0.0.1:8080}:8080']);
+    const simulator = compose.services['pms-simulator']!;
+    expect(simulator.ports).toBeUndefined();
+    expect(simulator.networks).toEqual(['pms']);
+    expect(compose.networks.pms?.internal).toBe(true);
+    const onPms = Object.entries(compose.services).filter(([, s]) => s.networks?.includes('pms')).map(([n]) => n);
+    expect(onPms.sort()).toEqual(['pms-adapter', 'pms-simulator']);
+  });
+
+  it('says it needs Compose v2, and docs/operations.md too', () => {
+    expect(raw).toMatch(/Compose v2/);
+    expect(operationsDoc).toMatch(/Compose v2/);
   });
 });
 

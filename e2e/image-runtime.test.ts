@@ -1,85 +1,46 @@
 // The runtime tree of every container image, assembled exactly as the Dockerfiles assemble it
-// (deploy/docker/assemble.sh: the esbuild bundle plus the package's production dependencies,
-// flat) and started as the image starts it (`node dist/main.js`, NODE_ENV=production, no tsx,
-// no workspace). No Docker engine runs here, so this is what proves an image's contents boot:
-// its HEALTHCHECK command (deploy/docker/healthcheck.js) passes, and SIGTERM stops it with 0.
+// and from what they get: the build context (the working tree less .dockerignore, copied with
+// Docker's matching rules), installed from the lockfile offline, bundled (scripts/bundle.mjs,
+// deploy/docker/bundle-entry.mjs), then deploy/docker/assemble.sh (the bundle plus the package's
+// production dependencies, flat). Each tree is started as the image starts it (`node
+// dist/main.js`, NODE_ENV=production, no tsx, no workspace): its HEALTHCHECK command
+// (deploy/docker/healthcheck.js) passes, and SIGTERM stops it with 0. This runs everywhere;
+// e2e/container-images.test.ts (`pnpm test:images`) builds and runs the real images.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@vrp/platform';
+import { copyBuildContext, DEV_ONLY, IMAGE_TARGETS as TARGETS, packagesIn } from './support/images';
 import { eventually } from './support/stack';
 
 const run = promisify(execFile);
-const ROOT = join(__dirname, '..');
 const EXIT_BOUND_MS = 10_000;
-
-interface Target {
-  name: string;
-  packageName: string;
-  bundle: string;
-  /** Env of the container (ports chosen free here) and the port its HEALTHCHECK asks. */
-  env: (ports: { main: number; ops: number }) => Record<string, string>;
-  healthArgs: (ports: { main: number; ops: number }) => string[];
-}
-
-const domainService = (name: string, prefix: string): Target => ({
-  name,
-  packageName: `@vrp/${name}`,
-  bundle: `services/${name}/dist/main.js`,
-  env: ({ main, ops }) => ({ [`${prefix}_GRPC_PORT`]: String(main), [`${prefix}_OPS_PORT`]: String(ops), HEALTH_PORT: String(ops) }),
-  healthArgs: () => [],
-});
-
-const TARGETS: Target[] = [
-  {
-    name: 'gateway',
-    packageName: '@vrp/gateway',
-    bundle: 'services/gateway/dist/main.js',
-    env: ({ main }) => ({ GATEWAY_PORT: String(main), GATEWAY_HOST: '127.0.0.1', HEALTH_PORT: String(main), ADMIN_TOKEN: 'image-runtime-admin-token', API_KEY_PEPPER: 'image-runtime-pepper-0123456789abcdef' }),
-    healthArgs: () => [],
-  },
-  domainService('listing', 'LISTING'),
-  domainService('reservation', 'RESERVATION'),
-  domainService('guest', 'GUEST'),
-  domainService('pms-adapter', 'PMS_ADAPTER'),
-  domainService('webhook', 'WEBHOOK'),
-  {
-    name: 'pms-simulator',
-    packageName: '@vrp/pms-simulator',
-    bundle: 'tools/pms-simulator/dist/main.js',
-    env: ({ main }) => ({ PMS_SIMULATOR_PORT: String(main), PMS_SIMULATOR_HOST: '127.0.0.1' }),
-    // The simulator image's HEALTHCHECK arguments (Dockerfile.pms-simulator), with this port.
-    healthArgs: ({ main }) => [String(main), '/_control/requests?provider=none'],
-  },
-];
-
-// Packages that must never reach a runtime image.
-const DEV_ONLY = ['typescript', 'jest', 'tsx', '@swc/core', 'esbuild', 'testcontainers', '@testcontainers/mongodb', '@testcontainers/kafka', 'eslint', 'ts-proto', '@bufbuild/buf', 'mongodb-memory-server'];
-
-/** Names of the packages in a node_modules folder, scoped ones as `@scope/name`. */
-function packagesIn(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((name) => !name.startsWith('.'))
-    .flatMap((name) => (name.startsWith('@') ? readdirSync(join(dir, name)).map((sub) => `${name}/${sub}`) : [name]));
-}
 
 describe('container image runtime trees', () => {
   jest.setTimeout(240_000);
   const work = mkdtempSync(join(tmpdir(), 'vrp-images-'));
   const children: ChildProcess[] = [];
 
+  const context = join(work, 'context');
+
   beforeAll(async () => {
-    await run(process.execPath, ['scripts/bundle.mjs'], { cwd: ROOT });
-    await run(process.execPath, ['deploy/docker/bundle-entry.mjs', 'tools/pms-simulator/src/main.ts', 'tools/pms-simulator/dist/main.js'], { cwd: ROOT });
-    // Two at a time: pnpm deploy is mostly CPU on this 2-core machine.
+    const files = copyBuildContext(context);
+    // What .dockerignore keeps out must really be out, and what the build needs must be in.
+    expect(files.filter((f) => /(^|\/)(node_modules|dist)\//.test(f) || f.startsWith('docs/') || f.startsWith('.git/'))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['pnpm-lock.yaml', 'deploy/docker/assemble.sh', 'bench/package.json']));
+    // The build stage: install from the lockfile with nothing but the store, then bundle.
+    await run('pnpm', ['install', '--offline', '--frozen-lockfile', '--reporter=silent'], { cwd: context, maxBuffer: 16 * 2 ** 20 });
+    await run(process.execPath, ['scripts/bundle.mjs'], { cwd: context });
+    await run(process.execPath, ['deploy/docker/bundle-entry.mjs', 'tools/pms-simulator/src/main.ts', 'tools/pms-simulator/dist/main.js'], { cwd: context });
+    // Two at a time: the install is mostly CPU on this 2-core machine.
     const queue = [...TARGETS];
     const worker = async (): Promise<void> => {
       for (let t = queue.shift(); t; t = queue.shift()) {
         // --offline: from the store `pnpm install` filled, as the image's build stage does.
-        await run('bash', ['deploy/docker/assemble.sh', t.packageName, t.bundle, join(work, t.name), '--offline'], { cwd: ROOT, maxBuffer: 16 * 2 ** 20 });
-        copyFileSync(join(ROOT, 'deploy/docker/healthcheck.js'), join(work, t.name, 'healthcheck.js'));
+        await run('bash', ['deploy/docker/assemble.sh', t.packageName, t.bundle, join(work, t.name), '--offline'], { cwd: context, maxBuffer: 16 * 2 ** 20 });
+        copyFileSync(join(context, 'deploy/docker/healthcheck.js'), join(work, t.name, 'healthcheck.js'));
       }
     };
     await Promise.all([worker(), worker()]);
