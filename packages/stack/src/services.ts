@@ -83,7 +83,8 @@ export async function startServices(opts: {
       addresses,
     });
     running[name] = service;
-    opts.onStarted(() => service.stop());
+    // Whatever instance runs under this name at stop time (a test may restart a service in place).
+    opts.onStarted(() => running[name]!.stop());
   }
   return { running, stores, addresses };
 }
