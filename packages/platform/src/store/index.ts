@@ -1,20 +1,32 @@
+import { join } from 'node:path';
 import { createMemoryStore } from './memory';
 import { createMongoStore } from './mongo';
+import { openStorePersistence } from './persistence';
 import type { DocumentStore } from './port';
 
 export * from './port';
-export { createMemoryStore } from './memory';
+export { createMemoryStore, type MemoryStoreOptions } from './memory';
+export { openStorePersistence, type StorePersistence, type StoreChange, type PersistedDoc } from './persistence';
+export { StoreUnavailableError } from './unavailable';
 export { createMongoStore, type MongoStoreOptions } from './mongo';
 
 export interface StoreConfig {
   STORE: 'memory' | 'mongo';
   MONGO_URL?: string;
   dbName: string;
+  /** STORE=memory: keep the data in `<DATA_DIR>/<dbName>`; empty or absent: in memory only. */
+  DATA_DIR?: string;
 }
 
 /** Picks the engine from configuration (`STORE=memory` needs nothing else). */
 export async function createStore(config: StoreConfig): Promise<DocumentStore> {
-  if (config.STORE === 'memory') return createMemoryStore();
+  if (config.STORE === 'memory') return createEmbeddedStore(config.dbName, config.DATA_DIR);
   if (!config.MONGO_URL) throw new Error('STORE=mongo needs MONGO_URL');
   return createMongoStore({ url: config.MONGO_URL, dbName: config.dbName });
+}
+
+/** The embedded store of one database: persisted under `<dataDir>/<name>` when a data directory is set. */
+export function createEmbeddedStore(name: string, dataDir?: string): DocumentStore {
+  if (!dataDir) return createMemoryStore();
+  return createMemoryStore({ persistence: openStorePersistence({ path: join(dataDir, name), label: `${name} store` }) });
 }

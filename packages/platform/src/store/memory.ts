@@ -31,6 +31,7 @@ import {
   type WriteOptions,
 } from './port';
 import { compileFastTerm } from './fast-match';
+import type { PersistedDoc, StoreChange, StorePersistence } from './persistence';
 import { compareValues, orderedIndexes, rangeTerms, sortKey, type Entry, type OrderedIndex, type Slot } from './ordered-index';
 import {
   deepClone,
@@ -770,6 +771,21 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.commit(id, this.docs.get(id)?.doc, prev, undefined);
   }
 
+  /** Loads the documents read from disk at start (validated when they were written). */
+  loadPersisted(entries: PersistedDoc[]): void {
+    for (const { seq, doc } of entries) {
+      // In ascending seq order: the slot takes the rank it had, and the next insert goes after.
+      this.nextSeq = Math.max(this.nextSeq, seq);
+      this.commit(doc._id, undefined, doc, undefined);
+    }
+  }
+
+  /** The state of a document to write to disk: its insertion rank and content, or deleted. */
+  persistedState(id: string): StoreChange {
+    const slot = this.docs.get(id);
+    return { collection: this.name, id, seq: slot?.seq ?? -1, doc: slot?.doc };
+  }
+
   // ---- internals (all synchronous: a write is atomic once it holds the lock) ----
 
   /**
@@ -1021,6 +1037,19 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 }
 
+export interface MemoryStoreOptions {
+  /** Where committed changes are written and read back at start (DATA_DIR); default: nowhere. */
+  persistence?: StorePersistence;
+}
+
+/** Undoes a journal, newest change first. */
+function rollback(journal: UndoEntry[]): void {
+  for (let i = journal.length - 1; i >= 0; i--) {
+    const entry = journal[i];
+    if (entry) entry.coll.restore(entry.id, entry.prev);
+  }
+}
+
 class MemoryStore implements DocumentStore {
   readonly engine = 'memory' as const;
   /** Compiled filters, reused across calls and collections of this store. */
@@ -1032,12 +1061,18 @@ class MemoryStore implements DocumentStore {
   private readonly context = new AsyncLocalStorage<object>();
   private readonly txs = new WeakSet<MemoryTx>();
   private closed = false;
+  private readonly persistence: StorePersistence | undefined;
+
+  constructor(options: MemoryStoreOptions) {
+    this.persistence = options.persistence;
+  }
 
   collection<T extends Doc>(spec: CollectionSpec): Collection<T> {
     let coll = this.collections.get(spec.name);
     if (!coll) {
       coll = new MemoryCollection<Doc>(spec.name, spec.schema, this.base, this);
       this.collections.set(spec.name, coll);
+      if (this.persistence) coll.loadPersisted(this.persistence.load(spec.name));
     }
     return coll as unknown as Collection<T>;
   }
@@ -1050,12 +1085,11 @@ class MemoryStore implements DocumentStore {
         const tx: MemoryTx = { id: randomUUID(), journal: [], active: true };
         this.txs.add(tx);
         try {
-          return await work(tx);
+          const result = await work(tx);
+          await this.persist(tx.journal);
+          return result;
         } catch (err) {
-          for (let i = tx.journal.length - 1; i >= 0; i--) {
-            const entry = tx.journal[i];
-            if (entry) entry.coll.restore(entry.id, entry.prev);
-          }
+          rollback(tx.journal);
           throw err;
         } finally {
           tx.active = false;
@@ -1069,7 +1103,10 @@ class MemoryStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
+    // Writes still holding the lock finish (and reach the disk) first.
+    await this.lock.run({}, () => this.persistence?.close());
   }
 
   checkTx(tx: Tx | undefined): MemoryTx | undefined {
@@ -1090,8 +1127,49 @@ class MemoryStore implements DocumentStore {
     if (this.closed) throw new Error('memory store: closed');
     const memTx = this.checkTx(tx);
     if (memTx) return fn(memTx.journal);
-    if (this.insideLockHolder()) return fn(undefined);
-    return this.lock.run({}, () => fn(undefined));
+    if (this.insideLockHolder()) return this.durably(fn);
+    return this.lock.run({}, () => this.durably(fn));
+  }
+
+  /**
+   * A write outside a transaction: acknowledged once its changes are on disk. What it changed
+   * before a failure (an ordered insertMany stops at a duplicate) is kept and written too; if the
+   * disk refuses the changes, they are undone and the write fails with StoreUnavailableError.
+   */
+  private async durably<R>(fn: (journal: UndoEntry[] | undefined) => R): Promise<R> {
+    if (!this.persistence) return fn(undefined);
+    const journal: UndoEntry[] = [];
+    let outcome: { ok: true; value: R } | { ok: false; error: unknown };
+    try {
+      outcome = { ok: true, value: fn(journal) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    try {
+      await this.persist(journal);
+    } catch (err) {
+      rollback(journal);
+      throw err;
+    }
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
+  }
+
+  /**
+   * The one place a commit reaches the disk: the final state of every document the journal
+   * touched, in one LMDB transaction, awaited before the write is acknowledged.
+   */
+  private async persist(journal: UndoEntry[]): Promise<void> {
+    if (!this.persistence || journal.length === 0) return;
+    const seen = new Set<string>();
+    const changes: StoreChange[] = [];
+    for (const entry of journal) {
+      const key = `${entry.coll.name}\u0000${entry.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      changes.push(entry.coll.persistedState(entry.id));
+    }
+    await this.persistence.write(changes);
   }
 
   private insideLockHolder(): boolean {
@@ -1100,6 +1178,6 @@ class MemoryStore implements DocumentStore {
   }
 }
 
-export function createMemoryStore(): DocumentStore {
-  return new MemoryStore();
+export function createMemoryStore(options: MemoryStoreOptions = {}): DocumentStore {
+  return new MemoryStore(options);
 }
