@@ -33,11 +33,23 @@ export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env: Record<s
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 export const address = () => z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port');
 
+/**
+ * Where the embedded engines keep their data (STORE=memory / BUS=memory): a directory per
+ * database and one for the bus. Empty: in memory only (the default of a single service and of
+ * tests; `pnpm start` defaults to ./.data).
+ */
+export const persistenceConfig = {
+  DATA_DIR: z.string().trim().default(''),
+  /** Retention of the persisted embedded bus, applied at start (bus/persistence.ts). */
+  BUS_RETENTION_HOURS: z.coerce.number().positive().default(168),
+};
+
 export const engineConfig = {
   STORE: z.enum(['memory', 'mongo']).default('memory'),
   BUS: z.enum(['memory', 'kafka']).default('memory'),
   MONGO_URL: z.string().url().optional(),
   KAFKA_BROKERS: z.string().regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'must be host:port[,host:port...]').optional(),
+  ...persistenceConfig,
 };
 
 export function checkEngineConfig(cfg: { STORE: string; BUS: string; MONGO_URL?: string; KAFKA_BROKERS?: string }): void {
