@@ -34,9 +34,9 @@ export const port = (fallback: number) => z.coerce.number().int().min(0).max(655
 export const address = () => z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port');
 
 /**
- * Where the embedded engines keep their data (STORE=memory / BUS=memory): a directory per
- * database and one for the bus. Empty: in memory only (the default of a single service and of
- * tests; `pnpm start` defaults to ./.data).
+ * Where the embedded stack keeps its data (`pnpm start`): a directory per database and one for
+ * the bus. Empty: in memory only (the default here and in tests; `pnpm start` defaults to
+ * ./.data). Deployed services run on MongoDB and Kafka and do not read it.
  */
 export const persistenceConfig = {
   DATA_DIR: z.string().trim().default(''),
@@ -49,7 +49,6 @@ export const engineConfig = {
   BUS: z.enum(['memory', 'kafka']).default('memory'),
   MONGO_URL: z.string().url().optional(),
   KAFKA_BROKERS: z.string().regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'must be host:port[,host:port...]').optional(),
-  ...persistenceConfig,
 };
 
 export function checkEngineConfig(cfg: { STORE: string; BUS: string; MONGO_URL?: string; KAFKA_BROKERS?: string }): void {

@@ -59,15 +59,7 @@ export interface ServiceConfig {
   grpcPort: number;
   opsPort: number;
   dbName: string;
-  engines: {
-    STORE: 'memory' | 'mongo';
-    BUS: 'memory' | 'kafka';
-    MONGO_URL?: string;
-    KAFKA_BROKERS?: string;
-    /** Embedded engines: where they keep their data ('' = in memory only). */
-    DATA_DIR: string;
-    BUS_RETENTION_HOURS: number;
-  };
+  engines: { STORE: 'memory' | 'mongo'; BUS: 'memory' | 'kafka'; MONGO_URL?: string; KAFKA_BROKERS?: string };
   addresses: ServiceAddresses;
 }
 
@@ -79,14 +71,7 @@ export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops
     grpcPort: parsed[`${prefix}_GRPC_PORT`] as number,
     opsPort: parsed[`${prefix}_OPS_PORT`] as number,
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
-    engines: {
-      STORE: common.STORE,
-      BUS: common.BUS,
-      MONGO_URL: common.MONGO_URL,
-      KAFKA_BROKERS: common.KAFKA_BROKERS,
-      DATA_DIR: common.DATA_DIR,
-      BUS_RETENTION_HOURS: common.BUS_RETENTION_HOURS,
-    },
+    engines: { STORE: common.STORE, BUS: common.BUS, MONGO_URL: common.MONGO_URL, KAFKA_BROKERS: common.KAFKA_BROKERS },
     addresses: addressesFrom(common),
   };
 }
@@ -101,15 +86,8 @@ export function serviceMain(opts: {
   runMain(async () => {
     const config = parseServiceConfig(opts.prefix, opts.defaults);
     const logger = createLogger(opts.name);
-    const { engines } = config;
-    const store = await createStore({ STORE: engines.STORE, MONGO_URL: engines.MONGO_URL, dbName: config.dbName, DATA_DIR: engines.DATA_DIR });
-    const bus = createBus({
-      BUS: engines.BUS,
-      KAFKA_BROKERS: engines.KAFKA_BROKERS,
-      clientId: opts.name,
-      DATA_DIR: engines.DATA_DIR,
-      BUS_RETENTION_HOURS: engines.BUS_RETENTION_HOURS,
-    });
+    const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName });
+    const bus = createBus({ BUS: config.engines.BUS, KAFKA_BROKERS: config.engines.KAFKA_BROKERS, clientId: opts.name });
     const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses });
     stopOnSignals(async () => {
       await running.stop();

@@ -28,7 +28,6 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_MONGO_DB: z.string().min(1).default('vrp_gateway'),
   STORE: engineConfig.STORE,
   MONGO_URL: engineConfig.MONGO_URL,
-  DATA_DIR: engineConfig.DATA_DIR,
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
