@@ -35,6 +35,8 @@ export interface StackOptions {
   demoPms?: boolean;
   /** Scheduling clock of webhook deliveries; tests pass a ManualClock to run retries without waiting. */
   webhookClock?: WebhookClock;
+  /** Lease of a claimed webhook delivery; must exceed the 10 s send timeout. Default 60 s. */
+  webhookLeaseMs?: number;
 }
 
 /**
@@ -88,6 +90,7 @@ export async function startStack(opts: StackOptions = {}, engines?: StackEngines
     createStore: engines ? (name: ServiceName) => engines.store(name) : async (name: ServiceName) => createEmbeddedStore(name, dataDir ?? undefined),
     pms: { baseUrl: simulator.url, syncIntervalMs: opts.pmsSyncIntervalMs ?? 0 },
     ...(opts.webhookClock ? { webhookClock: opts.webhookClock } : {}),
+    ...(opts.webhookLeaseMs ? { webhookLeaseMs: opts.webhookLeaseMs } : {}),
   });
 
   const adminToken = opts.adminToken ?? DEV_ADMIN_TOKEN;
