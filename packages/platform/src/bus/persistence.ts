@@ -17,7 +17,7 @@
 // partition always stays (it keeps the offset counter). Only a prefix is removed,
 // so offsets stay contiguous; a group whose committed offset fell below the first kept message
 // resumes at it (Kafka's auto.offset.reset=earliest).
-import { DurableEnv } from '../persistence/lmdb';
+import { decodeValue, DurableEnv, encodeValue } from '../persistence/lmdb';
 
 export interface PersistedMessage {
   readonly key: string;
@@ -95,14 +95,14 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
       const expired: unknown[][] = [];
       for (const { key, value } of root.getRange({ start: ['t'], end: ['t', '\uffff'] })) {
         const name = (key as [string, string])[1];
-        const meta = value as { partitions: number; compacted: boolean };
+        const meta = decodeValue<{ partitions: number; compacted: boolean }>(value as Uint8Array);
         const logs: PersistedTopic['logs'] = [];
         for (let p = 0; p < meta.partitions; p++) {
           const messages: PersistedMessage[] = [];
           let start = -1;
           for (const entry of root.getRange({ start: ['m', name, p], end: ['m', name, p + 1] })) {
             const offset = (entry.key as [string, string, number, number])[3];
-            const [k, v, headers, timestamp] = entry.value as [string, Uint8Array, Record<string, string>, string];
+            const [k, v, headers, timestamp] = decodeValue<[string, Uint8Array, Record<string, string>, string]>(entry.value as Uint8Array);
             if (start === -1) start = offset;
             messages.push({ key: k, value: v, headers, timestamp });
           }
@@ -115,7 +115,7 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
       const offsets = new Map<string, number>();
       for (const { key, value } of root.getRange({ start: ['o'], end: ['o', '\uffff'] })) {
         const [, group, topic, partition] = key as [string, string, string, number];
-        offsets.set(offsetKey(group, topic, partition), value as number);
+        offsets.set(offsetKey(group, topic, partition), decodeValue<number>(value as Uint8Array));
       }
       if (expired.length > 0) {
         env
@@ -131,7 +131,7 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
     saveTopic(topic) {
       return env.commit({
         write(db) {
-          db.put(['t', topic.name], { partitions: topic.partitions, compacted: topic.compacted });
+          db.put(['t', topic.name], encodeValue({ partitions: topic.partitions, compacted: topic.compacted }));
         },
       });
     },
@@ -139,7 +139,7 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
       return env.commit({
         write(db) {
           for (const m of messages) {
-            db.put(['m', m.topic, m.partition, m.offset], [m.message.key, m.message.value, m.message.headers, m.message.timestamp]);
+            db.put(['m', m.topic, m.partition, m.offset], encodeValue([m.message.key, m.message.value, m.message.headers, m.message.timestamp]));
           }
         },
         onDurable,
@@ -149,7 +149,7 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
       env
         .commit({
           write(db) {
-            db.put(['o', group, topic, partition], offset);
+            db.put(['o', group, topic, partition], encodeValue(offset));
           },
         })
         .catch((error: unknown) => options.onOffsetError?.(error));

@@ -13,6 +13,7 @@
 // synchronously before the promises reject, so the engine can undo its in-memory side before any
 // other code sees the failure.
 import { mkdirSync } from 'node:fs';
+import { Packr } from 'msgpackr';
 import { open, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../store/unavailable';
 
@@ -49,9 +50,8 @@ export class DurableEnv {
 
   constructor(private readonly options: DurableEnvOptions) {
     if (!options.readOnly) mkdirSync(options.path, { recursive: true });
-    // Shared structures: the property names of each object shape are stored once per environment,
-    // which makes records smaller and decoding them at start much faster.
-    this.root = open({ path: options.path, readOnly: options.readOnly ?? false, sharedStructuresKey: Symbol.for('structures') });
+    // Values are stored as bytes that we encode (see encodeValue), not with lmdb-js's MessagePack.
+    this.root = open({ path: options.path, readOnly: options.readOnly ?? false, encoding: 'binary' });
   }
 
   /** Queues an entry for the next commit; resolves once it is on disk. */
@@ -102,6 +102,22 @@ export class DurableEnv {
     }
     this.flushing = null;
   }
+}
+
+/**
+ * Values on disk: MessagePack (msgpackr; Dates as timestamps, binary data, nested objects,
+ * undefined), with our own encoder instance rather than the one lmdb-js keeps per process: that
+ * one can belong to another JS realm (jest runs each test file in its own), where `instanceof
+ * Date` fails (a Date was stored as a string) and decoded objects are not plain objects here.
+ */
+const packr = new Packr({ useRecords: false });
+
+export function encodeValue(value: unknown): Buffer {
+  return packr.pack(value);
+}
+
+export function decodeValue<T>(bytes: Uint8Array): T {
+  return packr.unpack(bytes) as T;
 }
 
 function describe(cause: unknown): string {

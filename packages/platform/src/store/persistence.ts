@@ -2,11 +2,11 @@
 // environment (a directory per store, its own "database"). The store keeps evaluating queries
 // in memory; the disk holds the committed state, written at each commit and read back at start.
 //
-// Layout: one entry per document, key `<collection>\0<_id>`, value `[seq, document]` (MessagePack,
+// Layout: one entry per document, key `<collection>\0<_id>`, value `[seq, document]` (encodeValue,
 // which keeps Dates, nested objects and binary data). `seq` is the document's insertion rank, so
 // a reload restores the natural order of every collection.
 import type { Doc } from './port';
-import { DurableEnv } from '../persistence/lmdb';
+import { decodeValue, DurableEnv, encodeValue } from '../persistence/lmdb';
 
 /** A document as it is on disk: its insertion rank and its content. */
 export interface PersistedDoc {
@@ -40,7 +40,7 @@ export function openStorePersistence(options: { path: string; label: string; rea
       const out: PersistedDoc[] = [];
       const prefix = `${collection}${SEPARATOR}`;
       for (const { value } of root.getRange({ start: prefix, end: `${collection}\u0001` })) {
-        const [seq, doc] = value as [number, Doc];
+        const [seq, doc] = decodeValue<[number, Doc]>(value as Uint8Array);
         out.push({ seq, doc });
       }
       return out.sort((a, b) => a.seq - b.seq);
@@ -52,7 +52,7 @@ export function openStorePersistence(options: { path: string; label: string; rea
           for (const change of changes) {
             const key = `${change.collection}${SEPARATOR}${change.id}`;
             if (change.doc === undefined) db.remove(key);
-            else db.put(key, [change.seq, change.doc]);
+            else db.put(key, encodeValue([change.seq, change.doc]));
           }
         },
       });
