@@ -2,8 +2,8 @@
 // - memory: always;
 // - kafka: against KAFKA_BROKERS when set, else in a throwaway Kafka (testcontainers, KRaft)
 //   when a Docker engine is reachable; otherwise the Kafka suite is not registered (one warning).
-import { existsSync, mkdtempSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { logLevel } from 'kafkajs';
 import { describeBusContract } from '../src/bus/contract';
@@ -11,9 +11,12 @@ import { createKafkaBus } from '../src/bus/kafka';
 import { createMemoryBus } from '../src/bus/memory';
 import { openBusPersistence } from '../src/bus/persistence';
 import type { EventBus } from '../src/bus/port';
+import { tempDirs } from './temp-dirs';
 
 const KAFKA_IMAGE = 'confluentinc/cp-kafka:7.6.1';
 const KAFKA_WAIT_MS = 60_000;
+
+const contractDir = tempDirs('vrp-bus-contract-');
 
 describeBusContract('memory', async () => createMemoryBus({ retryInitialMs: 5, retryMaxMs: 40, onHandlerError: () => undefined }));
 // As `pnpm start` runs it: every publish on disk (LMDB) before it resolves and before consumers see it.
@@ -22,7 +25,7 @@ describeBusContract('memory persisted to LMDB', async () =>
     retryInitialMs: 5,
     retryMaxMs: 40,
     onHandlerError: () => undefined,
-    persistence: openBusPersistence({ path: mkdtempSync(join(tmpdir(), 'vrp-bus-contract-')), retentionMs: 3_600_000 }),
+    persistence: openBusPersistence({ path: contractDir(), retentionMs: 3_600_000 }),
   }),
 );
 

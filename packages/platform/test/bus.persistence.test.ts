@@ -1,23 +1,13 @@
 // The embedded bus persisted to LMDB: topics, messages and committed offsets survive a restart,
 // the retention rule removes only old prefixes (never the latest value of a compacted key), and a
 // publish the disk refuses fails and is never delivered.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createMemoryBus, type MemoryEventBus } from '../src/bus/memory';
 import { openBusPersistence } from '../src/bus/persistence';
 import type { DeliveredMessage } from '../src/bus/port';
 import { StoreUnavailableError } from '../src/store/unavailable';
+import { tempDirs } from './temp-dirs';
 
-const dirs: string[] = [];
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vrp-bus-persist-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const dataDir = tempDirs('vrp-bus-persist-');
 
 const HOUR = 3_600_000;
 

@@ -3,8 +3,8 @@
 // - mongo: against MONGO_URL when set (in a throwaway database, dropped afterwards), else in a
 //   throwaway single-node replica set (testcontainers, mongo:8) when a Docker engine is
 //   reachable; otherwise the mongo suite is not registered (one warning).
-import { existsSync, mkdtempSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { describeStoreContract, uniqueName } from '../src/store/contract';
@@ -12,14 +12,17 @@ import { createMemoryStore } from '../src/store/memory';
 import { createMongoStore } from '../src/store/mongo';
 import { openStorePersistence } from '../src/store/persistence';
 import type { DocumentStore } from '../src/store/port';
+import { tempDirs } from './temp-dirs';
 
 const MONGO_IMAGE = 'mongo:8';
 const MONGO_WAIT_MS = 300_000; // image pull included
 
+const contractDir = tempDirs('vrp-store-contract-');
+
 describeStoreContract('memory', async () => createMemoryStore());
 // The embedded engine as `pnpm start` runs it: every commit written to LMDB before it is acknowledged.
 describeStoreContract('memory persisted to LMDB', async () =>
-  createMemoryStore({ persistence: openStorePersistence({ path: mkdtempSync(join(tmpdir(), 'vrp-store-contract-')), label: 'contract store' }) }),
+  createMemoryStore({ persistence: openStorePersistence({ path: contractDir(), label: 'contract store' }) }),
 );
 
 type MongoModule = typeof import('@testcontainers/mongodb');

@@ -1,15 +1,13 @@
 // The embedded store persisted to LMDB: what was acknowledged is there after a restart (same
 // documents, natural order, unique indexes), a rolled-back or refused commit is not, and a disk
 // that refuses writes fails the write with a 503 StoreUnavailableError and leaves memory as it was.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Schema } from 'mongoose';
 import { AppError } from '../src/errors/app-error';
 import { createMemoryStore } from '../src/store/memory';
 import { openStorePersistence } from '../src/store/persistence';
 import { DuplicateKeyError, type Doc, type DocumentStore } from '../src/store/port';
 import { StoreUnavailableError } from '../src/store/unavailable';
+import { tempDirs } from './temp-dirs';
 
 interface Booking extends Doc {
   _id: string;
@@ -51,15 +49,7 @@ function booking(n: number, over: Partial<Booking> = {}): Booking {
   };
 }
 
-const dirs: string[] = [];
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vrp-store-persist-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const dataDir = tempDirs('vrp-store-persist-');
 
 function openStore(path: string, readOnly = false): DocumentStore {
   return createMemoryStore({ persistence: openStorePersistence({ path, label: 'test store', readOnly }) });
