@@ -1,7 +1,7 @@
 // Component test: the webhook service over real gRPC with embedded engines, a real local HTTP
 // receiver, a manual scheduling clock, and domain events published on the memory bus.
-import { listing as listingPb, listingEvents, ops, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, newId, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { listing as listingPb, ops, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
+import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
 import { ManualClock, startWebhookService, verifySignature, type WebhookServiceDeps } from '../src/app';
 import type { Resolver } from '../src/delivery/address-guard';
 import { DeliveryStore } from '../src/store/delivery-store';
