@@ -160,4 +160,39 @@ describe('embedded store persisted to LMDB', () => {
     await c2.insertOne(booking(3)); // the key of the refused insert is free
     await reopened.close();
   });
+
+  it('with concurrent writers, commits reach the disk in commit order and nothing is visible or changeable before it is on disk', async () => {
+    const path = dataDir();
+    const first = openStore(path);
+    const c = first.collection<Booking>(spec);
+    await c.insertMany([booking(1, { nights: 1 }), booking(2, { nights: 1 })]);
+    // Lone writes and transactions on the same documents, all in flight together: each one
+    // owns what it wrote until it is on disk, so none is lost and the disk ends as memory does.
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 20; i++) {
+      writes.push(c.updateOne({ _id: 'bk_0001' }, { $inc: { nights: 1 } }));
+      writes.push(
+        first.transaction(async (tx) => {
+          const doc = await c.findOne({ _id: 'bk_0002' }, { tx });
+          await c.updateOne({ _id: 'bk_0002' }, { $set: { nights: (doc?.nights ?? 0) + 1 } }, { tx });
+          await c.updateOne({ _id: 'bk_0001' }, { $inc: { nights: 1 } }, { tx });
+        }),
+      );
+    }
+    await Promise.all(writes);
+    // A lone write is not visible before it is on disk: once it has applied in memory (a turn
+    // of the event loop) but before LMDB has flushed it, readers still see the version before it.
+    const pending = c.updateOne({ _id: 'bk_0002' }, { $set: { code: 'NEW' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await c.findOne({ _id: 'bk_0002' }))?.code).toBe('C2');
+    await pending;
+    expect((await c.findOne({ _id: 'bk_0002' }))?.code).toBe('NEW');
+    const inMemory = await c.find({}, { sort: { _id: 1 } });
+    expect(inMemory.map((d) => d.nights)).toEqual([41, 21]);
+    await first.close();
+
+    const second = openStore(path);
+    expect(await second.collection<Booking>(spec).find({}, { sort: { _id: 1 } })).toEqual(inMemory);
+    await second.close();
+  });
 });
