@@ -8,6 +8,11 @@
 // which the filter then checks); an index whose prefix the filter pins serves sorted pages and
 // ranges in order (ordered-index.ts); other sorted pages select the top `skip + limit` matches
 // with mingo's own comparator instead of sorting (and copying) everything.
+//
+// Persistence (DATA_DIR, store/persistence.ts): at each commit (commitDurably) the final state of
+// every document the transaction or lone write touched goes to LMDB in one write, awaited before
+// the commit is acknowledged and queued in commit order; the writer keeps owning those documents
+// until then. Without persistence nothing of this runs.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
