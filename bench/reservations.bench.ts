@@ -10,18 +10,14 @@ import { createUpstream, dataWorkspaceId } from '../packages/platform/src';
 import { DEMO_RATE_LIMITS as BENCH_RATE_LIMITS, startStack } from '../packages/stack/src';
 import type { ReservationRecord } from '../services/reservation/src/domain/reservation';
 import { ReservationStore } from '../services/reservation/src/store/reservation-store';
+import { benchReservation } from './support/reservations';
 
 const TOTAL = Number(process.argv[2] ?? 100_000);
 const LISTINGS = 20;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REQUESTS = 400;
 const CASE_BUDGET_MS = 15_000;
-const SOURCES = ['CHANNEL_A', 'CHANNEL_B', 'CHANNEL_C', 'DIRECT'] as const;
-const STATUSES = ['CONFIRMED', 'CONFIRMED', 'PENDING', 'CANCELLED'] as const;
 
-function day(offset: number): string {
-  return new Date(Date.UTC(2024, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
-}
 
 async function main(): Promise<void> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: 'silent' });
@@ -42,38 +38,7 @@ async function main(): Promise<void> {
     const store = new ReservationStore(stack.stores.reservation);
     const batch: ReservationRecord[] = [];
     for (let i = 0; i < TOTAL; i++) {
-      const checkIn = day(i % 1000);
-      batch.push({
-        id: `res_bench${String(i).padStart(7, '0')}`,
-        workspaceId: dataWorkspaceId(ws, 'test'),
-        propertyId: listingIds[i % LISTINGS]!,
-        roomTypeId: '',
-        status: STATUSES[i % STATUSES.length]!,
-        source: SOURCES[i % SOURCES.length]!,
-        confirmationCode: `B${String(i).padStart(7, '0')}`,
-        checkIn,
-        checkOut: day((i % 1000) + 3),
-        primaryGuest: { firstName: 'Guest', lastName: String(i), email: '', language: '', phone: '' },
-        guestId: '',
-        occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
-        financials: { totalPrice: 300, currency: 'EUR', paymentStatus: 'UNPAID', breakdown: { basePrice: 300, cleaningFee: 0, fees: [], taxes: [], discounts: [] } },
-        bookedAt: new Date(Date.UTC(2023, 0, 1) + i * 1000),
-        updatedAt: new Date(Date.UTC(2023, 0, 1) + i * 1000),
-        notes: { host: '', guest: '' },
-        customFields: {},
-        checkInTime: '',
-        checkOutTime: '',
-        platform: '',
-        unitId: '',
-        tentativeHold: false,
-        groupId: '',
-        pmsProvider: '',
-        pmsExternalId: '',
-        pmsUpdatedAt: null,
-        version: 1,
-        conflictsWith: [],
-        idempotencyKey: '',
-      });
+      batch.push(benchReservation(i, dataWorkspaceId(ws, 'test'), listingIds[i % LISTINGS]!));
       if (batch.length === 1000) await store.insertMany(batch.splice(0));
     }
     if (batch.length) await store.insertMany(batch.splice(0));

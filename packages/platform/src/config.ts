@@ -33,6 +33,17 @@ export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env: Record<s
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 export const address = () => z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port');
 
+/**
+ * Where the embedded stack keeps its data (`pnpm start`): a directory per database and one for
+ * the bus. Empty: in memory only (the default here and in tests; `pnpm start` defaults to
+ * ./.data). Deployed services run on MongoDB and Kafka and do not read it.
+ */
+export const persistenceConfig = {
+  DATA_DIR: z.string().trim().default(''),
+  /** Retention of the persisted embedded bus, applied at start (bus/persistence.ts). */
+  BUS_RETENTION_HOURS: z.coerce.number().positive().default(168),
+};
+
 export const engineConfig = {
   STORE: z.enum(['memory', 'mongo']).default('memory'),
   BUS: z.enum(['memory', 'kafka']).default('memory'),

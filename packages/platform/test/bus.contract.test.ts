@@ -9,18 +9,40 @@ import { logLevel } from 'kafkajs';
 import { describeBusContract } from '../src/bus/contract';
 import { createKafkaBus } from '../src/bus/kafka';
 import { createMemoryBus } from '../src/bus/memory';
+import { openBusPersistence } from '../src/bus/persistence';
 import type { EventBus } from '../src/bus/port';
+import { tempDirs } from './temp-dirs';
 
 const KAFKA_IMAGE = 'confluentinc/cp-kafka:7.6.1';
 const KAFKA_WAIT_MS = 60_000;
 
 const quietFastRetries = { retryInitialMs: 5, retryMaxMs: 40, onHandlerError: () => undefined };
+const contractDir = tempDirs('vrp-bus-contract-');
 // Commits after each message, like the Kafka engine.
 describeBusContract('memory', async () => createMemoryBus({ ...quietFastRetries, redelivery: false }));
 // Lazy commits and duplicates (what the rest of the test suite runs with).
 describeBusContract('memory with redelivery', async () => createMemoryBus({ ...quietFastRetries, redelivery: { duplicates: 0.2, maxCommitLag: 4, seed: 7 } }), {
   redelivery: true,
 });
+// As `pnpm start` runs it: every publish on disk (LMDB) before it resolves and before consumers see it.
+describeBusContract('memory persisted to LMDB', async () =>
+  createMemoryBus({
+    ...quietFastRetries,
+    redelivery: false,
+    persistence: openBusPersistence({ path: contractDir(), retentionMs: 3_600_000 }),
+  }),
+);
+// Persisted, with lazy commits and duplicates: the offsets on disk are the committed ones.
+describeBusContract(
+  'memory persisted to LMDB with redelivery',
+  async () =>
+    createMemoryBus({
+      ...quietFastRetries,
+      redelivery: { duplicates: 0.2, maxCommitLag: 4, seed: 7 },
+      persistence: openBusPersistence({ path: contractDir(), retentionMs: 3_600_000 }),
+    }),
+  { redelivery: true },
+);
 
 type KafkaModule = typeof import('@testcontainers/kafka');
 type KafkaTarget = { kind: 'brokers'; brokers: string[] } | { kind: 'container'; module: KafkaModule } | { kind: 'skip'; reason: string };

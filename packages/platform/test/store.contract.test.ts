@@ -10,12 +10,20 @@ import mongoose from 'mongoose';
 import { describeStoreContract, uniqueName } from '../src/store/contract';
 import { createMemoryStore } from '../src/store/memory';
 import { createMongoStore } from '../src/store/mongo';
+import { openStorePersistence } from '../src/store/persistence';
 import type { DocumentStore } from '../src/store/port';
+import { tempDirs } from './temp-dirs';
 
 const MONGO_IMAGE = 'mongo:8';
 const MONGO_WAIT_MS = 300_000; // image pull included
 
+const contractDir = tempDirs('vrp-store-contract-');
+
 describeStoreContract('memory', async () => createMemoryStore());
+// The embedded engine as `pnpm start` runs it: every commit written to LMDB before it is acknowledged.
+describeStoreContract('memory persisted to LMDB', async () =>
+  createMemoryStore({ persistence: openStorePersistence({ path: contractDir(), label: 'contract store' }) }),
+);
 
 type MongoModule = typeof import('@testcontainers/mongodb');
 type MongoTarget = { kind: 'url'; url: string } | { kind: 'container'; module: MongoModule } | { kind: 'skip'; reason: string };

@@ -83,8 +83,15 @@ export const DEMO_PMS = { provider: 'PMS-A', accountId: 'demo' } as const;
 /** Creates the demo account in the simulated PMS-A, with one listing and one reservation, and connects the workspace to it. */
 async function connectDemoPms(workspaceId: string, pms: { adapter: Upstream<pms.PmsAdapterServiceClient>; simulator: SimulatorControl }): Promise<void> {
   const { provider, accountId } = DEMO_PMS;
-  await pms.simulator.createAccount(provider, accountId);
-  await pms.simulator.putListing(provider, accountId, 'riverside', {
+  await seedDemoPmsAccount(pms.simulator);
+  await pms.adapter.call('connect', { workspaceId, provider, accountId });
+}
+
+/** The demo account's data in the simulated PMS-A (the PMS side only: nothing in our stores). */
+export async function seedDemoPmsAccount(simulator: SimulatorControl): Promise<void> {
+  const { provider, accountId } = DEMO_PMS;
+  await simulator.createAccount(provider, accountId);
+  await simulator.putListing(provider, accountId, 'riverside', {
     name: 'Riverside Studio (managed in PMS-A)',
     listed: true,
     channels: [{ channel: 'CHANNEL_A', listing_id: 'cha-4004' }],
@@ -95,7 +102,7 @@ async function connectDemoPms(workspaceId: string, pms: { adapter: Upstream<pms.
     cleaning_fee: 35,
   });
   const year = new Date().getUTCFullYear() + 1;
-  await pms.simulator.putReservation(provider, accountId, 'booking-1', {
+  await simulator.putReservation(provider, accountId, 'booking-1', {
     listing_id: 'riverside',
     arrival: `${year}-06-10`,
     departure: `${year}-06-14`,
@@ -105,7 +112,6 @@ async function connectDemoPms(workspaceId: string, pms: { adapter: Upstream<pms.
     total: 515,
     currency: 'EUR',
   });
-  await pms.adapter.call('connect', { workspaceId, provider, accountId });
 }
 
 export async function seedDemo(deps: {

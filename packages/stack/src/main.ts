@@ -1,6 +1,10 @@
-// `pnpm start`: the whole API in one process on embedded engines.
+// `pnpm start`: the whole API in one process on embedded engines, keeping its data in DATA_DIR
+// (default ./.data). `pnpm start --reset` deletes that directory first.
+import { resolve } from 'node:path';
 import { z } from 'zod';
-import { loadConfigOrExit, port, runMain } from '@vrp/platform';
+import { loadConfigOrExit, persistenceConfig, port, runMain } from '@vrp/platform';
+import { resetDataDir } from './data-dir';
+import { DEMO_API_KEY } from './demo';
 import { startStack } from './stack';
 
 const configSchema = z.object({
@@ -10,11 +14,28 @@ const configSchema = z.object({
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   PMS_SIMULATOR_PORT: port(8090),
   PMS_SYNC_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
+  // Set and empty (DATA_DIR=): in memory only, nothing kept.
+  DATA_DIR: persistenceConfig.DATA_DIR.default('./.data'),
+  BUS_RETENTION_HOURS: persistenceConfig.BUS_RETENTION_HOURS,
 });
+
+const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== '--reset');
+if (unknown.length > 0) {
+  console.error(`unknown argument(s): ${unknown.join(' ')} (the only one is --reset: delete DATA_DIR before starting)`);
+  process.exit(2);
+}
 
 runMain(async () => {
   const config = loadConfigOrExit(configSchema);
+  const dataDir = config.DATA_DIR ? resolve(config.DATA_DIR) : '';
+  if (args.includes('--reset') && dataDir) {
+    resetDataDir(dataDir);
+    console.log(`  Deleted ${dataDir} (--reset)`);
+  }
   const stack = await startStack({
+    dataDir,
+    busRetentionHours: config.BUS_RETENTION_HOURS,
     port: config.PORT,
     host: config.HOST,
     logLevel: config.LOG_LEVEL,
@@ -27,7 +48,8 @@ runMain(async () => {
   console.log(`
   API         ${stack.publicBaseUrl}/v1
   Docs        ${stack.publicBaseUrl}/docs
-  Demo key    ${stack.demo?.apiKey}   (workspace ${stack.demo?.workspaceId})
+  Demo key    ${stack.demo ? `${stack.demo.apiKey}   (workspace ${stack.demo.workspaceId})` : `${DEMO_API_KEY}   (created on the first start)`}
+  Data        ${stack.dataDir ? `${stack.dataDir}   (${stack.demo ? 'new: demo data seeded' : 'loaded from disk'}; pnpm start --reset deletes it)` : 'in memory only (DATA_DIR is empty): gone when the process stops'}
   Admin token ${stack.adminToken}
   PMS sim     ${stack.pmsSimulator.url}   (control API: /_control; demo account PMS-A/demo)
 

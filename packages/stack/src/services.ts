@@ -23,14 +23,20 @@ export const DEFAULT_PORTS: Record<ServiceName, { grpc: number; ops: number }> =
 };
 
 /** The pms-adapter also needs to know where the PMSs are (the simulator in this stack). */
-function starters(pms: PmsSettings, webhookClock?: WebhookClock): Record<ServiceName, (deps: ServiceDeps) => Promise<RunningService>> {
+function starters(pms: PmsSettings, webhookClock?: WebhookClock, webhookLeaseMs?: number): Record<ServiceName, (deps: ServiceDeps) => Promise<RunningService>> {
   return {
     listing: startListingService,
     reservation: startReservationService,
     guest: startGuestService,
     'pms-adapter': (deps) => startPmsAdapterService({ ...deps, pms }),
     // A development stack: test-mode subscriptions may deliver to local receivers.
-    webhook: (deps) => startWebhookService({ ...deps, allowLoopbackInTest: true, ...(webhookClock ? { clock: webhookClock } : {}) }),
+    webhook: (deps) =>
+      startWebhookService({
+        ...deps,
+        allowLoopbackInTest: true,
+        ...(webhookClock ? { clock: webhookClock } : {}),
+        ...(webhookLeaseMs ? { scheduler: { leaseMs: webhookLeaseMs } } : {}),
+      }),
   };
 }
 
@@ -53,8 +59,10 @@ export async function startServices(opts: {
   webhookClock?: WebhookClock;
   /** Told how to undo each step once it is done (the stack stops them in reverse on a failed boot or on stop). */
   onStarted: (undo: () => Promise<void>) => void;
+  /** Lease of a claimed webhook delivery (default 60 s): how soon one claimed by a killed process is sent again. */
+  webhookLeaseMs?: number;
 }): Promise<StartedServices> {
-  const STARTERS = starters(opts.pms, opts.webhookClock);
+  const STARTERS = starters(opts.pms, opts.webhookClock, opts.webhookLeaseMs);
   const ports = {} as Record<ServiceName, { grpc: number; ops: number }>;
   for (const name of SERVICE_NAMES) {
     ports[name] = opts.ephemeralPorts ? { grpc: await freePort(opts.host), ops: 0 } : DEFAULT_PORTS[name];
@@ -68,7 +76,7 @@ export async function startServices(opts: {
     if (opts.createStore) {
       const store = await opts.createStore(name);
       stores[name] = store;
-      // Real engines hold connections; the in-memory stores hold nothing worth closing.
+      // Real engines hold connections, persisted embedded ones an LMDB environment.
       opts.onStarted(() => store.close());
     } else {
       stores[name] = createMemoryStore();

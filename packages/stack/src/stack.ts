@@ -1,10 +1,11 @@
 // The embedded stack: every service in this Node process, each behind its own gRPC server,
 // with in-memory engines, and the gateway in front. `pnpm start` and the e2e tests use it.
 import { closeUpstreams, createUpstreams, gatewayConfigSchema, startGateway, type RunningGateway } from '@vrp/gateway';
-import { createLogger, createMemoryBus, createMemoryStore, type DocumentStore, type EventBus, type MemoryEventBus, type RunningService } from '@vrp/platform';
+import { createEmbeddedBus, createEmbeddedStore, createLogger, type DocumentStore, type EventBus, type MemoryEventBus, type RunningService } from '@vrp/platform';
 import { startPmsSimulator, SimulatorControl, type PmsSimulator } from '@vrp/pms-simulator';
 import type { WebhookClock } from '@vrp/webhook';
-import { seedDemo, type DemoSeed } from './demo';
+import { dataDirIsEmpty } from './data-dir';
+import { seedDemo, seedDemoPmsAccount, type DemoSeed } from './demo';
 import { startServices, type ServiceName } from './services';
 
 export interface StackOptions {
@@ -16,8 +17,15 @@ export interface StackOptions {
   logLevel?: string;
   adminToken?: string;
   apiKeyPepper?: string;
-  /** Create the demo workspace, key and listings. Default true. */
+  /** Create the demo workspace, key and listings (only into an empty data directory). Default true. */
   seed?: boolean;
+  /**
+   * Keep every store and the bus in this directory (DATA_DIR): `<dir>/<service>` per database,
+   * `<dir>/gateway`, `<dir>/bus`. Absent or empty: in memory only. Ignored with real engines.
+   */
+  dataDir?: string;
+  /** Retention of the persisted bus, in hours (BUS_RETENTION_HOURS). Default 168. */
+  busRetentionHours?: number;
   publicBaseUrl?: string;
   /** Port of the PMS simulator; default 8090, or a free one with ephemeralPorts. */
   pmsSimulatorPort?: number;
@@ -27,6 +35,8 @@ export interface StackOptions {
   demoPms?: boolean;
   /** Scheduling clock of webhook deliveries; tests pass a ManualClock to run retries without waiting. */
   webhookClock?: WebhookClock;
+  /** Lease of a claimed webhook delivery; must exceed the 10 s send timeout. Default 60 s. */
+  webhookLeaseMs?: number;
 }
 
 /**
@@ -48,7 +58,10 @@ export interface Stack<B extends EventBus = MemoryEventBus> {
   services: Record<ServiceName, RunningService>;
   stores: Record<ServiceName | 'gateway', DocumentStore>;
   bus: B;
+  /** The demo data created by this start; null when not seeded (seed: false, or data loaded from dataDir). */
   demo: DemoSeed | null;
+  /** Where the data lives, or null when in memory only. */
+  dataDir: string | null;
   /** The PMS simulator the pms-adapter talks to, and its control API (tests change PMS data with it). */
   pmsSimulator: { url: string; control: SimulatorControl };
   stop(): Promise<void>;
@@ -86,7 +99,10 @@ async function boot(
 ): Promise<Stack<EventBus>> {
   const host = opts.host ?? '127.0.0.1';
   const logLevel = opts.logLevel ?? 'info';
-  const bus = engines?.bus ?? createMemoryBus();
+  const dataDir = engines ? null : opts.dataDir || null;
+  // Decided before anything opens the directory: the demo data goes only into an empty one.
+  const fresh = dataDir === null || dataDirIsEmpty(dataDir);
+  const bus = engines?.bus ?? createEmbeddedBus(dataDir ?? undefined, opts.busRetentionHours);
   onStarted(() => bus.close());
   // The PMSs of this stack: a dev/test simulator, not part of the production services.
   const simulator: PmsSimulator = await startPmsSimulator({ host, port: opts.pmsSimulatorPort ?? (opts.ephemeralPorts ? 0 : 8090) });
@@ -97,9 +113,10 @@ async function boot(
     ephemeralPorts: opts.ephemeralPorts ?? false,
     host,
     logLevel,
-    ...(engines ? { createStore: (name: ServiceName) => engines.store(name) } : {}),
+    createStore: engines ? (name: ServiceName) => engines.store(name) : async (name: ServiceName) => createEmbeddedStore(name, dataDir ?? undefined),
     pms: { baseUrl: simulator.url, syncIntervalMs: opts.pmsSyncIntervalMs ?? 0 },
     ...(opts.webhookClock ? { webhookClock: opts.webhookClock } : {}),
+    ...(opts.webhookLeaseMs ? { webhookLeaseMs: opts.webhookLeaseMs } : {}),
   });
 
   const adminToken = opts.adminToken ?? DEV_ADMIN_TOKEN;
@@ -115,8 +132,9 @@ async function boot(
     WEBHOOK_ADDR: addresses.webhook,
     ...(opts.publicBaseUrl ? { PUBLIC_BASE_URL: opts.publicBaseUrl } : {}),
   });
-  const gatewayStore = engines ? await engines.store('gateway') : createMemoryStore();
-  if (engines) onStarted(() => gatewayStore.close());
+  const gatewayStore = engines ? await engines.store('gateway') : createEmbeddedStore('gateway', dataDir ?? undefined);
+  // Real engines hold connections, persisted ones an LMDB environment each.
+  onStarted(() => gatewayStore.close());
   const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
   onStarted(async () => closeUpstreams(upstreams));
   const gateway = await startGateway({ store: gatewayStore, upstreams, config, logger: createLogger('gateway', logLevel) });
@@ -124,10 +142,14 @@ async function boot(
   const baseUrl = opts.publicBaseUrl ?? `http://${host === '0.0.0.0' ? 'localhost' : host}:${gateway.port}`;
 
   const pmsControl = new SimulatorControl(simulator.url);
+  const seedWanted = opts.seed !== false;
   const demo =
-    opts.seed === false
-      ? null
-      : await seedDemo({ gateway: gateway.gateway, listing: upstreams.listing, ...(opts.demoPms ? { pms: { adapter: upstreams.pmsAdapter, simulator: pmsControl } } : {}) });
+    seedWanted && fresh
+      ? await seedDemo({ gateway: gateway.gateway, listing: upstreams.listing, ...(opts.demoPms ? { pms: { adapter: upstreams.pmsAdapter, simulator: pmsControl } } : {}) })
+      : null;
+  // The simulator stands for PMSs outside this system, which keep their data; it keeps it in
+  // memory only, so a restart on existing data gives the demo account back its PMS-side data.
+  if (seedWanted && !fresh && opts.demoPms) await seedDemoPmsAccount(pmsControl);
 
   let stopping: Promise<void> | null = null;
   return {
@@ -139,10 +161,12 @@ async function boot(
     stores: { ...stores, gateway: gatewayStore },
     bus,
     demo,
+    dataDir,
     pmsSimulator: { url: simulator.url, control: pmsControl },
     stop() {
       // Reverse start order: the gateway first, consumers before the services they consume
-      // from, each service before its store, the bus last.
+      // from, each service before its store (a persisted one closes its LMDB environment), the
+      // bus last.
       stopping ??= unwind();
       return stopping;
     },

@@ -6,7 +6,12 @@
 // - A message goes to partition = murmur2(key) mod N, the same function as kafkajs's default
 //   partitioner, so a key keeps its partition (and its order) and matches Kafka's placement.
 // - Offsets are per partition: "0", "1", ... Nothing is ever deleted: a compacted topic keeps
-//   every message (which includes the latest per key), so replays see the full history.
+//   every message (which includes the latest per key), so replays see the full history. With
+//   persistence (DATA_DIR) the retention rule of persistence.ts removes old messages at start.
+// - Persistence (DATA_DIR): topics, messages and committed offsets are written to LMDB; a
+//   publish resolves once its messages are on disk, and consumers see them only then. The offsets
+//   written are the committed ones (with redelivery, the lazily committed ones), so a restart
+//   resumes where the group had committed, as a Kafka consumer does.
 // - Consumer groups: each group sees every message; inside a group, partition i of a topic goes
 //   to member (i mod members) among the members subscribed to that topic, in join order, and
 //   is reassigned when members join or leave.
@@ -43,6 +48,7 @@ import type {
 } from './port';
 import { registerLagSource } from './lag-metric';
 import { murmur2, partitionForKey } from './partitioner';
+import { offsetKey, type AppendedMessage, type BusPersistence } from './persistence';
 
 export interface MemoryBusOptions {
   /** Partitions of a topic created implicitly by publish/subscribe. Default 3. */
@@ -53,6 +59,11 @@ export interface MemoryBusOptions {
   retryMaxMs?: number;
   /** Told about each handler failure before the backoff. Default: one console.error line. */
   onHandlerError?: (error: unknown, message: DeliveredMessage, groupId: string) => void;
+  /**
+   * Where topics, messages and committed offsets are kept (DATA_DIR/bus); loaded at creation.
+   * A publish then resolves once its messages are on disk, and consumers see them only then.
+   */
+  persistence?: BusPersistence;
   /**
    * At-least-once for real: lazy commits and duplicate deliveries (see the header). `false`
    * turns it off. Default: what setMemoryBusDefaults() set (the test suite turns it on), else off.
@@ -109,6 +120,10 @@ interface MemoryTopic {
   readonly name: string;
   readonly compacted: boolean;
   readonly partitions: StoredMessage[][];
+  /** Per partition: offset of partitions[p][0] (older messages were removed by retention). */
+  readonly starts: number[];
+  /** Per partition: end of what consumers may read (what is on disk, with persistence). */
+  readonly readable: number[];
 }
 
 interface IdleWaiter {
@@ -144,6 +159,9 @@ class MemoryBus implements MemoryEventBus {
   private readonly members = new Set<Member>();
   private readonly idleWaiters = new Set<IdleWaiter>();
   private readonly unregisterLag: () => void;
+  readonly persistence: BusPersistence | undefined;
+  /** Committed offsets read from disk, taken by a group's runners when it first subscribes. */
+  readonly savedOffsets = new Map<string, number>();
 
   constructor(options: MemoryBusOptions) {
     this.defaultPartitions = positiveInt(options.defaultPartitions ?? 3, 'defaultPartitions');
@@ -158,7 +176,30 @@ class MemoryBus implements MemoryEventBus {
           `memory bus: handler of group ${groupId} failed on ${message.topic}/${message.partition}@${message.offset}, redelivering: ${reason}`,
         );
       });
+    this.persistence = options.persistence;
+    if (this.persistence) this.loadPersisted(this.persistence);
     this.unregisterLag = registerLagSource(this);
+  }
+
+  /** Topics, messages and committed offsets from disk; a failed write drops what is not on disk. */
+  private loadPersisted(persistence: BusPersistence): void {
+    const snapshot = persistence.load();
+    for (const saved of snapshot.topics) {
+      const topic = this.createTopic(saved.name, saved.partitions, saved.compacted, false);
+      saved.logs.forEach((log, p) => {
+        topic.starts[p] = log.start;
+        topic.partitions[p] = [...log.messages];
+        topic.readable[p] = log.start + log.messages.length;
+      });
+    }
+    for (const [key, offset] of snapshot.offsets) this.savedOffsets.set(key, offset);
+    persistence.onFailure(() => {
+      for (const topic of this.topics.values()) {
+        topic.partitions.forEach((log, p) => {
+          log.length = (topic.readable[p] as number) - (topic.starts[p] as number);
+        });
+      }
+    });
   }
 
   async ensureTopics(topics: TopicSpec[]): Promise<void> {
@@ -179,16 +220,27 @@ class MemoryBus implements MemoryEventBus {
     for (const m of messages) {
       if (typeof m.key !== 'string') throw new TypeError(`publish(${topic}): key must be a string`);
       if (!(m.value instanceof Uint8Array)) throw new TypeError(`publish(${topic}): value must be a Uint8Array`);
+    }
+    const appended: AppendedMessage[] = [];
+    for (const m of messages) {
       const p = partitionForKey(m.key, t.partitions.length);
-      partitionLog(t, p).push({
+      const log = partitionLog(t, p);
+      const stored: StoredMessage = {
         key: m.key,
         value: new Uint8Array(m.value), // copy: the caller may reuse its buffer
         headers: { ...(m.headers ?? {}) },
         timestamp,
-      });
+      };
+      log.push(stored);
+      appended.push({ topic, partition: p, offset: (t.starts[p] as number) + log.length - 1, message: stored });
       touched.add(p);
     }
-    for (const group of this.groups.values()) group.wake(topic, touched);
+    const readable = (): void => {
+      for (const a of appended) t.readable[a.partition] = Math.max(t.readable[a.partition] as number, a.offset + 1);
+      for (const group of this.groups.values()) group.wake(topic, touched);
+    };
+    if (this.persistence) await this.persistence.append(appended, readable);
+    else readable();
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -247,6 +299,7 @@ class MemoryBus implements MemoryEventBus {
     this.idleWaiters.clear();
     await Promise.all([...this.members].map((m) => this.stopMember(m)));
     for (const group of this.groups.values()) group.shutdown();
+    await this.persistence?.close();
   }
 
   whenIdle(timeoutMs?: number): Promise<void> {
@@ -299,14 +352,18 @@ class MemoryBus implements MemoryEventBus {
     return this.topics.get(name) ?? this.createTopic(name, this.defaultPartitions, false);
   }
 
-  private createTopic(name: string, partitions: number, compacted: boolean): MemoryTopic {
+  private createTopic(name: string, partitions: number, compacted: boolean, save = true): MemoryTopic {
     if (!name) throw new Error('topic name must not be empty');
     const topic: MemoryTopic = {
       name,
       compacted,
       partitions: Array.from({ length: partitions }, (): StoredMessage[] => []),
+      starts: new Array<number>(partitions).fill(0),
+      readable: new Array<number>(partitions).fill(0),
     };
     this.topics.set(name, topic);
+    // Queued before any message of the topic, so a message on disk always has its topic there.
+    if (save) this.persistence?.saveTopic({ name, partitions, compacted }).catch(() => undefined);
     return topic;
   }
 
@@ -331,7 +388,14 @@ class Group {
       if (this.runners.has(topic.name)) continue;
       this.runners.set(
         topic.name,
-        topic.partitions.map((log, p) => new PartitionRunner(this, topic, p, member.fromBeginning ? 0 : log.length)),
+        topic.partitions.map((log, p) => {
+          const start = topic.starts[p] as number;
+          const end = start + log.length;
+          const saved = this.bus.savedOffsets.get(offsetKey(this.id, topic.name, p));
+          const from = saved !== undefined ? Math.min(Math.max(saved, start), end) : member.fromBeginning ? start : end;
+          if (saved === undefined) this.bus.persistence?.commitOffset(this.id, topic.name, p, from);
+          return new PartitionRunner(this, topic, p, from);
+        }),
       );
     }
     this.rebalance();
@@ -483,17 +547,22 @@ class PartitionRunner {
     waiter?.();
   }
 
+  /** Offset after the last message of the partition (retention may have removed its first ones). */
+  private get end(): number {
+    return (this.topic.starts[this.partition] as number) + this.log.length;
+  }
+
   isIdle(): boolean {
-    return this.owner === undefined || (!this.busy && this.position >= this.log.length);
+    return this.owner === undefined || (!this.busy && this.position >= this.end);
   }
 
   lag(): number {
-    return this.log.length - this.committed;
+    return this.end - this.committed;
   }
 
   describe(): string {
     const committed = this.committed === this.position ? '' : ` (committed ${this.committed})`;
-    return `${this.topic.name}/${this.partition} at ${this.position} of ${this.log.length}${committed}${this.busy ? ' (delivering)' : ''}`;
+    return `${this.topic.name}/${this.partition} at ${this.position} of ${this.end}${committed}${this.busy ? ' (delivering)' : ''}`;
   }
 
   shutdown(): void {
@@ -513,7 +582,7 @@ class PartitionRunner {
     this.position = offset + 1;
     const redelivery = this.group.bus.redelivery;
     if (!redelivery || !this.random) {
-      this.committed = this.position;
+      this.commit(this.position);
       return;
     }
     if (this.random() < redelivery.duplicates) {
@@ -523,10 +592,17 @@ class PartitionRunner {
       return;
     }
     if (++this.sinceCommit >= this.commitAfter) {
-      this.committed = this.position;
+      this.commit(this.position);
       this.sinceCommit = 0;
       this.commitAfter = this.drawCommitLag();
     }
+  }
+
+  /** Commits an offset; with persistence it is written (queued behind the messages before it). */
+  private commit(offset: number): void {
+    if (offset === this.committed) return;
+    this.committed = offset;
+    this.group.bus.persistence?.commitOffset(this.group.id, this.topic.name, this.partition, offset);
   }
 
   private async loop(): Promise<void> {
@@ -534,7 +610,7 @@ class PartitionRunner {
     await Promise.resolve();
     while (!this.stopped && !this.group.bus.closed) {
       const owner = this.owner;
-      const stored = this.log[this.position];
+      const stored = readableAt(this.topic, this.partition, this.position);
       if (!owner || !stored) {
         await new Promise<void>((resolve) => {
           this.waiter = resolve;
@@ -597,6 +673,12 @@ function partitionLog(topic: MemoryTopic, partition: number): StoredMessage[] {
   const log = topic.partitions[partition];
   if (!log) throw new Error(`topic ${topic.name} has no partition ${partition}`);
   return log;
+}
+
+/** The message at `offset` if consumers may read it (on disk, not removed by retention). */
+function readableAt(topic: MemoryTopic, partition: number, offset: number): StoredMessage | undefined {
+  if (offset >= (topic.readable[partition] as number)) return undefined;
+  return partitionLog(topic, partition)[offset - (topic.starts[partition] as number)];
 }
 
 function positiveInt(value: number, what: string): number {

@@ -8,6 +8,11 @@
 // which the filter then checks); an index whose prefix the filter pins serves sorted pages and
 // ranges in order (ordered-index.ts); other sorted pages select the top `skip + limit` matches
 // with mingo's own comparator instead of sorting (and copying) everything.
+//
+// Persistence (DATA_DIR, store/persistence.ts): at each commit (commitDurably) the final state of
+// every document the transaction or lone write touched goes to LMDB in one write, awaited before
+// the commit is acknowledged and queued in commit order; the writer keeps owning those documents
+// until then. Without persistence nothing of this runs.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
@@ -35,6 +40,7 @@ import {
   type WriteOptions,
 } from './port';
 import { compileFastTerm } from './fast-match';
+import type { PersistedDoc, StoreChange, StorePersistence } from './persistence';
 import { compareValues, orderedIndexes, rangeTerms, sortKey, type Entry, type OrderedIndex, type Slot } from './ordered-index';
 import {
   deepClone,
@@ -826,6 +832,24 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (this.dirty.get(id)?.tx === tx) this.dirty.delete(id);
   }
 
+  /** Loads the documents read from disk at start (validated when they were written). */
+  loadPersisted(entries: PersistedDoc[]): void {
+    for (const { seq, doc } of entries) {
+      // In ascending seq order: the slot takes the rank it had, and the next insert goes after.
+      this.nextSeq = Math.max(this.nextSeq, seq);
+      this.commit(doc._id, undefined, doc, undefined);
+    }
+  }
+
+  /**
+   * The state of a document to write to disk: its insertion rank and content, or deleted. Read
+   * while the writer still owns the document, so it is the writer's final state.
+   */
+  persistedState(id: string): StoreChange {
+    const slot = this.docs.get(id);
+    return { collection: this.name, id, seq: slot?.seq ?? -1, doc: slot?.doc };
+  }
+
   // ---- internals (all synchronous: a write is atomic between two awaits) ----
 
   /** Documents dirty in open transactions other than the reader's, or null when there are none. */
@@ -1161,6 +1185,8 @@ export interface MemoryStoreOptions {
    * transaction, any call while frozen, and the retries of a transaction. Default 2000 ms.
    */
   timeoutMs?: number;
+  /** Where committed changes are written and read back at start (DATA_DIR); default: nowhere. */
+  persistence?: StorePersistence;
 }
 
 /** The embedded engine, with its test-only fault hook. */
@@ -1194,9 +1220,11 @@ class MemoryStore implements MemoryDocumentStore {
   private closed = false;
   private frozen: { thawed: Promise<void>; thaw: () => void } | null = null;
   readonly timeoutMs: number;
+  private readonly persistence: StorePersistence | undefined;
 
   constructor(opts: MemoryStoreOptions = {}) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+    this.persistence = opts.persistence;
   }
 
   collection<T extends Doc>(spec: CollectionSpec): Collection<T> {
@@ -1204,6 +1232,7 @@ class MemoryStore implements MemoryDocumentStore {
     if (!coll) {
       coll = new MemoryCollection<Doc>(spec.name, spec.schema, this.base, this);
       this.collections.set(spec.name, coll);
+      if (this.persistence) coll.loadPersisted(this.persistence.load(spec.name));
     }
     return coll as unknown as Collection<T>;
   }
@@ -1223,10 +1252,11 @@ class MemoryStore implements MemoryDocumentStore {
         const result = await this.context.run(tx, () => work(tx));
         if (tx.state === 'aborted') throw new TransactionAbortedError(tx.abortReason);
         await this.gate(deadline); // the commit waits for a frozen store too
-        this.finish(tx, true);
+        await this.commitDurably(tx);
         return result;
       } catch (err) {
         if (tx.state === 'active') this.abort(tx, err);
+        if (err instanceof StoreUnavailableError) throw err; // a closed store or a refused disk: no retry
         const transient = isTransientStoreError(err) || isTransientStoreError(tx.abortReason);
         const pause = transactionBackoffMs(attempt);
         if (!transient || Date.now() + pause >= deadline) throw err;
@@ -1240,8 +1270,11 @@ class MemoryStore implements MemoryDocumentStore {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     this.thaw(); // waiting calls fail as closed instead of hanging
+    // Commits already queued for the disk reach it first.
+    await this.persistence?.close();
   }
 
   freeze(): void {
@@ -1346,26 +1379,62 @@ class MemoryStore implements MemoryDocumentStore {
       }
     }
     for (;;) {
-      const w: Writer = { tx: undefined, journal: [] };
+      // With persistence, a lone write owns what it writes (as a transaction does) until it is
+      // on disk: other writers wait for it and readers see the versions before it.
+      const owner = this.persistence ? this.begin() : undefined;
+      const w: Writer = { tx: owner, journal: owner ? owner.journal : [] };
+      let outcome: { ok: true; value: R } | { ok: false; error: unknown };
       try {
-        const result = fn(w);
-        this.stampLone(w);
-        return result;
+        outcome = { ok: true, value: fn(w) };
       } catch (err) {
-        if (!(err instanceof Blocked)) {
-          this.stampLone(w);
-          throw err;
+        if (err instanceof Blocked) {
+          if (owner) this.abort(owner, err);
+          else {
+            for (let i = w.journal.length - 1; i >= 0; i--) {
+              const entry = w.journal[i];
+              if (entry) entry.coll.restore(entry);
+            }
+          }
+          if (!(await within(err.holder.ended, deadline - Date.now()))) {
+            throw new StoreUnavailableError(`memory store: ${err.message}; no answer within ${this.timeoutMs} ms`);
+          }
+          await this.gate(deadline);
+          continue;
         }
-        for (let i = w.journal.length - 1; i >= 0; i--) {
-          const entry = w.journal[i];
-          if (entry) entry.coll.restore(entry);
-        }
-        if (!(await within(err.holder.ended, deadline - Date.now()))) {
-          throw new StoreUnavailableError(`memory store: ${err.message}; no answer within ${this.timeoutMs} ms`);
-        }
-        await this.gate(deadline);
+        // What it changed before the error (an ordered insertMany stops at a duplicate) stays.
+        outcome = { ok: false, error: err };
       }
+      if (owner) await this.commitDurably(owner);
+      else this.stampLone(w);
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
     }
+  }
+
+  /**
+   * Commits a transaction (or a lone write's owner). With persistence, the final state of every
+   * document it touched is written in ONE LMDB write, awaited before the commit is acknowledged;
+   * the documents stay owned by it until then, so no other writer changes them in between and
+   * no reader sees them before they are on disk. The write is queued synchronously here, in
+   * commit order, and the disk queue (DurableEnv) commits its batches in queue order: the disk
+   * sees commits in the order they were made, and they become visible in that same order. On a
+   * failure the in-memory changes are undone and the commit fails with StoreUnavailableError.
+   */
+  private async commitDurably(tx: MemoryTx): Promise<void> {
+    const persistence = this.persistence;
+    if (!persistence || tx.touched.length === 0) {
+      this.finish(tx, true);
+      return;
+    }
+    const changes = tx.touched.map(({ coll, id }) => coll.persistedState(id));
+    try {
+      await persistence.write(changes);
+    } catch (err) {
+      const error = err instanceof StoreUnavailableError ? err : new StoreUnavailableError(`memory store: the write did not reach the disk (${String(err)})`, { cause: err });
+      if (tx.state === 'active') this.abort(tx, error);
+      throw error;
+    }
+    this.finish(tx, true);
   }
 
   private stampLone(w: Writer): void {
