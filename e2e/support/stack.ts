@@ -68,8 +68,15 @@ export async function startTestStack(opts: { demoPms?: boolean } = {}): Promise<
 export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
+    // A check that throws (e.g. a 429 answer without `data` while polling fast) counts as "not yet".
+    let last: unknown;
+    try {
+      if (await check()) return;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    // Polling interval: well under every rate limit of the API and the admin API.
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
