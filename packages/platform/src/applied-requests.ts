@@ -76,7 +76,7 @@ function canonical(value: unknown): string {
  * The key of a keyed RPC, or null when it carries none (an un-keyed write runs as before).
  * The fingerprint covers the operation and the whole request except the key itself.
  */
-export function requestKey(operation: string, request: { workspaceId: string; idempotencyKey: string }): RequestKey | null {
+export function requestKey<T extends { workspaceId: string; idempotencyKey: string }>(operation: string, request: T): RequestKey | null {
   if (!request.idempotencyKey) return null;
   const { idempotencyKey: key, ...rest } = request;
   const fingerprint = createHash('sha256').update(`${operation}\n${canonical(rest)}`).digest('base64url');

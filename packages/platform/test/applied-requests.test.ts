@@ -55,8 +55,8 @@ describe('applied requests (service-side Idempotency-Key)', () => {
   });
 
   it('field order does not change the fingerprint; a request without a key has none', () => {
-    const a = requestKey('op', { workspaceId: 'ws_1', idempotencyKey: 'k', x: 1, y: { b: 2, a: 1 } } as never)!;
-    const b = requestKey('op', { y: { a: 1, b: 2 }, x: 1, idempotencyKey: 'k', workspaceId: 'ws_1' } as never)!;
+    const a = requestKey('op', { workspaceId: 'ws_1', idempotencyKey: 'k', x: 1, y: { b: 2, a: 1 } })!;
+    const b = requestKey('op', { y: { a: 1, b: 2 }, x: 1, idempotencyKey: 'k', workspaceId: 'ws_1' })!;
     expect(a.fingerprint).toBe(b.fingerprint);
     expect(requestKey('op', { workspaceId: 'ws_1', idempotencyKey: '' })).toBeNull();
   });

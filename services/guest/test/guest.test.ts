@@ -491,17 +491,17 @@ describe('guest service over gRPC', () => {
       const all = await reviewsOf('ws_rev');
       const onA = all.find((r) => r.externalId === 'r-1')!;
       const onF = all.find((r) => r.externalId === 'r-f')!;
-      const { review: replied } = await client.call('replyToReview', { workspaceId: 'ws_rev', id: onA.id, body: 'Thank you!' });
+      const { review: replied } = await client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onA.id, body: 'Thank you!' });
       expect(replied!.reply!.body).toBe('Thank you!');
       expect(fake.relayed.at(-1)).toMatchObject({ provider: 'PMS-A', operation: 'review.reply', entityExternalId: 'r-1' });
-      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onA.id, body: 'Again' }))).code).toBe('conflict');
+      expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onA.id, body: 'Again' }))).code).toBe('conflict');
       const before = fake.relayed.length;
-      const err = await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onF.id, body: 'Thanks' }));
+      const err = await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onF.id, body: 'Thanks' }));
       expect(err.code).toBe('pms_write_unsupported');
       expect(err.details.provider).toBe('PMS-F');
       expect(fake.relayed.length).toBe(before);
       expect((await client.call('getReview', { workspaceId: 'ws_rev', id: onF.id })).review!.reply).toBeUndefined();
-      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onF.id, body: ' ' }))).details.fields).toEqual({ body: 'is required' });
+      expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onF.id, body: ' ' }))).details.fields).toEqual({ body: 'is required' });
     });
 
     it('leaves out reviews of inactive listings; direct reads and filters are 403', async () => {
@@ -510,7 +510,7 @@ describe('guest service over gRPC', () => {
       await setActive('ws_rev', 'lst_off2', false);
       expect((await reviewsOf('ws_rev')).map((r) => r.externalId)).not.toContain('r-off');
       expect((await errorOf(client.call('getReview', { workspaceId: 'ws_rev', id: off.id }))).code).toBe('listing_inactive');
-      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: off.id, body: 'x' }))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: off.id, body: 'x' }))).code).toBe('listing_inactive');
       expect((await errorOf(client.call('listReviews', { workspaceId: 'ws_rev', listingId: 'lst_off2' }))).code).toBe('listing_inactive');
       expect((await errorOf(client.call('getReview', { workspaceId: 'ws_other', id: off.id }))).code).toBe('not_found');
     });
@@ -531,19 +531,19 @@ describe('guest service over gRPC', () => {
     it('accepts a PMS-A request (relayed), and refuses a second answer', async () => {
       const q = await byExternal('q-a');
       expect(q).toMatchObject({ kind: 'request', status: 'pending', provider: 'PMS-A' });
-      const { request: done } = await client.call('answerRequest', { workspaceId: 'ws_req', id: q.id, decision: 'accept', message: '' });
+      const { request: done } = await client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'accept', message: '' });
       expect(done!.status).toBe('accepted');
       expect(fake.relayed.at(-1)).toMatchObject({ operation: 'request.answer', provider: 'PMS-A', entityExternalId: 'q-a' });
-      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code).toBe('conflict');
+      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code).toBe('conflict');
     });
 
     it('refuses answering a request and pre-approving an inquiry relayed by PMS-F, sending nothing', async () => {
       const before = fake.relayed.length;
       for (const decision of ['accept', 'decline']) {
-        const err = await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: (await byExternal('q-f')).id, decision, message: '' }));
+        const err = await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('q-f')).id, decision, message: '' }));
         expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-F']);
       }
-      const err = await errorOf(client.call('preApproveInquiry', { workspaceId: 'ws_req', id: (await byExternal('i-f')).id, blockInstantBooking: false, message: '' }));
+      const err = await errorOf(client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('i-f')).id, blockInstantBooking: false, message: '' }));
       expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-F']);
       expect(fake.relayed.length).toBe(before);
       expect((await byExternal('q-f')).status).toBe('pending');
@@ -552,19 +552,19 @@ describe('guest service over gRPC', () => {
     it('refuses blockInstantBooking on a PMS-G pre-approval; without it PMS-G pre-approves', async () => {
       const i = await byExternal('i-g');
       const before = fake.relayed.length;
-      const err = await errorOf(client.call('preApproveInquiry', { workspaceId: 'ws_req', id: i.id, blockInstantBooking: true, message: '' }));
+      const err = await errorOf(client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: true, message: '' }));
       expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-G']);
       expect(fake.relayed.length).toBe(before);
-      const { request: done } = await client.call('preApproveInquiry', { workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: '' });
+      const { request: done } = await client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: '' });
       expect(done!.status).toBe('pre_approved');
-      const { request: a } = await client.call('preApproveInquiry', { workspaceId: 'ws_req', id: (await byExternal('i-a')).id, blockInstantBooking: true, message: '' });
+      const { request: a } = await client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('i-a')).id, blockInstantBooking: true, message: '' });
       expect(a).toMatchObject({ status: 'pre_approved', blockInstantBooking: true });
     });
 
     it('refuses the wrong action for the kind, and a bad decision', async () => {
       const i = await byExternal('i-g');
-      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe('conflict');
-      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields).toEqual({ decision: 'must be accept or decline' });
+      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe('conflict');
+      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields).toEqual({ decision: 'must be accept or decline' });
       expect((await errorOf(client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: 'open', kind: '' }))).details.fields).toEqual({ status: expect.any(String) });
     });
   });

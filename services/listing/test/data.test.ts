@@ -184,13 +184,13 @@ describe('listing data over gRPC', () => {
     return listing!;
   };
 
-  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { workspaceId, listingIds, active: false, expectedVersion: 0 });
+  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { idempotencyKey: '', workspaceId, listingIds, active: false, expectedVersion: 0 });
 
   const calendar = (workspaceId: string, listingId: string, from: string, to: string, calendarOnly = false) =>
     client.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly });
 
   const update = (workspaceId: string, ...updates: Partial<pb.AvailabilityUpdate>[]) =>
-    client.call('updateAvailability', { workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
+    client.call('updateAvailability', { idempotencyKey: '', workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
 
   const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[], expectedVersion = 0) => client.call('putContent', { workspaceId, listingId, sections, expectedVersion });
 
@@ -474,15 +474,15 @@ describe('listing data over gRPC', () => {
     it('appends, lists in order and removes photos', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Photos');
-      const a = (await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'Living room' })).photo!;
-      const b = (await client.call('addPhoto', { workspaceId: ws, listingId: l.channels[0]!.externalId, url: 'https://cdn.example.com/b.jpg', caption: '' })).photo!;
+      const a = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'Living room' })).photo!;
+      const b = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.channels[0]!.externalId, url: 'https://cdn.example.com/b.jpg', caption: '' })).photo!;
       expect(a.id).toMatch(/^pho_/);
       expect([a.position, b.position]).toEqual([1, 2]);
       expect(a.createdAt).toBeInstanceOf(Date);
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([a.id, b.id]);
 
       expect(await client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id })).toEqual({ photoId: a.id });
-      const c = (await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })).photo!;
+      const c = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })).photo!;
       expect(c.position).toBe(3);
       const listed = await client.call('listPhotos', { workspaceId: ws, listingId: l.id });
       expect(listed.photos.map((p) => [p.id, p.url, p.caption])).toEqual([
@@ -497,7 +497,7 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const owner = await create(ws, 'Photo Owner');
       const other = await create(ws, 'Photo Other');
-      const p = (await client.call('addPhoto', { workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' })).photo!;
+      const p = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' })).photo!;
       const err = await errorOf(client.call('removePhoto', { workspaceId: ws, listingId: other.id, photoId: p.id }));
       expect(err.code).toBe('not_found');
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: owner.id })).photos).toHaveLength(1);
@@ -507,19 +507,19 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const l = await create(ws, 'Photo Rules');
       for (const url of ['http://cdn.example.com/a.jpg', 'ftp://cdn.example.com/a.jpg', 'not a url', '', `https://cdn.example.com/${'a'.repeat(2048)}`]) {
-        const err = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url, caption: '' }));
+        const err = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url, caption: '' }));
         expect(err.code).toBe('validation_failed');
         expect(Object.keys(err.details.fields ?? {})).toEqual(['url']);
       }
-      const caption = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }));
+      const caption = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }));
       expect(Object.keys(caption.details.fields ?? {})).toEqual(['caption']);
     });
 
     it('holds at most 100 photos per listing', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Photo Limit');
-      for (let i = 0; i < 100; i++) await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
-      const err = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }));
+      for (let i = 0; i < 100; i++) await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
+      const err = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }));
       expect(err.code).toBe('validation_failed');
       expect(Object.keys(err.details.fields ?? {})).toEqual(['photos']);
       const listed = (await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos;
@@ -532,7 +532,7 @@ describe('listing data over gRPC', () => {
     it('publishes to the mapped channels and records publishedAt', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Publish Me');
-      const res = await client.call('publishListing', { workspaceId: ws, listingId: l.id });
+      const res = await client.call('publishListing', { idempotencyKey: '', workspaceId: ws, listingId: l.id });
       expect(res.listingId).toBe(l.id);
       expect(res.channels).toEqual(['CHANNEL_A']);
       expect(res.publishedAt).toBeInstanceOf(Date);
@@ -543,7 +543,7 @@ describe('listing data over gRPC', () => {
     it('refuses a listing without any channel mapping, naming channels', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Unmapped', {}, false);
-      const err = await errorOf(client.call('publishListing', { workspaceId: ws, listingId: l.id }));
+      const err = await errorOf(client.call('publishListing', { idempotencyKey: '', workspaceId: ws, listingId: l.id }));
       expect(err.code).toBe('validation_failed');
       expect(Object.keys(err.details.fields ?? {})).toEqual(['channels']);
       expect(err.fix).toMatch(/map the listing to a channel/i);
@@ -558,9 +558,9 @@ describe('listing data over gRPC', () => {
       ['getContent', () => client.call('getContent', { workspaceId, listingId })],
       ['putContent', () => put(workspaceId, listingId, [section('description', 'x')])],
       ['listPhotos', () => client.call('listPhotos', { workspaceId, listingId })],
-      ['addPhoto', () => client.call('addPhoto', { workspaceId, listingId, url: 'https://cdn.example.com/x.jpg', caption: '' })],
+      ['addPhoto', () => client.call('addPhoto', { idempotencyKey: '', workspaceId, listingId, url: 'https://cdn.example.com/x.jpg', caption: '' })],
       ['removePhoto', () => client.call('removePhoto', { workspaceId, listingId, photoId: 'pho_any' })],
-      ['publishListing', () => client.call('publishListing', { workspaceId, listingId })],
+      ['publishListing', () => client.call('publishListing', { idempotencyKey: '', workspaceId, listingId })],
     ];
 
     it('answers listing_inactive on every call, by id and by channel id, and hides the stored data', async () => {
@@ -568,7 +568,7 @@ describe('listing data over gRPC', () => {
       const l = await create(ws, 'Gone Quiet', { defaultNightlyPrice: 100 });
       await update(ws, { listingId: l.id, from: '2025-01-01', to: '2025-01-01', price: 55 });
       await put(ws, l.id, [section('description', 'Before deactivation')]);
-      await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/q.jpg', caption: '' });
+      await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/q.jpg', caption: '' });
       await deactivate(ws, l.id);
       for (const id of [l.id, l.channels[0]!.externalId]) {
         for (const [name, call] of everyCall(ws, id)) {
@@ -578,7 +578,7 @@ describe('listing data over gRPC', () => {
         }
       }
       // Nothing was written while inactive: after activation the data is as it was.
-      await client.call('setListingsActive', { workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      await client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
       expect((await calendar(ws, l.id, '2025-01-01', '2025-01-02')).days.map((d) => d.price)).toEqual([55, 100]);
       expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([section('description', 'Before deactivation')]);
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);

@@ -135,7 +135,7 @@ describe('webhook service over gRPC', () => {
         client.call('getSubscription', { workspaceId: OTHER_WS, id }),
         client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: OTHER_WS, id, mode: TEST, enabled: false })),
         client.call('deleteSubscription', { workspaceId: OTHER_WS, id }),
-        client.call('rotateSubscriptionSecret', { workspaceId: OTHER_WS, id, gracePeriodSeconds: 0 }),
+        client.call('rotateSubscriptionSecret', { idempotencyKey: '', workspaceId: OTHER_WS, id, gracePeriodSeconds: 0 }),
         client.call('listDeliveries', pb.ListDeliveriesRequest.create({ workspaceId: OTHER_WS, subscriptionId: id })),
       ]) {
         expect((await errorOf(call)).code).toBe('not_found');
@@ -292,16 +292,16 @@ describe('webhook service over gRPC', () => {
       const { event } = await reservationEvent('lst_replay');
       await eventually(async () => (await deliveriesOf(subscription!.id, 'succeeded')).length === 1, 'the original');
       const [original] = await deliveriesOf(subscription!.id);
-      const { delivery } = await client.call('replayDelivery', { workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
+      const { delivery } = await client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
       expect(delivery).toMatchObject({ replayOf: original!.id, eventId: event.eventId, status: 'pending' });
       await eventually(() => receiver.received.length === 2, 'the replay');
       expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
       expect(receiver.received[1]!.headers['vrp-delivery-id']).toBe(delivery!.id);
 
-      expect((await errorOf(client.call('replayDelivery', { workspaceId: OTHER_WS, subscriptionId: subscription!.id, deliveryId: original!.id }))).code).toBe('not_found');
-      expect((await errorOf(client.call('replayDelivery', { workspaceId: WS, subscriptionId: subscription!.id, deliveryId: 'whd_nope' }))).code).toBe('not_found');
+      expect((await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: OTHER_WS, subscriptionId: subscription!.id, deliveryId: original!.id }))).code).toBe('not_found');
+      expect((await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: 'whd_nope' }))).code).toBe('not_found');
       await setActive('lst_replay', false);
-      const err = await errorOf(client.call('replayDelivery', { workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id }));
+      const err = await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id }));
       expect(err.code).toBe('listing_inactive');
       expect(err.details.listingIds).toEqual(['lst_replay']);
       await setActive('lst_replay', true);
@@ -309,7 +309,7 @@ describe('webhook service over gRPC', () => {
 
     it('signs with both secrets during a rotation’s grace period, then with the new one only', async () => {
       const { subscription, secret: oldSecret } = await subscribe({ eventTypes: ['reservation.created'] });
-      const rotated = await client.call('rotateSubscriptionSecret', { workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 3600 });
+      const rotated = await client.call('rotateSubscriptionSecret', { idempotencyKey: '', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 3600 });
       expect(rotated.secret).not.toBe(oldSecret);
       expect(rotated.subscription!.previousSecretExpiresAt).toEqual(new Date(clock.now().getTime() + 3600_000));
       await reservationEvent('lst_rot');
@@ -317,7 +317,7 @@ describe('webhook service over gRPC', () => {
       const r = receiver.received[0]!;
       const now = Math.floor(Date.now() / 1000);
       for (const secret of [oldSecret, rotated.secret]) expect(verifySignature({ header: String(r.headers['vrp-signature']), secret, body: r.body, nowSeconds: now }).ok).toBe(true);
-      const err = await errorOf(client.call('rotateSubscriptionSecret', { workspaceId: WS, id: subscription!.id, gracePeriodSeconds: -1 }));
+      const err = await errorOf(client.call('rotateSubscriptionSecret', { idempotencyKey: '', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: -1 }));
       expect(err.details.fields).toEqual({ gracePeriodSeconds: expect.stringContaining('between 0 and') });
     });
 
