@@ -610,6 +610,86 @@ describe('guest service over gRPC', () => {
     });
   });
 
+  describe('Idempotency-Key stored with every write (a retry the gateway could not answer writes nothing)', () => {
+    const WS = 'ws_idem';
+    const relayedNow = () => fake.relayed.length;
+    const eventsOn = async (topic: string) => {
+      await bus.whenIdle();
+      return published.filter((p) => p.topic === topic).length;
+    };
+    const withSync = async (entity: string, externalId: string, listingId: string) => {
+      const payload =
+        entity === 'review'
+          ? { externalId, listingId, guestName: 'Sam', rating: 4, body: 'Nice', submittedAt: '2025-05-01T00:00:00Z', updatedAt: '2025-05-01T00:00:00Z' }
+          : { externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, updatedAt: '2025-07-01T00:00:00Z' };
+      await syncChange(WS, 'PMS-A', entity, payload);
+    };
+
+    it('a message sent again with its key answers the first message: one message, one event, one PMS relay', async () => {
+      const id = newId('res');
+      await reservationEvent(WS, { id, propertyId: 'lst_a', primaryGuest: { firstName: 'Kai', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' } });
+      const c = (await client.call('listConversations', { workspaceId: WS, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
+      const send = (body: string) => client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body, idempotencyKey: 'msg-key-1' }));
+      const relays = relayedNow();
+      const events = await eventsOn(TOPICS.messageEvents.name);
+      const first = await send('Hello once');
+      const again = await send('Hello once');
+      expect(again.message!.id).toBe(first.message!.id);
+      expect(relayedNow()).toBe(relays + 1);
+      expect((await client.call('listMessages', { workspaceId: WS, conversationId: c.id })).messages.map((m) => m.id)).toEqual([first.message!.id]);
+      expect(await eventsOn(TOPICS.messageEvents.name)).toBe(events + 1);
+      // The same key with another body is refused as the gateway refuses it; nothing is sent.
+      expect((await errorOf(send('Hello twice'))).code).toBe('idempotency_conflict');
+      expect(relayedNow()).toBe(relays + 1);
+    });
+
+    it('concurrent sends with one key store one message', async () => {
+      const id = newId('res');
+      await reservationEvent(WS, { id, propertyId: 'lst_plain', primaryGuest: { firstName: 'Lou', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' } });
+      const c = (await client.call('listConversations', { workspaceId: WS, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
+      const sent = await Promise.all(Array.from({ length: 5 }, () => client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body: 'Once', idempotencyKey: 'msg-key-2' }))));
+      expect(new Set(sent.map((r) => r.message!.id)).size).toBe(1);
+      expect((await client.call('listMessages', { workspaceId: WS, conversationId: c.id })).messages).toHaveLength(1);
+    });
+
+    it('a review reply sent again with its key answers the replied review: one relay, one event, no 409', async () => {
+      await withSync('review', 'idem-r-1', 'lst_a');
+      const r = (await client.call('listReviews', { workspaceId: WS, listingId: '' })).reviews.find((x) => x.externalId === 'idem-r-1')!;
+      const relays = relayedNow();
+      const events = await eventsOn(TOPICS.reviewEvents.name);
+      const reply = (body: string) => client.call('replyToReview', { workspaceId: WS, id: r.id, body, idempotencyKey: 'reply-key-1' });
+      const first = await reply('Thanks!');
+      const again = await reply('Thanks!');
+      expect(again.review!.reply!.body).toBe('Thanks!');
+      expect(again.review!.id).toBe(first.review!.id);
+      expect(relayedNow()).toBe(relays + 1);
+      expect(await eventsOn(TOPICS.reviewEvents.name)).toBe(events + 1);
+      expect((await errorOf(reply('Thanks again!'))).code).toBe('idempotency_conflict');
+      expect(relayedNow()).toBe(relays + 1);
+    });
+
+    it('a request answer and a pre-approval sent again with their keys answer the first outcome: one relay each', async () => {
+      await withSync('request', 'idem-q-1', 'lst_a');
+      await withSync('inquiry', 'idem-i-1', 'lst_a');
+      const all = (await client.call('listRequests', { workspaceId: WS, listingId: '', status: '', kind: '' })).requests;
+      const q = all.find((x) => x.externalId === 'idem-q-1')!;
+      const i = all.find((x) => x.externalId === 'idem-i-1')!;
+      const relays = relayedNow();
+      const accept = () => client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'accept', message: '', idempotencyKey: 'answer-key-1' });
+      expect((await accept()).request!.status).toBe('accepted');
+      expect((await accept()).request!.status).toBe('accepted');
+      expect(relayedNow()).toBe(relays + 1);
+      const decline = await errorOf(client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'decline', message: '', idempotencyKey: 'answer-key-1' }));
+      expect(decline.code).toBe('idempotency_conflict');
+      const preApprove = () => client.call('preApproveInquiry', { workspaceId: WS, id: i.id, blockInstantBooking: false, message: 'Welcome', idempotencyKey: 'pre-key-1' });
+      expect((await preApprove()).request!.status).toBe('pre_approved');
+      expect((await preApprove()).request!.status).toBe('pre_approved');
+      expect(relayedNow()).toBe(relays + 2);
+      // Without a key a second answer is still refused: the rule is unchanged.
+      expect((await errorOf(client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'accept', message: '', idempotencyKey: '' }))).code).toBe('conflict');
+    });
+  });
+
   it('decodes the published events as their proto messages', async () => {
     const seen: guestEvents.GuestEvent[] = [];
     const sub = await bus.subscribe({ groupId: 'decode-check', topics: [TOPICS.guestEvents.name], fromBeginning: true, handler: async (m) => void seen.push(guestEvents.GuestEvent.decode(m.value)) });
