@@ -3,6 +3,7 @@
 import { listing as pb } from '@vrp/contracts';
 import {
   AppError,
+  AppliedRequests,
   createLogger,
   createMemoryBus,
   createMemoryStore,
@@ -550,6 +551,57 @@ describe('listing data over gRPC', () => {
     });
   });
 
+  describe('Idempotency-Key stored with every write (a retry the gateway could not answer writes nothing)', () => {
+    it('a photo added again with its key answers the first photo; no second photo; another body is idempotency_conflict', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Photos');
+      const add = (caption: string) => client.call('addPhoto', { idempotencyKey: 'photo-key-1', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/i.jpg', caption });
+      const first = (await add('Porch')).photo!;
+      const again = (await add('Porch')).photo!;
+      expect(again).toEqual(first);
+      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([first.id]);
+      expect((await errorOf(add('Garden'))).code).toBe('idempotency_conflict');
+      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
+    });
+
+    it('an availability batch retried with its key answers the first outcome and does not overwrite a later change', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Calendar');
+      const batch = () => client.call('updateAvailability', { idempotencyKey: 'avail-key-1', workspaceId: ws, updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 111 })] });
+      const first = await batch();
+      await update(ws, { listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 222 });
+      expect(await batch()).toEqual(first);
+      const days = (await calendar(ws, l.id, '2031-03-01', '2031-03-02')).days;
+      expect(days.map((d) => d.price)).toEqual([222, 222]);
+      const other = client.call('updateAvailability', { idempotencyKey: 'avail-key-1', workspaceId: ws, updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 333 })] });
+      expect((await errorOf(other)).code).toBe('idempotency_conflict');
+    });
+
+    it('a publish retried with its key answers the first publication: publishedAt and version unchanged', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Publish');
+      const publish = () => client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: l.id });
+      const first = await publish();
+      const version = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!.version;
+      expect(await publish()).toEqual(first);
+      const after = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!;
+      expect([after.version, after.publishedAt?.getTime()]).toEqual([version, first.publishedAt!.getTime()]);
+    });
+
+    it('a status change retried with its key after a later change answers the first outcome and changes nothing', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Status');
+      const off = () => client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: false, expectedVersion: 0 });
+      const first = await off();
+      expect(first).toEqual({ active: false, updated: [l.id], unchanged: [] });
+      await client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      const version = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!.version;
+      expect(await off()).toEqual(first);
+      const now = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!;
+      expect([now.status, now.version]).toEqual(['active', version]);
+    });
+  });
+
   describe('activity and tenancy', () => {
     /** Every data call of the service, addressed at `listingId`. */
     const everyCall = (workspaceId: string, listingId: string): [string, () => Promise<unknown>][] => [
@@ -613,7 +665,8 @@ describe('content relay to the PMS', () => {
   const store = createMemoryStore();
   const listings = new ListingStore(store);
   const outbox = new Outbox(store, createMemoryBus(), createLogger('listing', 'silent'));
-  const activity = new ListingActivity(store, listings, outbox);
+  const applied = new AppliedRequests(store);
+  const activity = new ListingActivity(store, listings, outbox, applied);
   // The handlers ignore the gRPC call object.
   const call = {} as Parameters<DataHandlers['putContent']>[1];
   const readCall = {} as Parameters<DataHandlers['getContent']>[1];
@@ -658,7 +711,7 @@ describe('content relay to the PMS', () => {
     const l = await insert('PMS-G');
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
     const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')], expectedVersion: 0 }, call);
     expect(res.applied).toEqual(['description']);
     expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
@@ -673,7 +726,7 @@ describe('content relay to the PMS', () => {
         throw new AppError('pms_unavailable');
       },
     };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
     const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call));
     expect(err.code).toBe('pms_unavailable');
     expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);
