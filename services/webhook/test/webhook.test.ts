@@ -349,6 +349,55 @@ describe('webhook service over gRPC', () => {
     });
   });
 
+  describe('Idempotency-Key stored with every write (a retry the gateway could not answer writes nothing)', () => {
+    const countSubscriptions = async () => (await client.call('listSubscriptions', { workspaceId: WS, page: { limit: 200, offset: 0 } })).page!.total;
+
+    it('a create retried with its key answers the first subscription and secret; another body is idempotency_conflict', async () => {
+      const before = await countSubscriptions();
+      const first = await subscribe({ idempotencyKey: 'whs-key-1', description: 'once' });
+      const again = await client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: TEST, url: receiver.url, idempotencyKey: 'whs-key-1', description: 'once' }));
+      expect([again.subscription!.id, again.secret]).toEqual([first.subscription!.id, first.secret]);
+      expect(await countSubscriptions()).toBe(before + 1);
+      const other = client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: TEST, url: receiver.url, idempotencyKey: 'whs-key-1', description: 'twice' }));
+      expect((await errorOf(other)).code).toBe('idempotency_conflict');
+      expect(await countSubscriptions()).toBe(before + 1);
+    });
+
+    it('an update retried with its key after a later change answers the subscription as it is and overwrites nothing', async () => {
+      const { subscription } = await subscribe();
+      const id = subscription!.id;
+      const patch = (description: string, idempotencyKey: string) => client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id, mode: TEST, description, idempotencyKey }));
+      await patch('first', 'whs-patch-1');
+      await patch('later', '');
+      expect((await patch('first', 'whs-patch-1')).subscription!.description).toBe('later');
+      expect((await client.call('getSubscription', { workspaceId: WS, id })).subscription!.description).toBe('later');
+    });
+
+    it('a secret rotation retried with its key rotates once', async () => {
+      const { subscription, secret: original } = await subscribe();
+      const rotate = () => client.call('rotateSubscriptionSecret', { idempotencyKey: 'whs-rotate-1', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 60 });
+      const first = await rotate();
+      const again = await rotate();
+      expect(first.secret).not.toBe(original);
+      // A second rotation would have made a new secret.
+      expect(again.secret).toBe(first.secret);
+    });
+
+    it('a delivery replay retried with its key queues one replay: the receiver gets the event twice, not three times', async () => {
+      const { subscription } = await subscribe({ eventTypes: ['reservation.created'] });
+      await reservationEvent('lst_idem_replay');
+      await eventually(async () => (await deliveriesOf(subscription!.id, 'succeeded')).length === 1, 'the original');
+      const [original] = await deliveriesOf(subscription!.id);
+      const replay = () => client.call('replayDelivery', { idempotencyKey: 'whd-replay-1', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
+      const first = await replay();
+      const again = await replay();
+      expect(again.delivery!.id).toBe(first.delivery!.id);
+      await eventually(async () => (await deliveriesOf(subscription!.id, 'succeeded')).length === 2, 'the replay');
+      expect(await deliveriesOf(subscription!.id)).toHaveLength(2);
+      expect(receiver.received).toHaveLength(2);
+    });
+  });
+
   describe('intake failures', () => {
     it('dead-letters an undecodable domain event and queues the events behind it', async () => {
       const { subscription } = await subscribe();
