@@ -1,7 +1,7 @@
 // Wiring of the reservation service: store and bus engines in, gRPC + ops servers out.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing, pms, TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
@@ -44,6 +44,7 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
     relay: deps.relay ?? grpcPmsRelay(pmsUpstream!),
     activity,
     logger: deps.logger,
+    applied: new AppliedRequests(deps.store, deps.clock),
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
   const sync = await consumePmsSync(consumers, useCases);

@@ -1,15 +1,10 @@
 // Queries of the reservation service, written once as Mongo documents for both engines.
-import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type Lease, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, APPLIED_REQUEST_TTL_MS, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type Lease, type PageWindow, type Tx } from '@vrp/platform';
 import type { ReservationFilters, ReservationRecord } from '../domain/reservation';
-import { appliedChangeSchema, reservationSchema } from './schemas';
+import { reservationSchema } from './schemas';
 
-type AppliedChangeDoc = { _id: string; workspaceId: string; key: string; reservationId: string; createdAt: Date; expiresAt: Date; [field: string]: unknown };
-
-/** How long the key of an applied change is remembered (as long as the gateway's idempotency records). */
-export const APPLIED_CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
-export const APPLIED_CHANGES = 'applied_changes';
-/** Creates remember their key for as long (bookedAt is when the create was stored). */
-const keyCutoff = (now: Date) => new Date(now.getTime() - APPLIED_CHANGE_TTL_MS);
+/** Creates remember their key on the reservation for as long as applied_requests do (bookedAt is when the create was stored). */
+const keyCutoff = (now: Date) => new Date(now.getTime() - APPLIED_REQUEST_TTL_MS);
 
 export type ReservationDoc = Omit<ReservationRecord, 'id'> & { _id: string; leaseToken?: string; leaseUntil?: Date | null; [field: string]: unknown };
 
@@ -60,28 +55,9 @@ const duplicate = () => new AppError('conflict', 'A reservation with this id or 
 
 export class ReservationStore {
   readonly reservations: Collection<ReservationDoc>;
-  readonly appliedChanges: Collection<AppliedChangeDoc>;
 
   constructor(readonly store: DocumentStore) {
     this.reservations = store.collection<ReservationDoc>({ name: 'reservations', schema: reservationSchema });
-    this.appliedChanges = store.collection<AppliedChangeDoc>({ name: APPLIED_CHANGES, schema: appliedChangeSchema });
-  }
-
-  /** The reservation a change with this Idempotency-Key was applied to, if it was (and has not expired). */
-  async appliedChange(workspaceId: string, key: string, now: Date): Promise<string | null> {
-    const doc = await this.appliedChanges.findOne({ _id: `${workspaceId}:${key}`, expiresAt: { $gt: now } });
-    return doc ? doc.reservationId : null;
-  }
-
-  /**
-   * Remembers a change's key in the change's own transaction. A second writer of the same key
-   * gets a DuplicateKeyError that aborts its transaction: the change is applied once. An expired
-   * key (the TTL monitor has not removed it yet) is replaced.
-   */
-  async recordChange(workspaceId: string, key: string, reservationId: string, at: Date, tx: Tx): Promise<void> {
-    const _id = `${workspaceId}:${key}`;
-    await this.appliedChanges.deleteOne({ _id, expiresAt: { $lte: at } }, { tx });
-    await this.appliedChanges.insertOne({ _id, workspaceId, key, reservationId, createdAt: at, expiresAt: new Date(at.getTime() + APPLIED_CHANGE_TTL_MS) }, { tx });
   }
 
   async page(workspaceId: string, filters: ReservationFilters, scope: ListScope, window: PageWindow): Promise<{ items: ReservationRecord[]; total: number }> {

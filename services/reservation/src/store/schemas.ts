@@ -141,21 +141,3 @@ export const bookedNightSchema = new Schema(
 bookedNightSchema.index({ workspaceId: 1, listingId: 1, night: 1 }, { unique: true });
 // Freeing a reservation's nights (cancel, date change, move).
 bookedNightSchema.index({ workspaceId: 1, reservationId: 1 });
-
-/**
- * Idempotency keys of changes (PATCH, cancel) applied to reservations, written in the same
- * transaction as the change: a retried request whose key is here is not applied twice.
- * Creates keep their key on the reservation itself (unique `idempotencyKey`).
- */
-export const appliedChangeSchema = new Schema(
-  {
-    _id: { type: String, required: true }, // `${workspaceId}:${key}`
-    workspaceId: { type: String, required: true },
-    key: { type: String, required: true },
-    reservationId: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-    expiresAt: { type: Date, required: true },
-  },
-  { versionKey: false },
-);
-appliedChangeSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
