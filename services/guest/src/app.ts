@@ -36,8 +36,8 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   await cache.start();
   const access = new ListingAccess(cache);
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
-  const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms });
   const applied = new AppliedRequests(deps.store);
+  const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms, applied });
   const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger, applied });
   const subscriptions = await startConsumers({ store: deps.store, consumers, logger: deps.logger, profiles, messaging });
   return startService({

@@ -85,7 +85,6 @@ describe('guest service over gRPC', () => {
     createdAt: new Date('2025-01-01T00:00:00Z'),
     updatedAt: new Date('2025-01-01T00:00:00Z'),
     version: 1,
-    changeKeys: [],
     ...extra,
   });
 
@@ -285,6 +284,11 @@ describe('guest service over gRPC', () => {
       const change = () => client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Thurman', idempotencyKey: 'g-change-1' }));
       expect((await change()).guest!.version).toBe(2);
       expect((await change()).guest!.version).toBe(2);
+      // A key is bound to its request: another body is refused as the gateway refuses it, and nothing changes.
+      expect((await errorOf(create({ firstName: 'Ute', idempotencyKey: 'g-create-1' }))).code).toBe('idempotency_conflict');
+      const other = client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Other', idempotencyKey: 'g-change-1' }));
+      expect((await errorOf(other)).code).toBe('idempotency_conflict');
+      expect((await client.call('getGuest', { workspaceId: 'ws_c', id: a.guest!.id })).guest).toMatchObject({ lastName: 'Thurman', version: 2 });
     });
 
     it('refuses an empty update and an unknown or foreign id', async () => {

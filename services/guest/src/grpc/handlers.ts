@@ -34,7 +34,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
         provider: req.provider,
         email: req.email,
         phone: req.phone,
-      }, req.idempotencyKey);
+      }, requestKey('guest.createGuest', req));
       return { guest: toProtoGuest(created) };
     },
 
@@ -50,7 +50,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
           ...(req.language !== undefined ? { language: req.language } : {}),
         },
         req.expectedVersion,
-        req.idempotencyKey,
+        requestKey('guest.updateGuest', req),
       );
       return { guest: toProtoGuest(updated) };
     },
