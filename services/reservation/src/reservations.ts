@@ -59,7 +59,7 @@ import type { ListingDirectory, ListingInfo } from './ports/listings';
 import type { PmsRelay } from './ports/pms-relay';
 import type { NightStore } from './store/night-store';
 import type { ReservationStore } from './store/reservation-store';
-import { flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './use-cases/hold-nights';
+import { endConflicts, flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './use-cases/hold-nights';
 
 /** Attempts at a fresh confirmation code when one collides within the workspace. */
 const CODE_ATTEMPTS = 5;
@@ -294,9 +294,14 @@ export class Reservations {
       const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
       try {
         const stored = await this.deps.store.transaction(async (tx) => {
-          const replaced = await this.deps.reservations.replaceIfVersion(next, current.version, tx, lease);
+          let replaced = await this.deps.reservations.replaceIfVersion(next, current.version, tx, lease);
           if (!replaced) return null;
           if (nightsChange) await holdNights(this.deps.nights, replaced, provider ? 'pms' : 'exclusive', tx);
+          // A cancel, new dates or a move can end an overlap with a PMS booking: both sides lose the flag.
+          if (nightsChange && replaced.conflictsWith.length > 0) {
+            const still = await endConflicts(this.deps, replaced, replaced.conflictsWith, now, tx);
+            if (still.length !== replaced.conflictsWith.length) replaced = await this.deps.reservations.setConflicts(replaced, still, tx);
+          }
           await this.deps.applied.remember(key, id, tx);
           await recordReservationEvent(this.deps.outbox, tx, change, replaced, now);
           return replaced;
@@ -439,7 +444,10 @@ export class Reservations {
     // bus redelivers and this re-reads.
     await this.deps.store.transaction(async (tx) => {
       const overlaps = await holdNights(this.deps.nights, next, 'pms', tx);
-      const written = { ...next, conflictsWith: overlaps };
+      // Overlaps flagged before that ended (this booking cancelled or moved, or the other side
+      // gone) are cleared on the other side; those that still hold are kept on both.
+      const still = await endConflicts(this.deps, next, (existing?.conflictsWith ?? []).filter((id) => !overlaps.includes(id)), now, tx);
+      const written = { ...next, conflictsWith: [...new Set([...overlaps, ...still])].sort() };
       const stored = existing ? await this.deps.reservations.replaceIfVersion(written, existing.version, tx) : await this.deps.reservations.insertRaw(written, tx);
       if (!stored) throw new AppError('conflict', `Reservation '${next.id}' changed while a PMS change was applied; it is applied again.`);
       await flagOverlaps(this.deps, ws, stored.id, overlaps, now, tx);

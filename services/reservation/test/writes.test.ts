@@ -561,6 +561,40 @@ describe('reservation writes over gRPC', () => {
       ]);
     });
 
+    it('cancelling the local stay ends the overlap: both lose the flag in that transaction (new version, event) and the PMS booking holds its whole stay', async () => {
+      const T = reservationEvents.ReservationEventType;
+      const local = (await create({ propertyId: 'lst_pmsc', checkIn: '2026-10-01', checkOut: '2026-10-04' })).reservation!;
+      await sync(payload({ externalId: 'pms-ends-1', checkIn: '2026-10-03', checkOut: '2026-10-06' }), 'chg-ends-1');
+      const pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-1')!;
+      expect(pmsOne.conflictsWith).toEqual([local.id]);
+      const pmsEvents = (await eventsOf(pmsOne.id)).length;
+      const cancelled = (await client.call('cancelReservation', { workspaceId: WS, id: local.id, idempotencyKey: '', expectedVersion: 0 })).reservation!;
+      expect([cancelled.status, cancelled.conflictsWith]).toEqual(['CANCELLED', []]);
+      const cleared = (await client.call('getReservation', { workspaceId: WS, id: pmsOne.id })).reservation!;
+      expect([cleared.conflictsWith, cleared.version]).toEqual([[], pmsOne.version + 1]);
+      expect((await eventsOf(pmsOne.id)).slice(pmsEvents)).toEqual([T.RESERVATION_EVENT_TYPE_UPDATED]);
+      const nights = await client.call('listBookedNights', { workspaceId: WS, listingId: 'lst_pmsc', from: '2026-10-01', to: '2026-10-06' });
+      expect(nights.nights.map((n) => [n.date, n.reservationId === pmsOne.id])).toEqual([
+        ['2026-10-03', true], ['2026-10-04', true], ['2026-10-05', true],
+      ]);
+    });
+
+    it('a PMS booking moved away from the local stay clears the flag on the local one; an overlap that remains stays flagged', async () => {
+      const local = (await create({ propertyId: 'lst_pmsc', checkIn: '2026-11-01', checkOut: '2026-11-04' })).reservation!;
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-02', checkOut: '2026-11-05', updatedAt: '2026-01-05T10:00:00Z' }), 'chg-ends-2a');
+      // Still overlapping after a newer change: both keep the flag.
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-03', checkOut: '2026-11-05', updatedAt: '2026-01-05T11:00:00Z' }), 'chg-ends-2b');
+      let pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-2')!;
+      expect(pmsOne.conflictsWith).toEqual([local.id]);
+      expect((await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!.conflictsWith).toEqual([pmsOne.id]);
+      const flaggedVersion = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!.version;
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-10', checkOut: '2026-11-12', updatedAt: '2026-01-05T12:00:00Z' }), 'chg-ends-2c');
+      pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-2')!;
+      expect(pmsOne.conflictsWith).toEqual([]);
+      const cleared = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!;
+      expect([cleared.conflictsWith, cleared.version]).toEqual([[], flaggedVersion + 1]);
+    });
+
     it('applies on an inactive listing too (data keeps syncing), while reads of it stay 403', async () => {
       listings.set('lst_off', { ...listings.get('lst_off')!, pmsProvider: 'PMS-C', pmsExternalId: 'ext-off' });
       await sync(payload({ externalId: 'pms-888', listingExternalId: 'ext-off' }), 'chg-3');

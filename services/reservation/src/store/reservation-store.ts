@@ -126,6 +126,33 @@ export class ReservationStore {
     return doc ? toRecord(doc) : null;
   }
 
+  /** The reservation, or null when there is none with this id in the workspace. */
+  async find(workspaceId: string, id: string, tx?: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOne({ workspaceId, _id: id }, { tx });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** The overlap with `withId` ended: the flag goes (a new version); null when it was not flagged. */
+  async removeConflict(workspaceId: string, id: string, withId: string, at: Date, tx: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId, _id: id, conflictsWith: withId },
+      { $pull: { conflictsWith: withId }, $inc: { version: 1 }, $set: { updatedAt: at } },
+      { tx, returnDocument: 'after' },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Sets the conflicts of the version just written in `tx` (part of that write: no new version). */
+  async setConflicts(r: ReservationRecord, conflictsWith: string[], tx: Tx): Promise<ReservationRecord> {
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId: r.workspaceId, _id: r.id, version: r.version },
+      { $set: { conflictsWith } },
+      { tx, returnDocument: 'after' },
+    );
+    if (!doc) throw new AppError('conflict', `Reservation '${r.id}' changed while its conflicts were updated; nothing was changed.`, {}, 'Retry the request.');
+    return toRecord(doc);
+  }
+
   /** Records that a PMS booking overlaps this reservation (a new version); null when it is gone. */
   async addConflict(workspaceId: string, id: string, withId: string, at: Date, tx: Tx): Promise<ReservationRecord | null> {
     const doc = await this.reservations.findOneAndUpdate(
