@@ -1,3 +1,4 @@
+import type { WritableStatus } from './reservation';
 import { dateConflicts, heldNights, holdersOf, stayNights, staysOverlap } from './occupancy';
 
 describe('night occupancy rules', () => {
@@ -42,7 +43,7 @@ describe('night occupancy rules', () => {
   });
 
   it('two stays overlap while both hold a common night on one listing; a check-out day shared with a check-in is no overlap', () => {
-    const a = { status: 'CONFIRMED', propertyId: 'lst_1', checkIn: '2030-01-01', checkOut: '2030-01-04' };
+    const a = { status: 'CONFIRMED' as WritableStatus, propertyId: 'lst_1', checkIn: '2030-01-01', checkOut: '2030-01-04' };
     expect(staysOverlap(a, { ...a, checkIn: '2030-01-03', checkOut: '2030-01-06' })).toBe(true);
     expect(staysOverlap(a, { ...a, checkIn: '2030-01-04', checkOut: '2030-01-06' })).toBe(false);
     expect(staysOverlap(a, { ...a, propertyId: 'lst_2' })).toBe(false);

@@ -126,6 +126,22 @@ export class ReservationStore {
     return doc ? toRecord(doc) : null;
   }
 
+  /** Any workspace's reservation by id (maintenance scans only; requests always name their workspace). */
+  async byId(id: string, tx?: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOne({ _id: id }, { tx });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Flags overlaps with `withIds` in one change (a new version); null when the reservation is gone. */
+  async addConflicts(workspaceId: string, id: string, withIds: string[], at: Date, tx: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId, _id: id },
+      { $addToSet: { conflictsWith: { $each: withIds } }, $inc: { version: 1 }, $set: { updatedAt: at } },
+      { tx, returnDocument: 'after' },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
   /** The reservation, or null when there is none with this id in the workspace. */
   async find(workspaceId: string, id: string, tx?: Tx): Promise<ReservationRecord | null> {
     const doc = await this.reservations.findOne({ workspaceId, _id: id }, { tx });

@@ -141,3 +141,17 @@ export const bookedNightSchema = new Schema(
 bookedNightSchema.index({ workspaceId: 1, listingId: 1, night: 1 }, { unique: true });
 // Freeing a reservation's nights (cancel, date change, move).
 bookedNightSchema.index({ workspaceId: 1, reservationId: 1 });
+
+/**
+ * Progress of a one-time data migration of this database (`_id` = its name): the last
+ * reservation id it finished (it resumes after it) and whether it is done.
+ */
+export const migrationSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    after: { type: String, default: '' },
+    done: { type: Boolean, default: false },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
