@@ -350,4 +350,45 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     const days = (await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>('GET', `/v1/listings/${riverside}/calendar?from=2042-03-01&to=2042-03-05`)).body.data.days;
     expect(days.map((d) => d.reservationId)).toEqual([local.body.data.id, local.body.data.id, local.body.data.id, pmsOne!.id, pmsOne!.id]);
   });
+  it('when the overlap ends (the PMS booking cancelled in the PMS, then synced) the local stay loses its conflict, with a new version', async () => {
+    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: riverside, checkIn: '2042-05-01', checkOut: '2042-05-04', primaryGuest: { firstName: 'Local' } });
+    expect(local.status).toBe(201);
+    const booking = {
+      listing_id: 'riverside',
+      arrival: '2042-05-03',
+      departure: '2042-05-06',
+      source: 'CHANNEL_B',
+      guest: { first_name: 'Remote', last_name: 'Guest', email: 'remote2@example.com' },
+      adults: 1,
+      total: 300,
+      currency: 'EUR',
+    };
+    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap-ends', booking);
+    const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
+    const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
+    const syncNow = async () => expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
+    await syncNow();
+    const read = async (id: string) => (await t.api<{ data: Reservation }>('GET', `/v1/reservations/${id}`)).body.data;
+    let pmsId = '';
+    await eventually(async () => {
+      const page = (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-05-03&check_in_before=2042-05-03`)).body.data;
+      pmsId = page[0]?.id ?? '';
+      return pmsId !== '' && (await read(local.body.data.id)).conflict !== null;
+    }, 10_000, 'the overlapping PMS booking to be synced and flagged');
+    const flagged = await read(local.body.data.id);
+    expect(flagged.conflict).toEqual({ reservationIds: [pmsId] });
+
+    // The PMS cancels its booking; the next sync ends the overlap on both sides.
+    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap-ends', { ...booking, status: 'cancelled' });
+    await syncNow();
+    await eventually(async () => (await read(local.body.data.id)).conflict === null, 10_000, 'the local stay\'s conflict to clear');
+    const cleared = await read(local.body.data.id);
+    expect(cleared.version).toBeGreaterThan(flagged.version);
+    expect(cleared.status).toBe('CONFIRMED');
+    const cancelled = await read(pmsId);
+    expect([cancelled.status, cancelled.conflict]).toEqual(['CANCELLED', null]);
+    // The local stay keeps its nights; the cancelled booking holds none.
+    const days = (await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>('GET', `/v1/listings/${riverside}/calendar?from=2042-05-01&to=2042-05-05`)).body.data.days;
+    expect(days.map((d) => d.reservationId)).toEqual([local.body.data.id, local.body.data.id, local.body.data.id, null, null]);
+  });
 });
