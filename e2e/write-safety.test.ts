@@ -298,16 +298,23 @@ describe('write safety end to end (issue 12)', () => {
   });
 });
 
+/** The id of the demo's PMS-A listing ("Riverside ..."), once its import landed. */
+async function demoPmsListing(t: TestStack): Promise<string> {
+  let id = '';
+  await eventually(async () => {
+    const listings = (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
+    id = listings.find((l) => l.name.startsWith('Riverside'))?.id ?? '';
+    return id !== '';
+  }, 10_000, 'the demo PMS listing');
+  return id;
+}
+
 describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
   let t: TestStack;
   let riverside: string;
   beforeAll(async () => {
     t = await startTestStack({ demoPms: true });
-    await eventually(async () => {
-      const listings = (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
-      riverside = listings.find((l) => l.name.startsWith('Riverside'))?.id ?? '';
-      return riverside !== '';
-    }, 5000, 'the demo PMS listing');
+    riverside = await demoPmsListing(t);
   });
   afterAll(async () => {
     await t.stop();
@@ -406,11 +413,7 @@ describe('a write whose answer was a 5xx but which committed is not written twic
   let riverside: string;
   beforeAll(async () => {
     t = await startTestStack({ demoPms: true, upstreamDeadlineMs: DEADLINE_MS });
-    await eventually(async () => {
-      const listings = (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
-      riverside = listings.find((l) => l.name.startsWith('Riverside'))?.id ?? '';
-      return riverside !== '';
-    }, 10_000, 'the demo PMS listing');
+    riverside = await demoPmsListing(t);
   });
   afterEach(async () => {
     await t.stack.pmsSimulator.control.clearFaults();
