@@ -586,6 +586,9 @@ describe('listing data over gRPC', () => {
       expect(await publish()).toEqual(first);
       const after = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!;
       expect([after.version, after.publishedAt?.getTime()]).toEqual([version, first.publishedAt!.getTime()]);
+      const other = await create(ws, 'Idem Publish Other');
+      expect((await errorOf(client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: other.id }))).code).toBe('idempotency_conflict');
+      expect((await client.call('getListing', { workspaceId: ws, id: other.id, allowInactive: false })).listing!.publishedAt).toBeUndefined();
     });
 
     it('a status change retried with its key after a later change answers the first outcome and changes nothing', async () => {
@@ -599,6 +602,8 @@ describe('listing data over gRPC', () => {
       expect(await off()).toEqual(first);
       const now = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!;
       expect([now.status, now.version]).toEqual(['active', version]);
+      const on = client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      expect((await errorOf(on)).code).toBe('idempotency_conflict');
     });
   });
 

@@ -371,6 +371,8 @@ describe('webhook service over gRPC', () => {
       await patch('later', '');
       expect((await patch('first', 'whs-patch-1')).subscription!.description).toBe('later');
       expect((await client.call('getSubscription', { workspaceId: WS, id })).subscription!.description).toBe('later');
+      expect((await errorOf(patch('another', 'whs-patch-1'))).code).toBe('idempotency_conflict');
+      expect((await client.call('getSubscription', { workspaceId: WS, id })).subscription!.description).toBe('later');
     });
 
     it('a secret rotation retried with its key rotates once', async () => {
@@ -381,6 +383,8 @@ describe('webhook service over gRPC', () => {
       expect(first.secret).not.toBe(original);
       // A second rotation would have made a new secret.
       expect(again.secret).toBe(first.secret);
+      const longer = client.call('rotateSubscriptionSecret', { idempotencyKey: 'whs-rotate-1', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 120 });
+      expect((await errorOf(longer)).code).toBe('idempotency_conflict');
     });
 
     it('a delivery replay retried with its key queues one replay: the receiver gets the event twice, not three times', async () => {
