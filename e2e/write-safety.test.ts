@@ -298,16 +298,23 @@ describe('write safety end to end (issue 12)', () => {
   });
 });
 
+/** The id of the demo's PMS-A listing ("Riverside ..."), once its import landed. */
+async function demoPmsListing(t: TestStack): Promise<string> {
+  let id = '';
+  await eventually(async () => {
+    const listings = (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
+    id = listings.find((l) => l.name.startsWith('Riverside'))?.id ?? '';
+    return id !== '';
+  }, 10_000, 'the demo PMS listing');
+  return id;
+}
+
 describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
   let t: TestStack;
   let riverside: string;
   beforeAll(async () => {
     t = await startTestStack({ demoPms: true });
-    await eventually(async () => {
-      const listings = (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
-      riverside = listings.find((l) => l.name.startsWith('Riverside'))?.id ?? '';
-      return riverside !== '';
-    }, 5000, 'the demo PMS listing');
+    riverside = await demoPmsListing(t);
   });
   afterAll(async () => {
     await t.stop();
@@ -349,5 +356,114 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     // Each keeps what it could hold: the local stay its nights, the PMS booking the free ones.
     const days = (await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>('GET', `/v1/listings/${riverside}/calendar?from=2042-03-01&to=2042-03-05`)).body.data.days;
     expect(days.map((d) => d.reservationId)).toEqual([local.body.data.id, local.body.data.id, local.body.data.id, pmsOne!.id, pmsOne!.id]);
+  });
+  it('when the overlap ends (the PMS booking cancelled in the PMS, then synced) the local stay loses its conflict, with a new version', async () => {
+    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: riverside, checkIn: '2042-05-01', checkOut: '2042-05-04', primaryGuest: { firstName: 'Local' } });
+    expect(local.status).toBe(201);
+    const booking = {
+      listing_id: 'riverside',
+      arrival: '2042-05-03',
+      departure: '2042-05-06',
+      source: 'CHANNEL_B',
+      guest: { first_name: 'Remote', last_name: 'Guest', email: 'remote2@example.com' },
+      adults: 1,
+      total: 300,
+      currency: 'EUR',
+    };
+    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap-ends', booking);
+    const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
+    const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
+    const syncNow = async () => expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
+    await syncNow();
+    const read = async (id: string) => (await t.api<{ data: Reservation }>('GET', `/v1/reservations/${id}`)).body.data;
+    let pmsId = '';
+    await eventually(async () => {
+      const page = (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-05-03&check_in_before=2042-05-03`)).body.data;
+      pmsId = page[0]?.id ?? '';
+      return pmsId !== '' && (await read(local.body.data.id)).conflict !== null;
+    }, 10_000, 'the overlapping PMS booking to be synced and flagged');
+    const flagged = await read(local.body.data.id);
+    expect(flagged.conflict).toEqual({ reservationIds: [pmsId] });
+
+    // The PMS cancels its booking; the next sync ends the overlap on both sides.
+    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap-ends', { ...booking, status: 'cancelled' });
+    await syncNow();
+    await eventually(async () => (await read(local.body.data.id)).conflict === null, 10_000, 'the local stay\'s conflict to clear');
+    const cleared = await read(local.body.data.id);
+    expect(cleared.version).toBeGreaterThan(flagged.version);
+    expect(cleared.status).toBe('CONFIRMED');
+    const cancelled = await read(pmsId);
+    expect([cancelled.status, cancelled.conflict]).toEqual(['CANCELLED', null]);
+    // The local stay keeps its nights; the cancelled booking holds none.
+    const days = (await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>('GET', `/v1/listings/${riverside}/calendar?from=2042-05-01&to=2042-05-05`)).body.data.days;
+    expect(days.map((d) => d.reservationId)).toEqual([local.body.data.id, local.body.data.id, local.body.data.id, null, null]);
+  });
+});
+
+// "The gateway has no record": a 5xx is never recorded by the gateway, so when its deadline
+// passes while the service still commits (here: the PMS answers slower than the gateway waits),
+// the retry with the same key reaches the service again. The key stored with the write answers
+// the first outcome: one reservation, one message, one relay to the PMS. (Listing and webhook
+// writes reach no PMS, so nothing black-box can hold them past the deadline: their services'
+// component tests prove the same retry over gRPC.)
+describe('a write whose answer was a 5xx but which committed is not written twice (issue 12)', () => {
+  const DEADLINE_MS = 400;
+  const PMS_DELAY_MS = 1000; // over the gateway's deadline, under the service's and the PMS adapter's
+  let t: TestStack;
+  let riverside: string;
+  beforeAll(async () => {
+    t = await startTestStack({ demoPms: true, upstreamDeadlineMs: DEADLINE_MS });
+    riverside = await demoPmsListing(t);
+  });
+  afterEach(async () => {
+    await t.stack.pmsSimulator.control.clearFaults();
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  // The PMS receives the caller's key (reservations prefix it with the workspace).
+  const relaysWithKey = async (key: string) =>
+    (await t.stack.pmsSimulator.control.requests({ provider: 'PMS-A' })).filter((r) => r.idempotencyKey === key || r.idempotencyKey?.endsWith(`:${key}`));
+
+  it('reservations: a create that timed out at the gateway and committed answers the same reservation on retry', async () => {
+    const key = 'late-create-1';
+    const body = { propertyId: riverside, checkIn: '2042-07-01', checkOut: '2042-07-03', primaryGuest: { firstName: 'Late' } };
+    await t.stack.pmsSimulator.control.setFault('PMS-A', { mode: 'slow', delayMs: PMS_DELAY_MS });
+    const first = await t.api<{ data: Reservation }>('POST', '/v1/reservations', body, { headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBeGreaterThanOrEqual(500);
+    const stored = async () => (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-07-01&check_in_before=2042-07-01`)).body.data;
+    await eventually(async () => (await stored()).length === 1, 10_000, 'the create to commit behind the 5xx');
+    await t.stack.pmsSimulator.control.clearFaults();
+
+    const retry = await t.api<{ data: Reservation }>('POST', '/v1/reservations', body, { headers: { 'Idempotency-Key': key } });
+    expect(retry.status).toBe(201);
+    expect(retry.body.data.id).toBe((await stored())[0]!.id);
+    expect(await stored()).toHaveLength(1);
+    expect(await relaysWithKey(key)).toHaveLength(1);
+    // The key stays bound to its request at the service too.
+    const other = await t.api('POST', '/v1/reservations', { ...body, checkOut: '2042-07-04' }, { headers: { 'Idempotency-Key': key } });
+    expect([other.status, (other.body as ErrorBody).error.code]).toEqual([409, 'idempotency_conflict']);
+  });
+
+  it('conversations: a message that timed out at the gateway and was sent is not sent again on retry', async () => {
+    let conversationId = '';
+    await eventually(async () => {
+      conversationId = (await t.api<{ data: { id: string }[] }>('GET', `/v1/conversations?property_id=${riverside}`)).body.data[0]?.id ?? '';
+      return conversationId !== '';
+    }, 5000, 'the demo PMS reservation\'s conversation');
+    const key = 'late-message-1';
+    const messages = async () => (await t.api<{ data: { id: string; body: string }[] }>('GET', `/v1/conversations/${conversationId}/messages?limit=200`)).body.data.filter((m) => m.body === 'Sent once');
+    await t.stack.pmsSimulator.control.setFault('PMS-A', { mode: 'slow', delayMs: PMS_DELAY_MS });
+    const first = await t.api('POST', `/v1/conversations/${conversationId}/messages`, { body: 'Sent once' }, { headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBeGreaterThanOrEqual(500);
+    await eventually(async () => (await messages()).length === 1, 10_000, 'the message to be stored behind the 5xx');
+    await t.stack.pmsSimulator.control.clearFaults();
+
+    const retry = await t.api<{ data: { id: string } }>('POST', `/v1/conversations/${conversationId}/messages`, { body: 'Sent once' }, { headers: { 'Idempotency-Key': key } });
+    expect(retry.status).toBe(201);
+    expect(retry.body.data.id).toBe((await messages())[0]!.id);
+    expect(await messages()).toHaveLength(1);
+    expect(await relaysWithKey(key)).toHaveLength(1);
   });
 });

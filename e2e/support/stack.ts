@@ -46,7 +46,7 @@ async function call<T>(baseUrl: string, method: string, path: string, body: unkn
 }
 
 /** The embedded stack on free ports; `demoPms` also connects the demo workspace to the simulated PMS-A. */
-export async function startTestStack(opts: { demoPms?: boolean } = {}): Promise<TestStack> {
+export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadlineMs?: number } = {}): Promise<TestStack> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...opts });
   const demo = stack.demo!;
   return {

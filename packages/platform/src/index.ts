@@ -17,3 +17,4 @@ export * from './service-main';
 export * from './net';
 export * from './consumer';
 export * from './sandbox';
+export * from './applied-requests';

@@ -37,6 +37,8 @@ export interface StackOptions {
   webhookClock?: WebhookClock;
   /** Lease of a claimed webhook delivery; must exceed the 10 s send timeout. Default 60 s. */
   webhookLeaseMs?: number;
+  /** The gateway's deadline for each call to a service (UPSTREAM_DEADLINE_MS). Default 3000. */
+  upstreamDeadlineMs?: number;
 }
 
 /**
@@ -120,7 +122,7 @@ async function boot(
   });
 
   const adminToken = opts.adminToken ?? DEV_ADMIN_TOKEN;
-  const config = gatewayConfigSchema.parse({
+  const gatewayEnv = {
     GATEWAY_PORT: String(opts.port ?? 8080),
     GATEWAY_HOST: host,
     ADMIN_TOKEN: adminToken,
@@ -131,7 +133,8 @@ async function boot(
     PMS_ADAPTER_ADDR: addresses.pmsAdapter,
     WEBHOOK_ADDR: addresses.webhook,
     ...(opts.publicBaseUrl ? { PUBLIC_BASE_URL: opts.publicBaseUrl } : {}),
-  });
+  };
+  const config = gatewayConfigSchema.parse({ ...gatewayEnv, ...(opts.upstreamDeadlineMs ? { UPSTREAM_DEADLINE_MS: String(opts.upstreamDeadlineMs) } : {}) });
   const gatewayStore = engines ? await engines.store('gateway') : createEmbeddedStore('gateway', dataDir ?? undefined);
   // Real engines hold connections, persisted ones an LMDB environment each.
   onStarted(() => gatewayStore.close());
@@ -143,9 +146,12 @@ async function boot(
 
   const pmsControl = new SimulatorControl(simulator.url);
   const seedWanted = opts.seed !== false;
+  // Seeding is no client request: it keeps the default deadline when a test shortens the gateway's.
+  const seedUpstreams = opts.upstreamDeadlineMs ? createUpstreams(config, gatewayConfigSchema.parse(gatewayEnv).UPSTREAM_DEADLINE_MS) : upstreams;
+  if (seedUpstreams !== upstreams) onStarted(async () => closeUpstreams(seedUpstreams));
   const demo =
     seedWanted && fresh
-      ? await seedDemo({ gateway: gateway.gateway, listing: upstreams.listing, ...(opts.demoPms ? { pms: { adapter: upstreams.pmsAdapter, simulator: pmsControl } } : {}) })
+      ? await seedDemo({ gateway: gateway.gateway, listing: seedUpstreams.listing, ...(opts.demoPms ? { pms: { adapter: seedUpstreams.pmsAdapter, simulator: pmsControl } } : {}) })
       : null;
   // The simulator stands for PMSs outside this system, which keep their data; it keeps it in
   // memory only, so a restart on existing data gives the demo account back its PMS-side data.

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
-import type { DocumentStore, Logger } from '@vrp/platform';
+import { AppliedRequests, type DocumentStore, type Logger } from '@vrp/platform';
 import type { GatewayConfig } from './config';
 import { answerClientErrors } from './http/client-errors';
 import { classifyError, sendError } from './http/envelope';
@@ -78,6 +78,8 @@ function workspaceAdminOf(deps: Pick<GatewayDeps, 'store' | 'upstreams' | 'confi
     apiKeys: new ApiKeyStore(deps.store),
     listing: deps.upstreams.listing,
     apiKeyPepper: deps.config.API_KEY_PEPPER,
+    store: deps.store,
+    applied: new AppliedRequests(deps.store, deps.clock),
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
 }

@@ -1,7 +1,7 @@
 // Operator use cases of the gateway: workspaces, their plan limit (owned by the listing
 // service, set through it) and API keys. Used by the admin API and by bootstrapWorkspace.
 import type { listing } from '@vrp/contracts';
-import { dataWorkspaceId, DuplicateKeyError, notFound, validationFailed, type Upstream } from '@vrp/platform';
+import { dataWorkspaceId, DuplicateKeyError, notFound, validationFailed, type AppliedRequests, type DocumentStore, type RequestKey, type Upstream } from '@vrp/platform';
 import { mergeRateLimitOverrides, type RateLimitOverrides, type RateLimits } from './domain/rate-limits';
 import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from './domain/api-key';
 import { newApiKeyRecord, type ApiKeyRecord } from './domain/api-key-record';
@@ -14,6 +14,9 @@ export interface WorkspaceAdminDeps {
   apiKeys: ApiKeyStore;
   listing: Upstream<listing.ListingServiceClient>;
   apiKeyPepper: string;
+  /** The gateway's own database: a workspace is stored with its Idempotency-Key in one transaction. */
+  store: DocumentStore;
+  applied: AppliedRequests;
   clock?: () => Date;
 }
 
@@ -54,10 +57,21 @@ export class WorkspaceAdmin {
    * service is down nothing is created, and no workspace is ever visible without its plan. A
    * plan left behind by a failed insert belongs to an id nobody knows, which is harmless.
    */
-  async createWorkspace(input: { name: string; activeListingLimit: number; rateLimits?: { [K in keyof RateLimits]?: number | null } }): Promise<Workspace> {
-    const ws = newWorkspace({ ...input, rateLimits: mergeRateLimitOverrides({}, input.rateLimits ?? {}) }, this.clock());
-    await this.setPlanEverywhere(ws.id, ws.activeListingLimit);
-    return this.deps.workspaces.insert(ws);
+  async createWorkspace(input: { name: string; activeListingLimit: number; rateLimits?: { [K in keyof RateLimits]?: number | null } }, key: RequestKey | null = null): Promise<Workspace> {
+    // A key already applied (the gateway's record of the request lost) answers the first workspace.
+    return this.deps.applied.once(
+      key,
+      async () => {
+        const ws = newWorkspace({ ...input, rateLimits: mergeRateLimitOverrides({}, input.rateLimits ?? {}) }, this.clock());
+        await this.setPlanEverywhere(ws.id, ws.activeListingLimit);
+        return this.deps.store.transaction(async (tx) => {
+          const inserted = await this.deps.workspaces.insert(ws, tx);
+          await this.deps.applied.remember(key, inserted.id, tx);
+          return inserted;
+        });
+      },
+      (id) => this.getWorkspace(id),
+    );
   }
 
   /** The plan limit of live mode and of the test-mode sandbox (each counts its own listings). */

@@ -1,4 +1,5 @@
 // The operator API and the programmatic bootstrap of the embedded stack.
+import { Schema } from 'mongoose';
 import { AppError, parseConfig } from '@vrp/platform';
 import { bootstrapWorkspace, gatewayConfigSchema } from '../src/app';
 import { ADMIN_TOKEN, adminHeaders, bearer, PEPPER, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
@@ -44,6 +45,24 @@ describe('gateway admin API', () => {
   });
 
   describe('workspaces', () => {
+    it('a create retried with its Idempotency-Key after the gateway lost its record answers the first workspace; no second one', async () => {
+      const create = (name: string) =>
+        request<{ data: Workspace }>(`${gw.url}/admin/v1/workspaces`, { method: 'POST', headers: { ...adminHeaders(), 'Idempotency-Key': 'ws-create-1' }, body: JSON.stringify({ name, activeListingLimit: 3 }) });
+      const first = await create('Once Only');
+      expect(first.status).toBe(201);
+      // The crash between the workspace's commit and the gateway's record: the record is gone.
+      const records = gw.store.collection({ name: 'idempotency_records', schema: new Schema({}, { strict: false }) });
+      expect((await records.deleteMany({ key: 'ws-create-1' })).deletedCount).toBe(1);
+      const plansBefore = listingService.plans.size;
+      const again = await create('Once Only');
+      expect([again.status, again.body.data.id]).toEqual([201, first.body.data.id]);
+      expect(again.headers.get('idempotent-replayed')).toBeNull(); // answered by the write's own key, not by a replay
+      expect(listingService.plans.size).toBe(plansBefore); // no plan set for a second workspace
+      await records.deleteMany({ key: 'ws-create-1' });
+      const other = await create('Someone Else');
+      expect([other.status, (other.body as unknown as ErrorBody).error.code]).toEqual([409, 'idempotency_conflict']);
+    });
+
     it('creates a workspace, sets its plan in the listing service, and shows it with usage', async () => {
       const created = await admin<{ data: Workspace }>('POST', '/admin/v1/workspaces', { name: '  Sunny   Stays ', activeListingLimit: 5 });
       expect(created.status).toBe(201);

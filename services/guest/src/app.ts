@@ -4,7 +4,7 @@
 // listing service (a listing's PMS) and the pms-adapter (RelayWrite) for PMS writes.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, ConsumerRunner, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingAccess } from './access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';
@@ -36,8 +36,9 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   await cache.start();
   const access = new ListingAccess(cache);
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
-  const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms });
-  const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger });
+  const applied = new AppliedRequests(deps.store);
+  const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms, applied });
+  const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger, applied });
   const subscriptions = await startConsumers({ store: deps.store, consumers, logger: deps.logger, profiles, messaging });
   return startService({
     store: deps.store,

@@ -13,10 +13,12 @@ import {
   preconditionFailed,
   releaseLease,
   validationFailed,
+  type AppliedRequests,
   type DocumentStore,
   type Lease,
   type Outbox,
   type PageWindow,
+  type RequestKey,
   type Tx,
 } from '@vrp/platform';
 import { assertSupported, isProvider } from '@vrp/pms-matrix';
@@ -28,7 +30,6 @@ import {
   linkReservation,
   matchKeysOf,
   mergeContacts,
-  withChangeKey,
   type GuestRecord,
   type ReservationLink,
 } from './domain/guest';
@@ -76,7 +77,7 @@ const UPDATE_ATTEMPTS = 8;
 
 export class GuestProfiles {
   constructor(
-    private readonly deps: { store: DocumentStore; guests: GuestStore; outbox: Outbox; access: ListingAccess; pms: PmsPort },
+    private readonly deps: { store: DocumentStore; guests: GuestStore; outbox: Outbox; access: ListingAccess; pms: PmsPort; applied: AppliedRequests },
   ) {}
 
   list(workspaceId: string, search: string, window: PageWindow) {
@@ -90,10 +91,20 @@ export class GuestProfiles {
     return guest;
   }
 
-  async create(workspaceId: string, input: CreateGuestInput, idempotencyKey = ''): Promise<GuestRecord> {
+  /**
+   * A retry of a create that already committed (even one whose reply was lost) answers it: the
+   * key is stored in applied_requests with the profile, in its transaction, and checked before
+   * anything is sent to a PMS; the same key with another body is idempotency_conflict.
+   */
+  async create(workspaceId: string, input: CreateGuestInput, key: RequestKey | null = null): Promise<GuestRecord> {
     const problems = createGuestProblems(input);
     if (Object.keys(problems).length) throw validationFailed(problems);
-    // A retry of a create that already committed (even one whose reply was lost) answers it.
+    return this.deps.applied.once(key, () => this.createOnce(workspaceId, input, key), (id) => this.deps.guests.get(workspaceId, id));
+  }
+
+  private async createOnce(workspaceId: string, input: CreateGuestInput, key: RequestKey | null): Promise<GuestRecord> {
+    const idempotencyKey = key?.key ?? '';
+    // Creates stored before applied_requests existed keep their key on the profile only.
     if (idempotencyKey) {
       const done = await this.deps.guests.byIdempotencyKey(workspaceId, idempotencyKey, new Date());
       if (done) return done;
@@ -115,7 +126,6 @@ export class GuestProfiles {
       createdAt: now,
       updatedAt: now,
       version: 1,
-      changeKeys: [],
     };
     if (input.provider) {
       const { entityExternalId } = await this.deps.pms.relay({
@@ -133,6 +143,7 @@ export class GuestProfiles {
       const created = await this.deps.store.transaction(async (tx) => {
         if (idempotencyKey) await this.deps.guests.releaseExpiredKey(workspaceId, idempotencyKey, now, tx);
         const saved = await this.deps.guests.insert(guest, tx, null, idempotencyKey);
+        await this.deps.applied.remember(key, saved.id, tx);
         await this.deps.guests.claimKeys(workspaceId, id, matchKeysOf(input), tx);
         await this.deps.outbox.add(tx, [guestEvent(saved, 'created', now)]);
         return saved;
@@ -154,10 +165,14 @@ export class GuestProfiles {
    * change committed meanwhile makes this one re-read and re-decide, so concurrent PATCHes of
    * different fields all survive; with `expectedVersion` (If-Match) it is 412 instead. A
    * PMS-linked profile is changed in its PMS first, under the profile's write lease, so the
-   * PMS receives its changes in the order they are stored here. A key already applied (kept on
-   * the profile with the change) answers the profile as it is.
+   * PMS receives its changes in the order they are stored here. A key already applied (kept in
+   * applied_requests with the change) answers the profile as it is.
    */
-  async update(workspaceId: string, id: string, input: UpdateGuestInput, expectedVersion = 0, idempotencyKey = ''): Promise<GuestRecord> {
+  update(workspaceId: string, id: string, input: UpdateGuestInput, expectedVersion = 0, key: RequestKey | null = null): Promise<GuestRecord> {
+    return this.deps.applied.once(key, () => this.updateOnce(workspaceId, id, input, expectedVersion, key), (done) => this.deps.guests.get(workspaceId, done));
+  }
+
+  private async updateOnce(workspaceId: string, id: string, input: UpdateGuestInput, expectedVersion: number, key: RequestKey | null): Promise<GuestRecord> {
     const first = await this.get(workspaceId, id);
     const problems = updateGuestProblems(input);
     if (Object.keys(problems).length) throw validationFailed(problems);
@@ -165,7 +180,7 @@ export class GuestProfiles {
     const lease = first.provider ? await acquireLease(this.deps.guests.guests, { workspaceId, _id: id }) : null;
     if (first.provider && !lease) throw notFound('guest', id);
     try {
-      return await this.applyUpdate(workspaceId, id, input, expectedVersion, idempotencyKey, lease, first);
+      return await this.applyUpdate(workspaceId, id, input, expectedVersion, key, lease, first);
     } catch (err) {
       if (lease) await releaseLease(this.deps.guests.guests, { workspaceId, _id: id }, lease).catch(() => undefined);
       throw err;
@@ -177,15 +192,18 @@ export class GuestProfiles {
     id: string,
     input: UpdateGuestInput,
     expectedVersion: number,
-    idempotencyKey: string,
+    key: RequestKey | null,
     lease: Lease | null,
     firstRead: GuestRecord,
   ): Promise<GuestRecord> {
+    const idempotencyKey = key?.key ?? '';
     for (let attempt = 1; ; attempt++) {
       // Under a lease the read comes after taking it: the relay must start from what is stored.
       const current = attempt === 1 && !lease ? firstRead : await this.deps.guests.get(workspaceId, id);
-      if (idempotencyKey && current.changeKeys.includes(idempotencyKey)) {
-        if (lease) await releaseLease(this.deps.guests.guests, { workspaceId, _id: id }, lease);
+      // Under the lease: a concurrent request with the same key that committed meanwhile is this
+      // one's outcome, and its change must not reach the PMS a second time.
+      if (lease && key && (await this.deps.applied.lookup(key)) !== null) {
+        await releaseLease(this.deps.guests.guests, { workspaceId, _id: id }, lease);
         return current;
       }
       if (expectedVersion && current.version !== expectedVersion) throw preconditionFailed('Guest', id, expectedVersion, current.version);
@@ -195,7 +213,6 @@ export class GuestProfiles {
         lastName: input.lastName?.trim() ?? current.lastName,
         language: input.language ?? current.language,
         updatedAt: new Date(),
-        changeKeys: withChangeKey(current.changeKeys, idempotencyKey),
       };
       if (current.provider) {
         await this.deps.pms.relay({
@@ -212,7 +229,10 @@ export class GuestProfiles {
       const guard = { version: current.version === 0 ? { $in: [0, null] } : current.version, ...(lease?.held ?? {}) };
       const saved = await this.deps.store.transaction(async (tx) => {
         const out = await this.deps.guests.saveIf(next, guard, tx, undefined, lease?.release ?? {});
-        if (out) await this.deps.outbox.add(tx, [guestEvent(out, 'updated', next.updatedAt)]);
+        if (out) {
+          await this.deps.applied.remember(key, out.id, tx);
+          await this.deps.outbox.add(tx, [guestEvent(out, 'updated', next.updatedAt)]);
+        }
         return out;
       });
       if (saved) {
@@ -274,8 +294,7 @@ export class GuestProfiles {
         createdAt: now,
         updatedAt: now,
         version: 1,
-        changeKeys: [],
-      },
+        },
       tx,
     );
     await this.deps.guests.claimKeys(workspaceId, created.id, keys, tx);
@@ -313,7 +332,7 @@ export class GuestProfiles {
         return true;
       }
       const created = await this.deps.guests.insert(
-        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now, version: 1, changeKeys: [] },
+        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now, version: 1 },
         tx,
         sourceUpdatedAt,
       );

@@ -4,7 +4,7 @@
 // with their event in one transaction. Sync changes are applied idempotently (by external id,
 // and by the PMS's updatedAt where the entity can change).
 import type { MessageSyncPayload, pmsSync, RequestSyncPayload, ReviewSyncPayload } from '@vrp/contracts';
-import { AppError, newId, PermanentError, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, newId, PermanentError, validationFailed, type AppliedRequests, type DocumentStore, type Logger, type Outbox, type PageWindow, type RequestKey, type Tx } from '@vrp/platform';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
@@ -39,6 +39,8 @@ export interface MessagingDeps {
   access: ListingAccess;
   pms: PmsPort;
   logger: Logger;
+  /** Idempotency-Keys of the writes, stored with them (service-side idempotency). */
+  applied: AppliedRequests;
 }
 
 /** Refuses (422, nothing sent) when the PMS cannot perform every one of `writes`. */
@@ -97,7 +99,16 @@ export class Messaging {
     return this.deps.messaging.messagePage(workspaceId, conversationId, window);
   }
 
-  async send(workspaceId: string, conversationId: string, input: { body: string; attachments: Attachment[]; idempotencyKey: string }): Promise<MessageRecord> {
+  /** A key already applied answers the message it sent; nothing is relayed or stored again. */
+  send(workspaceId: string, conversationId: string, input: { body: string; attachments: Attachment[]; idempotencyKey: string }, key: RequestKey | null = null): Promise<MessageRecord> {
+    return this.deps.applied.once(
+      key,
+      () => this.sendOnce(workspaceId, conversationId, input, key),
+      (messageId) => this.deps.messaging.message(workspaceId, messageId),
+    );
+  }
+
+  private async sendOnce(workspaceId: string, conversationId: string, input: { body: string; attachments: Attachment[]; idempotencyKey: string }, key: RequestKey | null): Promise<MessageRecord> {
     const c = await this.conversation(workspaceId, conversationId);
     const problems: Record<string, string> = {};
     if (!input.body.trim() && input.attachments.length === 0) problems.body = 'is required (or send at least one attachment)';
@@ -138,6 +149,7 @@ export class Messaging {
     };
     const saved = await this.deps.store.transaction(async (tx) => {
       const stored = await this.deps.messaging.insertMessage(message, tx);
+      await this.deps.applied.remember(key, stored.id, tx);
       const updated = await this.deps.messaging.noteMessage(c, now, tx);
       await this.deps.outbox.add(tx, [messageEvent(stored, updated, now)]);
       return stored;
@@ -158,7 +170,16 @@ export class Messaging {
     return r;
   }
 
-  async reply(workspaceId: string, id: string, body: string): Promise<ReviewRecord> {
+  /** A key already applied answers the review as it is; nothing is relayed or stored again. */
+  reply(workspaceId: string, id: string, body: string, key: RequestKey | null = null): Promise<ReviewRecord> {
+    return this.deps.applied.once(
+      key,
+      () => this.replyOnce(workspaceId, id, body, key),
+      (reviewId) => this.deps.messaging.review(workspaceId, reviewId),
+    );
+  }
+
+  private async replyOnce(workspaceId: string, id: string, body: string, key: RequestKey | null): Promise<ReviewRecord> {
     const review = await this.review(workspaceId, id);
     if (!body.trim()) throw validationFailed({ body: 'is required' });
     if (body.length > MAX_REPLY_LENGTH) throw validationFailed({ body: `must be at most ${MAX_REPLY_LENGTH} characters` });
@@ -179,6 +200,7 @@ export class Messaging {
     const now = new Date();
     const saved = await this.deps.store.transaction(async (tx) => {
       const out = await this.deps.messaging.upsertReview({ ...review, reply: { body, repliedAt: now }, updatedAt: now }, tx);
+      await this.deps.applied.remember(key, out.id, tx);
       await this.deps.outbox.add(tx, [reviewEvent(out, 'updated', now)]);
       return out;
     });
@@ -201,22 +223,35 @@ export class Messaging {
     return r;
   }
 
-  async answer(workspaceId: string, id: string, decision: Decision, note: string): Promise<RequestRecord> {
-    const r = await this.request(workspaceId, id);
-    const problem = answerProblem(r);
-    if (problem) throw new AppError('conflict', problem);
-    assertPmsCan(r.provider, ['request.answer']);
-    await this.relayRequestWrite(r, 'request.answer', { decision, message: note });
-    return this.transition(r, { status: statusAfter(decision) });
+  /** A key already applied answers the request as it is now (409 conflict only without a key). */
+  answer(workspaceId: string, id: string, decision: Decision, note: string, key: RequestKey | null = null): Promise<RequestRecord> {
+    return this.deps.applied.once(
+      key,
+      async () => {
+        const r = await this.request(workspaceId, id);
+        const problem = answerProblem(r);
+        if (problem) throw new AppError('conflict', problem);
+        assertPmsCan(r.provider, ['request.answer']);
+        await this.relayRequestWrite(r, 'request.answer', { decision, message: note });
+        return this.transition(r, { status: statusAfter(decision) }, key);
+      },
+      (requestId) => this.deps.messaging.request(workspaceId, requestId),
+    );
   }
 
-  async preApprove(workspaceId: string, id: string, blockInstantBooking: boolean, note: string): Promise<RequestRecord> {
-    const r = await this.request(workspaceId, id);
-    const problem = preApproveProblem(r);
-    if (problem) throw new AppError('conflict', problem);
-    assertPmsCan(r.provider, preApprovalWrites(blockInstantBooking));
-    await this.relayRequestWrite(r, 'inquiry.pre_approve', { blockInstantBooking, message: note });
-    return this.transition(r, { status: 'pre_approved', blockInstantBooking });
+  preApprove(workspaceId: string, id: string, blockInstantBooking: boolean, note: string, key: RequestKey | null = null): Promise<RequestRecord> {
+    return this.deps.applied.once(
+      key,
+      async () => {
+        const r = await this.request(workspaceId, id);
+        const problem = preApproveProblem(r);
+        if (problem) throw new AppError('conflict', problem);
+        assertPmsCan(r.provider, preApprovalWrites(blockInstantBooking));
+        await this.relayRequestWrite(r, 'inquiry.pre_approve', { blockInstantBooking, message: note });
+        return this.transition(r, { status: 'pre_approved', blockInstantBooking }, key);
+      },
+      (requestId) => this.deps.messaging.request(workspaceId, requestId),
+    );
   }
 
   private async relayRequestWrite(r: RequestRecord, operation: PmsWrite, payload: Record<string, unknown>): Promise<void> {
@@ -233,8 +268,12 @@ export class Messaging {
     });
   }
 
-  private async transition(r: RequestRecord, set: Partial<RequestRecord>): Promise<RequestRecord> {
-    const out = await this.deps.store.transaction((tx) => this.deps.messaging.transitionRequest(r, 'pending', set, tx));
+  private async transition(r: RequestRecord, set: Partial<RequestRecord>, key: RequestKey | null): Promise<RequestRecord> {
+    const out = await this.deps.store.transaction(async (tx) => {
+      const moved = await this.deps.messaging.transitionRequest(r, 'pending', set, tx);
+      if (moved) await this.deps.applied.remember(key, moved.id, tx);
+      return moved;
+    });
     if (!out) throw new AppError('conflict', 'The request was answered meanwhile; read it again.');
     return out;
   }

@@ -85,7 +85,6 @@ describe('guest service over gRPC', () => {
     createdAt: new Date('2025-01-01T00:00:00Z'),
     updatedAt: new Date('2025-01-01T00:00:00Z'),
     version: 1,
-    changeKeys: [],
     ...extra,
   });
 
@@ -285,6 +284,11 @@ describe('guest service over gRPC', () => {
       const change = () => client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Thurman', idempotencyKey: 'g-change-1' }));
       expect((await change()).guest!.version).toBe(2);
       expect((await change()).guest!.version).toBe(2);
+      // A key is bound to its request: another body is refused as the gateway refuses it, and nothing changes.
+      expect((await errorOf(create({ firstName: 'Ute', idempotencyKey: 'g-create-1' }))).code).toBe('idempotency_conflict');
+      const other = client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Other', idempotencyKey: 'g-change-1' }));
+      expect((await errorOf(other)).code).toBe('idempotency_conflict');
+      expect((await client.call('getGuest', { workspaceId: 'ws_c', id: a.guest!.id })).guest).toMatchObject({ lastName: 'Thurman', version: 2 });
     });
 
     it('refuses an empty update and an unknown or foreign id', async () => {
@@ -491,17 +495,17 @@ describe('guest service over gRPC', () => {
       const all = await reviewsOf('ws_rev');
       const onA = all.find((r) => r.externalId === 'r-1')!;
       const onF = all.find((r) => r.externalId === 'r-f')!;
-      const { review: replied } = await client.call('replyToReview', { workspaceId: 'ws_rev', id: onA.id, body: 'Thank you!' });
+      const { review: replied } = await client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onA.id, body: 'Thank you!' });
       expect(replied!.reply!.body).toBe('Thank you!');
       expect(fake.relayed.at(-1)).toMatchObject({ provider: 'PMS-A', operation: 'review.reply', entityExternalId: 'r-1' });
-      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onA.id, body: 'Again' }))).code).toBe('conflict');
+      expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onA.id, body: 'Again' }))).code).toBe('conflict');
       const before = fake.relayed.length;
-      const err = await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onF.id, body: 'Thanks' }));
+      const err = await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onF.id, body: 'Thanks' }));
       expect(err.code).toBe('pms_write_unsupported');
       expect(err.details.provider).toBe('PMS-F');
       expect(fake.relayed.length).toBe(before);
       expect((await client.call('getReview', { workspaceId: 'ws_rev', id: onF.id })).review!.reply).toBeUndefined();
-      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: onF.id, body: ' ' }))).details.fields).toEqual({ body: 'is required' });
+      expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onF.id, body: ' ' }))).details.fields).toEqual({ body: 'is required' });
     });
 
     it('leaves out reviews of inactive listings; direct reads and filters are 403', async () => {
@@ -510,7 +514,7 @@ describe('guest service over gRPC', () => {
       await setActive('ws_rev', 'lst_off2', false);
       expect((await reviewsOf('ws_rev')).map((r) => r.externalId)).not.toContain('r-off');
       expect((await errorOf(client.call('getReview', { workspaceId: 'ws_rev', id: off.id }))).code).toBe('listing_inactive');
-      expect((await errorOf(client.call('replyToReview', { workspaceId: 'ws_rev', id: off.id, body: 'x' }))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: off.id, body: 'x' }))).code).toBe('listing_inactive');
       expect((await errorOf(client.call('listReviews', { workspaceId: 'ws_rev', listingId: 'lst_off2' }))).code).toBe('listing_inactive');
       expect((await errorOf(client.call('getReview', { workspaceId: 'ws_other', id: off.id }))).code).toBe('not_found');
     });
@@ -531,19 +535,19 @@ describe('guest service over gRPC', () => {
     it('accepts a PMS-A request (relayed), and refuses a second answer', async () => {
       const q = await byExternal('q-a');
       expect(q).toMatchObject({ kind: 'request', status: 'pending', provider: 'PMS-A' });
-      const { request: done } = await client.call('answerRequest', { workspaceId: 'ws_req', id: q.id, decision: 'accept', message: '' });
+      const { request: done } = await client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'accept', message: '' });
       expect(done!.status).toBe('accepted');
       expect(fake.relayed.at(-1)).toMatchObject({ operation: 'request.answer', provider: 'PMS-A', entityExternalId: 'q-a' });
-      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code).toBe('conflict');
+      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code).toBe('conflict');
     });
 
     it('refuses answering a request and pre-approving an inquiry relayed by PMS-F, sending nothing', async () => {
       const before = fake.relayed.length;
       for (const decision of ['accept', 'decline']) {
-        const err = await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: (await byExternal('q-f')).id, decision, message: '' }));
+        const err = await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('q-f')).id, decision, message: '' }));
         expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-F']);
       }
-      const err = await errorOf(client.call('preApproveInquiry', { workspaceId: 'ws_req', id: (await byExternal('i-f')).id, blockInstantBooking: false, message: '' }));
+      const err = await errorOf(client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('i-f')).id, blockInstantBooking: false, message: '' }));
       expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-F']);
       expect(fake.relayed.length).toBe(before);
       expect((await byExternal('q-f')).status).toBe('pending');
@@ -552,19 +556,19 @@ describe('guest service over gRPC', () => {
     it('refuses blockInstantBooking on a PMS-G pre-approval; without it PMS-G pre-approves', async () => {
       const i = await byExternal('i-g');
       const before = fake.relayed.length;
-      const err = await errorOf(client.call('preApproveInquiry', { workspaceId: 'ws_req', id: i.id, blockInstantBooking: true, message: '' }));
+      const err = await errorOf(client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: true, message: '' }));
       expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-G']);
       expect(fake.relayed.length).toBe(before);
-      const { request: done } = await client.call('preApproveInquiry', { workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: '' });
+      const { request: done } = await client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: '' });
       expect(done!.status).toBe('pre_approved');
-      const { request: a } = await client.call('preApproveInquiry', { workspaceId: 'ws_req', id: (await byExternal('i-a')).id, blockInstantBooking: true, message: '' });
+      const { request: a } = await client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('i-a')).id, blockInstantBooking: true, message: '' });
       expect(a).toMatchObject({ status: 'pre_approved', blockInstantBooking: true });
     });
 
     it('refuses the wrong action for the kind, and a bad decision', async () => {
       const i = await byExternal('i-g');
-      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe('conflict');
-      expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields).toEqual({ decision: 'must be accept or decline' });
+      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe('conflict');
+      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields).toEqual({ decision: 'must be accept or decline' });
       expect((await errorOf(client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: 'open', kind: '' }))).details.fields).toEqual({ status: expect.any(String) });
     });
   });
@@ -607,6 +611,86 @@ describe('guest service over gRPC', () => {
       } finally {
         deadLetters.close();
       }
+    });
+  });
+
+  describe('Idempotency-Key stored with every write (a retry the gateway could not answer writes nothing)', () => {
+    const WS = 'ws_idem';
+    const relayedNow = () => fake.relayed.length;
+    const eventsOn = async (topic: string) => {
+      await bus.whenIdle();
+      return published.filter((p) => p.topic === topic).length;
+    };
+    const withSync = async (entity: string, externalId: string, listingId: string) => {
+      const payload =
+        entity === 'review'
+          ? { externalId, listingId, guestName: 'Sam', rating: 4, body: 'Nice', submittedAt: '2025-05-01T00:00:00Z', updatedAt: '2025-05-01T00:00:00Z' }
+          : { externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, updatedAt: '2025-07-01T00:00:00Z' };
+      await syncChange(WS, 'PMS-A', entity, payload);
+    };
+
+    it('a message sent again with its key answers the first message: one message, one event, one PMS relay', async () => {
+      const id = newId('res');
+      await reservationEvent(WS, { id, propertyId: 'lst_a', primaryGuest: { firstName: 'Kai', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' } });
+      const c = (await client.call('listConversations', { workspaceId: WS, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
+      const send = (body: string) => client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body, idempotencyKey: 'msg-key-1' }));
+      const relays = relayedNow();
+      const events = await eventsOn(TOPICS.messageEvents.name);
+      const first = await send('Hello once');
+      const again = await send('Hello once');
+      expect(again.message!.id).toBe(first.message!.id);
+      expect(relayedNow()).toBe(relays + 1);
+      expect((await client.call('listMessages', { workspaceId: WS, conversationId: c.id })).messages.map((m) => m.id)).toEqual([first.message!.id]);
+      expect(await eventsOn(TOPICS.messageEvents.name)).toBe(events + 1);
+      // The same key with another body is refused as the gateway refuses it; nothing is sent.
+      expect((await errorOf(send('Hello twice'))).code).toBe('idempotency_conflict');
+      expect(relayedNow()).toBe(relays + 1);
+    });
+
+    it('concurrent sends with one key store one message', async () => {
+      const id = newId('res');
+      await reservationEvent(WS, { id, propertyId: 'lst_plain', primaryGuest: { firstName: 'Lou', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' } });
+      const c = (await client.call('listConversations', { workspaceId: WS, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
+      const sent = await Promise.all(Array.from({ length: 5 }, () => client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body: 'Once', idempotencyKey: 'msg-key-2' }))));
+      expect(new Set(sent.map((r) => r.message!.id)).size).toBe(1);
+      expect((await client.call('listMessages', { workspaceId: WS, conversationId: c.id })).messages).toHaveLength(1);
+    });
+
+    it('a review reply sent again with its key answers the replied review: one relay, one event, no 409', async () => {
+      await withSync('review', 'idem-r-1', 'lst_a');
+      const r = (await client.call('listReviews', { workspaceId: WS, listingId: '' })).reviews.find((x) => x.externalId === 'idem-r-1')!;
+      const relays = relayedNow();
+      const events = await eventsOn(TOPICS.reviewEvents.name);
+      const reply = (body: string) => client.call('replyToReview', { workspaceId: WS, id: r.id, body, idempotencyKey: 'reply-key-1' });
+      const first = await reply('Thanks!');
+      const again = await reply('Thanks!');
+      expect(again.review!.reply!.body).toBe('Thanks!');
+      expect(again.review!.id).toBe(first.review!.id);
+      expect(relayedNow()).toBe(relays + 1);
+      expect(await eventsOn(TOPICS.reviewEvents.name)).toBe(events + 1);
+      expect((await errorOf(reply('Thanks again!'))).code).toBe('idempotency_conflict');
+      expect(relayedNow()).toBe(relays + 1);
+    });
+
+    it('a request answer and a pre-approval sent again with their keys answer the first outcome: one relay each', async () => {
+      await withSync('request', 'idem-q-1', 'lst_a');
+      await withSync('inquiry', 'idem-i-1', 'lst_a');
+      const all = (await client.call('listRequests', { workspaceId: WS, listingId: '', status: '', kind: '' })).requests;
+      const q = all.find((x) => x.externalId === 'idem-q-1')!;
+      const i = all.find((x) => x.externalId === 'idem-i-1')!;
+      const relays = relayedNow();
+      const accept = () => client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'accept', message: '', idempotencyKey: 'answer-key-1' });
+      expect((await accept()).request!.status).toBe('accepted');
+      expect((await accept()).request!.status).toBe('accepted');
+      expect(relayedNow()).toBe(relays + 1);
+      const decline = await errorOf(client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'decline', message: '', idempotencyKey: 'answer-key-1' }));
+      expect(decline.code).toBe('idempotency_conflict');
+      const preApprove = () => client.call('preApproveInquiry', { workspaceId: WS, id: i.id, blockInstantBooking: false, message: 'Welcome', idempotencyKey: 'pre-key-1' });
+      expect((await preApprove()).request!.status).toBe('pre_approved');
+      expect((await preApprove()).request!.status).toBe('pre_approved');
+      expect(relayedNow()).toBe(relays + 2);
+      // Without a key a second answer is still refused: the rule is unchanged.
+      expect((await errorOf(client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'accept', message: '', idempotencyKey: '' }))).code).toBe('conflict');
     });
   });
 

@@ -1,20 +1,35 @@
 // Activity use cases of spec 3.2: owner toggles, deletion and account disconnection. Each runs
 // in one transaction that changes the listings, the plan's active count and the outbox
 // together, so either everything happens or nothing does.
-import { preconditionFailed, type DocumentStore, type Outbox } from '@vrp/platform';
+import { preconditionFailed, type AppliedRequests, type DocumentStore, type Outbox, type RequestKey } from '@vrp/platform';
 import { planToggle, type ListingRecord } from './domain/listing';
 import { activityChanged, recordActivity, type ActivityReason } from './events/activity-publisher';
 import type { ListingStore } from './store/listing-store';
+
+/** What an owner toggle answers: the ids it changed and those it left as they were. */
+export interface ActivityOutcomeIds {
+  active: boolean;
+  updated: string[];
+  unchanged: string[];
+}
+
+export const activityOutcomeIds = (o: { active: boolean; updated: ListingRecord[]; unchanged: ListingRecord[] }): ActivityOutcomeIds => ({
+  active: o.active,
+  updated: o.updated.map((l) => l.id),
+  unchanged: o.unchanged.map((l) => l.id),
+});
 
 export class ListingActivity {
   constructor(
     private readonly store: DocumentStore,
     private readonly listings: ListingStore,
     private readonly outbox: Outbox,
+    /** Where an owner toggle's Idempotency-Key is stored with it (absent: keys are not stored). */
+    private readonly applied?: AppliedRequests,
   ) {}
 
   /** All or nothing: an unknown id is not_found, a full plan is listings_limit_exceeded. */
-  async setActive(workspaceId: string, ids: string[], active: boolean, reason: ActivityReason = 'owner', expectedVersion = 0) {
+  async setActive(workspaceId: string, ids: string[], active: boolean, reason: ActivityReason = 'owner', expectedVersion = 0, key: RequestKey | null = null) {
     const outcome = await this.store.transaction(async (tx) => {
       const resolved = await this.listings.resolveAll(workspaceId, ids, tx);
       // If-Match (one listing): checked in the transaction, against the listing as it is now.
@@ -27,7 +42,9 @@ export class ListingActivity {
       for (const l of plan.toChange) changed.push(await this.listings.setStatus(l, active ? 'active' : 'inactive', tx));
       const now = new Date();
       await recordActivity(this.outbox, tx, changed.map((l) => activityChanged(l, reason, now)));
-      return { active, updated: changed, unchanged: plan.unchanged };
+      const outcome = { active, updated: changed, unchanged: plan.unchanged };
+      if (key) await this.applied?.remember(key, JSON.stringify(activityOutcomeIds(outcome)), tx);
+      return outcome;
     });
     this.publishSoon();
     return outcome;

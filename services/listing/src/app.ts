@@ -1,6 +1,6 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
 import { pms, reservation, TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingActivity } from './activity';
 import { dataHandlers, type ContentRelay } from './grpc/data-handlers';
 import { listingHandlers } from './grpc/handlers';
@@ -24,7 +24,8 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
   await deps.bus.ensureTopics([TOPICS.listingActivity]);
   const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
-  const activity = new ListingActivity(deps.store, listings, outbox);
+  const applied = new AppliedRequests(deps.store);
+  const activity = new ListingActivity(deps.store, listings, outbox, applied);
   // Content of a PMS listing goes to its PMS first (through the pms-adapter's RelayWrite).
   const pmsAdapter = createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: deps.addresses.pmsAdapter });
   // Imports and PMS-side changes of listings (pms.sync.v1).
@@ -37,6 +38,7 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
     listings,
     outbox,
     activity,
+    applied,
     contentRelay: deps.contentRelay ?? pmsContentRelay(pmsAdapter),
     bookings: deps.bookings ?? grpcBookedNights(reservationUpstream!),
   };

@@ -3,6 +3,7 @@
 import { listing as pb } from '@vrp/contracts';
 import {
   AppError,
+  AppliedRequests,
   createLogger,
   createMemoryBus,
   createMemoryStore,
@@ -184,13 +185,13 @@ describe('listing data over gRPC', () => {
     return listing!;
   };
 
-  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { workspaceId, listingIds, active: false, expectedVersion: 0 });
+  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { idempotencyKey: '', workspaceId, listingIds, active: false, expectedVersion: 0 });
 
   const calendar = (workspaceId: string, listingId: string, from: string, to: string, calendarOnly = false) =>
     client.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly });
 
   const update = (workspaceId: string, ...updates: Partial<pb.AvailabilityUpdate>[]) =>
-    client.call('updateAvailability', { workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
+    client.call('updateAvailability', { idempotencyKey: '', workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
 
   const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[], expectedVersion = 0) => client.call('putContent', { workspaceId, listingId, sections, expectedVersion });
 
@@ -474,15 +475,15 @@ describe('listing data over gRPC', () => {
     it('appends, lists in order and removes photos', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Photos');
-      const a = (await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'Living room' })).photo!;
-      const b = (await client.call('addPhoto', { workspaceId: ws, listingId: l.channels[0]!.externalId, url: 'https://cdn.example.com/b.jpg', caption: '' })).photo!;
+      const a = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'Living room' })).photo!;
+      const b = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.channels[0]!.externalId, url: 'https://cdn.example.com/b.jpg', caption: '' })).photo!;
       expect(a.id).toMatch(/^pho_/);
       expect([a.position, b.position]).toEqual([1, 2]);
       expect(a.createdAt).toBeInstanceOf(Date);
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([a.id, b.id]);
 
       expect(await client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id })).toEqual({ photoId: a.id });
-      const c = (await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })).photo!;
+      const c = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })).photo!;
       expect(c.position).toBe(3);
       const listed = await client.call('listPhotos', { workspaceId: ws, listingId: l.id });
       expect(listed.photos.map((p) => [p.id, p.url, p.caption])).toEqual([
@@ -497,7 +498,7 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const owner = await create(ws, 'Photo Owner');
       const other = await create(ws, 'Photo Other');
-      const p = (await client.call('addPhoto', { workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' })).photo!;
+      const p = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' })).photo!;
       const err = await errorOf(client.call('removePhoto', { workspaceId: ws, listingId: other.id, photoId: p.id }));
       expect(err.code).toBe('not_found');
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: owner.id })).photos).toHaveLength(1);
@@ -507,19 +508,19 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const l = await create(ws, 'Photo Rules');
       for (const url of ['http://cdn.example.com/a.jpg', 'ftp://cdn.example.com/a.jpg', 'not a url', '', `https://cdn.example.com/${'a'.repeat(2048)}`]) {
-        const err = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url, caption: '' }));
+        const err = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url, caption: '' }));
         expect(err.code).toBe('validation_failed');
         expect(Object.keys(err.details.fields ?? {})).toEqual(['url']);
       }
-      const caption = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }));
+      const caption = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }));
       expect(Object.keys(caption.details.fields ?? {})).toEqual(['caption']);
     });
 
     it('holds at most 100 photos per listing', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Photo Limit');
-      for (let i = 0; i < 100; i++) await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
-      const err = await errorOf(client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }));
+      for (let i = 0; i < 100; i++) await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
+      const err = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }));
       expect(err.code).toBe('validation_failed');
       expect(Object.keys(err.details.fields ?? {})).toEqual(['photos']);
       const listed = (await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos;
@@ -532,7 +533,7 @@ describe('listing data over gRPC', () => {
     it('publishes to the mapped channels and records publishedAt', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Publish Me');
-      const res = await client.call('publishListing', { workspaceId: ws, listingId: l.id });
+      const res = await client.call('publishListing', { idempotencyKey: '', workspaceId: ws, listingId: l.id });
       expect(res.listingId).toBe(l.id);
       expect(res.channels).toEqual(['CHANNEL_A']);
       expect(res.publishedAt).toBeInstanceOf(Date);
@@ -543,10 +544,66 @@ describe('listing data over gRPC', () => {
     it('refuses a listing without any channel mapping, naming channels', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Unmapped', {}, false);
-      const err = await errorOf(client.call('publishListing', { workspaceId: ws, listingId: l.id }));
+      const err = await errorOf(client.call('publishListing', { idempotencyKey: '', workspaceId: ws, listingId: l.id }));
       expect(err.code).toBe('validation_failed');
       expect(Object.keys(err.details.fields ?? {})).toEqual(['channels']);
       expect(err.fix).toMatch(/map the listing to a channel/i);
+    });
+  });
+
+  describe('Idempotency-Key stored with every write (a retry the gateway could not answer writes nothing)', () => {
+    it('a photo added again with its key answers the first photo; no second photo; another body is idempotency_conflict', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Photos');
+      const add = (caption: string) => client.call('addPhoto', { idempotencyKey: 'photo-key-1', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/i.jpg', caption });
+      const first = (await add('Porch')).photo!;
+      const again = (await add('Porch')).photo!;
+      expect(again).toEqual(first);
+      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([first.id]);
+      expect((await errorOf(add('Garden'))).code).toBe('idempotency_conflict');
+      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
+    });
+
+    it('an availability batch retried with its key answers the first outcome and does not overwrite a later change', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Calendar');
+      const batch = () => client.call('updateAvailability', { idempotencyKey: 'avail-key-1', workspaceId: ws, updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 111 })] });
+      const first = await batch();
+      await update(ws, { listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 222 });
+      expect(await batch()).toEqual(first);
+      const days = (await calendar(ws, l.id, '2031-03-01', '2031-03-02')).days;
+      expect(days.map((d) => d.price)).toEqual([222, 222]);
+      const other = client.call('updateAvailability', { idempotencyKey: 'avail-key-1', workspaceId: ws, updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 333 })] });
+      expect((await errorOf(other)).code).toBe('idempotency_conflict');
+    });
+
+    it('a publish retried with its key answers the first publication: publishedAt and version unchanged', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Publish');
+      const publish = () => client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: l.id });
+      const first = await publish();
+      const version = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!.version;
+      expect(await publish()).toEqual(first);
+      const after = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!;
+      expect([after.version, after.publishedAt?.getTime()]).toEqual([version, first.publishedAt!.getTime()]);
+      const other = await create(ws, 'Idem Publish Other');
+      expect((await errorOf(client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: other.id }))).code).toBe('idempotency_conflict');
+      expect((await client.call('getListing', { workspaceId: ws, id: other.id, allowInactive: false })).listing!.publishedAt).toBeUndefined();
+    });
+
+    it('a status change retried with its key after a later change answers the first outcome and changes nothing', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Status');
+      const off = () => client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: false, expectedVersion: 0 });
+      const first = await off();
+      expect(first).toEqual({ active: false, updated: [l.id], unchanged: [] });
+      await client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      const version = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!.version;
+      expect(await off()).toEqual(first);
+      const now = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!;
+      expect([now.status, now.version]).toEqual(['active', version]);
+      const on = client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      expect((await errorOf(on)).code).toBe('idempotency_conflict');
     });
   });
 
@@ -558,9 +615,9 @@ describe('listing data over gRPC', () => {
       ['getContent', () => client.call('getContent', { workspaceId, listingId })],
       ['putContent', () => put(workspaceId, listingId, [section('description', 'x')])],
       ['listPhotos', () => client.call('listPhotos', { workspaceId, listingId })],
-      ['addPhoto', () => client.call('addPhoto', { workspaceId, listingId, url: 'https://cdn.example.com/x.jpg', caption: '' })],
+      ['addPhoto', () => client.call('addPhoto', { idempotencyKey: '', workspaceId, listingId, url: 'https://cdn.example.com/x.jpg', caption: '' })],
       ['removePhoto', () => client.call('removePhoto', { workspaceId, listingId, photoId: 'pho_any' })],
-      ['publishListing', () => client.call('publishListing', { workspaceId, listingId })],
+      ['publishListing', () => client.call('publishListing', { idempotencyKey: '', workspaceId, listingId })],
     ];
 
     it('answers listing_inactive on every call, by id and by channel id, and hides the stored data', async () => {
@@ -568,7 +625,7 @@ describe('listing data over gRPC', () => {
       const l = await create(ws, 'Gone Quiet', { defaultNightlyPrice: 100 });
       await update(ws, { listingId: l.id, from: '2025-01-01', to: '2025-01-01', price: 55 });
       await put(ws, l.id, [section('description', 'Before deactivation')]);
-      await client.call('addPhoto', { workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/q.jpg', caption: '' });
+      await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/q.jpg', caption: '' });
       await deactivate(ws, l.id);
       for (const id of [l.id, l.channels[0]!.externalId]) {
         for (const [name, call] of everyCall(ws, id)) {
@@ -578,7 +635,7 @@ describe('listing data over gRPC', () => {
         }
       }
       // Nothing was written while inactive: after activation the data is as it was.
-      await client.call('setListingsActive', { workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      await client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
       expect((await calendar(ws, l.id, '2025-01-01', '2025-01-02')).days.map((d) => d.price)).toEqual([55, 100]);
       expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([section('description', 'Before deactivation')]);
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
@@ -613,7 +670,8 @@ describe('content relay to the PMS', () => {
   const store = createMemoryStore();
   const listings = new ListingStore(store);
   const outbox = new Outbox(store, createMemoryBus(), createLogger('listing', 'silent'));
-  const activity = new ListingActivity(store, listings, outbox);
+  const applied = new AppliedRequests(store);
+  const activity = new ListingActivity(store, listings, outbox, applied);
   // The handlers ignore the gRPC call object.
   const call = {} as Parameters<DataHandlers['putContent']>[1];
   const readCall = {} as Parameters<DataHandlers['getContent']>[1];
@@ -658,7 +716,7 @@ describe('content relay to the PMS', () => {
     const l = await insert('PMS-G');
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
     const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')], expectedVersion: 0 }, call);
     expect(res.applied).toEqual(['description']);
     expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
@@ -673,7 +731,7 @@ describe('content relay to the PMS', () => {
         throw new AppError('pms_unavailable');
       },
     };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] } });
+    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
     const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call));
     expect(err.code).toBe('pms_unavailable');
     expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);

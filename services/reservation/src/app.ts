@@ -1,21 +1,28 @@
 // Wiring of the reservation service: store and bus engines in, gRPC + ops servers out.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing, pms, TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
 import { grpcPmsRelay, type PmsRelay } from './ports/pms-relay';
 import { Reservations } from './reservations';
+import { MigrationStore } from './store/migration-store';
 import { NightStore } from './store/night-store';
 import { ReservationStore } from './store/reservation-store';
+import { NightBackfill } from './use-cases/backfill-nights';
 
 export interface ReservationServiceDeps extends ServiceDeps {
   /** Replace the listing service or the pms-adapter (component tests); default: gRPC to `addresses`. */
   listings?: ListingDirectory;
   relay?: PmsRelay;
   clock?: () => Date;
+  /** How long the start waits for the night backfill before it goes on in the background (default 20 s). */
+  backfillBudgetMs?: number;
 }
+
+/** How long a start waits for the night backfill (the rest goes on in the background). */
+const DEFAULT_BACKFILL_BUDGET_MS = 20_000;
 
 /** The consumer group of this service's listing-activity cache. */
 export const ACTIVITY_GROUP = 'reservation-listing-activity';
@@ -35,15 +42,39 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
 
   const listingUpstream = deps.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
   const pmsUpstream = deps.relay ? null : createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: deps.addresses.pmsAdapter });
+  const nights = new NightStore(deps.store);
+  // Reservations stored before booked_nights existed get their nights before requests are served.
+  const backfill = new NightBackfill({
+    store: deps.store,
+    reservations,
+    nights,
+    migrations: new MigrationStore(deps.store),
+    outbox,
+    logger: deps.logger,
+    now: deps.clock ?? (() => new Date()),
+  });
+  try {
+    await deps.store.init();
+    await backfill.start(deps.backfillBudgetMs ?? DEFAULT_BACKFILL_BUDGET_MS);
+  } catch (err) {
+    // A start that fails leaves nothing running; the backfill resumes at the next start.
+    await backfill.stop();
+    await activity.stop();
+    await outbox.stop();
+    listingUpstream?.close();
+    pmsUpstream?.close();
+    throw err;
+  }
   const useCases = new Reservations({
     store: deps.store,
     reservations,
-    nights: new NightStore(deps.store),
+    nights,
     outbox,
     listings: deps.listings ?? grpcListingDirectory(listingUpstream!),
     relay: deps.relay ?? grpcPmsRelay(pmsUpstream!),
     activity,
     logger: deps.logger,
+    applied: new AppliedRequests(deps.store, deps.clock),
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
   const sync = await consumePmsSync(consumers, useCases);
@@ -58,6 +89,7 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     onStop: async () => {
+      await backfill.stop();
       await sync.stop();
       await activity.stop();
       await outbox.stop();

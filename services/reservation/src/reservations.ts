@@ -19,11 +19,13 @@ import {
   releaseLease,
   TransientError,
   validationFailed,
+  type AppliedRequests,
   type DocumentStore,
   type Lease,
   type Logger,
   type Outbox,
   type PageWindow,
+  type RequestKey,
 } from '@vrp/platform';
 import { dateConflicts, holdsNights, stayNights } from './domain/occupancy';
 import { newConfirmationCode } from './domain/confirmation-code';
@@ -56,8 +58,8 @@ import { recordReservationEvent, type ReservationChange } from './events/reserva
 import type { ListingDirectory, ListingInfo } from './ports/listings';
 import type { PmsRelay } from './ports/pms-relay';
 import type { NightStore } from './store/night-store';
-import { APPLIED_CHANGES, type ReservationStore } from './store/reservation-store';
-import { flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './use-cases/hold-nights';
+import type { ReservationStore } from './store/reservation-store';
+import { endConflicts, flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './use-cases/hold-nights';
 
 /** Attempts at a fresh confirmation code when one collides within the workspace. */
 const CODE_ATTEMPTS = 5;
@@ -73,6 +75,8 @@ export interface ReservationDeps {
   relay: PmsRelay;
   activity: ListingActivityCache;
   logger: Logger;
+  /** Idempotency-Keys stored with the writes (service-side idempotency). */
+  applied: AppliedRequests;
   clock?: () => Date;
 }
 
@@ -114,9 +118,19 @@ export class Reservations {
     return found;
   }
 
-  async create(workspaceId: string, input: NewReservationInput, idempotencyKey: string): Promise<ReservationRecord> {
+  /**
+   * A retry of a create that already committed (even one whose reply was lost) answers it: the
+   * key is stored in applied_requests with the reservation, in its transaction, and checked
+   * before anything is sent to a PMS; the same key with another body is idempotency_conflict.
+   */
+  create(workspaceId: string, input: NewReservationInput, key: RequestKey | null): Promise<ReservationRecord> {
+    return this.deps.applied.once(key, () => this.createOnce(workspaceId, input, key), (id) => this.deps.reservations.get(workspaceId, id));
+  }
+
+  private async createOnce(workspaceId: string, input: NewReservationInput, key: RequestKey | null): Promise<ReservationRecord> {
+    const idempotencyKey = key?.key ?? '';
     const draft = parseNewReservation(input);
-    // A retry of a create that already committed (even one whose reply was lost) answers it.
+    // Creates stored before applied_requests existed keep their key on the reservation only.
     if (idempotencyKey) {
       const done = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey, this.now());
       if (done) return done;
@@ -182,6 +196,7 @@ export class Reservations {
           const overlaps = await holdNights(this.deps.nights, record, mode, tx);
           if (idempotencyKey) await this.deps.reservations.releaseExpiredKey(workspaceId, idempotencyKey, now, tx);
           const inserted = await this.deps.reservations.insertRaw({ ...record, conflictsWith: overlaps }, tx);
+          await this.deps.applied.remember(key, inserted.id, tx);
           await flagOverlaps(this.deps, workspaceId, inserted.id, overlaps, now, tx);
           await recordReservationEvent(this.deps.outbox, tx, 'created', inserted, now);
           return inserted;
@@ -216,18 +231,18 @@ export class Reservations {
    * so concurrent PATCHes of different fields all survive. With `expectedVersion` (If-Match) a
    * changed reservation is 412 instead. A key already applied answers the reservation as it is.
    */
-  async update(workspaceId: string, id: string, input: ReservationPatchInput, idempotencyKey: string, expectedVersion = 0): Promise<ReservationRecord> {
-    if (idempotencyKey) {
-      const appliedTo = await this.deps.reservations.appliedChange(workspaceId, idempotencyKey, this.now());
-      if (appliedTo) return this.deps.reservations.get(workspaceId, appliedTo);
-    }
+  update(workspaceId: string, id: string, input: ReservationPatchInput, key: RequestKey | null, expectedVersion = 0): Promise<ReservationRecord> {
+    return this.deps.applied.once(key, () => this.updateOnce(workspaceId, id, input, key, expectedVersion), (done) => this.deps.reservations.get(workspaceId, done));
+  }
+
+  private async updateOnce(workspaceId: string, id: string, input: ReservationPatchInput, key: RequestKey | null, expectedVersion: number): Promise<ReservationRecord> {
     // A PMS stay's changes go to the PMS before they are stored: one at a time per reservation
     // (the write lease), so the PMS receives them in the order they are stored here.
     const first = await this.deps.reservations.get(workspaceId, id);
     const where = { workspaceId, _id: id };
     const lease = first.pmsProvider ? await acquireLease(this.deps.reservations.reservations, where) : null;
     try {
-      return await this.applyUpdate(workspaceId, id, input, idempotencyKey, expectedVersion, lease);
+      return await this.applyUpdate(workspaceId, id, input, key, expectedVersion, lease);
     } finally {
       // Released by the write itself when one committed; otherwise (no change, refusal, failure) here.
       if (lease) await releaseLease(this.deps.reservations.reservations, where, lease).catch(() => undefined);
@@ -238,10 +253,11 @@ export class Reservations {
     workspaceId: string,
     id: string,
     input: ReservationPatchInput,
-    idempotencyKey: string,
+    key: RequestKey | null,
     expectedVersion: number,
     lease: Lease | null,
   ): Promise<ReservationRecord> {
+    const idempotencyKey = key?.key ?? '';
     for (let attempt = 1; ; attempt++) {
       const current = await this.deps.reservations.get(workspaceId, id);
       if (expectedVersion && current.version !== expectedVersion) throw preconditionFailed('Reservation', id, expectedVersion, current.version);
@@ -261,6 +277,9 @@ export class Reservations {
       // Nights it does not hold yet must be open on the calendar and free (un-cancel, new dates, move).
       if (nightsChange && holdsNights(next)) await this.availableStay(workspaceId, target.id, next.checkIn, next.checkOut, id);
       if (provider) {
+        // Under the lease: a concurrent request with the same key that committed meanwhile is
+        // this one's outcome, and its change must not reach the PMS a second time.
+        if (key && (await this.deps.applied.lookup(key)) !== null) return this.deps.reservations.get(workspaceId, id);
         const operation = relayOperation(writes);
         await this.deps.relay.relay({
           workspaceId,
@@ -275,10 +294,15 @@ export class Reservations {
       const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
       try {
         const stored = await this.deps.store.transaction(async (tx) => {
-          const replaced = await this.deps.reservations.replaceIfVersion(next, current.version, tx, lease);
+          let replaced = await this.deps.reservations.replaceIfVersion(next, current.version, tx, lease);
           if (!replaced) return null;
           if (nightsChange) await holdNights(this.deps.nights, replaced, provider ? 'pms' : 'exclusive', tx);
-          if (idempotencyKey) await this.deps.reservations.recordChange(workspaceId, idempotencyKey, id, now, tx);
+          // A cancel, new dates or a move can end an overlap with a PMS booking: both sides lose the flag.
+          if (nightsChange && replaced.conflictsWith.length > 0) {
+            const still = await endConflicts(this.deps, replaced, replaced.conflictsWith, now, tx);
+            if (still.length !== replaced.conflictsWith.length) replaced = await this.deps.reservations.setConflicts(replaced, still, tx);
+          }
+          await this.deps.applied.remember(key, id, tx);
           await recordReservationEvent(this.deps.outbox, tx, change, replaced, now);
           return replaced;
         });
@@ -293,10 +317,7 @@ export class Reservations {
         }
       } catch (err) {
         if (isNightTaken(err) && attempt < VERSION_ATTEMPTS) continue;
-        if (err instanceof DuplicateKeyError && err.collection === APPLIED_CHANGES) {
-          // The same key committed concurrently: that change is this request's outcome.
-          return this.deps.reservations.get(workspaceId, id);
-        }
+        // Also a concurrent commit of the same key (applied_requests): applied.once() answers that change.
         throw err;
       }
       if (attempt >= VERSION_ATTEMPTS) {
@@ -306,8 +327,8 @@ export class Reservations {
   }
 
   /** Cancelling a cancelled reservation changes nothing and answers it as it is. */
-  cancel(workspaceId: string, id: string, idempotencyKey: string, expectedVersion = 0): Promise<ReservationRecord> {
-    return this.update(workspaceId, id, { status: 'CANCELLED', customFields: {} }, idempotencyKey, expectedVersion);
+  cancel(workspaceId: string, id: string, key: RequestKey | null, expectedVersion = 0): Promise<ReservationRecord> {
+    return this.update(workspaceId, id, { status: 'CANCELLED', customFields: {} }, key, expectedVersion);
   }
 
   async quote(workspaceId: string, propertyId: string, checkIn: string, checkOut: string): Promise<QuoteResult> {
@@ -423,7 +444,10 @@ export class Reservations {
     // bus redelivers and this re-reads.
     await this.deps.store.transaction(async (tx) => {
       const overlaps = await holdNights(this.deps.nights, next, 'pms', tx);
-      const written = { ...next, conflictsWith: overlaps };
+      // Overlaps flagged before that ended (this booking cancelled or moved, or the other side
+      // gone) are cleared on the other side; those that still hold are kept on both.
+      const still = await endConflicts(this.deps, next, (existing?.conflictsWith ?? []).filter((id) => !overlaps.includes(id)), now, tx);
+      const written = { ...next, conflictsWith: [...new Set([...overlaps, ...still])].sort() };
       const stored = existing ? await this.deps.reservations.replaceIfVersion(written, existing.version, tx) : await this.deps.reservations.insertRaw(written, tx);
       if (!stored) throw new AppError('conflict', `Reservation '${next.id}' changed while a PMS change was applied; it is applied again.`);
       await flagOverlaps(this.deps, ws, stored.id, overlaps, now, tx);

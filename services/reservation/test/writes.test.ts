@@ -446,13 +446,17 @@ describe('reservation writes over gRPC', () => {
     });
 
     it('a create key expires after 24 hours: then it writes a new reservation', async () => {
-      const first = (await create({}, 'idem-expiring')).reservation!;
-      expect((await create({}, 'idem-expiring')).reservation?.id).toBe(first.id);
+      // The same request each time (a key bound to another body is idempotency_conflict).
+      const firstStay = freshStay();
+      const first = (await create(firstStay, 'idem-expiring')).reservation!;
+      expect((await create(firstStay, 'idem-expiring')).reservation?.id).toBe(first.id);
       clockNow = new Date(START.getTime() + 24 * 3600 * 1000 + 1);
       try {
-        const later = (await create({}, 'idem-expiring')).reservation!;
+        // After 24 h the key is free: here for another stay (the first one's nights are taken).
+        const laterStay = freshStay();
+        const later = (await create(laterStay, 'idem-expiring')).reservation!;
         expect(later.id).not.toBe(first.id);
-        expect((await create({}, 'idem-expiring')).reservation?.id).toBe(later.id);
+        expect((await create(laterStay, 'idem-expiring')).reservation?.id).toBe(later.id);
       } finally {
         clockNow = START;
       }
@@ -464,6 +468,44 @@ describe('reservation writes over gRPC', () => {
       const retried = await update(r.id, { customFields: { n: '1' }, idempotencyKey: 'idem-change-1' });
       expect(retried.reservation?.version).toBe(2);
       expect(await eventsOf(r.id)).toHaveLength(2);
+    });
+  });
+
+  describe('Idempotency-Key in applied_requests (a retry the gateway could not answer writes and relays nothing)', () => {
+    it('a PMS create retried with its key is relayed once; the key with another body is idempotency_conflict', async () => {
+      const before = relayed.length;
+      const stay = { ...freshStay(), propertyId: 'lst_pmsd' };
+      const first = (await create(stay, 'idem-pms-create')).reservation!;
+      expect((await create(stay, 'idem-pms-create')).reservation!.id).toBe(first.id);
+      expect(relayed.length).toBe(before + 1);
+      expect((await errorOf(create({ ...stay, notes: { host: 'other', guest: '' } }, 'idem-pms-create'))).code).toBe('idempotency_conflict');
+      expect(relayed.length).toBe(before + 1);
+      expect(await eventsOf(first.id)).toHaveLength(1);
+    });
+
+    it('a PMS change retried with its key is relayed once and stored once; another body is idempotency_conflict', async () => {
+      const r = (await create({ propertyId: 'lst_pmsa' })).reservation!;
+      const before = relayed.length;
+      const change = (host: string) => update(r.id, { notes: { host, guest: '' }, idempotencyKey: 'idem-pms-change' });
+      expect((await change('gate code 1')).reservation!.version).toBe(2);
+      expect((await change('gate code 1')).reservation!.version).toBe(2);
+      expect(relayed.length).toBe(before + 1);
+      expect((await errorOf(change('gate code 2'))).code).toBe('idempotency_conflict');
+      expect(relayed.length).toBe(before + 1);
+      expect(await eventsOf(r.id)).toHaveLength(2);
+    });
+
+    it('a cancel retried with its key after the stay was re-confirmed cancels nothing (no write, no event, no relay)', async () => {
+      const r = (await create({ propertyId: 'lst_pmsb' })).reservation!;
+      const cancel = () => client.call('cancelReservation', { workspaceId: WS, id: r.id, idempotencyKey: 'idem-cancel-1', expectedVersion: 0 });
+      expect((await cancel()).reservation!.status).toBe('CANCELLED');
+      await update(r.id, { status: 'CONFIRMED' });
+      const before = relayed.length;
+      const events = (await eventsOf(r.id)).length;
+      const again = (await cancel()).reservation!;
+      expect([again.status, again.version]).toEqual(['CONFIRMED', 3]);
+      expect(relayed.length).toBe(before);
+      expect(await eventsOf(r.id)).toHaveLength(events);
     });
   });
 
@@ -517,6 +559,40 @@ describe('reservation writes over gRPC', () => {
       expect(nights.nights.map((n) => [n.date, n.reservationId === local.id ? 'local' : 'pms'])).toEqual([
         ['2026-09-01', 'local'], ['2026-09-02', 'local'], ['2026-09-03', 'local'], ['2026-09-04', 'pms'], ['2026-09-05', 'pms'],
       ]);
+    });
+
+    it('cancelling the local stay ends the overlap: both lose the flag in that transaction (new version, event) and the PMS booking holds its whole stay', async () => {
+      const T = reservationEvents.ReservationEventType;
+      const local = (await create({ propertyId: 'lst_pmsc', checkIn: '2026-10-01', checkOut: '2026-10-04' })).reservation!;
+      await sync(payload({ externalId: 'pms-ends-1', checkIn: '2026-10-03', checkOut: '2026-10-06' }), 'chg-ends-1');
+      const pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-1')!;
+      expect(pmsOne.conflictsWith).toEqual([local.id]);
+      const pmsEvents = (await eventsOf(pmsOne.id)).length;
+      const cancelled = (await client.call('cancelReservation', { workspaceId: WS, id: local.id, idempotencyKey: '', expectedVersion: 0 })).reservation!;
+      expect([cancelled.status, cancelled.conflictsWith]).toEqual(['CANCELLED', []]);
+      const cleared = (await client.call('getReservation', { workspaceId: WS, id: pmsOne.id })).reservation!;
+      expect([cleared.conflictsWith, cleared.version]).toEqual([[], pmsOne.version + 1]);
+      expect((await eventsOf(pmsOne.id)).slice(pmsEvents)).toEqual([T.RESERVATION_EVENT_TYPE_UPDATED]);
+      const nights = await client.call('listBookedNights', { workspaceId: WS, listingId: 'lst_pmsc', from: '2026-10-01', to: '2026-10-06' });
+      expect(nights.nights.map((n) => [n.date, n.reservationId === pmsOne.id])).toEqual([
+        ['2026-10-03', true], ['2026-10-04', true], ['2026-10-05', true],
+      ]);
+    });
+
+    it('a PMS booking moved away from the local stay clears the flag on the local one; an overlap that remains stays flagged', async () => {
+      const local = (await create({ propertyId: 'lst_pmsc', checkIn: '2026-11-01', checkOut: '2026-11-04' })).reservation!;
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-02', checkOut: '2026-11-05', updatedAt: '2026-01-05T10:00:00Z' }), 'chg-ends-2a');
+      // Still overlapping after a newer change: both keep the flag.
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-03', checkOut: '2026-11-05', updatedAt: '2026-01-05T11:00:00Z' }), 'chg-ends-2b');
+      let pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-2')!;
+      expect(pmsOne.conflictsWith).toEqual([local.id]);
+      expect((await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!.conflictsWith).toEqual([pmsOne.id]);
+      const flaggedVersion = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!.version;
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-10', checkOut: '2026-11-12', updatedAt: '2026-01-05T12:00:00Z' }), 'chg-ends-2c');
+      pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-2')!;
+      expect(pmsOne.conflictsWith).toEqual([]);
+      const cleared = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!;
+      expect([cleared.conflictsWith, cleared.version]).toEqual([[], flaggedVersion + 1]);
     });
 
     it('applies on an inactive listing too (data keeps syncing), while reads of it stay 403', async () => {

@@ -3,7 +3,7 @@
 // local activity cache decides suppression and the replay 403.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { systemClock, type WebhookClock } from './clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
@@ -107,7 +107,7 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   await ingest.start();
   scheduler.start();
 
-  const webhooks = new Webhooks({ store: deps.store, subscriptions, deliveries, cache, clock, resolve, policyOf, onQueued: wake });
+  const webhooks = new Webhooks({ store: deps.store, subscriptions, deliveries, cache, clock, resolve, policyOf, onQueued: wake, applied: new AppliedRequests(deps.store) });
   return startService({
     store: deps.store,
     name: 'webhook',

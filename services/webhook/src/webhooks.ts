@@ -2,7 +2,7 @@
 // secret) and the delivery log with replay. Tenant-scoped throughout: another workspace's id
 // is not_found, decided before listing_inactive.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { AppError, newId, sortableId, validationFailed, type DocumentStore, type PageWindow } from '@vrp/platform';
+import { AppError, newId, sortableId, validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
 import type { WebhookClock } from './clock';
 import { newDelivery, replayOrderKey, DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './domain/delivery';
 import { normalizeEventTypes } from './domain/event-types';
@@ -31,16 +31,30 @@ export class Webhooks {
       policyOf: (mode: KeyMode) => TargetPolicy;
       /** A replay was queued: send it now. */
       onQueued: () => void;
+      /** Idempotency-Keys stored with the writes (service-side idempotency). */
+      applied: AppliedRequests;
     },
   ) {}
 
-  async create(workspaceId: string, mode: KeyMode, input: SubscriptionInput & { url: string }): Promise<{ subscription: SubscriptionView; secret: string }> {
+  /**
+   * A key already applied answers the subscription it created (as it is now, with its current
+   * secret: the one that signs its deliveries), and no second subscription is created.
+   */
+  create(workspaceId: string, mode: KeyMode, input: SubscriptionInput & { url: string }, key: RequestKey | null = null): Promise<{ subscription: SubscriptionView; secret: string }> {
+    return this.deps.applied.once(key, () => this.createOnce(workspaceId, mode, input, key), (id) => this.withSecret(workspaceId, id));
+  }
+
+  private async withSecret(workspaceId: string, id: string): Promise<{ subscription: SubscriptionView; secret: string }> {
+    return { subscription: await this.deps.subscriptions.get(workspaceId, id), secret: await this.deps.subscriptions.secretOf(workspaceId, id) };
+  }
+
+  private async createOnce(workspaceId: string, mode: KeyMode, input: SubscriptionInput & { url: string }, key: RequestKey | null): Promise<{ subscription: SubscriptionView; secret: string }> {
     const fields = await this.check(mode, input);
     const eventTypes = normalizeEventTypes(input.eventTypes ?? []).types;
     if (Object.keys(fields).length) throw validationFailed(fields);
     const now = this.deps.clock.now();
     const secret = newSecret();
-    const subscription = await this.deps.subscriptions.insert({
+    const record = {
       id: newId('whs'),
       workspaceId,
       url: input.url,
@@ -56,11 +70,21 @@ export class Webhooks {
       updatedAt: now,
       secret,
       previousSecret: null,
+    };
+    const subscription = await this.deps.store.transaction(async (tx) => {
+      const inserted = await this.deps.subscriptions.insert(record, tx);
+      await this.deps.applied.remember(key, inserted.id, tx);
+      return inserted;
     });
     return { subscription, secret };
   }
 
-  async update(workspaceId: string, id: string, requestMode: KeyMode, input: SubscriptionInput): Promise<SubscriptionView> {
+  /** A key already applied answers the subscription as it is; a later change is not overwritten. */
+  update(workspaceId: string, id: string, requestMode: KeyMode, input: SubscriptionInput, key: RequestKey | null = null): Promise<SubscriptionView> {
+    return this.deps.applied.once(key, () => this.updateOnce(workspaceId, id, requestMode, input, key), (done) => this.deps.subscriptions.get(workspaceId, done));
+  }
+
+  private async updateOnce(workspaceId: string, id: string, requestMode: KeyMode, input: SubscriptionInput, key: RequestKey | null): Promise<SubscriptionView> {
     const current = await this.deps.subscriptions.get(workspaceId, id);
     // A live subscription stays under live rules whatever key edits it; a live key applies them too.
     const mode: KeyMode = current.mode === 'live' || requestMode === 'live' ? 'live' : 'test';
@@ -75,7 +99,11 @@ export class Webhooks {
       // Re-enabling starts afresh: the reason is cleared and failures before now no longer count.
       if (input.enabled) Object.assign(patch, { disabledReason: null, disabledAt: null, lastSuccessAt: null });
     }
-    return this.deps.subscriptions.update(workspaceId, id, patch);
+    return this.deps.store.transaction(async (tx) => {
+      const updated = await this.deps.subscriptions.update(workspaceId, id, patch, tx);
+      await this.deps.applied.remember(key, updated.id, tx);
+      return updated;
+    });
   }
 
   get(workspaceId: string, id: string): Promise<SubscriptionView> {
@@ -95,15 +123,23 @@ export class Webhooks {
     });
   }
 
-  async rotateSecret(workspaceId: string, id: string, graceSeconds: number): Promise<{ subscription: SubscriptionView; secret: string }> {
+  /** A key already applied answers the subscription and its current secret; it is not rotated twice. */
+  async rotateSecret(workspaceId: string, id: string, graceSeconds: number, key: RequestKey | null = null): Promise<{ subscription: SubscriptionView; secret: string }> {
     const grace = rotationGrace(graceSeconds);
     if ('error' in grace) throw validationFailed({ gracePeriodSeconds: grace.error });
-    const now = this.deps.clock.now();
-    return this.deps.store.transaction(async (tx) => {
-      const next = rotation({ secret: await this.deps.subscriptions.secretOf(workspaceId, id, tx) }, now, grace.seconds);
-      const subscription = await this.deps.subscriptions.update(workspaceId, id, { ...next, updatedAt: now }, tx);
-      return { subscription, secret: next.secret };
-    });
+    return this.deps.applied.once(
+      key,
+      () => {
+        const now = this.deps.clock.now();
+        return this.deps.store.transaction(async (tx) => {
+          const next = rotation({ secret: await this.deps.subscriptions.secretOf(workspaceId, id, tx) }, now, grace.seconds);
+          const subscription = await this.deps.subscriptions.update(workspaceId, id, { ...next, updatedAt: now }, tx);
+          await this.deps.applied.remember(key, subscription.id, tx);
+          return { subscription, secret: next.secret };
+        });
+      },
+      (done) => this.withSecret(workspaceId, done),
+    );
   }
 
   async deliveriesPage(workspaceId: string, subscriptionId: string, status: string, window: PageWindow) {
@@ -117,7 +153,16 @@ export class Webhooks {
    * receiver that de-duplicates ignores it unless it forgot it). 404 before 403: an unknown
    * subscription or delivery is not_found; a listing that is inactive now is listing_inactive.
    */
-  async replay(workspaceId: string, subscriptionId: string, deliveryId: string): Promise<DeliveryRecord> {
+  replay(workspaceId: string, subscriptionId: string, deliveryId: string, key: RequestKey | null = null): Promise<DeliveryRecord> {
+    // A key already applied answers the delivery it queued: the event is not sent a third time.
+    return this.deps.applied.once(
+      key,
+      () => this.replayOnce(workspaceId, subscriptionId, deliveryId, key),
+      (queued) => this.deps.deliveries.get(workspaceId, subscriptionId, queued),
+    );
+  }
+
+  private async replayOnce(workspaceId: string, subscriptionId: string, deliveryId: string, key: RequestKey | null): Promise<DeliveryRecord> {
     const subscription = await this.deps.subscriptions.get(workspaceId, subscriptionId);
     const original = await this.deps.deliveries.get(workspaceId, subscriptionId, deliveryId);
     if (original.listingId) this.deps.cache.assertActive(workspaceId, [original.listingId]);
@@ -127,7 +172,11 @@ export class Webhooks {
     const now = this.deps.clock.now();
     const id = sortableId('whd');
     const source = { id: original.eventId, workspaceId, type: original.eventType, listingId: original.listingId, orderKey: replayOrderKey(id) };
-    const replay = await this.deps.deliveries.insertReplay(newDelivery(id, original.subscriptionId, source, now, original.replayOf ?? original.id));
+    const replay = await this.deps.store.transaction(async (tx) => {
+      const queued = await this.deps.deliveries.insertReplay(newDelivery(id, original.subscriptionId, source, now, original.replayOf ?? original.id), tx);
+      await this.deps.applied.remember(key, queued.id, tx);
+      return queued;
+    });
     this.deps.onQueued();
     return replay;
   }

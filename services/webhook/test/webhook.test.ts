@@ -135,7 +135,7 @@ describe('webhook service over gRPC', () => {
         client.call('getSubscription', { workspaceId: OTHER_WS, id }),
         client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: OTHER_WS, id, mode: TEST, enabled: false })),
         client.call('deleteSubscription', { workspaceId: OTHER_WS, id }),
-        client.call('rotateSubscriptionSecret', { workspaceId: OTHER_WS, id, gracePeriodSeconds: 0 }),
+        client.call('rotateSubscriptionSecret', { idempotencyKey: '', workspaceId: OTHER_WS, id, gracePeriodSeconds: 0 }),
         client.call('listDeliveries', pb.ListDeliveriesRequest.create({ workspaceId: OTHER_WS, subscriptionId: id })),
       ]) {
         expect((await errorOf(call)).code).toBe('not_found');
@@ -292,16 +292,16 @@ describe('webhook service over gRPC', () => {
       const { event } = await reservationEvent('lst_replay');
       await eventually(async () => (await deliveriesOf(subscription!.id, 'succeeded')).length === 1, 'the original');
       const [original] = await deliveriesOf(subscription!.id);
-      const { delivery } = await client.call('replayDelivery', { workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
+      const { delivery } = await client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
       expect(delivery).toMatchObject({ replayOf: original!.id, eventId: event.eventId, status: 'pending' });
       await eventually(() => receiver.received.length === 2, 'the replay');
       expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
       expect(receiver.received[1]!.headers['vrp-delivery-id']).toBe(delivery!.id);
 
-      expect((await errorOf(client.call('replayDelivery', { workspaceId: OTHER_WS, subscriptionId: subscription!.id, deliveryId: original!.id }))).code).toBe('not_found');
-      expect((await errorOf(client.call('replayDelivery', { workspaceId: WS, subscriptionId: subscription!.id, deliveryId: 'whd_nope' }))).code).toBe('not_found');
+      expect((await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: OTHER_WS, subscriptionId: subscription!.id, deliveryId: original!.id }))).code).toBe('not_found');
+      expect((await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: 'whd_nope' }))).code).toBe('not_found');
       await setActive('lst_replay', false);
-      const err = await errorOf(client.call('replayDelivery', { workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id }));
+      const err = await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id }));
       expect(err.code).toBe('listing_inactive');
       expect(err.details.listingIds).toEqual(['lst_replay']);
       await setActive('lst_replay', true);
@@ -309,7 +309,7 @@ describe('webhook service over gRPC', () => {
 
     it('signs with both secrets during a rotation’s grace period, then with the new one only', async () => {
       const { subscription, secret: oldSecret } = await subscribe({ eventTypes: ['reservation.created'] });
-      const rotated = await client.call('rotateSubscriptionSecret', { workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 3600 });
+      const rotated = await client.call('rotateSubscriptionSecret', { idempotencyKey: '', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 3600 });
       expect(rotated.secret).not.toBe(oldSecret);
       expect(rotated.subscription!.previousSecretExpiresAt).toEqual(new Date(clock.now().getTime() + 3600_000));
       await reservationEvent('lst_rot');
@@ -317,7 +317,7 @@ describe('webhook service over gRPC', () => {
       const r = receiver.received[0]!;
       const now = Math.floor(Date.now() / 1000);
       for (const secret of [oldSecret, rotated.secret]) expect(verifySignature({ header: String(r.headers['vrp-signature']), secret, body: r.body, nowSeconds: now }).ok).toBe(true);
-      const err = await errorOf(client.call('rotateSubscriptionSecret', { workspaceId: WS, id: subscription!.id, gracePeriodSeconds: -1 }));
+      const err = await errorOf(client.call('rotateSubscriptionSecret', { idempotencyKey: '', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: -1 }));
       expect(err.details.fields).toEqual({ gracePeriodSeconds: expect.stringContaining('between 0 and') });
     });
 
@@ -346,6 +346,59 @@ describe('webhook service over gRPC', () => {
       expect(after).toMatchObject({ enabled: false, disabledReason: expect.stringContaining('failed through the whole retry schedule') });
       const { subscription: reenabled } = await client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id: subscription!.id, mode: TEST, enabled: true }));
       expect(reenabled).toMatchObject({ enabled: true, disabledReason: '' });
+    });
+  });
+
+  describe('Idempotency-Key stored with every write (a retry the gateway could not answer writes nothing)', () => {
+    const countSubscriptions = async () => (await client.call('listSubscriptions', { workspaceId: WS, page: { limit: 200, offset: 0 } })).page!.total;
+
+    it('a create retried with its key answers the first subscription and secret; another body is idempotency_conflict', async () => {
+      const before = await countSubscriptions();
+      const first = await subscribe({ idempotencyKey: 'whs-key-1', description: 'once' });
+      const again = await client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: TEST, url: receiver.url, idempotencyKey: 'whs-key-1', description: 'once' }));
+      expect([again.subscription!.id, again.secret]).toEqual([first.subscription!.id, first.secret]);
+      expect(await countSubscriptions()).toBe(before + 1);
+      const other = client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: TEST, url: receiver.url, idempotencyKey: 'whs-key-1', description: 'twice' }));
+      expect((await errorOf(other)).code).toBe('idempotency_conflict');
+      expect(await countSubscriptions()).toBe(before + 1);
+    });
+
+    it('an update retried with its key after a later change answers the subscription as it is and overwrites nothing', async () => {
+      const { subscription } = await subscribe();
+      const id = subscription!.id;
+      const patch = (description: string, idempotencyKey: string) => client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id, mode: TEST, description, idempotencyKey }));
+      await patch('first', 'whs-patch-1');
+      await patch('later', '');
+      expect((await patch('first', 'whs-patch-1')).subscription!.description).toBe('later');
+      expect((await client.call('getSubscription', { workspaceId: WS, id })).subscription!.description).toBe('later');
+      expect((await errorOf(patch('another', 'whs-patch-1'))).code).toBe('idempotency_conflict');
+      expect((await client.call('getSubscription', { workspaceId: WS, id })).subscription!.description).toBe('later');
+    });
+
+    it('a secret rotation retried with its key rotates once', async () => {
+      const { subscription, secret: original } = await subscribe();
+      const rotate = () => client.call('rotateSubscriptionSecret', { idempotencyKey: 'whs-rotate-1', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 60 });
+      const first = await rotate();
+      const again = await rotate();
+      expect(first.secret).not.toBe(original);
+      // A second rotation would have made a new secret.
+      expect(again.secret).toBe(first.secret);
+      const longer = client.call('rotateSubscriptionSecret', { idempotencyKey: 'whs-rotate-1', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 120 });
+      expect((await errorOf(longer)).code).toBe('idempotency_conflict');
+    });
+
+    it('a delivery replay retried with its key queues one replay: the receiver gets the event twice, not three times', async () => {
+      const { subscription } = await subscribe({ eventTypes: ['reservation.created'] });
+      await reservationEvent('lst_idem_replay');
+      await eventually(async () => (await deliveriesOf(subscription!.id, 'succeeded')).length === 1, 'the original');
+      const [original] = await deliveriesOf(subscription!.id);
+      const replay = () => client.call('replayDelivery', { idempotencyKey: 'whd-replay-1', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
+      const first = await replay();
+      const again = await replay();
+      expect(again.delivery!.id).toBe(first.delivery!.id);
+      await eventually(async () => (await deliveriesOf(subscription!.id, 'succeeded')).length === 2, 'the replay');
+      expect(await deliveriesOf(subscription!.id)).toHaveLength(2);
+      expect(receiver.received).toHaveLength(2);
     });
   });
 

@@ -208,7 +208,7 @@ function operationOf(route: Route): OperationObject {
       in: 'header',
       required: false,
       description:
-        'Scoped to the workspace and bound to the method, path and body. The first request\'s outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again), but the write itself is stored with the key, so a retry never writes twice.',
+        'Scoped to the workspace and bound to the method, path and body. The first request\'s outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway\'s record only, as the key is kept hashed.)',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }

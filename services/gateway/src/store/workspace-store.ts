@@ -1,5 +1,5 @@
 // Workspace queries, written once as Mongo documents for both engines.
-import type { Collection, DocumentStore } from '@vrp/platform';
+import type { Collection, DocumentStore, Tx } from '@vrp/platform';
 import type { RateLimitOverrides } from '../domain/rate-limits';
 import { workspaceNameKey, type Workspace } from '../domain/workspace';
 import { workspaceSchema } from './schemas';
@@ -35,16 +35,19 @@ export class WorkspaceStore {
     this.workspaces = store.collection<WorkspaceDoc>({ name: 'workspaces', schema: workspaceSchema });
   }
 
-  async insert(ws: Workspace): Promise<Workspace> {
-    const doc = await this.workspaces.insertOne({
-      _id: ws.id,
-      name: ws.name,
-      nameKey: workspaceNameKey(ws.name),
-      activeListingLimit: ws.activeListingLimit,
-      rateLimits: ws.rateLimits,
-      createdAt: ws.createdAt,
-      updatedAt: ws.updatedAt,
-    });
+  async insert(ws: Workspace, tx?: Tx): Promise<Workspace> {
+    const doc = await this.workspaces.insertOne(
+      {
+        _id: ws.id,
+        name: ws.name,
+        nameKey: workspaceNameKey(ws.name),
+        activeListingLimit: ws.activeListingLimit,
+        rateLimits: ws.rateLimits,
+        createdAt: ws.createdAt,
+        updatedAt: ws.updatedAt,
+      },
+      { tx },
+    );
     return toWorkspace(doc);
   }
 

@@ -44,16 +44,6 @@ export interface GuestRecord {
   updatedAt: Date;
   /** 1 on create, +1 on every change: the API's ETag and If-Match compare it. */
   version: number;
-  /** Idempotency-Keys of the latest API changes, written with each change (MAX_CHANGE_KEYS kept). */
-  changeKeys: string[];
-}
-
-/** How many recent change keys a profile remembers (a retry comes long before 20 other changes). */
-export const MAX_CHANGE_KEYS = 20;
-
-/** The change keys after applying a change with `key` ('' = none). */
-export function withChangeKey(keys: readonly string[], key: string): string[] {
-  return key ? [...keys.filter((k) => k !== key), key].slice(-MAX_CHANGE_KEYS) : [...keys];
 }
 
 export const DEFAULT_LANGUAGE = 'en';

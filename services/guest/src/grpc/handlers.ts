@@ -1,6 +1,6 @@
 // gRPC handlers of GuestService: validate the request, run the use case, map the result.
 import { guest as pb } from '@vrp/contracts';
-import { pageInfo, pageWindow, requireId, requireWorkspace, service, validationFailed, type ServiceRegistration } from '@vrp/platform';
+import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, validationFailed, type ServiceRegistration } from '@vrp/platform';
 import { REQUEST_STATUSES, type Decision } from '../domain/messaging';
 import type { GuestProfiles } from '../guests';
 import type { Messaging } from '../messaging';
@@ -34,7 +34,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
         provider: req.provider,
         email: req.email,
         phone: req.phone,
-      }, req.idempotencyKey);
+      }, requestKey('guest.createGuest', req));
       return { guest: toProtoGuest(created) };
     },
 
@@ -50,7 +50,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
           ...(req.language !== undefined ? { language: req.language } : {}),
         },
         req.expectedVersion,
-        req.idempotencyKey,
+        requestKey('guest.updateGuest', req),
       );
       return { guest: toProtoGuest(updated) };
     },
@@ -83,7 +83,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
         body: req.body,
         attachments: req.attachments.map(fromProtoAttachment),
         idempotencyKey: req.idempotencyKey,
-      });
+      }, requestKey('guest.sendMessage', req));
       return { message: toProtoMessage(sent) };
     },
 
@@ -103,7 +103,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
     async replyToReview(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { review: toProtoReview(await messaging.reply(req.workspaceId, req.id, req.body)) };
+      return { review: toProtoReview(await messaging.reply(req.workspaceId, req.id, req.body, requestKey('guest.replyToReview', req))) };
     },
 
     async listRequests(req) {
@@ -125,13 +125,13 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
       requireWorkspace(req.workspaceId);
       requireId(req.id);
       if (!(DECISIONS as readonly string[]).includes(req.decision)) throw validationFailed({ decision: 'must be accept or decline' });
-      return { request: toProtoRequest(await messaging.answer(req.workspaceId, req.id, req.decision as Decision, req.message)) };
+      return { request: toProtoRequest(await messaging.answer(req.workspaceId, req.id, req.decision as Decision, req.message, requestKey('guest.answerRequest', req))) };
     },
 
     async preApproveInquiry(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { request: toProtoRequest(await messaging.preApprove(req.workspaceId, req.id, req.blockInstantBooking, req.message)) };
+      return { request: toProtoRequest(await messaging.preApprove(req.workspaceId, req.id, req.blockInstantBooking, req.message, requestKey('guest.preApproveInquiry', req))) };
     },
   });
 }

@@ -88,6 +88,12 @@ export class MessagingStore {
     return doc ? toRecord<MessageRecord>(doc) : null;
   }
 
+  async message(workspaceId: string, id: string): Promise<MessageRecord> {
+    const doc = await this.messages.findOne({ workspaceId, _id: id });
+    if (!doc) throw notFound('message', id);
+    return toRecord<MessageRecord>(doc);
+  }
+
   async insertMessage(m: MessageRecord, tx: Tx): Promise<MessageRecord> {
     return toRecord<MessageRecord>(await this.messages.insertOne(toDoc(m), { tx }));
   }

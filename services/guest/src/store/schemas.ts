@@ -44,7 +44,8 @@ export const guestSchema = new Schema(
     updatedAt: { type: Date, required: true },
     /** Incremented by every change (the API's ETag); 0 on documents written before it existed. */
     version: { type: Number, default: 0, min: 0 },
-    changeKeys: { type: [String], default: [] },
+    /** No longer written (change keys live in applied_requests); kept so older profiles validate. */
+    changeKeys: { type: [String], default: undefined },
     /** The Idempotency-Key of the create that wrote it; '' when none. */
     idempotencyKey: { type: String, default: '' },
     /** Write lease of PMS-relayed changes (see @vrp/platform store/lease.ts). */

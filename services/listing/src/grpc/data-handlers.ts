@@ -4,7 +4,7 @@
 // not in the workspace), then listing_inactive (spec 7: 404 is decided before 403), then
 // pms_write_unsupported. The data of an inactive listing is never read or written here.
 import { listing as pb } from '@vrp/contracts';
-import { AppError, listingInactive, pmsWriteUnsupported, preconditionFailed, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
+import { AppError, listingInactive, pmsWriteUnsupported, preconditionFailed, requestKey, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
 import { availabilityRequestProblems, changesOf, rangeProblems, withBookings } from '../domain/calendar';
 import type { BookedNights } from '../ports/bookings';
 import { inSectionOrder, parseSections, photoProblems, refusedWrites, splitByPms, type SectionValues } from '../domain/content';
@@ -43,7 +43,7 @@ function assertValid(problems: Record<string, string>): void {
 }
 
 export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
-  const { listings, store, contentRelay, bookings } = deps;
+  const { listings, store, contentRelay, bookings, applied } = deps;
   const data = new DataStore(store);
 
   /** The common prologue: tenant and id present, listing exists (404), listing active (403). */
@@ -68,28 +68,35 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
     async updateAvailability(req) {
       requireWorkspace(req.workspaceId);
       assertValid(availabilityRequestProblems(req.updates));
-      // Resolution, the activity check and the writes share one transaction, so a listing
-      // deactivated meanwhile cannot receive half of the batch.
-      return store.transaction(async (tx) => {
-        // Every listing is resolved before anything is judged: unknown ids are a 404 naming
-        // them all, and only then is activity checked (404 before 403).
-        const resolved = await listings.resolveAll(req.workspaceId, req.updates.map((u) => u.listingId), tx);
-        const inactive = new Map<string, { id: string; name: string }>();
-        for (const l of resolved) if (l.status === 'inactive') inactive.set(l.id, { id: l.id, name: l.name });
-        // Spec 7.1 rule 1: one error naming every inactive listing, and nothing written.
-        if (inactive.size > 0) throw listingInactive([...inactive.values()]);
+      // A key already applied answers the first outcome, and the batch is not written again
+      // (a later change of the same days is not overwritten by a late retry).
+      const key = requestKey('listing.updateAvailability', req);
+      const write = () =>
+        // Resolution, the activity check and the writes share one transaction, so a listing
+        // deactivated meanwhile cannot receive half of the batch.
+        store.transaction(async (tx) => {
+          // Every listing is resolved before anything is judged: unknown ids are a 404 naming
+          // them all, and only then is activity checked (404 before 403).
+          const resolved = await listings.resolveAll(req.workspaceId, req.updates.map((u) => u.listingId), tx);
+          const inactive = new Map<string, { id: string; name: string }>();
+          for (const l of resolved) if (l.status === 'inactive') inactive.set(l.id, { id: l.id, name: l.name });
+          // Spec 7.1 rule 1: one error naming every inactive listing, and nothing written.
+          if (inactive.size > 0) throw listingInactive([...inactive.values()]);
 
-        const listingIds: string[] = [];
-        const written = new Set<string>();
-        for (const [i, u] of req.updates.entries()) {
-          const listing = resolved[i];
-          if (!listing) throw new Error(`updateAvailability: update ${i} has no resolved listing`);
-          for (const date of await data.writeDays(listing, u.from, u.to, changesOf(u), tx)) written.add(`${listing.id}:${date}`);
-          if (!listingIds.includes(listing.id)) listingIds.push(listing.id);
-        }
-        // A day named by two overlapping updates is one day written.
-        return { listingIds, daysUpdated: written.size };
-      });
+          const listingIds: string[] = [];
+          const written = new Set<string>();
+          for (const [i, u] of req.updates.entries()) {
+            const listing = resolved[i];
+            if (!listing) throw new Error(`updateAvailability: update ${i} has no resolved listing`);
+            for (const date of await data.writeDays(listing, u.from, u.to, changesOf(u), tx)) written.add(`${listing.id}:${date}`);
+            if (!listingIds.includes(listing.id)) listingIds.push(listing.id);
+          }
+          // A day named by two overlapping updates is one day written.
+          const outcome = { listingIds, daysUpdated: written.size };
+          await applied.remember(key, JSON.stringify(outcome), tx);
+          return outcome;
+        });
+      return applied.once(key, write, async (result) => JSON.parse(result) as pb.UpdateAvailabilityResponse);
     },
 
     async getContent(req) {
@@ -147,8 +154,20 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
       requireWorkspace(req.workspaceId);
       requireId(req.listingId, 'listingId');
       assertValid(photoProblems(req.url, req.caption));
-      const listing = await listings.resolveActive(req.workspaceId, req.listingId);
-      return { photo: toProtoPhoto(await data.addPhoto(listing, req.url, req.caption)) };
+      // A key already applied answers the photo it added; no second photo is added.
+      const key = requestKey('listing.addPhoto', req);
+      return applied.once(
+        key,
+        async () => {
+          const listing = await listings.resolveActive(req.workspaceId, req.listingId);
+          const photo = await data.addPhoto(listing, req.url, req.caption, (added, tx) => applied.remember(key, JSON.stringify(toProtoPhoto(added)), tx));
+          return { photo: toProtoPhoto(photo) };
+        },
+        async (result) => {
+          const photo = JSON.parse(result) as pb.Photo & { createdAt: string };
+          return { photo: { ...photo, createdAt: new Date(photo.createdAt) } };
+        },
+      );
     },
 
     async removePhoto(req) {
@@ -171,9 +190,23 @@ export function dataHandlers(deps: DataHandlerDeps): DataHandlers {
           'Map the listing to a channel listing (a channel id), then publish again.',
         );
       }
-      const publishedAt = new Date();
-      await listings.markPublished(listing, publishedAt);
-      return { listingId: listing.id, publishedAt, channels: [...new Set(listing.channels.map((c) => c.channel))] };
+      // A key already applied answers the first publication (its time) and publishes nothing again.
+      const key = requestKey('listing.publishListing', req);
+      return applied.once(
+        key,
+        () =>
+          store.transaction(async (tx) => {
+            const publishedAt = new Date();
+            await listings.markPublished(listing, publishedAt, tx);
+            const outcome = { listingId: listing.id, publishedAt, channels: [...new Set(listing.channels.map((c) => c.channel))] };
+            await applied.remember(key, JSON.stringify(outcome), tx);
+            return outcome;
+          }),
+        async (result) => {
+          const first = JSON.parse(result) as pb.PublishListingResponse & { publishedAt: string };
+          return { ...first, publishedAt: new Date(first.publishedAt) };
+        },
+      );
     },
   };
 }

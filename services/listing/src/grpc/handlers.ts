@@ -5,15 +5,17 @@ import {
   newId,
   pageInfo,
   pageWindow,
+  requestKey,
   requireWorkspace,
   service,
   validationFailed,
+  type AppliedRequests,
   type DocumentStore,
   type Handlers,
   type Outbox,
   type ServiceRegistration,
 } from '@vrp/platform';
-import type { ListingActivity } from '../activity';
+import { activityOutcomeIds, type ActivityOutcomeIds, type ListingActivity } from '../activity';
 import { statusesFor, usageOf, type ListingRecord } from '../domain/listing';
 import { activityChanged, recordActivity } from '../events/activity-publisher';
 import { pmsListingStore, type ListingStore } from '../store/listing-store';
@@ -27,6 +29,8 @@ export interface ListingHandlerDeps {
   listings: ListingStore;
   outbox: Outbox;
   activity: ListingActivity;
+  /** Idempotency-Keys stored with the writes (service-side idempotency). */
+  applied: AppliedRequests;
 }
 
 export function listingHandlers(deps: ListingHandlerDeps, data: Omit<ListingHandlers, keyof ReturnType<typeof coreHandlers>>): ServiceRegistration {
@@ -35,7 +39,7 @@ export function listingHandlers(deps: ListingHandlerDeps, data: Omit<ListingHand
 
 /** Listings, plans and activity; the data of a listing lives in data-handlers.ts. */
 function coreHandlers(deps: ListingHandlerDeps) {
-  const { listings, outbox, store, activity } = deps;
+  const { listings, outbox, store, activity, applied } = deps;
   const marks = new PmsSyncMarks(store);
 
   return {
@@ -122,8 +126,13 @@ function coreHandlers(deps: ListingHandlerDeps) {
       if (req.listingIds.length === 0) throw validationFailed({ listingIds: 'must name at least one listing' });
       if (req.listingIds.length > MAX_PAGE_LIMIT) throw validationFailed({ listingIds: `must name at most ${MAX_PAGE_LIMIT} listings` });
       if (req.expectedVersion && req.listingIds.length !== 1) throw validationFailed({ expectedVersion: 'applies to exactly one listing' });
-      const outcome = await activity.setActive(req.workspaceId, req.listingIds, req.active, 'owner', req.expectedVersion);
-      return { active: outcome.active, updated: outcome.updated.map((l) => l.id), unchanged: outcome.unchanged.map((l) => l.id) };
+      // A key already applied answers the first outcome (which listings it changed).
+      const key = requestKey('listing.setListingsActive', req);
+      return applied.once(
+        key,
+        async () => activityOutcomeIds(await activity.setActive(req.workspaceId, req.listingIds, req.active, 'owner', req.expectedVersion, key)),
+        async (result) => JSON.parse(result) as ActivityOutcomeIds,
+      );
     },
 
     async deleteListing(req: pb.DeleteListingRequest) {

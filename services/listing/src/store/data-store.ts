@@ -160,7 +160,8 @@ export class DataStore {
    * that concurrent adds cannot pass the limit together (and the unique position index turns a
    * race on MongoDB into a retried write conflict).
    */
-  async addPhoto(listing: Owned, url: string, caption: string): Promise<PhotoRecord> {
+  /** `stored` runs in the insert's transaction (the request's Idempotency-Key is stored there). */
+  async addPhoto(listing: Owned, url: string, caption: string, stored: (photo: PhotoRecord, tx: Tx) => Promise<void> = async () => undefined): Promise<PhotoRecord> {
     return this.store.transaction(async (tx) => {
       const scope = { workspaceId: listing.workspaceId, listingId: listing.id };
       const count = await this.photos.countDocuments(scope, { tx });
@@ -172,7 +173,9 @@ export class DataStore {
         { _id: newId('pho'), ...scope, url, caption, position: (last?.position ?? 0) + 1, createdAt: new Date() },
         { tx },
       );
-      return toPhoto(doc);
+      const photo = toPhoto(doc);
+      await stored(photo, tx);
+      return photo;
     });
   }
 

@@ -139,8 +139,8 @@ export class ListingStore {
     return docs.map(toRecord);
   }
 
-  async markPublished(listing: ListingRecord, at: Date): Promise<void> {
-    await this.listings.updateOne({ _id: listing.id, workspaceId: listing.workspaceId }, { $set: { publishedAt: at }, $inc: { version: 1 } });
+  async markPublished(listing: ListingRecord, at: Date, tx?: Tx): Promise<void> {
+    await this.listings.updateOne({ _id: listing.id, workspaceId: listing.workspaceId }, { $set: { publishedAt: at }, $inc: { version: 1 } }, { tx });
   }
 
   countByStatus(workspaceId: string, status: ListingStatus): Promise<number> {

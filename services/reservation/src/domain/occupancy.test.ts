@@ -1,4 +1,5 @@
-import { dateConflicts, heldNights, holdersOf, stayNights } from './occupancy';
+import type { WritableStatus } from './reservation';
+import { dateConflicts, heldNights, holdersOf, stayNights, staysOverlap } from './occupancy';
 
 describe('night occupancy rules', () => {
   it('a stay holds [checkIn, checkOut): the check-out day is free for the next guest', () => {
@@ -39,5 +40,14 @@ describe('night occupancy rules', () => {
       { night: 'd', reservationId: 'res_me' },
     ];
     expect(holdersOf(booked, 'res_me')).toEqual(['res_1', 'res_2']);
+  });
+
+  it('two stays overlap while both hold a common night on one listing; a check-out day shared with a check-in is no overlap', () => {
+    const a = { status: 'CONFIRMED' as WritableStatus, propertyId: 'lst_1', checkIn: '2030-01-01', checkOut: '2030-01-04' };
+    expect(staysOverlap(a, { ...a, checkIn: '2030-01-03', checkOut: '2030-01-06' })).toBe(true);
+    expect(staysOverlap(a, { ...a, checkIn: '2030-01-04', checkOut: '2030-01-06' })).toBe(false);
+    expect(staysOverlap(a, { ...a, propertyId: 'lst_2' })).toBe(false);
+    expect(staysOverlap(a, { ...a, status: 'CANCELLED' })).toBe(false);
+    expect(staysOverlap({ ...a, status: 'PENDING' }, a)).toBe(true);
   });
 });

@@ -57,3 +57,14 @@ export function dateConflicts(
 export function holdersOf(booked: readonly BookedNight[], self: string): string[] {
   return [...new Set(booked.filter((b) => b.reservationId !== self).map((b) => b.reservationId))].sort();
 }
+
+/**
+ * True while two reservations hold a common night: both hold nights (PENDING or CONFIRMED), on
+ * the same listing, with intersecting stays. A `conflict` flag lasts exactly as long as this.
+ */
+export function staysOverlap(
+  a: Pick<ReservationRecord, 'status' | 'propertyId' | 'checkIn' | 'checkOut'>,
+  b: Pick<ReservationRecord, 'status' | 'propertyId' | 'checkIn' | 'checkOut'>,
+): boolean {
+  return holdsNights(a) && holdsNights(b) && a.propertyId === b.propertyId && a.checkIn < b.checkOut && b.checkIn < a.checkOut;
+}

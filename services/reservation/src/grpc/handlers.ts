@@ -1,6 +1,6 @@
 // gRPC handlers of ReservationService: validate the request shape, run the use case, map the result.
 import { reservation as pb } from '@vrp/contracts';
-import { pageInfo, pageWindow, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
 import type { Reservations } from '../reservations';
 import { newReservationFromProto, patchFromProto, queryInputFromProto, toProtoQuote, toProtoReservation } from './mappers';
 
@@ -24,19 +24,19 @@ export function reservationHandlers(deps: { reservations: Reservations }): Servi
 
     async createReservation(req) {
       requireWorkspace(req.workspaceId);
-      return { reservation: toProtoReservation(await reservations.create(req.workspaceId, newReservationFromProto(req.reservation), req.idempotencyKey), reservations.now(), true) };
+      return { reservation: toProtoReservation(await reservations.create(req.workspaceId, newReservationFromProto(req.reservation), requestKey('reservation.createReservation', req)), reservations.now(), true) };
     },
 
     async updateReservation(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { reservation: toProtoReservation(await reservations.update(req.workspaceId, req.id, patchFromProto(req), req.idempotencyKey, req.expectedVersion), reservations.now()) };
+      return { reservation: toProtoReservation(await reservations.update(req.workspaceId, req.id, patchFromProto(req), requestKey('reservation.updateReservation', req), req.expectedVersion), reservations.now()) };
     },
 
     async cancelReservation(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { reservation: toProtoReservation(await reservations.cancel(req.workspaceId, req.id, req.idempotencyKey, req.expectedVersion), reservations.now()) };
+      return { reservation: toProtoReservation(await reservations.cancel(req.workspaceId, req.id, requestKey('reservation.cancelReservation', req), req.expectedVersion), reservations.now()) };
     },
 
     async quoteReservation(req) {

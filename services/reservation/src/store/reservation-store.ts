@@ -1,15 +1,10 @@
 // Queries of the reservation service, written once as Mongo documents for both engines.
-import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type Lease, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, APPLIED_REQUEST_TTL_MS, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type Lease, type PageWindow, type Tx } from '@vrp/platform';
 import type { ReservationFilters, ReservationRecord } from '../domain/reservation';
-import { appliedChangeSchema, reservationSchema } from './schemas';
+import { reservationSchema } from './schemas';
 
-type AppliedChangeDoc = { _id: string; workspaceId: string; key: string; reservationId: string; createdAt: Date; expiresAt: Date; [field: string]: unknown };
-
-/** How long the key of an applied change is remembered (as long as the gateway's idempotency records). */
-export const APPLIED_CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
-export const APPLIED_CHANGES = 'applied_changes';
-/** Creates remember their key for as long (bookedAt is when the create was stored). */
-const keyCutoff = (now: Date) => new Date(now.getTime() - APPLIED_CHANGE_TTL_MS);
+/** Creates remember their key on the reservation for as long as applied_requests do (bookedAt is when the create was stored). */
+const keyCutoff = (now: Date) => new Date(now.getTime() - APPLIED_REQUEST_TTL_MS);
 
 export type ReservationDoc = Omit<ReservationRecord, 'id'> & { _id: string; leaseToken?: string; leaseUntil?: Date | null; [field: string]: unknown };
 
@@ -60,28 +55,9 @@ const duplicate = () => new AppError('conflict', 'A reservation with this id or 
 
 export class ReservationStore {
   readonly reservations: Collection<ReservationDoc>;
-  readonly appliedChanges: Collection<AppliedChangeDoc>;
 
   constructor(readonly store: DocumentStore) {
     this.reservations = store.collection<ReservationDoc>({ name: 'reservations', schema: reservationSchema });
-    this.appliedChanges = store.collection<AppliedChangeDoc>({ name: APPLIED_CHANGES, schema: appliedChangeSchema });
-  }
-
-  /** The reservation a change with this Idempotency-Key was applied to, if it was (and has not expired). */
-  async appliedChange(workspaceId: string, key: string, now: Date): Promise<string | null> {
-    const doc = await this.appliedChanges.findOne({ _id: `${workspaceId}:${key}`, expiresAt: { $gt: now } });
-    return doc ? doc.reservationId : null;
-  }
-
-  /**
-   * Remembers a change's key in the change's own transaction. A second writer of the same key
-   * gets a DuplicateKeyError that aborts its transaction: the change is applied once. An expired
-   * key (the TTL monitor has not removed it yet) is replaced.
-   */
-  async recordChange(workspaceId: string, key: string, reservationId: string, at: Date, tx: Tx): Promise<void> {
-    const _id = `${workspaceId}:${key}`;
-    await this.appliedChanges.deleteOne({ _id, expiresAt: { $lte: at } }, { tx });
-    await this.appliedChanges.insertOne({ _id, workspaceId, key, reservationId, createdAt: at, expiresAt: new Date(at.getTime() + APPLIED_CHANGE_TTL_MS) }, { tx });
   }
 
   async page(workspaceId: string, filters: ReservationFilters, scope: ListScope, window: PageWindow): Promise<{ items: ReservationRecord[]; total: number }> {
@@ -148,6 +124,49 @@ export class ReservationStore {
       { tx, returnDocument: 'after' },
     );
     return doc ? toRecord(doc) : null;
+  }
+
+  /** Any workspace's reservation by id (maintenance scans only; requests always name their workspace). */
+  async byId(id: string, tx?: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOne({ _id: id }, { tx });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Flags overlaps with `withIds` in one change (a new version); null when the reservation is gone. */
+  async addConflicts(workspaceId: string, id: string, withIds: string[], at: Date, tx: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId, _id: id },
+      { $addToSet: { conflictsWith: { $each: withIds } }, $inc: { version: 1 }, $set: { updatedAt: at } },
+      { tx, returnDocument: 'after' },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** The reservation, or null when there is none with this id in the workspace. */
+  async find(workspaceId: string, id: string, tx?: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOne({ workspaceId, _id: id }, { tx });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** The overlap with `withId` ended: the flag goes (a new version); null when it was not flagged. */
+  async removeConflict(workspaceId: string, id: string, withId: string, at: Date, tx: Tx): Promise<ReservationRecord | null> {
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId, _id: id, conflictsWith: withId },
+      { $pull: { conflictsWith: withId }, $inc: { version: 1 }, $set: { updatedAt: at } },
+      { tx, returnDocument: 'after' },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Sets the conflicts of the version just written in `tx` (part of that write: no new version). */
+  async setConflicts(r: ReservationRecord, conflictsWith: string[], tx: Tx): Promise<ReservationRecord> {
+    const doc = await this.reservations.findOneAndUpdate(
+      { workspaceId: r.workspaceId, _id: r.id, version: r.version },
+      { $set: { conflictsWith } },
+      { tx, returnDocument: 'after' },
+    );
+    if (!doc) throw new AppError('conflict', `Reservation '${r.id}' changed while its conflicts were updated; nothing was changed.`, {}, 'Retry the request.');
+    return toRecord(doc);
   }
 
   /** Records that a PMS booking overlaps this reservation (a new version); null when it is gone. */

@@ -143,19 +143,15 @@ bookedNightSchema.index({ workspaceId: 1, listingId: 1, night: 1 }, { unique: tr
 bookedNightSchema.index({ workspaceId: 1, reservationId: 1 });
 
 /**
- * Idempotency keys of changes (PATCH, cancel) applied to reservations, written in the same
- * transaction as the change: a retried request whose key is here is not applied twice.
- * Creates keep their key on the reservation itself (unique `idempotencyKey`).
+ * Progress of a one-time data migration of this database (`_id` = its name): the last
+ * reservation id it finished (it resumes after it) and whether it is done.
  */
-export const appliedChangeSchema = new Schema(
+export const migrationSchema = new Schema(
   {
-    _id: { type: String, required: true }, // `${workspaceId}:${key}`
-    workspaceId: { type: String, required: true },
-    key: { type: String, required: true },
-    reservationId: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-    expiresAt: { type: Date, required: true },
+    _id: { type: String, required: true },
+    after: { type: String, default: '' },
+    done: { type: Boolean, default: false },
+    updatedAt: { type: Date, required: true },
   },
   { versionKey: false },
 );
-appliedChangeSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });

@@ -8,7 +8,7 @@
 //   so the reservation is written anyway; it holds the nights that are free, and it and every
 //   local reservation it overlaps are flagged (`conflictsWith`) and published as updated.
 import { datesUnavailable, DuplicateKeyError, type Outbox, type Tx } from '@vrp/platform';
-import { dateConflicts, heldNights, holdersOf } from '../domain/occupancy';
+import { dateConflicts, heldNights, holdersOf, holdsNights, staysOverlap } from '../domain/occupancy';
 import type { ReservationRecord } from '../domain/reservation';
 import { recordReservationEvent } from '../events/reservation-events';
 import { BOOKED_NIGHTS, type NightStore } from '../store/night-store';
@@ -52,4 +52,34 @@ export async function flagOverlaps(
     const flagged = await deps.reservations.addConflict(workspaceId, id, pmsReservationId, at, tx);
     if (flagged) await recordReservationEvent(deps.outbox, tx, 'updated', flagged, at);
   }
+}
+
+/**
+ * Ends the conflicts of `r` that no longer hold, in `tx`, after `r`'s own nights were written:
+ * a partner named in `flagged` that no longer overlaps `r` (either side cancelled or moved, or
+ * the partner is gone) loses `r` from its `conflictsWith` (a new version and a
+ * `reservation.updated` event) and takes the nights of its stay that are free now. Returns the
+ * partners that still overlap `r`: the caller writes them as `r`'s own list with `r`'s change.
+ */
+export async function endConflicts(
+  deps: { reservations: ReservationStore; nights: NightStore; outbox: Outbox },
+  r: ReservationRecord,
+  flagged: readonly string[],
+  at: Date,
+  tx: Tx,
+): Promise<string[]> {
+  const still: string[] = [];
+  for (const partnerId of flagged) {
+    const partner = await deps.reservations.find(r.workspaceId, partnerId, tx);
+    if (partner && staysOverlap(r, partner)) {
+      still.push(partnerId);
+      continue;
+    }
+    if (!partner) continue;
+    // The nights `r` held of the partner's stay are free now: the partner holds its whole stay again.
+    if (holdsNights(partner)) await holdNights(deps.nights, partner, 'pms', tx);
+    const cleared = await deps.reservations.removeConflict(r.workspaceId, partnerId, r.id, at, tx);
+    if (cleared) await recordReservationEvent(deps.outbox, tx, 'updated', cleared, at);
+  }
+  return still;
 }

@@ -1,6 +1,6 @@
 // gRPC handlers of WebhookService: validate the request, run the use case, map the result.
 import { webhook as pb } from '@vrp/contracts';
-import { pageInfo, pageWindow, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
 import { EVENT_TYPES } from '../domain/event-types';
 import type { Webhooks } from '../webhooks';
 import { fromProtoMode, toProtoDelivery, toProtoSubscription } from './mappers';
@@ -16,7 +16,7 @@ export function webhookHandlers(deps: { webhooks: Webhooks }): ServiceRegistrati
         description: req.description,
         eventTypes: req.eventTypes,
         enabled: req.enabled,
-      });
+      }, requestKey('webhook.createSubscription', req));
       return { subscription: toProtoSubscription(subscription), secret };
     },
     async listSubscriptions(req) {
@@ -38,7 +38,7 @@ export function webhookHandlers(deps: { webhooks: Webhooks }): ServiceRegistrati
         description: req.description,
         eventTypes: req.setEventTypes ? req.eventTypes : undefined,
         enabled: req.enabled,
-      });
+      }, requestKey('webhook.updateSubscription', req));
       return { subscription: toProtoSubscription(subscription) };
     },
     async deleteSubscription(req) {
@@ -50,7 +50,7 @@ export function webhookHandlers(deps: { webhooks: Webhooks }): ServiceRegistrati
     async rotateSubscriptionSecret(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const { subscription, secret } = await webhooks.rotateSecret(req.workspaceId, req.id, req.gracePeriodSeconds);
+      const { subscription, secret } = await webhooks.rotateSecret(req.workspaceId, req.id, req.gracePeriodSeconds, requestKey('webhook.rotateSubscriptionSecret', req));
       return { subscription: toProtoSubscription(subscription), secret };
     },
     async listDeliveries(req) {
@@ -64,7 +64,7 @@ export function webhookHandlers(deps: { webhooks: Webhooks }): ServiceRegistrati
       requireWorkspace(req.workspaceId);
       requireId(req.subscriptionId, 'subscriptionId');
       requireId(req.deliveryId, 'deliveryId');
-      return { delivery: toProtoDelivery(await webhooks.replay(req.workspaceId, req.subscriptionId, req.deliveryId)) };
+      return { delivery: toProtoDelivery(await webhooks.replay(req.workspaceId, req.subscriptionId, req.deliveryId, requestKey('webhook.replayDelivery', req))) };
     },
     async listEventTypes() {
       return { eventTypes: Object.entries(EVENT_TYPES).map(([type, description]) => ({ type, description })) };

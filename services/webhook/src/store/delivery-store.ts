@@ -48,10 +48,10 @@ export class DeliveryStore {
     return true;
   }
 
-  async insertReplay(delivery: DeliveryRecord): Promise<DeliveryRecord> {
+  async insertReplay(delivery: DeliveryRecord, tx?: Tx): Promise<DeliveryRecord> {
     const { id, ...rest } = delivery;
     // A replay has a queue of its own, so it is its head.
-    return toDelivery(await this.deliveries.insertOne({ _id: id, ...rest, dedupeKey: `replay:${id}`, leaseUntil: null, head: true }));
+    return toDelivery(await this.deliveries.insertOne({ _id: id, ...rest, dedupeKey: `replay:${id}`, leaseUntil: null, head: true }, { tx }));
   }
 
   async event(id: string): Promise<WebhookEvent | null> {

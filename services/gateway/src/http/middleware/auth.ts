@@ -11,6 +11,9 @@ import type { ApiKeyStore } from '../../store/api-key-store';
 import { requestState } from '../request-state';
 import type { AuthKind } from '../route';
 
+/** The idempotency scope of admin API requests (no workspace: the operator's). */
+export const ADMIN_SCOPE = 'admin';
+
 export interface AuthDeps {
   apiKeys: ApiKeyStore;
   apiKeyPepper: string;
@@ -52,7 +55,7 @@ async function authenticateApiKey(req: Request, deps: AuthDeps): Promise<void> {
 function authenticateAdmin(req: Request, deps: AuthDeps): void {
   const bearer = bearerToken(req);
   if (!bearer?.token || !adminTokenMatches(bearer.token, deps.adminToken)) throw new AppError('admin_token_invalid');
-  requestState(req).scope = 'admin';
+  requestState(req).scope = ADMIN_SCOPE;
 }
 
 export function authenticate(kind: AuthKind, deps: AuthDeps): RequestHandler {

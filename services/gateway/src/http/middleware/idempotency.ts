@@ -11,7 +11,7 @@
 //
 // Runs after authentication, body parsing and validation: a request that never reached its
 // handler leaves no record.
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError, validationFailed, type Logger } from '@vrp/platform';
 import { isValidIdempotencyKey, requestFingerprint } from '../../domain/idempotency';
 import type { IdempotencyStore } from '../../store/idempotency-store';
@@ -79,3 +79,6 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
     }
   };
 }
+
+/** The request's Idempotency-Key ('' when none): every keyed write carries it into its service. */
+export const idempotencyKeyOf = (req: Request): string => req.get(IDEMPOTENCY_HEADER) ?? '';

@@ -1,7 +1,9 @@
 // The operator API (/admin/v1): workspaces, their plan limit and API keys. Guarded by the
 // admin token; never reachable with an API key.
 import { z } from 'zod';
-import { pageInfo } from '@vrp/platform';
+import { pageInfo, requestKey } from '@vrp/platform';
+import { ADMIN_SCOPE } from '../middleware/auth';
+import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toApiKeySummary, toApiUsage } from '../mappers';
 import { created, defineRoute, ok, type Route } from '../route';
 import {
@@ -48,8 +50,9 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       auth: 'admin',
       body: createWorkspaceBody,
       responses: { 201: z.object({ data: planWorkspaceSchema }) },
-      async handler({ body }) {
-        const ws = await admin.createWorkspace(body);
+      async handler({ body, req }) {
+        // The gateway is this write's service: its key is stored with the workspace (scope: the admin API).
+        const ws = await admin.createWorkspace(body, requestKey('admin.createWorkspace', { workspaceId: ADMIN_SCOPE, idempotencyKey: idempotencyKeyOf(req), ...body }));
         return created({ data: toApiPlanWorkspace(ws) });
       },
     }),

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { toApiConversation, toApiMessage, toApiReservationRequest } from '@vrp/api-model';
 import { guest as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
-import { IDEMPOTENCY_HEADER } from '../middleware/idempotency';
+import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toPagination } from '../mappers';
 import { created, defineRoute, ok, type Route } from '../route';
 import { idParam, pageQuery } from '../schemas';
@@ -49,8 +49,8 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       body: answerRequestBody,
       responses: { 200: oneRequest },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
-      async handler({ params, body, principal }) {
-        const res = await upstream.call('answerRequest', { workspaceId: principal.workspaceId, id: params.id, decision, message: body?.message ?? '' });
+      async handler({ params, body, principal, req }) {
+        const res = await upstream.call('answerRequest', { workspaceId: principal.workspaceId, id: params.id, decision, message: body?.message ?? '', idempotencyKey: idempotencyKeyOf(req) });
         return ok({ data: requestOf(res) });
       },
     });
@@ -135,7 +135,7 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
             conversationId: params.id,
             body: body.body,
             attachments: body.attachments.map((a) => ({ url: a.url, name: a.name ?? '', contentType: a.contentType ?? '' })),
-            idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
+            idempotencyKey: idempotencyKeyOf(req),
           }),
         );
         if (!message) throw new Error('guest service answered without a message');
@@ -196,12 +196,13 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       body: preApproveBody,
       responses: { 200: oneRequest },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
-      async handler({ params, body, principal }) {
+      async handler({ params, body, principal, req }) {
         const res = await upstream.call('preApproveInquiry', {
           workspaceId: principal.workspaceId,
           id: params.id,
           blockInstantBooking: body?.blockInstantBooking ?? false,
           message: body?.message ?? '',
+          idempotencyKey: idempotencyKeyOf(req),
         });
         return ok({ data: requestOf(res) });
       },

@@ -7,7 +7,7 @@ import { toApiGuest } from '@vrp/api-model';
 import { guest as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { toPagination } from '../mappers';
-import { IDEMPOTENCY_HEADER } from '../middleware/idempotency';
+import { idempotencyKeyOf } from '../middleware/idempotency';
 import { expectedVersion, withETag } from '../versioning';
 import { created, defineRoute, ok, type Route } from '../route';
 import { idParam } from '../schemas';
@@ -81,7 +81,7 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
             provider: body.provider ?? '',
             email: body.email ?? '',
             phone: body.phone ?? '',
-            idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
+            idempotencyKey: idempotencyKeyOf(req),
           }),
         );
         return created(oneGuest(res, http));
@@ -111,7 +111,7 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
             ...(body.lastName !== undefined ? { lastName: body.lastName } : {}),
             ...(body.language !== undefined ? { language: body.language } : {}),
             expectedVersion: expectedVersion(req),
-            idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
+            idempotencyKey: idempotencyKeyOf(req),
           }),
         );
         return ok(oneGuest(res, http));

@@ -8,6 +8,7 @@ import type { Upstream } from '@vrp/platform';
 import { etagOf } from '../../domain/etag';
 import { expectedVersion, withETag } from '../versioning';
 import { toApiListing } from '../mappers';
+import { idempotencyKeyOf } from '../middleware/idempotency';
 import { defineRoute, ok, type Route } from '../route';
 import { idParam, listingSchema } from '../schemas';
 import {
@@ -61,7 +62,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: toggledSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
       async handler({ params, body, principal, req, res }) {
-        await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active, expectedVersion: expectedVersion(req) });
+        await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active, expectedVersion: expectedVersion(req), idempotencyKey: idempotencyKeyOf(req) });
         const after = await current(principal.workspaceId, params.id);
         return ok(withETag(res, after.version, { data: asRow(after) }));
       },
@@ -94,8 +95,8 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       body: statusBatchBody,
       responses: { 200: statusBatchResultSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
-      async handler({ body, principal }) {
-        const res = await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: body.listingIds, active: body.active, expectedVersion: 0 });
+      async handler({ body, principal, req }) {
+        const res = await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: body.listingIds, active: body.active, expectedVersion: 0, idempotencyKey: idempotencyKeyOf(req) });
         return ok({ active: res.active, updated: res.updated, unchanged: res.unchanged });
       },
     }),
@@ -130,8 +131,8 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       body: availabilityBatchBody,
       responses: { 200: z.object({ data: availabilityResultSchema }) },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ body, principal }) {
-        const res = await upstream.call('updateAvailability', { workspaceId: principal.workspaceId, updates: body.updates });
+      async handler({ body, principal, req }) {
+        const res = await upstream.call('updateAvailability', { workspaceId: principal.workspaceId, updates: body.updates, idempotencyKey: idempotencyKeyOf(req) });
         return ok({ data: { listingIds: res.listingIds, daysUpdated: res.daysUpdated } });
       },
     }),
@@ -209,8 +210,8 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       body: addPhotoBody,
       responses: { 201: z.object({ data: photoSchema }) },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ params, body, principal }) {
-        const res = await upstream.call('addPhoto', { workspaceId: principal.workspaceId, listingId: params.id, url: body.url, caption: body.caption });
+      async handler({ params, body, principal, req }) {
+        const res = await upstream.call('addPhoto', { workspaceId: principal.workspaceId, listingId: params.id, url: body.url, caption: body.caption, idempotencyKey: idempotencyKeyOf(req) });
         return { status: 201 as const, body: { data: toApiPhoto(res.photo!) } };
       },
     }),
@@ -240,8 +241,8 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       params: listingParams,
       responses: { 200: z.object({ data: publishResultSchema }) },
       errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal }) {
-        const res = await upstream.call('publishListing', { workspaceId: principal.workspaceId, listingId: params.id });
+      async handler({ params, principal, req }) {
+        const res = await upstream.call('publishListing', { workspaceId: principal.workspaceId, listingId: params.id, idempotencyKey: idempotencyKeyOf(req) });
         return ok({ data: { listingId: res.listingId, publishedAt: res.publishedAt ? res.publishedAt.toISOString() : null, channels: res.channels } });
       },
     }),

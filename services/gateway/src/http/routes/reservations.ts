@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { toApiQuote, toApiReservation } from '@vrp/api-model';
 import { reservation as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
-import { IDEMPOTENCY_HEADER } from '../middleware/idempotency';
+import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toPagination } from '../mappers';
 import { expectedVersion, withETag } from '../versioning';
 import { created, defineRoute, ok, type Route } from '../route';
@@ -99,7 +99,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       async handler({ body, principal, req, res: http }) {
         const res = await upstream.call('createReservation', {
           workspaceId: principal.workspaceId,
-          idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
+          idempotencyKey: idempotencyKeyOf(req),
           reservation: pb.NewReservation.create({
             propertyId: body.propertyId,
             checkIn: body.checkIn,
@@ -159,7 +159,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
           pb.UpdateReservationRequest.create({
             workspaceId: principal.workspaceId,
             id: params.id,
-            idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '',
+            idempotencyKey: idempotencyKeyOf(req),
             expectedVersion: expectedVersion(req),
             ...(body.status !== undefined ? { status: body.status } : {}),
             ...(body.checkIn !== undefined ? { checkIn: body.checkIn } : {}),
@@ -188,7 +188,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'service_unavailable'],
       async handler({ params, principal, req, res: http }) {
-        const res = await upstream.call('cancelReservation', { workspaceId: principal.workspaceId, id: params.id, idempotencyKey: req.get(IDEMPOTENCY_HEADER) ?? '', expectedVersion: expectedVersion(req) });
+        const res = await upstream.call('cancelReservation', { workspaceId: principal.workspaceId, id: params.id, idempotencyKey: idempotencyKeyOf(req), expectedVersion: expectedVersion(req) });
         return ok(oneOf(res, http));
       },
     }),

@@ -6,6 +6,7 @@ import { toApiReview } from '@vrp/api-model';
 import { guest as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { toPagination } from '../mappers';
+import { idempotencyKeyOf } from '../middleware/idempotency';
 import { defineRoute, ok, type Route } from '../route';
 import { idParam } from '../schemas';
 import { listReviewsQuery, reviewPageSchema, reviewReplyBody, reviewSchema } from '../schemas-guests';
@@ -63,8 +64,8 @@ export function reviewRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[]
       body: reviewReplyBody,
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
-      async handler({ params, body, principal }) {
-        return ok({ data: reviewOf(await upstream.call('replyToReview', { workspaceId: principal.workspaceId, id: params.id, body: body.body })) });
+      async handler({ params, body, principal, req }) {
+        return ok({ data: reviewOf(await upstream.call('replyToReview', { workspaceId: principal.workspaceId, id: params.id, body: body.body, idempotencyKey: idempotencyKeyOf(req) })) });
       },
     }),
   ];

@@ -6,6 +6,7 @@ import { webhook as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import type { ApiKeyPrincipal } from '../../domain/api-key-record';
 import { toPagination } from '../mappers';
+import { idempotencyKeyOf } from '../middleware/idempotency';
 import { created, defineRoute, ok, type Route } from '../route';
 import {
   createWebhookBody,
@@ -90,10 +91,10 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       body: createWebhookBody,
       responses: { 201: withSecret },
       errors: ['validation_failed'],
-      async handler({ body, principal }) {
+      async handler({ body, principal, req }) {
         const res = await upstream.call(
           'createSubscription',
-          pb.CreateSubscriptionRequest.create({ workspaceId: principal.workspaceId, mode: modeOf(principal), url: body.url, eventTypes: body.eventTypes ?? [], enabled: body.enabled, description: body.description ?? '' }),
+          pb.CreateSubscriptionRequest.create({ workspaceId: principal.workspaceId, mode: modeOf(principal), url: body.url, eventTypes: body.eventTypes ?? [], enabled: body.enabled, description: body.description ?? '', idempotencyKey: idempotencyKeyOf(req) }),
         );
         return created({ data: { ...toApiSubscription(res.subscription), secret: res.secret } });
       },
@@ -140,7 +141,7 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       body: updateWebhookBody,
       responses: { 200: one },
       errors: ['not_found', 'validation_failed'],
-      async handler({ params, body, principal }) {
+      async handler({ params, body, principal, req }) {
         const res = await upstream.call(
           'updateSubscription',
           pb.UpdateSubscriptionRequest.create({
@@ -152,6 +153,7 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
             eventTypes: body.eventTypes ?? [],
             setEventTypes: body.eventTypes !== undefined,
             enabled: body.enabled,
+            idempotencyKey: idempotencyKeyOf(req),
           }),
         );
         return ok({ data: toApiSubscription(res.subscription) });
@@ -185,8 +187,8 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       body: rotateSecretBody,
       responses: { 200: withSecret },
       errors: ['not_found', 'validation_failed'],
-      async handler({ params, body, principal }) {
-        const res = await upstream.call('rotateSubscriptionSecret', { workspaceId: principal.workspaceId, id: params.id, gracePeriodSeconds: body.gracePeriodSeconds ?? 0 });
+      async handler({ params, body, principal, req }) {
+        const res = await upstream.call('rotateSubscriptionSecret', { workspaceId: principal.workspaceId, id: params.id, gracePeriodSeconds: body.gracePeriodSeconds ?? 0, idempotencyKey: idempotencyKeyOf(req) });
         return ok({ data: { ...toApiSubscription(res.subscription), secret: res.secret } });
       },
     }),
@@ -222,8 +224,8 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       params: deliveryParams,
       responses: { 202: z.object({ data: webhookDeliverySchema }) },
       errors: ['not_found', 'listing_inactive', 'conflict'],
-      async handler({ params, principal }) {
-        const res = await upstream.call('replayDelivery', { workspaceId: principal.workspaceId, subscriptionId: params.id, deliveryId: params.deliveryId });
+      async handler({ params, principal, req }) {
+        const res = await upstream.call('replayDelivery', { workspaceId: principal.workspaceId, subscriptionId: params.id, deliveryId: params.deliveryId, idempotencyKey: idempotencyKeyOf(req) });
         return { status: 202 as const, body: { data: toApiDelivery(res.delivery) } };
       },
     }),

@@ -253,6 +253,8 @@ export interface ReplyToReviewRequest {
   workspaceId: string;
   id: string;
   body: string;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface ReplyToReviewResponse {
@@ -313,6 +315,8 @@ export interface AnswerRequestRequest {
   decision: string;
   /** Optional note to the guest. */
   message: string;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface AnswerRequestResponse {
@@ -324,6 +328,8 @@ export interface PreApproveInquiryRequest {
   id: string;
   blockInstantBooking: boolean;
   message: string;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface PreApproveInquiryResponse {
@@ -3810,7 +3816,7 @@ export const GetReviewResponse: MessageFns<GetReviewResponse> = {
 };
 
 function createBaseReplyToReviewRequest(): ReplyToReviewRequest {
-  return { workspaceId: "", id: "", body: "" };
+  return { workspaceId: "", id: "", body: "", idempotencyKey: "" };
 }
 
 export const ReplyToReviewRequest: MessageFns<ReplyToReviewRequest> = {
@@ -3823,6 +3829,9 @@ export const ReplyToReviewRequest: MessageFns<ReplyToReviewRequest> = {
     }
     if (message.body !== "") {
       writer.uint32(26).string(message.body);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -3864,6 +3873,14 @@ export const ReplyToReviewRequest: MessageFns<ReplyToReviewRequest> = {
             message.body = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3885,6 +3902,11 @@ export const ReplyToReviewRequest: MessageFns<ReplyToReviewRequest> = {
         : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       body: isSet(object.body) ? globalThis.String(object.body) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -3899,6 +3921,9 @@ export const ReplyToReviewRequest: MessageFns<ReplyToReviewRequest> = {
     if (message.body !== "") {
       obj.body = message.body;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -3910,6 +3935,7 @@ export const ReplyToReviewRequest: MessageFns<ReplyToReviewRequest> = {
     message.workspaceId = object.workspaceId ?? "";
     message.id = object.id ?? "";
     message.body = object.body ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -4755,7 +4781,7 @@ export const GetRequestResponse: MessageFns<GetRequestResponse> = {
 };
 
 function createBaseAnswerRequestRequest(): AnswerRequestRequest {
-  return { workspaceId: "", id: "", decision: "", message: "" };
+  return { workspaceId: "", id: "", decision: "", message: "", idempotencyKey: "" };
 }
 
 export const AnswerRequestRequest: MessageFns<AnswerRequestRequest> = {
@@ -4771,6 +4797,9 @@ export const AnswerRequestRequest: MessageFns<AnswerRequestRequest> = {
     }
     if (message.message !== "") {
       writer.uint32(34).string(message.message);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -4820,6 +4849,14 @@ export const AnswerRequestRequest: MessageFns<AnswerRequestRequest> = {
             message.message = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4842,6 +4879,11 @@ export const AnswerRequestRequest: MessageFns<AnswerRequestRequest> = {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       decision: isSet(object.decision) ? globalThis.String(object.decision) : "",
       message: isSet(object.message) ? globalThis.String(object.message) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -4859,6 +4901,9 @@ export const AnswerRequestRequest: MessageFns<AnswerRequestRequest> = {
     if (message.message !== "") {
       obj.message = message.message;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -4871,6 +4916,7 @@ export const AnswerRequestRequest: MessageFns<AnswerRequestRequest> = {
     message.id = object.id ?? "";
     message.decision = object.decision ?? "";
     message.message = object.message ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -4945,7 +4991,7 @@ export const AnswerRequestResponse: MessageFns<AnswerRequestResponse> = {
 };
 
 function createBasePreApproveInquiryRequest(): PreApproveInquiryRequest {
-  return { workspaceId: "", id: "", blockInstantBooking: false, message: "" };
+  return { workspaceId: "", id: "", blockInstantBooking: false, message: "", idempotencyKey: "" };
 }
 
 export const PreApproveInquiryRequest: MessageFns<PreApproveInquiryRequest> = {
@@ -4961,6 +5007,9 @@ export const PreApproveInquiryRequest: MessageFns<PreApproveInquiryRequest> = {
     }
     if (message.message !== "") {
       writer.uint32(34).string(message.message);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -5010,6 +5059,14 @@ export const PreApproveInquiryRequest: MessageFns<PreApproveInquiryRequest> = {
             message.message = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5036,6 +5093,11 @@ export const PreApproveInquiryRequest: MessageFns<PreApproveInquiryRequest> = {
         ? globalThis.Boolean(object.block_instant_booking)
         : false,
       message: isSet(object.message) ? globalThis.String(object.message) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -5053,6 +5115,9 @@ export const PreApproveInquiryRequest: MessageFns<PreApproveInquiryRequest> = {
     if (message.message !== "") {
       obj.message = message.message;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -5065,6 +5130,7 @@ export const PreApproveInquiryRequest: MessageFns<PreApproveInquiryRequest> = {
     message.id = object.id ?? "";
     message.blockInstantBooking = object.blockInstantBooking ?? false;
     message.message = object.message ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };

@@ -222,6 +222,8 @@ export interface SetListingsActiveRequest {
   active: boolean;
   /** If-Match of PATCH /v1/listings/{id}: the version of the one listing named; 0 = none. */
   expectedVersion: number;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface SetListingsActiveResponse {
@@ -300,6 +302,8 @@ export interface AvailabilityUpdate {
 export interface UpdateAvailabilityRequest {
   workspaceId: string;
   updates: AvailabilityUpdate[];
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface UpdateAvailabilityResponse {
@@ -378,6 +382,8 @@ export interface AddPhotoRequest {
   listingId: string;
   url: string;
   caption: string;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface AddPhotoResponse {
@@ -397,6 +403,8 @@ export interface RemovePhotoResponse {
 export interface PublishListingRequest {
   workspaceId: string;
   listingId: string;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface PublishListingResponse {
@@ -2687,7 +2695,7 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
 };
 
 function createBaseSetListingsActiveRequest(): SetListingsActiveRequest {
-  return { workspaceId: "", listingIds: [], active: false, expectedVersion: 0 };
+  return { workspaceId: "", listingIds: [], active: false, expectedVersion: 0, idempotencyKey: "" };
 }
 
 export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
@@ -2703,6 +2711,9 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     }
     if (message.expectedVersion !== 0) {
       writer.uint32(32).int32(message.expectedVersion);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -2752,6 +2763,14 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
             message.expectedVersion = reader.int32();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2782,6 +2801,11 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
         : isSet(object.expected_version)
         ? globalThis.Number(object.expected_version)
         : 0,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -2799,6 +2823,9 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     if (message.expectedVersion !== 0) {
       obj.expectedVersion = Math.round(message.expectedVersion);
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -2811,6 +2838,7 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
     message.listingIds = object.listingIds?.map((e) => e) || [];
     message.active = object.active ?? false;
     message.expectedVersion = object.expectedVersion ?? 0;
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -3817,7 +3845,7 @@ export const AvailabilityUpdate: MessageFns<AvailabilityUpdate> = {
 };
 
 function createBaseUpdateAvailabilityRequest(): UpdateAvailabilityRequest {
-  return { workspaceId: "", updates: [] };
+  return { workspaceId: "", updates: [], idempotencyKey: "" };
 }
 
 export const UpdateAvailabilityRequest: MessageFns<UpdateAvailabilityRequest> = {
@@ -3827,6 +3855,9 @@ export const UpdateAvailabilityRequest: MessageFns<UpdateAvailabilityRequest> = 
     }
     for (const v of message.updates) {
       AvailabilityUpdate.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -3860,6 +3891,14 @@ export const UpdateAvailabilityRequest: MessageFns<UpdateAvailabilityRequest> = 
             message.updates.push(AvailabilityUpdate.decode(reader, reader.uint32()));
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3882,6 +3921,11 @@ export const UpdateAvailabilityRequest: MessageFns<UpdateAvailabilityRequest> = 
       updates: globalThis.Array.isArray(object?.updates)
         ? object.updates.map((e: any) => AvailabilityUpdate.fromJSON(e))
         : [],
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -3893,6 +3937,9 @@ export const UpdateAvailabilityRequest: MessageFns<UpdateAvailabilityRequest> = 
     if (message.updates?.length) {
       obj.updates = message.updates.map((e) => AvailabilityUpdate.toJSON(e));
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -3903,6 +3950,7 @@ export const UpdateAvailabilityRequest: MessageFns<UpdateAvailabilityRequest> = 
     const message = createBaseUpdateAvailabilityRequest();
     message.workspaceId = object.workspaceId ?? "";
     message.updates = object.updates?.map((e) => AvailabilityUpdate.fromPartial(e)) || [];
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -5002,7 +5050,7 @@ export const ListPhotosResponse: MessageFns<ListPhotosResponse> = {
 };
 
 function createBaseAddPhotoRequest(): AddPhotoRequest {
-  return { workspaceId: "", listingId: "", url: "", caption: "" };
+  return { workspaceId: "", listingId: "", url: "", caption: "", idempotencyKey: "" };
 }
 
 export const AddPhotoRequest: MessageFns<AddPhotoRequest> = {
@@ -5018,6 +5066,9 @@ export const AddPhotoRequest: MessageFns<AddPhotoRequest> = {
     }
     if (message.caption !== "") {
       writer.uint32(34).string(message.caption);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -5067,6 +5118,14 @@ export const AddPhotoRequest: MessageFns<AddPhotoRequest> = {
             message.caption = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5093,6 +5152,11 @@ export const AddPhotoRequest: MessageFns<AddPhotoRequest> = {
         : "",
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       caption: isSet(object.caption) ? globalThis.String(object.caption) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -5110,6 +5174,9 @@ export const AddPhotoRequest: MessageFns<AddPhotoRequest> = {
     if (message.caption !== "") {
       obj.caption = message.caption;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -5122,6 +5189,7 @@ export const AddPhotoRequest: MessageFns<AddPhotoRequest> = {
     message.listingId = object.listingId ?? "";
     message.url = object.url ?? "";
     message.caption = object.caption ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -5380,7 +5448,7 @@ export const RemovePhotoResponse: MessageFns<RemovePhotoResponse> = {
 };
 
 function createBasePublishListingRequest(): PublishListingRequest {
-  return { workspaceId: "", listingId: "" };
+  return { workspaceId: "", listingId: "", idempotencyKey: "" };
 }
 
 export const PublishListingRequest: MessageFns<PublishListingRequest> = {
@@ -5390,6 +5458,9 @@ export const PublishListingRequest: MessageFns<PublishListingRequest> = {
     }
     if (message.listingId !== "") {
       writer.uint32(18).string(message.listingId);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -5423,6 +5494,14 @@ export const PublishListingRequest: MessageFns<PublishListingRequest> = {
             message.listingId = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5447,6 +5526,11 @@ export const PublishListingRequest: MessageFns<PublishListingRequest> = {
         : isSet(object.listing_id)
         ? globalThis.String(object.listing_id)
         : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -5458,6 +5542,9 @@ export const PublishListingRequest: MessageFns<PublishListingRequest> = {
     if (message.listingId !== "") {
       obj.listingId = message.listingId;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -5468,6 +5555,7 @@ export const PublishListingRequest: MessageFns<PublishListingRequest> = {
     const message = createBasePublishListingRequest();
     message.workspaceId = object.workspaceId ?? "";
     message.listingId = object.listingId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };

@@ -95,6 +95,8 @@ export interface CreateSubscriptionRequest {
   eventTypes: string[];
   enabled?: boolean | undefined;
   description: string;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface CreateSubscriptionResponse {
@@ -135,7 +137,11 @@ export interface UpdateSubscriptionRequest {
   /** Replaces the event types when set_event_types is true (an empty list = every type). */
   eventTypes: string[];
   setEventTypes: boolean;
-  enabled?: boolean | undefined;
+  enabled?:
+    | boolean
+    | undefined;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface UpdateSubscriptionResponse {
@@ -156,6 +162,8 @@ export interface RotateSubscriptionSecretRequest {
   id: string;
   /** How long the previous secret keeps signing deliveries; 0 = the default (24 h). */
   gracePeriodSeconds: number;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface RotateSubscriptionSecretResponse {
@@ -211,6 +219,8 @@ export interface ReplayDeliveryRequest {
   workspaceId: string;
   subscriptionId: string;
   deliveryId: string;
+  /** The request's Idempotency-Key; empty = none. Stored with the write (applied_requests). */
+  idempotencyKey: string;
 }
 
 export interface ReplayDeliveryResponse {
@@ -516,7 +526,7 @@ export const Subscription: MessageFns<Subscription> = {
 };
 
 function createBaseCreateSubscriptionRequest(): CreateSubscriptionRequest {
-  return { workspaceId: "", mode: 0, url: "", eventTypes: [], enabled: undefined, description: "" };
+  return { workspaceId: "", mode: 0, url: "", eventTypes: [], enabled: undefined, description: "", idempotencyKey: "" };
 }
 
 export const CreateSubscriptionRequest: MessageFns<CreateSubscriptionRequest> = {
@@ -538,6 +548,9 @@ export const CreateSubscriptionRequest: MessageFns<CreateSubscriptionRequest> = 
     }
     if (message.description !== "") {
       writer.uint32(50).string(message.description);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -603,6 +616,14 @@ export const CreateSubscriptionRequest: MessageFns<CreateSubscriptionRequest> = 
             message.description = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -631,6 +652,11 @@ export const CreateSubscriptionRequest: MessageFns<CreateSubscriptionRequest> = 
         : [],
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
       description: isSet(object.description) ? globalThis.String(object.description) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -654,6 +680,9 @@ export const CreateSubscriptionRequest: MessageFns<CreateSubscriptionRequest> = 
     if (message.description !== "") {
       obj.description = message.description;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -668,6 +697,7 @@ export const CreateSubscriptionRequest: MessageFns<CreateSubscriptionRequest> = 
     message.eventTypes = object.eventTypes?.map((e) => e) || [];
     message.enabled = object.enabled ?? undefined;
     message.description = object.description ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -1105,6 +1135,7 @@ function createBaseUpdateSubscriptionRequest(): UpdateSubscriptionRequest {
     eventTypes: [],
     setEventTypes: false,
     enabled: undefined,
+    idempotencyKey: "",
   };
 }
 
@@ -1133,6 +1164,9 @@ export const UpdateSubscriptionRequest: MessageFns<UpdateSubscriptionRequest> = 
     }
     if (message.enabled !== undefined) {
       writer.uint32(64).bool(message.enabled);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -1214,6 +1248,14 @@ export const UpdateSubscriptionRequest: MessageFns<UpdateSubscriptionRequest> = 
             message.enabled = reader.bool();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1248,6 +1290,11 @@ export const UpdateSubscriptionRequest: MessageFns<UpdateSubscriptionRequest> = 
         ? globalThis.Boolean(object.set_event_types)
         : false,
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -1277,6 +1324,9 @@ export const UpdateSubscriptionRequest: MessageFns<UpdateSubscriptionRequest> = 
     if (message.enabled !== undefined) {
       obj.enabled = message.enabled;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -1293,6 +1343,7 @@ export const UpdateSubscriptionRequest: MessageFns<UpdateSubscriptionRequest> = 
     message.eventTypes = object.eventTypes?.map((e) => e) || [];
     message.setEventTypes = object.setEventTypes ?? false;
     message.enabled = object.enabled ?? undefined;
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -1523,7 +1574,7 @@ export const DeleteSubscriptionResponse: MessageFns<DeleteSubscriptionResponse> 
 };
 
 function createBaseRotateSubscriptionSecretRequest(): RotateSubscriptionSecretRequest {
-  return { workspaceId: "", id: "", gracePeriodSeconds: 0 };
+  return { workspaceId: "", id: "", gracePeriodSeconds: 0, idempotencyKey: "" };
 }
 
 export const RotateSubscriptionSecretRequest: MessageFns<RotateSubscriptionSecretRequest> = {
@@ -1536,6 +1587,9 @@ export const RotateSubscriptionSecretRequest: MessageFns<RotateSubscriptionSecre
     }
     if (message.gracePeriodSeconds !== 0) {
       writer.uint32(24).int32(message.gracePeriodSeconds);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -1577,6 +1631,14 @@ export const RotateSubscriptionSecretRequest: MessageFns<RotateSubscriptionSecre
             message.gracePeriodSeconds = reader.int32();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1602,6 +1664,11 @@ export const RotateSubscriptionSecretRequest: MessageFns<RotateSubscriptionSecre
         : isSet(object.grace_period_seconds)
         ? globalThis.Number(object.grace_period_seconds)
         : 0,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -1616,6 +1683,9 @@ export const RotateSubscriptionSecretRequest: MessageFns<RotateSubscriptionSecre
     if (message.gracePeriodSeconds !== 0) {
       obj.gracePeriodSeconds = Math.round(message.gracePeriodSeconds);
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -1629,6 +1699,7 @@ export const RotateSubscriptionSecretRequest: MessageFns<RotateSubscriptionSecre
     message.workspaceId = object.workspaceId ?? "";
     message.id = object.id ?? "";
     message.gracePeriodSeconds = object.gracePeriodSeconds ?? 0;
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
@@ -2338,7 +2409,7 @@ export const ListDeliveriesResponse: MessageFns<ListDeliveriesResponse> = {
 };
 
 function createBaseReplayDeliveryRequest(): ReplayDeliveryRequest {
-  return { workspaceId: "", subscriptionId: "", deliveryId: "" };
+  return { workspaceId: "", subscriptionId: "", deliveryId: "", idempotencyKey: "" };
 }
 
 export const ReplayDeliveryRequest: MessageFns<ReplayDeliveryRequest> = {
@@ -2351,6 +2422,9 @@ export const ReplayDeliveryRequest: MessageFns<ReplayDeliveryRequest> = {
     }
     if (message.deliveryId !== "") {
       writer.uint32(26).string(message.deliveryId);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(122).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -2392,6 +2466,14 @@ export const ReplayDeliveryRequest: MessageFns<ReplayDeliveryRequest> = {
             message.deliveryId = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2421,6 +2503,11 @@ export const ReplayDeliveryRequest: MessageFns<ReplayDeliveryRequest> = {
         : isSet(object.delivery_id)
         ? globalThis.String(object.delivery_id)
         : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -2435,6 +2522,9 @@ export const ReplayDeliveryRequest: MessageFns<ReplayDeliveryRequest> = {
     if (message.deliveryId !== "") {
       obj.deliveryId = message.deliveryId;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -2446,6 +2536,7 @@ export const ReplayDeliveryRequest: MessageFns<ReplayDeliveryRequest> = {
     message.workspaceId = object.workspaceId ?? "";
     message.subscriptionId = object.subscriptionId ?? "";
     message.deliveryId = object.deliveryId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
