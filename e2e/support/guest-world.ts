@@ -61,7 +61,7 @@ export async function pmsChange(t: TestStack, w: World, provider: string, entity
     entity,
     externalId: payload.externalId,
     listingExternalId: '',
-    payloadJson: JSON.stringify(payload),
+    ...({ [entity]: payload } as Partial<pmsSync.PmsSyncChange>),
     occurredAt: new Date(),
   });
   await t.stack.bus.publish(TOPICS.pmsSync.name, [{ key: payload.externalId, value: pmsSync.PmsSyncChange.encode(change).finish() }]);

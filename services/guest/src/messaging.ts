@@ -4,7 +4,7 @@
 // with their event in one transaction. Sync changes are applied idempotently (by external id,
 // and by the PMS's updatedAt where the entity can change).
 import type { MessageSyncPayload, pmsSync, RequestSyncPayload, ReviewSyncPayload } from '@vrp/contracts';
-import { AppError, newId, PermanentError, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, newId, PermanentError, TransientError, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
@@ -16,6 +16,8 @@ import {
   type Attachment,
   type ConversationRecord,
   type Decision,
+  type Direction,
+  REQUEST_STATUSES,
   type MessageRecord,
   type RequestKind,
   type RequestRecord,
@@ -55,10 +57,10 @@ export class MalformedChange extends PermanentError {
   }
 }
 
-export function date(value: string | undefined, what: string): Date {
-  const d = new Date(value ?? '');
-  if (!value || Number.isNaN(d.getTime())) throw new MalformedChange(`${what} is not a date: ${value}`);
-  return d;
+/** A time a sync change must carry (a protobuf Timestamp, decoded). */
+export function date(value: Date | undefined, what: string): Date {
+  if (!value || Number.isNaN(value.getTime())) throw new MalformedChange(`${what} is missing or not a time`);
+  return value;
 }
 
 export class Messaging {
@@ -275,37 +277,44 @@ export class Messaging {
 
   // ---- pms.sync.v1 ----
 
-  /** The API listing of a sync change: the payload's listingId, else the change's PMS listing id resolved. */
-  private async listingOf(change: pmsSync.PmsSyncChange, listingId: string | undefined): Promise<string | null> {
-    if (listingId) return listingId;
-    if (!change.listingExternalId) return null;
-    return this.deps.pms.resolveListingId(change.workspaceId, change.listingExternalId);
-  }
-
-  private skip(change: pmsSync.PmsSyncChange): void {
-    this.deps.logger.warn({ changeId: change.changeId, entity: change.entity, listingExternalId: change.listingExternalId }, 'sync change of an unknown listing skipped');
+  /**
+   * The API listing of a sync change: the listing the workspace imported from this PMS under the
+   * change's PMS listing id. Not imported yet (the listing service applies the same topic in its
+   * own consumer group, maybe later): transient, retried in place. Deleted by the workspace:
+   * permanent (a dead letter, replayable once the listing is imported again), as the
+   * reservation service does.
+   */
+  private async listingOf(change: pmsSync.PmsSyncChange): Promise<string> {
+    if (!change.listingExternalId) throw new MalformedChange(`pms sync change ${change.changeId} (${change.entity}) names no listing`);
+    const found = await this.deps.pms.pmsListing(change.workspaceId, change.provider, change.listingExternalId);
+    if (found.listingId) return found.listingId;
+    if (found.deleted) {
+      throw new PermanentError('listing_deleted', `${change.provider} ${change.entity} ${change.externalId} is on listing ${change.provider}/${change.listingExternalId}, which workspace ${change.workspaceId} deleted`);
+    }
+    throw new TransientError('listing_not_imported', `pms sync: no listing of ${change.provider} with id '${change.listingExternalId}' in workspace ${change.workspaceId} yet`);
   }
 
   async applyMessageSync(change: pmsSync.PmsSyncChange, p: MessageSyncPayload): Promise<void> {
-    const listingId = await this.listingOf(change, p.listingId);
-    if (!listingId) return this.skip(change);
+    if (!p.externalId || !p.conversationExternalId) throw new MalformedChange(`message change ${change.changeId} needs externalId and conversationExternalId`);
+    if (p.direction !== 'inbound' && p.direction !== 'outbound') throw new MalformedChange(`message change ${change.changeId}: direction '${p.direction}' is unknown`);
+    const direction: Direction = p.direction;
+    const listingId = await this.listingOf(change);
     const { workspaceId, provider } = change;
     const sentAt = date(p.sentAt, 'sentAt');
     const wrote = await this.deps.store.transaction(async (tx) => {
       if (await this.deps.messaging.messageByExternalId(workspaceId, provider, p.externalId, tx)) return false;
-      let c =
-        (p.reservationId ? await this.deps.messaging.conversationOf(workspaceId, { reservationId: p.reservationId }, tx) : null) ??
-        (p.conversationExternalId ? await this.deps.messaging.conversationOf(workspaceId, { externalId: p.conversationExternalId }, tx) : null);
+      // A PMS thread is found by its PMS id (a reservation's conversation opened here carries
+      // none; linking a PMS thread to it by the PMS reservation id is not done yet).
+      let c = await this.deps.messaging.conversationOf(workspaceId, { externalId: p.conversationExternalId }, tx);
       const now = new Date();
       if (!c) {
-        const guest = p.reservationId ? await this.deps.guests.byReservation(workspaceId, p.reservationId, tx) : null;
         c = await this.deps.messaging.insertConversation(
           {
             id: newId('cnv'),
             workspaceId,
             listingId,
-            reservationId: p.reservationId ?? '',
-            guestId: guest?.id ?? '',
+            reservationId: '',
+            guestId: '',
             channel: p.channel ?? '',
             externalId: p.conversationExternalId,
             messageCount: 0,
@@ -315,8 +324,6 @@ export class Messaging {
           },
           tx,
         );
-      } else if (!c.externalId && p.conversationExternalId) {
-        c = await this.deps.messaging.updateConversation(workspaceId, c.id, { externalId: p.conversationExternalId }, tx);
       }
       const message = await this.deps.messaging.insertMessage(
         {
@@ -324,7 +331,7 @@ export class Messaging {
           workspaceId,
           conversationId: c.id,
           listingId: c.listingId,
-          direction: p.direction ?? 'inbound',
+          direction,
           body: p.body,
           attachments: (p.attachments ?? []).map((a) => ({ url: a.url, name: a.name ?? '', contentType: a.contentType ?? '' })),
           sentAt,
@@ -341,23 +348,23 @@ export class Messaging {
   }
 
   async applyReviewSync(change: pmsSync.PmsSyncChange, p: ReviewSyncPayload): Promise<void> {
-    const listingId = await this.listingOf(change, p.listingId);
-    if (!listingId) return this.skip(change);
+    if (!p.externalId) throw new MalformedChange(`review change ${change.changeId} needs externalId`);
+    if (!Number.isInteger(p.rating) || p.rating < 1 || p.rating > 5) throw new MalformedChange(`review change ${change.changeId}: rating ${p.rating} is not 1..5`);
+    const listingId = await this.listingOf(change);
     const { workspaceId, provider } = change;
     const sourceUpdatedAt = date(p.updatedAt, 'updatedAt');
     const wrote = await this.deps.store.transaction(async (tx) => {
       const known = await this.deps.messaging.reviewByExternalId(workspaceId, provider, p.externalId, tx);
       if (known && known.sourceUpdatedAt >= sourceUpdatedAt) return false;
-      const guest = p.reservationId ? await this.deps.guests.byReservation(workspaceId, p.reservationId, tx) : null;
       const now = new Date();
       const review = await this.deps.messaging.upsertReview(
         {
           id: known?.id ?? newId('rev'),
           workspaceId,
           listingId,
-          reservationId: p.reservationId ?? '',
-          guestId: guest?.id ?? known?.guestId ?? '',
-          guestName: p.guestName ?? (guest ? `${guest.firstName} ${guest.lastName}`.trim() : ''),
+          reservationId: known?.reservationId ?? '',
+          guestId: known?.guestId ?? '',
+          guestName: p.guestName ?? known?.guestName ?? '',
           rating: p.rating,
           body: p.body,
           channel: p.channel ?? '',
@@ -379,8 +386,10 @@ export class Messaging {
   }
 
   async applyRequestSync(change: pmsSync.PmsSyncChange, kind: RequestKind, p: RequestSyncPayload): Promise<void> {
-    const listingId = await this.listingOf(change, p.listingId);
-    if (!listingId) return this.skip(change);
+    if (!p.externalId || !p.guest) throw new MalformedChange(`${kind} change ${change.changeId} needs externalId and guest`);
+    if (!(REQUEST_STATUSES as readonly string[]).includes(p.status)) throw new MalformedChange(`${kind} change ${change.changeId}: status '${p.status}' is unknown`);
+    const guest = p.guest;
+    const listingId = await this.listingOf(change);
     const { workspaceId, provider } = change;
     const sourceUpdatedAt = date(p.updatedAt, 'updatedAt');
     await this.deps.store.transaction(async (tx) => {
@@ -393,12 +402,12 @@ export class Messaging {
           workspaceId,
           listingId,
           kind,
-          status: (p.status ?? known?.status ?? 'pending') as RequestStatus,
+          status: p.status as RequestStatus,
           guestId: known?.guestId ?? '',
-          guestName: `${p.guest.firstName} ${p.guest.lastName ?? ''}`.trim(),
+          guestName: `${guest.firstName} ${guest.lastName ?? ''}`.trim(),
           checkIn: p.checkIn,
           checkOut: p.checkOut,
-          guests: p.guests ?? 0,
+          guests: p.guests,
           message: p.message ?? '',
           channel: p.channel ?? '',
           provider,

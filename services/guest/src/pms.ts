@@ -29,6 +29,8 @@ export interface PmsPort {
   listing(workspaceId: string, idOrChannelId: string): Promise<ListingPms>;
   /** The listing id of `idOrChannelId`, or null when the workspace has no such listing. */
   resolveListingId(workspaceId: string, idOrChannelId: string): Promise<string | null>;
+  /** The listing the workspace imported from `provider` under its PMS id; `deleted` when the workspace deleted it. */
+  pmsListing(workspaceId: string, provider: string, externalId: string): Promise<{ listingId: string | null; deleted: boolean }>;
   /** Relays one supported write; returns the PMS's id of the entity written. */
   relay(input: RelayInput): Promise<{ entityExternalId: string }>;
   close(): void;
@@ -51,6 +53,10 @@ export function grpcPmsPort(addresses: Pick<ServiceAddresses, 'listing' | 'pmsAd
     },
     async resolveListingId(workspaceId, idOrChannelId) {
       return (await find(workspaceId, idOrChannelId))?.id ?? null;
+    },
+    async pmsListing(workspaceId, provider, externalId) {
+      const found = await listings.call('findPmsListing', { workspaceId, provider, externalId });
+      return { listingId: found.listing?.id ?? null, deleted: found.deleted };
     },
     async relay(input) {
       const res = await adapter.call('relayWrite', {

@@ -96,8 +96,8 @@ describe('pms-adapter service over gRPC', () => {
     it.each(PROVIDERS)('answers %s’s capabilities from the matrix', async (provider) => {
       const { capabilities } = await client.call('getProviderCapabilities', { provider: provider.toLowerCase() });
       expect(capabilities?.provider).toBe(provider);
-      expect(JSON.parse(capabilities!.reservationsJson)).toEqual(reservationCapabilities(provider));
-      expect(JSON.parse(capabilities!.pmsJson)).toEqual(pmsCapabilities(provider));
+      expect(capabilities!.reservations).toEqual(reservationCapabilities(provider));
+      expect(capabilities!.pms).toEqual(pmsCapabilities(provider));
     });
 
     it('answers an unknown provider with not_found', async () => {
@@ -140,7 +140,10 @@ describe('pms-adapter service over gRPC', () => {
         ['reservation', 'R1', 'L1'],
       ]);
       expect(keys.slice(0, 3)).toEqual(['L1', 'L2', 'L1']);
-      const reservation = JSON.parse(ofAcme[2]!.payloadJson);
+      // The entity travels typed, in the oneof member `entity` names; no other member is set.
+      const reservation = ofAcme[2]!.reservation;
+      expect(ofAcme[2]!.listing).toBeUndefined();
+      expect(ofAcme[0]!.listing).toMatchObject({ externalId: 'L1', name: 'Harbour Flat', unlisted: false, channels: [{ channel: 'CHANNEL_A', externalId: 'acme-cha-1' }], bedrooms: 2 });
       expect(reservation).toMatchObject({ externalId: 'R1', listingExternalId: 'L1', status: 'CONFIRMED', checkIn: '2031-05-01', checkOut: '2031-05-04', guest: { firstName: 'Ana' } });
       expect(new Set(ofAcme.map((c) => c.changeId)).size).toBe(3);
     });
