@@ -24,7 +24,7 @@ import {
   type RequestStatus,
   type ReviewRecord,
 } from './domain/messaging';
-import { messageEvent, reviewEvent } from './events/publishers';
+import { messageEvent, requestEvent, reviewEvent } from './events/publishers';
 import type { PmsPort } from './pms';
 import type { GuestStore } from './store/guest-store';
 import { listingScopedFilter, type MessagingStore } from './store/messaging-store';
@@ -236,8 +236,13 @@ export class Messaging {
   }
 
   private async transition(r: RequestRecord, set: Partial<RequestRecord>): Promise<RequestRecord> {
-    const out = await this.deps.store.transaction((tx) => this.deps.messaging.transitionRequest(r, 'pending', set, tx));
+    const out = await this.deps.store.transaction(async (tx) => {
+      const moved = await this.deps.messaging.transitionRequest(r, 'pending', set, tx);
+      if (moved) await this.deps.outbox.add(tx, [requestEvent(moved, 'updated', new Date())]);
+      return moved;
+    });
     if (!out) throw new AppError('conflict', 'The request was answered meanwhile; read it again.');
+    this.publishSoon();
     return out;
   }
 
@@ -392,11 +397,11 @@ export class Messaging {
     const listingId = await this.listingOf(change);
     const { workspaceId, provider } = change;
     const sourceUpdatedAt = date(p.updatedAt, 'updatedAt');
-    await this.deps.store.transaction(async (tx) => {
+    const wrote = await this.deps.store.transaction(async (tx) => {
       const known = await this.deps.messaging.requestByExternalId(workspaceId, provider, p.externalId, tx);
-      if (known && known.sourceUpdatedAt >= sourceUpdatedAt) return;
+      if (known && known.sourceUpdatedAt >= sourceUpdatedAt) return false;
       const now = new Date();
-      await this.deps.messaging.upsertRequest(
+      const saved = await this.deps.messaging.upsertRequest(
         {
           id: known?.id ?? newId(kind === 'request' ? 'rqs' : 'inq'),
           workspaceId,
@@ -419,6 +424,18 @@ export class Messaging {
         },
         tx,
       );
+      // The PMS reporting back what was already applied here (an answer relayed through the
+      // API) is no news: no second event.
+      if (known && sameRequest(known, saved)) return false;
+      await this.deps.outbox.add(tx, [requestEvent(saved, known ? 'updated' : 'created', now)]);
+      return true;
     });
+    if (wrote) this.publishSoon();
   }
+}
+
+/** Whether two versions of a request say the same to the API (status, stay, guest, message). */
+function sameRequest(a: RequestRecord, b: RequestRecord): boolean {
+  const seen = (r: RequestRecord) => [r.status, r.checkIn, r.checkOut, r.guests, r.guestName, r.message, r.channel, r.listingId].join('\u0000');
+  return seen(a) === seen(b);
 }

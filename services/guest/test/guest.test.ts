@@ -155,7 +155,7 @@ describe('guest service over gRPC', () => {
     for (const g of [JOSE, ZOE, ANNA, BOB, OTHER_JOSE]) await seeded.insert(g);
     await bus.subscribe({
       groupId: 'test-observer',
-      topics: [TOPICS.guestEvents.name, TOPICS.messageEvents.name, TOPICS.reviewEvents.name],
+      topics: [TOPICS.guestEvents.name, TOPICS.messageEvents.name, TOPICS.reviewEvents.name, TOPICS.requestEvents.name],
       fromBeginning: true,
       // At-least-once: the bus may deliver an event again; each event id counts once.
       handler: async (m) => {
@@ -554,13 +554,18 @@ describe('guest service over gRPC', () => {
       await syncChange('ws_req', 'PMS-A', 'inquiry', request('i-a', 'lst_a'));
     });
 
-    it('accepts a PMS-A request (relayed), and refuses a second answer', async () => {
+    it('accepts a PMS-A request (relayed), and refuses a second answer; request.created then request.updated, once each, the PMS echo adding none', async () => {
       const q = await byExternal('q-a');
       expect(q).toMatchObject({ kind: 'request', status: 'pending', provider: 'PMS-A' });
       const { request: done } = await client.call('answerRequest', { workspaceId: 'ws_req', id: q.id, decision: 'accept', message: '' });
       expect(done!.status).toBe('accepted');
       expect(fake.relayed.at(-1)).toMatchObject({ operation: 'request.answer', provider: 'PMS-A', entityExternalId: 'q-a' });
       expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code).toBe('conflict');
+      // The PMS reports the answer back with its next sync: already applied, no news.
+      await syncChange('ws_req', 'PMS-A', 'request', { ...request('q-a', 'lst_a'), status: 'accepted', updatedAt: '2025-07-02T00:00:00Z' });
+      await bus.whenIdle();
+      expect(published.filter((p) => p.topic === TOPICS.requestEvents.name && p.key === 'lst_a').map((p) => p.type).filter((t, i, all) => all.indexOf(t) === i)).toEqual(['request.created', 'request.updated']);
+      expect(published.filter((p) => p.topic === TOPICS.requestEvents.name && p.type === 'request.updated' && p.key === 'lst_a')).toHaveLength(1);
     });
 
     it('refuses answering a request and pre-approving an inquiry relayed by PMS-F, sending nothing', async () => {
