@@ -42,9 +42,6 @@ class FakePms implements PmsPort {
     if (!l) throw notFound('listing', id);
     return l;
   }
-  async resolveListingId(_ws: string, id: string) {
-    return this.listings.get(id)?.listingId ?? null;
-  }
   async pmsListing(_ws: string, provider: string, externalId: string) {
     const l = this.listings.get(externalId);
     return { listingId: l && l.provider === provider && l.externalId === externalId ? l.listingId : null, deleted: false };
