@@ -135,6 +135,37 @@ describe('conversations, reviews and requests end to end', () => {
       }
     });
 
+    it('files the PMS thread of a PMS reservation in the reservation’s conversation; the host’s answer goes into that thread', async () => {
+      const pms = simulator(t);
+      const { provider, externalId: listing } = w.pmsOf.Plain!;
+      await pms.putReservation(provider, w.account, 'pms-stay-1', { listing_id: listing, arrival: '2031-09-01', departure: '2031-09-05', guest: { first_name: 'Ivo', email: 'ivo@example.com' } });
+      let reservationId = '';
+      let conversation: Conversation | undefined;
+      await syncUntil(
+        t,
+        w,
+        provider,
+        async () => {
+          reservationId = (await w.api<Page<{ id: string; checkIn: string }>>('GET', `/v1/reservations?property_id=${w.listings.Plain}&limit=200`)).body.data.find((r) => r.checkIn === '2031-09-01')?.id ?? '';
+          conversation = reservationId ? (await w.api<Page<Conversation>>('GET', `/v1/conversations?reservation_id=${reservationId}`)).body.data[0] : undefined;
+          return conversation !== undefined;
+        },
+        'the PMS reservation and its conversation',
+      );
+      await pms.receiveMessage(provider, w.account, 'pms-msg-ivo-1', { listing_id: listing, reservation_id: 'pms-stay-1', text: 'What is the wifi password?' });
+      const messages = async () => (await w.api<Page<Message>>('GET', `/v1/conversations/${conversation!.id}/messages`)).body.data;
+      await syncUntil(t, w, provider, async () => (await messages()).length === 1, 'the guest message in the reservation’s conversation');
+      expect((await messages())[0]).toMatchObject({ direction: 'inbound', body: 'What is the wifi password?' });
+      expect((await w.api<Page<Conversation>>('GET', `/v1/conversations?property_id=${w.listings.Plain}&limit=200`)).body.data.filter((c) => c.reservationId === reservationId)).toHaveLength(1);
+
+      expect((await w.api('POST', `/v1/conversations/${conversation!.id}/messages`, { body: 'It is on the fridge.' })).status).toBe(201);
+      const thread = (await pms.account(provider, w.account)).messages.filter((m) => m.reservation_id === 'pms-stay-1');
+      expect(thread.map((m) => [m.author, m.text, m.thread_id])).toEqual([
+        ['guest', 'What is the wifi password?', 'thread-pms-stay-1'],
+        ['host', 'It is on the fridge.', 'thread-pms-stay-1'],
+      ]);
+    });
+
     it('stores a guest message arriving in the PMS once, with its attachments, and lists it as inbound', async () => {
       const { id } = await guestWrites(t, w, 'Glen', 'Hello? Photo of the door attached.', [{ url: 'https://files.example/door.jpg', filename: 'door.jpg', mime_type: 'image/jpeg' }]);
       const c = (await w.api<{ data: Conversation }>('GET', `/v1/conversations/${id}`)).body.data;

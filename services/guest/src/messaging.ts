@@ -49,6 +49,9 @@ function assertPmsCan(provider: string, writes: PmsWrite[]): void {
   for (const write of writes) assertSupported(provider, write);
 }
 
+/** A PMS reservation as conversations remember it: ids are unique per PMS only. */
+const pmsReservationKey = (provider: string, externalId: string): string => `${provider}/${externalId}`;
+
 /** A sync change that can never be applied (retrying it would block its partition forever). */
 export class MalformedChange extends PermanentError {
   constructor(message: string) {
@@ -250,13 +253,17 @@ export class Messaging {
    * Opens the conversation of a reservation (one per reservation), or follows the reservation
    * to another listing. Replaying the same reservation changes nothing.
    */
-  async openForReservation(workspaceId: string, event: { id: string; propertyId: string; source: string }, guestId: string, tx: Tx): Promise<void> {
+  async openForReservation(workspaceId: string, event: { id: string; propertyId: string; source: string; pmsProvider?: string; pmsExternalId?: string }, guestId: string, tx: Tx): Promise<void> {
     // The listing is the one the guest's link holds (applyReservation ran first, in this
     // transaction): it is version-checked, so a replayed or overtaken older event cannot move
     // the conversation back.
     const link = (await this.deps.guests.byReservation(workspaceId, event.id, tx))?.reservations.find((l) => l.reservationId === event.id);
     const r = { ...event, propertyId: link?.listingId ?? event.propertyId };
-    const known = await this.deps.messaging.conversationOf(workspaceId, { reservationId: r.id }, tx);
+    const pmsReservationId = event.pmsProvider && event.pmsExternalId ? pmsReservationKey(event.pmsProvider, event.pmsExternalId) : '';
+    const known =
+      (await this.deps.messaging.conversationOf(workspaceId, { reservationId: r.id }, tx)) ??
+      // A PMS thread of this reservation whose first message arrived before the reservation did.
+      (pmsReservationId ? await this.deps.messaging.conversationOf(workspaceId, { pmsReservationId }, tx) : null);
     const now = new Date();
     if (!known) {
       await this.deps.messaging.insertConversation(
@@ -268,6 +275,7 @@ export class Messaging {
           guestId,
           channel: r.source,
           externalId: '',
+          pmsReservationId,
           messageCount: 0,
           lastMessageAt: null,
           createdAt: now,
@@ -275,8 +283,13 @@ export class Messaging {
         },
         tx,
       );
-    } else if (known.listingId !== r.propertyId || known.guestId !== guestId) {
-      await this.deps.messaging.updateConversation(workspaceId, known.id, { listingId: r.propertyId, guestId, updatedAt: now }, tx);
+    } else if (known.reservationId !== r.id || known.listingId !== r.propertyId || known.guestId !== guestId || (pmsReservationId && known.pmsReservationId !== pmsReservationId)) {
+      await this.deps.messaging.updateConversation(
+        workspaceId,
+        known.id,
+        { reservationId: r.id, listingId: r.propertyId, guestId, ...(pmsReservationId ? { pmsReservationId } : {}), updatedAt: now },
+        tx,
+      );
     }
   }
 
@@ -307,10 +320,21 @@ export class Messaging {
     const { workspaceId, provider } = change;
     const sentAt = date(p.sentAt, 'sentAt');
     const wrote = await this.deps.store.transaction(async (tx) => {
-      if (await this.deps.messaging.messageByExternalId(workspaceId, provider, p.externalId, tx)) return false;
-      // A PMS thread is found by its PMS id (a reservation's conversation opened here carries
-      // none; linking a PMS thread to it by the PMS reservation id is not done yet).
+      const known = await this.deps.messaging.messageByExternalId(workspaceId, provider, p.externalId, tx);
+      if (known) {
+        // A message sent through the API, reported back by the PMS: its thread is now known.
+        const own = await this.deps.messaging.conversation(workspaceId, known.conversationId, tx);
+        if (!own.externalId) await this.deps.messaging.updateConversation(workspaceId, own.id, { externalId: p.conversationExternalId }, tx);
+        return false;
+      }
+      // A PMS thread: found by its PMS id, else the conversation of its PMS reservation (which
+      // then learns the thread's id), else a new conversation on the listing.
       let c = await this.deps.messaging.conversationOf(workspaceId, { externalId: p.conversationExternalId }, tx);
+      const pmsReservationId = p.reservationExternalId ? pmsReservationKey(provider, p.reservationExternalId) : '';
+      if (!c && pmsReservationId) {
+        const ofReservation = await this.deps.messaging.conversationOf(workspaceId, { pmsReservationId }, tx);
+        if (ofReservation) c = await this.deps.messaging.updateConversation(workspaceId, ofReservation.id, { externalId: p.conversationExternalId }, tx);
+      }
       const now = new Date();
       if (!c) {
         c = await this.deps.messaging.insertConversation(
@@ -322,6 +346,7 @@ export class Messaging {
             guestId: '',
             channel: p.channel ?? '',
             externalId: p.conversationExternalId,
+            pmsReservationId,
             messageCount: 0,
             lastMessageAt: null,
             createdAt: now,

@@ -478,6 +478,26 @@ describe('guest service over gRPC', () => {
       expect(messages.map((m) => [m.direction, m.body])).toEqual([['inbound', 'Is parking included?']]);
       expect(published).toContainEqual({ topic: TOPICS.messageEvents.name, key: 'lst_a', type: 'message.received' });
     });
+
+    it('files a PMS thread of a PMS reservation in that reservation’s conversation, whichever arrives first', async () => {
+      const conversationsOf = async (reservationId: string) => (await client.call('listConversations', { workspaceId: 'ws_msg', listingId: '', reservationId, guestId: '' })).conversations;
+      const messagesOf = async (conversationId: string) => (await client.call('listMessages', { workspaceId: 'ws_msg', conversationId })).messages.map((m) => m.body);
+      const guest = { firstName: 'Pia', lastName: '', email: '', phone: '', language: '' };
+      // The reservation first, then the guest's message in the PMS thread of that reservation.
+      await reservationEvent('ws_msg', { id: 'res_pms_1', propertyId: 'lst_a', pmsProvider: 'PMS-A', pmsExternalId: 'R-77', primaryGuest: guest });
+      await syncChange('ws_msg', 'PMS-A', 'message', { externalId: 'm-r77', conversationExternalId: 'thr-r77', reservationExternalId: 'R-77', direction: 'inbound', body: 'Arriving at 9pm', sentAt: '2025-06-02T10:00:00Z' }, 'ext-lst_a');
+      const [first] = await conversationsOf('res_pms_1');
+      expect(await messagesOf(first!.id)).toEqual(['Arriving at 9pm']);
+      // The message first (the reservation's event comes later): the thread's conversation is adopted, not doubled.
+      await syncChange('ws_msg', 'PMS-A', 'message', { externalId: 'm-r78', conversationExternalId: 'thr-r78', reservationExternalId: 'R-78', direction: 'inbound', body: 'Is there a cot?', sentAt: '2025-06-03T10:00:00Z' }, 'ext-lst_a');
+      await reservationEvent('ws_msg', { id: 'res_pms_2', propertyId: 'lst_a', pmsProvider: 'PMS-A', pmsExternalId: 'R-78', primaryGuest: guest });
+      const adopted = await conversationsOf('res_pms_2');
+      expect(adopted).toHaveLength(1);
+      expect(await messagesOf(adopted[0]!.id)).toEqual(['Is there a cot?']);
+      // The same PMS reservation id of another PMS is another reservation.
+      await syncChange('ws_msg', 'PMS-G', 'message', { externalId: 'm-g-r77', conversationExternalId: 'thr-g-r77', reservationExternalId: 'R-77', direction: 'inbound', body: 'Other PMS', sentAt: '2025-06-04T10:00:00Z' }, 'ext-lst_g');
+      expect(await messagesOf(first!.id)).toEqual(['Arriving at 9pm']);
+    });
   });
 
   describe('reviews', () => {
