@@ -173,6 +173,34 @@ describe('pms-adapter service over gRPC', () => {
       expect((await client.call('syncNow', { workspaceId: 'ws_a', connectionId: '' })).changesPublished).toBe(0);
     });
 
+    it('publishes what the PMS received from channels (a guest message with attachments, a review, a request, an inquiry) typed, keyed by their listing', async () => {
+      const [connection] = (await client.call('listConnections', { workspaceId: 'ws_a' })).connections;
+      await control.receiveMessage('PMS-A', 'acme', 'M1', { listing_id: 'L1', reservation_id: 'R1', text: 'Hello', attachments: [{ url: 'https://f.example/map.png', filename: 'map.png', mime_type: 'image/png' }] });
+      await control.putReview('PMS-A', 'acme', 'V1', { listing_id: 'L1', stars: 5, text: 'Great', reviewer_name: 'Uma' });
+      await control.putRequest('PMS-A', 'acme', 'Q1', { listing_id: 'L1', kind: 'request', arrival: '2031-08-01', departure: '2031-08-03', guest: { first_name: 'Rae' } });
+      await control.putRequest('PMS-A', 'acme', 'I1', { listing_id: 'L2', kind: 'inquiry', arrival: '2031-09-01', departure: '2031-09-03' });
+      expect((await client.call('syncNow', { workspaceId: 'ws_a', connectionId: connection!.id })).changesPublished).toBe(4);
+      await bus.whenIdle(5000);
+      // Observed across partitions (no order across keys): by entity.
+      const order = ['message', 'review', 'request', 'inquiry'];
+      const guestSide = published.filter((c) => order.includes(c.entity)).sort((x, y) => order.indexOf(x.entity) - order.indexOf(y.entity));
+      expect(guestSide.map((c) => [c.entity, c.externalId, c.listingExternalId, keys[published.indexOf(c)]])).toEqual([
+        ['message', 'M1', 'L1', 'L1'],
+        ['review', 'V1', 'L1', 'L1'],
+        ['request', 'Q1', 'L1', 'L1'],
+        ['inquiry', 'I1', 'L2', 'L2'],
+      ]);
+      // One listing's changes keep the PMS feed's order.
+      expect(published.filter((c) => c.listingExternalId === 'L1' && order.includes(c.entity)).map((c) => c.entity)).toEqual(['message', 'review', 'request']);
+      const [message, review, request, inquiry] = guestSide;
+      expect(message!.message).toMatchObject({ conversationExternalId: 'thread-R1', reservationExternalId: 'R1', direction: 'inbound', body: 'Hello', attachments: [{ url: 'https://f.example/map.png', name: 'map.png', contentType: 'image/png' }] });
+      expect(review!.review).toMatchObject({ rating: 5, body: 'Great', guestName: 'Uma' });
+      expect(request!.request).toMatchObject({ checkIn: '2031-08-01', checkOut: '2031-08-03', status: 'pending', guest: { firstName: 'Rae' } });
+      expect(inquiry!.inquiry).toMatchObject({ checkIn: '2031-09-01', status: 'pending' });
+      // Exactly the member `entity` names is set.
+      expect([message!.review, review!.message, request!.inquiry, inquiry!.request]).toEqual([undefined, undefined, undefined, undefined]);
+    });
+
     it('is idempotent on the consumer side: replaying every published message changes nothing', async () => {
       const before = await listAll('ws_a');
       await bus.publish(
