@@ -95,6 +95,16 @@ describe('guests end to end', () => {
       expect(await pmsWrites(t, w)).toHaveLength(before + 1);
       expect((await simulator(t).account('PMS-A', w.account)).guests.map((g) => g.first_name)).toContain('Greta');
     });
+    it('a PMS refusing a guest it could create: a clear envelope, nothing created here or there', async () => {
+      const before = (await simulator(t).account('PMS-A', w.account)).guests.length;
+      await simulator(t).refuseNext('PMS-A', { kind: 'guest.create', count: 1, status: 400, code: 'duplicate_email', reason: 'A guest with this email exists.' });
+      const res = await w.api<ErrorBody>('POST', '/v1/guests', { firstName: 'Hugo', email: 'hugo@example.com', provider: 'PMS-A' });
+      expect([res.status, res.body.error.code]).toEqual([502, 'pms_unavailable']);
+      expect(res.body.error.message).toContain('A guest with this email exists.');
+      expect(res.body.error.request_id).toEqual(expect.any(String));
+      expect((await w.api<Page<ApiGuest>>('GET', '/v1/guests?search=hugo')).body.data).toEqual([]);
+      expect((await simulator(t).account('PMS-A', w.account)).guests).toHaveLength(before);
+    });
   });
 
   describe('PATCH /v1/guests/{id}', () => {
