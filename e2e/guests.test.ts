@@ -1,9 +1,10 @@
-// Issue 4 (guests) end to end over HTTP: spec 2.2 / 4.2 guest records, search and pagination,
-// create and update with every validation failure, the PMS-F refusals of spec 7.2 (proving
-// nothing reached the pms-adapter), the matching of reservations' primary guests to profiles,
-// and the inactive-listing rule for guests (spec 2.2, 7.1).
+// Guests end to end, black box (the API, the admin API and the PMS simulator's control API):
+// spec 2.2 / 4.2 guest records, search and pagination, create and update with every validation
+// failure, the PMS-F refusals of spec 7.2 on a guest that arrived by a PMS sync (proving through
+// the simulator's request log that nothing reached the PMS), the matching of reservations'
+// primary guests to profiles, and the inactive-listing rule for guests (spec 2.2, 7.1).
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
-import { newWorld, pmsChange, relayedWrites, reserve, type World } from './support/guest-world';
+import { newWorld, pmsWrites, reserve, simulator, syncUntil, type World } from './support/guest-world';
 
 interface ApiGuest {
   id: string;
@@ -79,19 +80,30 @@ describe('guests end to end', () => {
     });
 
     it('refuses provider PMS-F with 422 pms_write_unsupported; nothing reaches the PMS, nothing is created', async () => {
-      const before = await relayedWrites(t);
+      const before = await pmsWrites(t, w);
       const res = await w.api<ErrorBody>('POST', '/v1/guests', { firstName: 'Frida', provider: 'PMS-F' });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('pms_write_unsupported');
       expect(res.body.error.provider).toBe('PMS-F');
-      expect(await relayedWrites(t)).toBe(before);
+      expect(await pmsWrites(t, w)).toEqual(before);
       expect((await w.api<Page<ApiGuest>>('GET', '/v1/guests?search=frida')).body.data).toEqual([]);
     });
 
-    it('relays a guest of another PMS to the pms-adapter (the counter the refusals rely on moves)', async () => {
-      const before = await relayedWrites(t);
-      await w.api('POST', '/v1/guests', { firstName: 'Greta', provider: 'PMS-A' });
-      expect(await relayedWrites(t)).toBe(before + 1);
+    it('creates a guest of another PMS in that PMS (the request log the refusals rely on moves)', async () => {
+      const before = (await pmsWrites(t, w)).length;
+      expect((await w.api('POST', '/v1/guests', { firstName: 'Greta', provider: 'PMS-A' })).status).toBe(201);
+      expect(await pmsWrites(t, w)).toHaveLength(before + 1);
+      expect((await simulator(t).account('PMS-A', w.account)).guests.map((g) => g.first_name)).toContain('Greta');
+    });
+    it('a PMS refusing a guest it could create: a clear envelope, nothing created here or there', async () => {
+      const before = (await simulator(t).account('PMS-A', w.account)).guests.length;
+      await simulator(t).refuseNext('PMS-A', { kind: 'guest.create', count: 1, status: 400, code: 'duplicate_email', reason: 'A guest with this email exists.' });
+      const res = await w.api<ErrorBody>('POST', '/v1/guests', { firstName: 'Hugo', email: 'hugo@example.com', provider: 'PMS-A' });
+      expect([res.status, res.body.error.code]).toEqual([502, 'pms_unavailable']);
+      expect(res.body.error.message).toContain('A guest with this email exists.');
+      expect(res.body.error.request_id).toEqual(expect.any(String));
+      expect((await w.api<Page<ApiGuest>>('GET', '/v1/guests?search=hugo')).body.data).toEqual([]);
+      expect((await simulator(t).account('PMS-A', w.account)).guests).toHaveLength(before);
     });
   });
 
@@ -105,15 +117,18 @@ describe('guests end to end', () => {
     });
 
     it('refuses a guest linked to PMS-F with 422; nothing reaches the PMS, nothing changes', async () => {
-      await pmsChange(t, w, 'PMS-F', 'guest', { externalId: 'f-guest-1', firstName: 'Fenna', lastName: 'Fisher', email: 'fenna@example.com', updatedAt: '2030-01-01T00:00:00Z' });
-      const fenna = (await w.api<Page<ApiGuest>>('GET', '/v1/guests?search=fenna')).body.data[0]!;
-      expect(fenna.pms).toEqual({ provider: 'PMS-F', externalId: 'f-guest-1' });
-      const before = await relayedWrites(t);
-      const res = await w.api<ErrorBody>('PATCH', `/v1/guests/${fenna.id}`, { firstName: 'Fen' });
+      // The guest is created in PMS-F, and arrives with its next sync.
+      await simulator(t).putGuest('PMS-F', w.account, 'f-guest-1', { first_name: 'Fenna', last_name: 'Fisher', email: 'fenna@example.com' });
+      let fenna: ApiGuest | undefined;
+      await syncUntil(t, w, 'PMS-F', async () => (fenna = (await w.api<Page<ApiGuest>>('GET', '/v1/guests?search=fenna')).body.data[0]) !== undefined, 'the PMS-F guest');
+      expect(fenna!.pms).toEqual({ provider: 'PMS-F', externalId: 'f-guest-1' });
+      const before = await pmsWrites(t, w);
+      const res = await w.api<ErrorBody>('PATCH', `/v1/guests/${fenna!.id}`, { firstName: 'Fen' });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-F' });
-      expect(await relayedWrites(t)).toBe(before);
-      expect((await w.api<{ data: ApiGuest }>('GET', `/v1/guests/${fenna.id}`)).body.data.firstName).toBe('Fenna');
+      expect(await pmsWrites(t, w)).toEqual(before);
+      expect((await simulator(t).account('PMS-F', w.account)).guests.map((g) => g.first_name)).toEqual(['Fenna']);
+      expect((await w.api<{ data: ApiGuest }>('GET', `/v1/guests/${fenna!.id}`)).body.data.firstName).toBe('Fenna');
     });
 
     it.each([
@@ -197,11 +212,11 @@ describe('guests end to end', () => {
     });
 
     it('matches a primary guest by email (case-insensitive), else phone, else creates a profile', async () => {
-      await reserve(t, r, r.listings.North!, { firstName: 'Kim', lastName: 'Lee', email: 'Kim@Example.com', phone: '+1 555 010 0001' });
-      await reserve(t, r, r.listings.South!, { firstName: 'Kimberly', lastName: 'Lee', email: 'kim@example.COM' });
-      await reserve(t, r, r.listings.North!, { firstName: 'K', phone: '+15550100001' });
-      await reserve(t, r, r.listings.North!, { firstName: 'Ola', lastName: 'Nordmann', email: 'ola@example.no' });
-      await reserve(t, r, r.listings.South!, { firstName: 'Sol', lastName: 'Sur', email: 'sol@example.es' });
+      await reserve(r, r.listings.North!, { firstName: 'Kim', lastName: 'Lee', email: 'Kim@Example.com', phone: '+1 555 010 0001' });
+      await reserve(r, r.listings.South!, { firstName: 'Kimberly', lastName: 'Lee', email: 'kim@example.COM' });
+      await reserve(r, r.listings.North!, { firstName: 'K', phone: '+15550100001' });
+      await reserve(r, r.listings.North!, { firstName: 'Ola', lastName: 'Nordmann', email: 'ola@example.no' });
+      await reserve(r, r.listings.South!, { firstName: 'Sol', lastName: 'Sur', email: 'sol@example.es' });
       const page = await r.api<Page<ApiGuest>>('GET', '/v1/guests');
       expect(names(page.body)).toEqual(['Kim Lee', 'Ola Nordmann', 'Sol Sur']);
       expect(page.body.data[0]!.contacts).toEqual([

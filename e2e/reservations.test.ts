@@ -291,11 +291,11 @@ describe('reservations end to end', () => {
     async function syncedFromPms(provider: string, externalId: string): Promise<Reservation> {
       const payload: ReservationSyncPayload = {
         externalId, listingExternalId: `ext-${provider} home`, status: 'CONFIRMED', source: 'CHANNEL_A', checkIn: '2030-11-10', checkOut: '2030-11-12',
-        guest: { firstName: 'Pia' }, occupancy: { adults: 1, children: 0, infants: 0, pets: 0 }, totalPrice: 250, currency: 'EUR', updatedAt: '2030-01-01T00:00:00Z',
+        guest: { firstName: 'Pia' }, occupancy: { adults: 1, children: 0, infants: 0, pets: 0 }, totalPrice: 250, currency: 'EUR', updatedAt: new Date('2030-01-01T00:00:00Z'),
       };
       await t.stack.bus.publish(TOPICS.pmsSync.name, [{
         key: payload.listingExternalId,
-        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId: `chg-${externalId}`, workspaceId: dataWorkspaceId(w.id, 'test'), provider, entity: 'reservation', externalId, listingExternalId: payload.listingExternalId, payloadJson: JSON.stringify(payload) })).finish(),
+        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId: `chg-${externalId}`, workspaceId: dataWorkspaceId(w.id, 'test'), provider, entity: 'reservation', externalId, listingExternalId: payload.listingExternalId, reservation: payload })).finish(),
       }]);
       await t.stack.bus.whenIdle();
       const page = await w.api<Page>('GET', `/v1/reservations?property_id=${on(provider.slice(-1))}`);

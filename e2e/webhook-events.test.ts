@@ -1,12 +1,10 @@
-// The webhook event catalog beyond listings, end to end: every reservation, guest, message and
-// review event is delivered, signed, to a real local receiver, with the resource as the API
-// returns it, whether the change came through the API or from a PMS with a sync (spec 6.3).
-// Reservations come from the simulated PMS-A through a real sync. Messages and reviews are not in
-// the simulator's change feed (nor in the pms-adapter's normalizer), so they arrive as the
-// conversations e2e makes them arrive: a change on pms.sync.v1 shaped as the adapter publishes it.
-import { webhookEventSchemas } from '@vrp/gateway';
+// The webhook event catalog beyond listings, end to end: every reservation, guest, message,
+// review and request event is delivered, signed, to a real local receiver, with the resource as
+// the API returns it, whether the change came through the API or from a PMS with a sync (spec
+// 6.3). PMS-side changes (a reservation changed, a guest's message, a review, a booking request)
+// are made in the simulated PMS-A through its control API and arrive with a real sync.
+import Ajv from 'ajv';
 import { startTestStack, eventually, type TestStack } from './support/stack';
-import { pmsChange, type World } from './support/guest-world';
 import { startWebhookReceiver, verify, type ReceivedWebhook, type WebhookReceiver } from './support/webhook-receiver';
 
 interface Listing {
@@ -14,13 +12,19 @@ interface Listing {
   name: string;
 }
 
-describe('webhook events of reservations, guests, messages and reviews', () => {
+describe('webhook events of reservations, guests, messages, reviews and requests', () => {
   let t: TestStack;
   let receiver: WebhookReceiver;
   let secret: string;
   let plain: string; // a listing of the demo workspace without a PMS
-  let riverside: string; // the demo listing managed in the simulated PMS-A
-  let world: World;
+  let riverside: string; // the demo listing managed in the simulated PMS-A (account `demo`, PMS listing `riverside`)
+
+  /** Pulls the demo workspace's PMS-A changes now (admin API). */
+  async function syncDemo(): Promise<void> {
+    const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
+    const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
+    expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
+  }
 
   /** The first delivery of `type` whose object matches `pred`, once it has arrived. */
   async function arrival(type: string, pred: (object: Record<string, unknown>) => boolean = () => true): Promise<ReceivedWebhook> {
@@ -29,13 +33,22 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     return found!;
   }
 
-  /** Signed, and shaped as the OpenAPI document's `webhooks` says (the gateway's zod schema of the type). */
+  /** The served OpenAPI document (GET /v1/openapi.json), to validate deliveries with. */
+  let openapi: { webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }> };
+  const ajv = new Ajv({ allErrors: true, unknownFormats: 'ignore' });
+
+  /** Signed, and shaped as the served OpenAPI document's `webhooks` entry of its type says. */
   function expectSigned(r: ReceivedWebhook): void {
     expect(verify(String(r.headers['vrp-signature']), secret, r.body)).toBe(true);
     expect(r.headers['vrp-event-id']).toBe(r.json.id);
     expect(r.json).toMatchObject({ apiVersion: 'v1', workspaceId: t.workspaceId });
-    const documented = webhookEventSchemas[r.json.type as keyof typeof webhookEventSchemas].safeParse(r.json);
-    expect({ type: r.json.type, issues: documented.error?.issues ?? [] }).toEqual({ type: r.json.type, issues: [] });
+    const ref = openapi.webhooks[r.json.type]?.post.requestBody.content['application/json']?.schema.$ref;
+    expect([r.json.type, typeof ref]).toEqual([r.json.type, 'string']);
+    const validate = ajv.getSchema(`openapi${ref}`) ?? ajv.compile({ $ref: `openapi${ref}` });
+    validate(r.json);
+    expect({ type: r.json.type, errors: validate.errors ?? [] }).toEqual({ type: r.json.type, errors: [] });
+    // The validator is the document's: a delivery of another shape fails it.
+    expect(validate({ ...r.json, data: {} })).toBe(false);
   }
 
   async function served(path: string): Promise<Record<string, unknown>> {
@@ -46,6 +59,9 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
 
   beforeAll(async () => {
     t = await startTestStack({ demoPms: true });
+    openapi = (await t.api<typeof openapi>('GET', '/v1/openapi.json')).body;
+    // The document as one schema: its components are reachable as openapi#/components/schemas/<Name>.
+    ajv.addSchema({ ...openapi, $id: 'openapi' } as object);
     receiver = await startWebhookReceiver();
     const sub = await t.api<{ data: { secret: string } }>('POST', '/v1/webhooks', { url: receiver.url, eventTypes: ['*'] });
     expect(sub.status).toBe(201);
@@ -54,7 +70,6 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     let listings: Listing[] = [];
     await eventually(async () => (listings = (await t.api<{ data: Listing[] }>('GET', '/v1/listings?status=all&limit=200')).body.data).some((l) => l.name.startsWith('Riverside')), 5000, 'the demo PMS listing');
     riverside = listings.find((l) => l.name.startsWith('Riverside'))!.id;
-    world = { workspaceId: t.dataWorkspaceId, key: t.apiKey, listings: { Riverside: riverside }, api: (method, path, body) => t.api(method, path, body) };
   });
   afterAll(async () => {
     await t.stop();
@@ -101,7 +116,7 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     for (const r of [onCreate, onUpdate]) expectSigned(r);
   });
 
-  it('message.sent fires for a message sent through the API; message.received for a guest message arriving from the PMS on pms.sync.v1', async () => {
+  it('message.sent fires for a message sent through the API; message.received for a guest message arriving in the PMS, after the next sync', async () => {
     const reservation = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', { propertyId: plain, checkIn: '2033-04-01', checkOut: '2033-04-03', primaryGuest: { firstName: 'Oda' } });
     let conversationId = '';
     await eventually(async () => {
@@ -117,7 +132,8 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     const listed = await t.api<{ data: Record<string, unknown>[] }>('GET', `/v1/conversations/${conversationId}/messages`);
     expect(onSent.json.data.object).toEqual(listed.body.data.find((m) => m.id === sent.body.data.id));
 
-    await pmsChange(t, world, 'PMS-A', 'message', { externalId: 'm-river-1', listingId: riverside, conversationExternalId: 'thr-river-1', body: 'Is parking included?', sentAt: '2033-01-01T10:00:00Z' });
+    await t.stack.pmsSimulator.control.receiveMessage('PMS-A', 'demo', 'm-river-1', { listing_id: 'riverside', thread_id: 'thr-river-1', text: 'Is parking included?' });
+    await syncDemo();
     const onReceived = await arrival('message.received', (o) => o.body === 'Is parking included?');
     expect(onReceived.json.listingId).toBe(riverside);
     expect(onReceived.json.data.object).toMatchObject({ direction: 'inbound' });
@@ -127,8 +143,9 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
   });
 
   it('review.created fires for a review arriving from the PMS; review.updated for a reply relayed to the PMS and for an edit made in the PMS', async () => {
-    const review = { externalId: 'rev-river-1', listingId: riverside, guestName: 'Pia', rating: 5, body: 'Lovely studio', submittedAt: '2033-02-01T00:00:00Z', updatedAt: '2033-02-01T00:00:00Z' };
-    await pmsChange(t, world, 'PMS-A', 'review', review);
+    const pms = t.stack.pmsSimulator.control;
+    await pms.putReview('PMS-A', 'demo', 'rev-river-1', { listing_id: 'riverside', reviewer_name: 'Pia', stars: 5, text: 'Lovely studio' });
+    await syncDemo();
     const onCreate = await arrival('review.created', (o) => o.body === 'Lovely studio');
     const id = String(onCreate.json.data.object.id);
     expect(onCreate.json.listingId).toBe(riverside);
@@ -140,7 +157,8 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
     expect(onUpdate.json.data.object).toMatchObject({ reply: { body: 'Thank you, Pia!' } });
     expect(onUpdate.json.data.object).toEqual(await served(`/v1/reviews/${id}`));
 
-    await pmsChange(t, world, 'PMS-A', 'review', { ...review, rating: 4, body: 'Lovely studio, noisy street', updatedAt: '2033-02-03T00:00:00Z' });
+    await pms.putReview('PMS-A', 'demo', 'rev-river-1', { stars: 4, text: 'Lovely studio, noisy street' });
+    await syncDemo();
     const onEdit = await arrival('review.updated', (o) => o.id === id && o.rating === 4);
     expect(onEdit.json.data.object).toMatchObject({ body: 'Lovely studio, noisy street', reply: { body: 'Thank you, Pia!' } });
     expect(onEdit.json.data.object).toEqual(await served(`/v1/reviews/${id}`));
@@ -148,6 +166,30 @@ describe('webhook events of reservations, guests, messages and reviews', () => {
       expect(r.json.listingId).toBe(riverside);
       expectSigned(r);
     }
+  });
+
+  it('request.created fires for a booking request arriving in the PMS; request.updated when it is answered through the API, once (the PMS reporting the answer back adds none)', async () => {
+    const pms = t.stack.pmsSimulator.control;
+    await pms.putRequest('PMS-A', 'demo', 'req-river-1', { kind: 'request', listing_id: 'riverside', arrival: '2033-05-01', departure: '2033-05-04', guest_count: 2, guest: { first_name: 'Noor' }, message: 'Travelling with a baby' });
+    await syncDemo();
+    const onCreate = await arrival('request.created', (o) => o.checkIn === '2033-05-01');
+    const id = String(onCreate.json.data.object.id);
+    expect(onCreate.json.listingId).toBe(riverside);
+    expect(onCreate.json.data.object).toMatchObject({ kind: 'request', status: 'pending', message: 'Travelling with a baby', pms: { provider: 'PMS-A', externalId: 'req-river-1' } });
+    expect(onCreate.json.data.object).toEqual(await served(`/v1/requests/${id}`));
+
+    expect((await t.api('POST', `/v1/requests/${id}/accept`)).status).toBe(200);
+    const onUpdate = await arrival('request.updated', (o) => o.id === id);
+    expect(onUpdate.json.data.object).toMatchObject({ status: 'accepted' });
+    expect(onUpdate.json.data.object).toEqual(await served(`/v1/requests/${id}`));
+    // The PMS holds the answer and reports it back with the next sync: already applied, no event.
+    expect((await pms.account('PMS-A', 'demo')).requests.find((r) => r.id === 'req-river-1')!.status).toBe('accepted');
+    await syncDemo();
+    await pms.putRequest('PMS-A', 'demo', 'req-river-2', { kind: 'inquiry', listing_id: 'riverside', arrival: '2033-06-01', departure: '2033-06-03', guest: { first_name: 'Ole' } });
+    await syncDemo();
+    await arrival('request.created', (o) => o.checkIn === '2033-06-01');
+    expect(receiver.received.filter((r) => r.json.type === 'request.updated' && r.json.data.object.id === id)).toHaveLength(1);
+    for (const r of [onCreate, onUpdate]) expectSigned(r);
   });
 
   it('a reservation changed in the PMS fires reservation.updated after the next sync', async () => {

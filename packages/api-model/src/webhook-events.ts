@@ -16,12 +16,14 @@ export const EVENT_TYPES = {
   'message.sent': 'A message to a guest was sent through the API.',
   'review.created': 'A review was published.',
   'review.updated': 'A review changed or was replied to.',
+  'request.created': 'A booking request or an inquiry arrived (from a PMS or channel).',
+  'request.updated': 'A booking request was accepted or declined, an inquiry pre-approved, or either expired.',
 } as const satisfies Record<string, string>;
 
 export type EventType = keyof typeof EVENT_TYPES;
 
 /** The resource an event type carries in `data.object`: the part of the type before the dot. */
-export type EventResource = 'listing' | 'reservation' | 'guest' | 'message' | 'review';
+export type EventResource = 'listing' | 'reservation' | 'guest' | 'message' | 'review' | 'request';
 
 export function resourceOfEventType(type: EventType): EventResource {
   return type.slice(0, type.indexOf('.')) as EventResource;

@@ -11,6 +11,8 @@ export const TOPICS = {
   messageEvents: { name: 'message.events.v1', partitions: 6, compacted: false },
   /** Review events of the guest service, key = listing id. */
   reviewEvents: { name: 'review.events.v1', partitions: 6, compacted: false },
+  /** Booking request / inquiry events of the guest service, key = listing id. */
+  requestEvents: { name: 'request.events.v1', partitions: 6, compacted: false },
   /** PmsSyncChange, key = PMS listing external id. */
   pmsSync: { name: 'pms.sync.v1', partitions: 6, compacted: false },
 } as const;

@@ -14,6 +14,8 @@ describe('PMS capability matrix (spec 7.2)', () => {
     ['PMS-F', 'review.reply'],
     ['PMS-F', 'request.answer'],
     ['PMS-F', 'inquiry.pre_approve'],
+    // No pre-approvals at all, so none that blocks instant booking.
+    ['PMS-F', 'inquiry.block_instant_booking'],
     ['PMS-F', 'guest.write'],
     ['PMS-F', 'content.house_rule_switches'],
     ['PMS-G', 'content.rooms'],

@@ -68,7 +68,7 @@ describe('gateway OpenAPI document and docs pages', () => {
 
   it('documents every webhook event type as an OpenAPI webhook: signed headers and the payload of its resource', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual(Object.keys(EVENT_TYPES).sort());
-    const components: Record<string, string> = { listing: 'ListingEvent', reservation: 'ReservationEvent', guest: 'GuestEvent', message: 'MessageEvent', review: 'ReviewEvent' };
+    const components: Record<string, string> = { listing: 'ListingEvent', reservation: 'ReservationEvent', guest: 'GuestEvent', message: 'MessageEvent', review: 'ReviewEvent', request: 'RequestEvent' };
     for (const [type, { post }] of Object.entries(doc.webhooks)) {
       expect(post.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['Vrp-Signature', 'Vrp-Event-Id']));
       const ref = post.requestBody.content['application/json'].schema.$ref as string;

@@ -28,7 +28,7 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const guests = new GuestStore(deps.store);
   const messagingStore = new MessagingStore(deps.store);
   // The topics this service publishes on, created before the first write can need them.
-  await deps.bus.ensureTopics([TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents]);
+  await deps.bus.ensureTopics([TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents, TOPICS.requestEvents]);
   const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();
   const consumers = new ConsumerRunner({ service: 'guest', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });

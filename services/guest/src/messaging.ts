@@ -4,7 +4,7 @@
 // with their event in one transaction. Sync changes are applied idempotently (by external id,
 // and by the PMS's updatedAt where the entity can change).
 import type { MessageSyncPayload, pmsSync, RequestSyncPayload, ReviewSyncPayload } from '@vrp/contracts';
-import { AppError, newId, PermanentError, validationFailed, type AppliedRequests, type DocumentStore, type Logger, type Outbox, type PageWindow, type RequestKey, type Tx } from '@vrp/platform';
+import { AppError, newId, PermanentError, TransientError, validationFailed, type AppliedRequests, type DocumentStore, type Logger, type Outbox, type PageWindow, type RequestKey, type Tx } from '@vrp/platform';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
@@ -16,13 +16,15 @@ import {
   type Attachment,
   type ConversationRecord,
   type Decision,
+  type Direction,
+  REQUEST_STATUSES,
   type MessageRecord,
   type RequestKind,
   type RequestRecord,
   type RequestStatus,
   type ReviewRecord,
 } from './domain/messaging';
-import { messageEvent, reviewEvent } from './events/publishers';
+import { messageEvent, requestEvent, reviewEvent } from './events/publishers';
 import type { PmsPort } from './pms';
 import type { GuestStore } from './store/guest-store';
 import { listingScopedFilter, type MessagingStore } from './store/messaging-store';
@@ -49,6 +51,9 @@ function assertPmsCan(provider: string, writes: PmsWrite[]): void {
   for (const write of writes) assertSupported(provider, write);
 }
 
+/** A PMS reservation as conversations remember it: ids are unique per PMS only. */
+const pmsReservationKey = (provider: string, externalId: string): string => `${provider}/${externalId}`;
+
 /** A sync change that can never be applied (retrying it would block its partition forever). */
 export class MalformedChange extends PermanentError {
   constructor(message: string) {
@@ -57,10 +62,10 @@ export class MalformedChange extends PermanentError {
   }
 }
 
-export function date(value: string | undefined, what: string): Date {
-  const d = new Date(value ?? '');
-  if (!value || Number.isNaN(d.getTime())) throw new MalformedChange(`${what} is not a date: ${value}`);
-  return d;
+/** A time a sync change must carry (a protobuf Timestamp, decoded). */
+export function date(value: Date | undefined, what: string): Date {
+  if (!value || Number.isNaN(value.getTime())) throw new MalformedChange(`${what} is missing or not a time`);
+  return value;
 }
 
 export class Messaging {
@@ -271,10 +276,14 @@ export class Messaging {
   private async transition(r: RequestRecord, set: Partial<RequestRecord>, key: RequestKey | null): Promise<RequestRecord> {
     const out = await this.deps.store.transaction(async (tx) => {
       const moved = await this.deps.messaging.transitionRequest(r, 'pending', set, tx);
-      if (moved) await this.deps.applied.remember(key, moved.id, tx);
+      if (moved) {
+        await this.deps.applied.remember(key, moved.id, tx);
+        await this.deps.outbox.add(tx, [requestEvent(moved, 'updated', new Date())]);
+      }
       return moved;
     });
     if (!out) throw new AppError('conflict', 'The request was answered meanwhile; read it again.');
+    this.publishSoon();
     return out;
   }
 
@@ -282,13 +291,17 @@ export class Messaging {
    * Opens the conversation of a reservation (one per reservation), or follows the reservation
    * to another listing. Replaying the same reservation changes nothing.
    */
-  async openForReservation(workspaceId: string, event: { id: string; propertyId: string; source: string }, guestId: string, tx: Tx): Promise<void> {
+  async openForReservation(workspaceId: string, event: { id: string; propertyId: string; source: string; pmsProvider?: string; pmsExternalId?: string }, guestId: string, tx: Tx): Promise<void> {
     // The listing is the one the guest's link holds (applyReservation ran first, in this
     // transaction): it is version-checked, so a replayed or overtaken older event cannot move
     // the conversation back.
     const link = (await this.deps.guests.byReservation(workspaceId, event.id, tx))?.reservations.find((l) => l.reservationId === event.id);
     const r = { ...event, propertyId: link?.listingId ?? event.propertyId };
-    const known = await this.deps.messaging.conversationOf(workspaceId, { reservationId: r.id }, tx);
+    const pmsReservationId = event.pmsProvider && event.pmsExternalId ? pmsReservationKey(event.pmsProvider, event.pmsExternalId) : '';
+    const known =
+      (await this.deps.messaging.conversationOf(workspaceId, { reservationId: r.id }, tx)) ??
+      // A PMS thread of this reservation whose first message arrived before the reservation did.
+      (pmsReservationId ? await this.deps.messaging.conversationOf(workspaceId, { pmsReservationId }, tx) : null);
     const now = new Date();
     if (!known) {
       await this.deps.messaging.insertConversation(
@@ -300,6 +313,7 @@ export class Messaging {
           guestId,
           channel: r.source,
           externalId: '',
+          pmsReservationId,
           messageCount: 0,
           lastMessageAt: null,
           createdAt: now,
@@ -307,46 +321,70 @@ export class Messaging {
         },
         tx,
       );
-    } else if (known.listingId !== r.propertyId || known.guestId !== guestId) {
-      await this.deps.messaging.updateConversation(workspaceId, known.id, { listingId: r.propertyId, guestId, updatedAt: now }, tx);
+    } else if (known.reservationId !== r.id || known.listingId !== r.propertyId || known.guestId !== guestId || (pmsReservationId && known.pmsReservationId !== pmsReservationId)) {
+      await this.deps.messaging.updateConversation(
+        workspaceId,
+        known.id,
+        { reservationId: r.id, listingId: r.propertyId, guestId, ...(pmsReservationId ? { pmsReservationId } : {}), updatedAt: now },
+        tx,
+      );
     }
   }
 
   // ---- pms.sync.v1 ----
 
-  /** The API listing of a sync change: the payload's listingId, else the change's PMS listing id resolved. */
-  private async listingOf(change: pmsSync.PmsSyncChange, listingId: string | undefined): Promise<string | null> {
-    if (listingId) return listingId;
-    if (!change.listingExternalId) return null;
-    return this.deps.pms.resolveListingId(change.workspaceId, change.listingExternalId);
-  }
-
-  private skip(change: pmsSync.PmsSyncChange): void {
-    this.deps.logger.warn({ changeId: change.changeId, entity: change.entity, listingExternalId: change.listingExternalId }, 'sync change of an unknown listing skipped');
+  /**
+   * The API listing of a sync change: the listing the workspace imported from this PMS under the
+   * change's PMS listing id. Not imported yet (the listing service applies the same topic in its
+   * own consumer group, maybe later): transient, retried in place. Deleted by the workspace:
+   * permanent (a dead letter, replayable once the listing is imported again), as the
+   * reservation service does.
+   */
+  private async listingOf(change: pmsSync.PmsSyncChange): Promise<string> {
+    if (!change.listingExternalId) throw new MalformedChange(`pms sync change ${change.changeId} (${change.entity}) names no listing`);
+    const found = await this.deps.pms.pmsListing(change.workspaceId, change.provider, change.listingExternalId);
+    if (found.listingId) return found.listingId;
+    if (found.deleted) {
+      throw new PermanentError('listing_deleted', `${change.provider} ${change.entity} ${change.externalId} is on listing ${change.provider}/${change.listingExternalId}, which workspace ${change.workspaceId} deleted`);
+    }
+    throw new TransientError('listing_not_imported', `pms sync: no listing of ${change.provider} with id '${change.listingExternalId}' in workspace ${change.workspaceId} yet`);
   }
 
   async applyMessageSync(change: pmsSync.PmsSyncChange, p: MessageSyncPayload): Promise<void> {
-    const listingId = await this.listingOf(change, p.listingId);
-    if (!listingId) return this.skip(change);
+    if (!p.externalId || !p.conversationExternalId) throw new MalformedChange(`message change ${change.changeId} needs externalId and conversationExternalId`);
+    if (p.direction !== 'inbound' && p.direction !== 'outbound') throw new MalformedChange(`message change ${change.changeId}: direction '${p.direction}' is unknown`);
+    const direction: Direction = p.direction;
+    const listingId = await this.listingOf(change);
     const { workspaceId, provider } = change;
     const sentAt = date(p.sentAt, 'sentAt');
     const wrote = await this.deps.store.transaction(async (tx) => {
-      if (await this.deps.messaging.messageByExternalId(workspaceId, provider, p.externalId, tx)) return false;
-      let c =
-        (p.reservationId ? await this.deps.messaging.conversationOf(workspaceId, { reservationId: p.reservationId }, tx) : null) ??
-        (p.conversationExternalId ? await this.deps.messaging.conversationOf(workspaceId, { externalId: p.conversationExternalId }, tx) : null);
+      const known = await this.deps.messaging.messageByExternalId(workspaceId, provider, p.externalId, tx);
+      if (known) {
+        // A message sent through the API, reported back by the PMS: its thread is now known.
+        const own = await this.deps.messaging.conversation(workspaceId, known.conversationId, tx);
+        if (!own.externalId) await this.deps.messaging.updateConversation(workspaceId, own.id, { externalId: p.conversationExternalId }, tx);
+        return false;
+      }
+      // A PMS thread: found by its PMS id, else the conversation of its PMS reservation (which
+      // then learns the thread's id), else a new conversation on the listing.
+      let c = await this.deps.messaging.conversationOf(workspaceId, { externalId: p.conversationExternalId }, tx);
+      const pmsReservationId = p.reservationExternalId ? pmsReservationKey(provider, p.reservationExternalId) : '';
+      if (!c && pmsReservationId) {
+        const ofReservation = await this.deps.messaging.conversationOf(workspaceId, { pmsReservationId }, tx);
+        if (ofReservation) c = await this.deps.messaging.updateConversation(workspaceId, ofReservation.id, { externalId: p.conversationExternalId }, tx);
+      }
       const now = new Date();
       if (!c) {
-        const guest = p.reservationId ? await this.deps.guests.byReservation(workspaceId, p.reservationId, tx) : null;
         c = await this.deps.messaging.insertConversation(
           {
             id: newId('cnv'),
             workspaceId,
             listingId,
-            reservationId: p.reservationId ?? '',
-            guestId: guest?.id ?? '',
+            reservationId: '',
+            guestId: '',
             channel: p.channel ?? '',
             externalId: p.conversationExternalId,
+            pmsReservationId,
             messageCount: 0,
             lastMessageAt: null,
             createdAt: now,
@@ -354,8 +392,6 @@ export class Messaging {
           },
           tx,
         );
-      } else if (!c.externalId && p.conversationExternalId) {
-        c = await this.deps.messaging.updateConversation(workspaceId, c.id, { externalId: p.conversationExternalId }, tx);
       }
       const message = await this.deps.messaging.insertMessage(
         {
@@ -363,7 +399,7 @@ export class Messaging {
           workspaceId,
           conversationId: c.id,
           listingId: c.listingId,
-          direction: p.direction ?? 'inbound',
+          direction,
           body: p.body,
           attachments: (p.attachments ?? []).map((a) => ({ url: a.url, name: a.name ?? '', contentType: a.contentType ?? '' })),
           sentAt,
@@ -380,23 +416,23 @@ export class Messaging {
   }
 
   async applyReviewSync(change: pmsSync.PmsSyncChange, p: ReviewSyncPayload): Promise<void> {
-    const listingId = await this.listingOf(change, p.listingId);
-    if (!listingId) return this.skip(change);
+    if (!p.externalId) throw new MalformedChange(`review change ${change.changeId} needs externalId`);
+    if (!Number.isInteger(p.rating) || p.rating < 1 || p.rating > 5) throw new MalformedChange(`review change ${change.changeId}: rating ${p.rating} is not 1..5`);
+    const listingId = await this.listingOf(change);
     const { workspaceId, provider } = change;
     const sourceUpdatedAt = date(p.updatedAt, 'updatedAt');
     const wrote = await this.deps.store.transaction(async (tx) => {
       const known = await this.deps.messaging.reviewByExternalId(workspaceId, provider, p.externalId, tx);
       if (known && known.sourceUpdatedAt >= sourceUpdatedAt) return false;
-      const guest = p.reservationId ? await this.deps.guests.byReservation(workspaceId, p.reservationId, tx) : null;
       const now = new Date();
       const review = await this.deps.messaging.upsertReview(
         {
           id: known?.id ?? newId('rev'),
           workspaceId,
           listingId,
-          reservationId: p.reservationId ?? '',
-          guestId: guest?.id ?? known?.guestId ?? '',
-          guestName: p.guestName ?? (guest ? `${guest.firstName} ${guest.lastName}`.trim() : ''),
+          reservationId: known?.reservationId ?? '',
+          guestId: known?.guestId ?? '',
+          guestName: p.guestName ?? known?.guestName ?? '',
           rating: p.rating,
           body: p.body,
           channel: p.channel ?? '',
@@ -418,26 +454,28 @@ export class Messaging {
   }
 
   async applyRequestSync(change: pmsSync.PmsSyncChange, kind: RequestKind, p: RequestSyncPayload): Promise<void> {
-    const listingId = await this.listingOf(change, p.listingId);
-    if (!listingId) return this.skip(change);
+    if (!p.externalId || !p.guest) throw new MalformedChange(`${kind} change ${change.changeId} needs externalId and guest`);
+    if (!(REQUEST_STATUSES as readonly string[]).includes(p.status)) throw new MalformedChange(`${kind} change ${change.changeId}: status '${p.status}' is unknown`);
+    const guest = p.guest;
+    const listingId = await this.listingOf(change);
     const { workspaceId, provider } = change;
     const sourceUpdatedAt = date(p.updatedAt, 'updatedAt');
-    await this.deps.store.transaction(async (tx) => {
+    const wrote = await this.deps.store.transaction(async (tx) => {
       const known = await this.deps.messaging.requestByExternalId(workspaceId, provider, p.externalId, tx);
-      if (known && known.sourceUpdatedAt >= sourceUpdatedAt) return;
+      if (known && known.sourceUpdatedAt >= sourceUpdatedAt) return false;
       const now = new Date();
-      await this.deps.messaging.upsertRequest(
+      const saved = await this.deps.messaging.upsertRequest(
         {
           id: known?.id ?? newId(kind === 'request' ? 'rqs' : 'inq'),
           workspaceId,
           listingId,
           kind,
-          status: (p.status ?? known?.status ?? 'pending') as RequestStatus,
+          status: p.status as RequestStatus,
           guestId: known?.guestId ?? '',
-          guestName: `${p.guest.firstName} ${p.guest.lastName ?? ''}`.trim(),
+          guestName: `${guest.firstName} ${guest.lastName ?? ''}`.trim(),
           checkIn: p.checkIn,
           checkOut: p.checkOut,
-          guests: p.guests ?? 0,
+          guests: p.guests,
           message: p.message ?? '',
           channel: p.channel ?? '',
           provider,
@@ -449,6 +487,18 @@ export class Messaging {
         },
         tx,
       );
+      // The PMS reporting back what was already applied here (an answer relayed through the
+      // API) is no news: no second event.
+      if (known && sameRequest(known, saved)) return false;
+      await this.deps.outbox.add(tx, [requestEvent(saved, known ? 'updated' : 'created', now)]);
+      return true;
     });
+    if (wrote) this.publishSoon();
   }
+}
+
+/** Whether two versions of a request say the same to the API (status, stay, guest, message). */
+function sameRequest(a: RequestRecord, b: RequestRecord): boolean {
+  const seen = (r: RequestRecord) => [r.status, r.checkIn, r.checkOut, r.guests, r.guestName, r.message, r.channel, r.listingId].join('\u0000');
+  return seen(a) === seen(b);
 }

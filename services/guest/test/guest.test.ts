@@ -42,8 +42,9 @@ class FakePms implements PmsPort {
     if (!l) throw notFound('listing', id);
     return l;
   }
-  async resolveListingId(_ws: string, id: string) {
-    return this.listings.get(id)?.listingId ?? null;
+  async pmsListing(_ws: string, provider: string, externalId: string) {
+    const l = this.listings.get(externalId);
+    return { listingId: l && l.provider === provider && l.externalId === externalId ? l.listingId : null, deleted: false };
   }
   /** Relays of one PMS entity in flight at once, at most (a PMS takes a moment to answer). */
   readonly maxInFlight = new Map<string, number>();
@@ -116,22 +117,41 @@ describe('guest service over gRPC', () => {
     return value;
   }
 
-  async function syncChange(workspaceId: string, provider: string, entity: string, payload: unknown, listingExternalId = '') {
-    const change = pmsSync.PmsSyncChange.create({ changeId: newId('chg'), workspaceId, connectionId: 'con_1', provider, entity, externalId: (payload as { externalId: string }).externalId, listingExternalId, payloadJson: JSON.stringify(payload), occurredAt: new Date() });
+  /** ISO strings of the test's payloads as the Timestamps the topic carries (an unreadable one is left out). */
+  const times = (p: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(p)) {
+      if (k.endsWith('At') && typeof v === 'string') {
+        if (!Number.isNaN(Date.parse(v))) out[k] = new Date(v);
+      } else if (k === 'reply' && v && typeof v === 'object') out[k] = times(v as Record<string, unknown>);
+      else out[k] = v;
+    }
+    return out;
+  };
+
+  /**
+   * A PMS change as the pms-adapter publishes it: the payload's `listingId` (a test shorthand) is
+   * the PMS listing id the adapter puts on the change (`ext-<id>`, which the fake listing service
+   * resolves), and the entity travels in its oneof member.
+   */
+  async function syncChange(workspaceId: string, provider: string, entity: string, payload: Record<string, unknown> & { externalId: string }, listingExternalId = '') {
+    const { listingId, ...rest } = payload;
+    const ext = listingExternalId || (listingId ? `ext-${String(listingId)}` : '');
+    const change = pmsSync.PmsSyncChange.create({ changeId: newId('chg'), workspaceId, connectionId: 'con_1', provider, entity, externalId: payload.externalId, listingExternalId: ext, occurredAt: new Date(), ...({ [entity]: times(rest) } as Partial<pmsSync.PmsSyncChange>) });
     const value = pmsSync.PmsSyncChange.encode(change).finish();
-    await bus.publish(TOPICS.pmsSync.name, [{ key: listingExternalId || 'none', value }]);
+    await bus.publish(TOPICS.pmsSync.name, [{ key: ext || 'none', value }]);
     await bus.whenIdle();
     return value;
   }
 
   beforeAll(async () => {
-    for (const [id, provider] of [['lst_plain', ''], ['lst_a', 'PMS-A'], ['lst_f', 'PMS-F'], ['lst_g', 'PMS-G'], ['lst_off', ''], ['lst_off2', ''], ['lst_on', '']] as const) fake.add(id, provider);
+    for (const [id, provider] of [['lst_plain', ''], ['lst_a', 'PMS-A'], ['lst_f', 'PMS-F'], ['lst_g', 'PMS-G'], ['lst_off', ''], ['lst_off2', ''], ['lst_on', ''], ['lst_a_off', 'PMS-A']] as const) fake.add(id, provider);
     running = await startGuestService({ store, bus, logger: createLogger('guest', 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES, pms: fake });
     client = createUpstream(pb.GuestServiceClient, { name: 'guest', address: `127.0.0.1:${running.grpcPort}` });
     for (const g of [JOSE, ZOE, ANNA, BOB, OTHER_JOSE]) await seeded.insert(g);
     await bus.subscribe({
       groupId: 'test-observer',
-      topics: [TOPICS.guestEvents.name, TOPICS.messageEvents.name, TOPICS.reviewEvents.name],
+      topics: [TOPICS.guestEvents.name, TOPICS.messageEvents.name, TOPICS.reviewEvents.name, TOPICS.requestEvents.name],
       fromBeginning: true,
       // At-least-once: the bus may deliver an event again; each event id counts once.
       handler: async (m) => {
@@ -449,15 +469,38 @@ describe('guest service over gRPC', () => {
       expect((await client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_off', reservationId: '', guestId: '' })).conversations).toHaveLength(1);
     });
 
-    it('stores an inbound PMS message once, in the reservation’s conversation, and publishes message.received', async () => {
-      const c = await conversationOn('ws_msg', 'lst_a');
-      const payload = { externalId: 'm-1', reservationId: c.reservationId, conversationExternalId: 'thr-1', body: 'Is parking included?', sentAt: '2025-06-01T10:00:00Z' };
+    it('stores an inbound PMS message once, in the conversation of its PMS thread, and publishes message.received', async () => {
+      const payload = { externalId: 'm-1', conversationExternalId: 'thr-1', direction: 'inbound', body: 'Is parking included?', sentAt: '2025-06-01T10:00:00Z' };
       const value = await syncChange('ws_msg', 'PMS-A', 'message', payload, 'ext-lst_a');
       await bus.publish(TOPICS.pmsSync.name, [{ key: 'ext-lst_a', value }]);
       await bus.whenIdle();
+      const { conversations } = await client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_a', reservationId: '', guestId: '' });
+      // The only conversation on lst_a tied to no reservation: the PMS thread's.
+      const c = conversations.find((x) => !x.reservationId)!;
+      expect(c).toMatchObject({ listingId: 'lst_a' });
       const { messages } = await client.call('listMessages', { workspaceId: 'ws_msg', conversationId: c.id });
       expect(messages.map((m) => [m.direction, m.body])).toEqual([['inbound', 'Is parking included?']]);
       expect(published).toContainEqual({ topic: TOPICS.messageEvents.name, key: 'lst_a', type: 'message.received' });
+    });
+
+    it('files a PMS thread of a PMS reservation in that reservation’s conversation, whichever arrives first', async () => {
+      const conversationsOf = async (reservationId: string) => (await client.call('listConversations', { workspaceId: 'ws_msg', listingId: '', reservationId, guestId: '' })).conversations;
+      const messagesOf = async (conversationId: string) => (await client.call('listMessages', { workspaceId: 'ws_msg', conversationId })).messages.map((m) => m.body);
+      const guest = { firstName: 'Pia', lastName: '', email: '', phone: '', language: '' };
+      // The reservation first, then the guest's message in the PMS thread of that reservation.
+      await reservationEvent('ws_msg', { id: 'res_pms_1', propertyId: 'lst_a', pmsProvider: 'PMS-A', pmsExternalId: 'R-77', primaryGuest: guest });
+      await syncChange('ws_msg', 'PMS-A', 'message', { externalId: 'm-r77', conversationExternalId: 'thr-r77', reservationExternalId: 'R-77', direction: 'inbound', body: 'Arriving at 9pm', sentAt: '2025-06-02T10:00:00Z' }, 'ext-lst_a');
+      const [first] = await conversationsOf('res_pms_1');
+      expect(await messagesOf(first!.id)).toEqual(['Arriving at 9pm']);
+      // The message first (the reservation's event comes later): the thread's conversation is adopted, not doubled.
+      await syncChange('ws_msg', 'PMS-A', 'message', { externalId: 'm-r78', conversationExternalId: 'thr-r78', reservationExternalId: 'R-78', direction: 'inbound', body: 'Is there a cot?', sentAt: '2025-06-03T10:00:00Z' }, 'ext-lst_a');
+      await reservationEvent('ws_msg', { id: 'res_pms_2', propertyId: 'lst_a', pmsProvider: 'PMS-A', pmsExternalId: 'R-78', primaryGuest: guest });
+      const adopted = await conversationsOf('res_pms_2');
+      expect(adopted).toHaveLength(1);
+      expect(await messagesOf(adopted[0]!.id)).toEqual(['Is there a cot?']);
+      // The same PMS reservation id of another PMS is another reservation.
+      await syncChange('ws_msg', 'PMS-G', 'message', { externalId: 'm-g-r77', conversationExternalId: 'thr-g-r77', reservationExternalId: 'R-77', direction: 'inbound', body: 'Other PMS', sentAt: '2025-06-04T10:00:00Z' }, 'ext-lst_g');
+      expect(await messagesOf(first!.id)).toEqual(['Arriving at 9pm']);
     });
   });
 
@@ -485,8 +528,8 @@ describe('guest service over gRPC', () => {
       await syncChange('ws_rev', 'PMS-A', 'review', review('r-1', 'lst_a', { body: 'Lovely stay, edited', updatedAt: '2025-05-02T00:00:00Z' }));
       expect((await reviewsOf('ws_rev'))[0]!.body).toBe('Lovely stay, edited');
       expect(published.filter((p) => p.topic === TOPICS.reviewEvents.name && p.type === 'review.created')).toHaveLength(1);
-      // The listing resolved from the PMS listing id when the payload has none.
-      await syncChange('ws_rev', 'PMS-G', 'review', { ...review('r-2', ''), listingId: undefined, submittedAt: '2025-05-03T00:00:00Z' }, 'ext-lst_g');
+      // The listing resolved from the PMS listing id of the change.
+      await syncChange('ws_rev', 'PMS-G', 'review', { ...review('r-2', ''), submittedAt: '2025-05-03T00:00:00Z' }, 'ext-lst_g');
       expect((await reviewsOf('ws_rev')).map((r) => [r.externalId, r.listingId])).toEqual([['r-2', 'lst_g'], ['r-1', 'lst_a']]);
     });
 
@@ -509,19 +552,19 @@ describe('guest service over gRPC', () => {
     });
 
     it('leaves out reviews of inactive listings; direct reads and filters are 403', async () => {
-      await syncChange('ws_rev', 'PMS-A', 'review', review('r-off', 'lst_off2'));
+      await syncChange('ws_rev', 'PMS-A', 'review', review('r-off', 'lst_a_off'));
       const off = (await reviewsOf('ws_rev')).find((r) => r.externalId === 'r-off')!;
-      await setActive('ws_rev', 'lst_off2', false);
+      await setActive('ws_rev', 'lst_a_off', false);
       expect((await reviewsOf('ws_rev')).map((r) => r.externalId)).not.toContain('r-off');
       expect((await errorOf(client.call('getReview', { workspaceId: 'ws_rev', id: off.id }))).code).toBe('listing_inactive');
       expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: off.id, body: 'x' }))).code).toBe('listing_inactive');
-      expect((await errorOf(client.call('listReviews', { workspaceId: 'ws_rev', listingId: 'lst_off2' }))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('listReviews', { workspaceId: 'ws_rev', listingId: 'lst_a_off' }))).code).toBe('listing_inactive');
       expect((await errorOf(client.call('getReview', { workspaceId: 'ws_other', id: off.id }))).code).toBe('not_found');
     });
   });
 
   describe('reservation requests and inquiries', () => {
-    const request = (externalId: string, listingId: string) => ({ externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, updatedAt: '2025-07-01T00:00:00Z' });
+    const request = (externalId: string, listingId: string) => ({ externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, status: 'pending', updatedAt: '2025-07-01T00:00:00Z' });
     const byExternal = async (externalId: string) => (await client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: '', kind: '' })).requests.find((r) => r.externalId === externalId)!;
 
     beforeAll(async () => {
@@ -532,13 +575,18 @@ describe('guest service over gRPC', () => {
       await syncChange('ws_req', 'PMS-A', 'inquiry', request('i-a', 'lst_a'));
     });
 
-    it('accepts a PMS-A request (relayed), and refuses a second answer', async () => {
+    it('accepts a PMS-A request (relayed), and refuses a second answer; request.created then request.updated, once each, the PMS echo adding none', async () => {
       const q = await byExternal('q-a');
       expect(q).toMatchObject({ kind: 'request', status: 'pending', provider: 'PMS-A' });
       const { request: done } = await client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'accept', message: '' });
       expect(done!.status).toBe('accepted');
       expect(fake.relayed.at(-1)).toMatchObject({ operation: 'request.answer', provider: 'PMS-A', entityExternalId: 'q-a' });
       expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code).toBe('conflict');
+      // The PMS reports the answer back with its next sync: already applied, no news.
+      await syncChange('ws_req', 'PMS-A', 'request', { ...request('q-a', 'lst_a'), status: 'accepted', updatedAt: '2025-07-02T00:00:00Z' });
+      await bus.whenIdle();
+      expect(published.filter((p) => p.topic === TOPICS.requestEvents.name && p.key === 'lst_a').map((p) => p.type).filter((t, i, all) => all.indexOf(t) === i)).toEqual(['request.created', 'request.updated']);
+      expect(published.filter((p) => p.topic === TOPICS.requestEvents.name && p.type === 'request.updated' && p.key === 'lst_a')).toHaveLength(1);
     });
 
     it('refuses answering a request and pre-approving an inquiry relayed by PMS-F, sending nothing', async () => {
@@ -601,7 +649,7 @@ describe('guest service over gRPC', () => {
       try {
         const found = (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: 'ws_gs' }))).deadLetters;
         expect(found).toEqual([expect.objectContaining({ service: 'guest', consumerGroup: 'guest-pms-sync', topic: TOPICS.pmsSync.name, errorCode: 'malformed_payload', reason: 'permanent', attempts: 1 })]);
-        expect(found[0]!.errorMessage).toContain('not a date');
+        expect(found[0]!.errorMessage).toContain('not a time');
         // A reservation event without its reservation cannot be applied either.
         const empty = reservationEvents.ReservationEvent.create({ eventId: newId('evt'), workspaceId: 'ws_gs', listingId: 'lst_on', type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED });
         await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_on', value: reservationEvents.ReservationEvent.encode(empty).finish() }]);

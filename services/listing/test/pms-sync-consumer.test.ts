@@ -29,7 +29,8 @@ describe('listing service: pms.sync.v1 consumer', () => {
   });
 
   /** A listing change of PMS-B, keyed like the pms-adapter keys it (the PMS listing id). */
-  const change = (externalId: string, payload: Partial<ListingSyncPayload> | string, at: string) => ({
+  /** `null`: a change that names a listing and carries none (malformed). */
+  const change = (externalId: string, payload: Partial<ListingSyncPayload> | null, at: string) => ({
     key: externalId,
     value: pmsSync.PmsSyncChange.encode(
       pmsSync.PmsSyncChange.create({
@@ -39,7 +40,7 @@ describe('listing service: pms.sync.v1 consumer', () => {
         entity: 'listing',
         externalId,
         listingExternalId: externalId,
-        payloadJson: typeof payload === 'string' ? payload : JSON.stringify({ externalId, name: externalId, channels: [], ...payload }),
+        listing: payload === null ? undefined : { externalId, name: externalId, unlisted: false, channels: [], ...payload },
         occurredAt: new Date(at),
       }),
     ).finish(),
@@ -77,7 +78,7 @@ describe('listing service: pms.sync.v1 consumer', () => {
   it('dead-letters an unreadable change and a channel id taken by another listing; the partition moves on', async () => {
     await publish(change('b-2', { name: 'Two', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-shared' }] }, '2026-01-01T00:00:00Z'));
     await publish(
-      change('b-3', '{"externalId": 42}', '2026-01-01T00:00:00Z'),
+      change('b-3', null, '2026-01-01T00:00:00Z'),
       change('b-3', { name: 'Three', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-shared' }] }, '2026-01-01T00:00:01Z'),
       change('b-3', { name: 'Three', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-three' }] }, '2026-01-01T00:00:02Z'),
     );

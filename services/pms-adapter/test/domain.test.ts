@@ -52,9 +52,22 @@ describe('feed normalization (pure)', () => {
 
   it('normalizes a reservation (status upper-cased, dates renamed) and a guest (keyed by its id)', () => {
     const r = normalizeChange({ seq: 5, entity: 'reservation', id: 'R1', listing_id: 'L1', at, data: { id: 'R1', listing_id: 'L1', status: 'cancelled', arrival: '2030-02-01', departure: '2030-02-03', guest: { first_name: 'Ana' }, adults: 2, total: 300 } });
-    expect(r.payload).toMatchObject({ status: 'CANCELLED', checkIn: '2030-02-01', checkOut: '2030-02-03', guest: { firstName: 'Ana' }, occupancy: { adults: 2, children: 0 }, totalPrice: 300, updatedAt: at });
+    expect(r.payload).toMatchObject({ status: 'CANCELLED', checkIn: '2030-02-01', checkOut: '2030-02-03', guest: { firstName: 'Ana' }, occupancy: { adults: 2, children: 0 }, totalPrice: 300, updatedAt: new Date(at) });
     const g = normalizeChange({ seq: 6, entity: 'guest', id: 'G1', listing_id: '', at, data: { id: 'G1', first_name: 'Bo' } });
     expect(syncKey(g)).toBe('guest:G1');
+  });
+
+  it('normalizes guest messages, reviews, requests and inquiries, keyed by their listing', () => {
+    const m = normalizeChange({ seq: 7, entity: 'message', id: 'M1', listing_id: 'L1', at, data: { id: 'M1', thread_id: 'T1', listing_id: 'L1', reservation_id: 'R1', author: 'guest', text: 'Hi', attachments: [{ url: 'https://f/x.pdf', filename: 'x.pdf', mime_type: 'application/pdf' }], created_at: at } });
+    expect(m).toMatchObject({ entity: 'message', externalId: 'M1', listingExternalId: 'L1' });
+    expect(m.payload).toEqual({ externalId: 'M1', conversationExternalId: 'T1', reservationExternalId: 'R1', direction: 'inbound', body: 'Hi', attachments: [{ url: 'https://f/x.pdf', name: 'x.pdf', contentType: 'application/pdf' }], channel: undefined, sentAt: new Date(at) });
+    expect(syncKey(m)).toBe('L1');
+    const v = normalizeChange({ seq: 8, entity: 'review', id: 'V1', listing_id: 'L1', at, data: { id: 'V1', listing_id: 'L1', stars: 4, text: 'Nice', reviewer_name: 'Uma', response: { text: 'Thanks', responded_at: at }, submitted_at: at, updated_at: at } });
+    expect(v.payload).toMatchObject({ rating: 4, body: 'Nice', guestName: 'Uma', reply: { body: 'Thanks', repliedAt: new Date(at) } });
+    const i = normalizeChange({ seq: 9, entity: 'inquiry', id: 'I1', listing_id: 'L1', at, data: { id: 'I1', listing_id: 'L1', arrival: '2030-03-01', departure: '2030-03-04', guest_count: 3, status: 'pre_approved', guest: { first_name: 'Rae' } } });
+    expect(i).toMatchObject({ entity: 'inquiry', payload: { checkIn: '2030-03-01', checkOut: '2030-03-04', guests: 3, status: 'pre_approved', guest: { firstName: 'Rae' } } });
+    expect(() => normalizeChange({ seq: 10, entity: 'review', id: 'V2', listing_id: 'L1', at, data: { id: 'V2', stars: 9, submitted_at: at } })).toThrow(MalformedChange);
+    expect(() => normalizeChange({ seq: 11, entity: 'message', id: 'M2', listing_id: 'L1', at, data: { id: 'M2', thread_id: 'T', author: 'bot', created_at: at } })).toThrow(MalformedChange);
   });
 
   it('refuses what it cannot read', () => {

@@ -96,8 +96,8 @@ describe('pms-adapter service over gRPC', () => {
     it.each(PROVIDERS)('answers %s’s capabilities from the matrix', async (provider) => {
       const { capabilities } = await client.call('getProviderCapabilities', { provider: provider.toLowerCase() });
       expect(capabilities?.provider).toBe(provider);
-      expect(JSON.parse(capabilities!.reservationsJson)).toEqual(reservationCapabilities(provider));
-      expect(JSON.parse(capabilities!.pmsJson)).toEqual(pmsCapabilities(provider));
+      expect(capabilities!.reservations).toEqual(reservationCapabilities(provider));
+      expect(capabilities!.pms).toEqual(pmsCapabilities(provider));
     });
 
     it('answers an unknown provider with not_found', async () => {
@@ -140,7 +140,10 @@ describe('pms-adapter service over gRPC', () => {
         ['reservation', 'R1', 'L1'],
       ]);
       expect(keys.slice(0, 3)).toEqual(['L1', 'L2', 'L1']);
-      const reservation = JSON.parse(ofAcme[2]!.payloadJson);
+      // The entity travels typed, in the oneof member `entity` names; no other member is set.
+      const reservation = ofAcme[2]!.reservation;
+      expect(ofAcme[2]!.listing).toBeUndefined();
+      expect(ofAcme[0]!.listing).toMatchObject({ externalId: 'L1', name: 'Harbour Flat', unlisted: false, channels: [{ channel: 'CHANNEL_A', externalId: 'acme-cha-1' }], bedrooms: 2 });
       expect(reservation).toMatchObject({ externalId: 'R1', listingExternalId: 'L1', status: 'CONFIRMED', checkIn: '2031-05-01', checkOut: '2031-05-04', guest: { firstName: 'Ana' } });
       expect(new Set(ofAcme.map((c) => c.changeId)).size).toBe(3);
     });
@@ -168,6 +171,34 @@ describe('pms-adapter service over gRPC', () => {
       expect(all.find((l) => l.pmsExternalId === 'L1')).toMatchObject({ bedrooms: 3, status: 'active' });
       // Nothing new in the PMS: nothing published.
       expect((await client.call('syncNow', { workspaceId: 'ws_a', connectionId: '' })).changesPublished).toBe(0);
+    });
+
+    it('publishes what the PMS received from channels (a guest message with attachments, a review, a request, an inquiry) typed, keyed by their listing', async () => {
+      const [connection] = (await client.call('listConnections', { workspaceId: 'ws_a' })).connections;
+      await control.receiveMessage('PMS-A', 'acme', 'M1', { listing_id: 'L1', reservation_id: 'R1', text: 'Hello', attachments: [{ url: 'https://f.example/map.png', filename: 'map.png', mime_type: 'image/png' }] });
+      await control.putReview('PMS-A', 'acme', 'V1', { listing_id: 'L1', stars: 5, text: 'Great', reviewer_name: 'Uma' });
+      await control.putRequest('PMS-A', 'acme', 'Q1', { listing_id: 'L1', kind: 'request', arrival: '2031-08-01', departure: '2031-08-03', guest: { first_name: 'Rae' } });
+      await control.putRequest('PMS-A', 'acme', 'I1', { listing_id: 'L2', kind: 'inquiry', arrival: '2031-09-01', departure: '2031-09-03' });
+      expect((await client.call('syncNow', { workspaceId: 'ws_a', connectionId: connection!.id })).changesPublished).toBe(4);
+      await bus.whenIdle(5000);
+      // Observed across partitions (no order across keys): by entity.
+      const order = ['message', 'review', 'request', 'inquiry'];
+      const guestSide = published.filter((c) => order.includes(c.entity)).sort((x, y) => order.indexOf(x.entity) - order.indexOf(y.entity));
+      expect(guestSide.map((c) => [c.entity, c.externalId, c.listingExternalId, keys[published.indexOf(c)]])).toEqual([
+        ['message', 'M1', 'L1', 'L1'],
+        ['review', 'V1', 'L1', 'L1'],
+        ['request', 'Q1', 'L1', 'L1'],
+        ['inquiry', 'I1', 'L2', 'L2'],
+      ]);
+      // One listing's changes keep the PMS feed's order.
+      expect(published.filter((c) => c.listingExternalId === 'L1' && order.includes(c.entity)).map((c) => c.entity)).toEqual(['message', 'review', 'request']);
+      const [message, review, request, inquiry] = guestSide;
+      expect(message!.message).toMatchObject({ conversationExternalId: 'thread-R1', reservationExternalId: 'R1', direction: 'inbound', body: 'Hello', attachments: [{ url: 'https://f.example/map.png', name: 'map.png', contentType: 'image/png' }] });
+      expect(review!.review).toMatchObject({ rating: 5, body: 'Great', guestName: 'Uma' });
+      expect(request!.request).toMatchObject({ checkIn: '2031-08-01', checkOut: '2031-08-03', status: 'pending', guest: { firstName: 'Rae' } });
+      expect(inquiry!.inquiry).toMatchObject({ checkIn: '2031-09-01', status: 'pending' });
+      // Exactly the member `entity` names is set.
+      expect([message!.review, review!.message, request!.inquiry, inquiry!.request]).toEqual([undefined, undefined, undefined, undefined]);
     });
 
     it('is idempotent on the consumer side: replaying every published message changes nothing', async () => {

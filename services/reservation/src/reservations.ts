@@ -372,7 +372,7 @@ export class Reservations {
   async applySync(change: pmsSync.PmsSyncChange): Promise<'applied' | 'ignored'> {
     if (change.entity !== 'reservation') return 'ignored';
     const p = parseSyncPayload(change);
-    const changedAt = new Date(p.updatedAt);
+    const changedAt = p.updatedAt;
     const ws = change.workspaceId;
     const existing = await this.deps.reservations.findByPmsId(ws, change.provider, p.externalId);
     if (existing?.pmsUpdatedAt && existing.pmsUpdatedAt.getTime() >= changedAt.getTime()) return 'ignored';
@@ -485,25 +485,29 @@ export class Reservations {
   }
 }
 
+/** A sync change's reservation, checked: every field this service needs is there and readable. */
+type SyncedReservation = ReservationSyncPayload & {
+  status: (typeof WRITABLE_STATUSES)[number];
+  guest: NonNullable<ReservationSyncPayload['guest']>;
+  occupancy: NonNullable<ReservationSyncPayload['occupancy']>;
+  updatedAt: Date;
+};
+
 /** The reservation of a sync change; a payload no retry can fix is a permanent failure (dead letter). */
-function parseSyncPayload(change: pmsSync.PmsSyncChange): ReservationSyncPayload {
-  let p: ReservationSyncPayload;
-  try {
-    p = JSON.parse(change.payloadJson) as ReservationSyncPayload;
-  } catch (err) {
-    throw new PermanentError('malformed_payload', `pms sync change ${change.changeId}: the payload is not JSON`, { cause: err });
-  }
+function parseSyncPayload(change: pmsSync.PmsSyncChange): SyncedReservation {
+  const p = change.reservation;
   const problems: string[] = [];
-  if (typeof p !== 'object' || p === null) problems.push('not an object');
+  if (!p) problems.push('no reservation in the change');
   else {
     if (!p.externalId) problems.push('externalId is missing');
     if (!isIsoDate(p.checkIn) || !isIsoDate(p.checkOut)) problems.push('checkIn/checkOut are not dates');
     if (!isOneOf(WRITABLE_STATUSES, p.status)) problems.push(`status '${String(p.status)}' is unknown`);
-    if (Number.isNaN(new Date(p.updatedAt).getTime())) problems.push('updatedAt is not a time');
-    if (typeof p.guest !== 'object' || p.guest === null) problems.push('guest is missing');
+    if (!p.updatedAt || Number.isNaN(p.updatedAt.getTime())) problems.push('updatedAt is not a time');
+    if (!p.guest) problems.push('guest is missing');
+    if (!p.occupancy) problems.push('occupancy is missing');
   }
-  if (problems.length) throw new PermanentError('malformed_payload', `pms sync change ${change.changeId} (${change.provider} reservation): ${problems.join('; ')}`);
-  return p;
+  if (problems.length || !p) throw new PermanentError('malformed_payload', `pms sync change ${change.changeId} (${change.provider} reservation): ${problems.join('; ')}`);
+  return p as SyncedReservation;
 }
 
 /** What a PMS is sent on create: the booking, without this service's own ids and codes. */

@@ -513,13 +513,13 @@ describe('reservation writes over gRPC', () => {
     const payload = (extra: Partial<ReservationSyncPayload> = {}): ReservationSyncPayload => ({
       externalId: 'pms-777', listingExternalId: 'ext-C', status: 'CONFIRMED', source: 'CHANNEL_B', checkIn: '2026-04-01', checkOut: '2026-04-04',
       guest: { firstName: 'Bo', lastName: 'Lind' }, occupancy: { adults: 2, children: 0, infants: 0, pets: 0 }, totalPrice: 420, currency: 'EUR',
-      updatedAt: '2026-01-05T10:00:00Z', ...extra,
+      updatedAt: new Date('2026-01-05T10:00:00Z'), ...extra,
     });
     const sync = async (p: ReservationSyncPayload, changeId: string) => {
       await bus.ensureTopics([TOPICS.pmsSync]);
       await bus.publish(TOPICS.pmsSync.name, [{
         key: p.listingExternalId,
-        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId, workspaceId: WS, provider: 'PMS-C', entity: 'reservation', externalId: p.externalId, listingExternalId: p.listingExternalId, payloadJson: JSON.stringify(p) })).finish(),
+        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId, workspaceId: WS, provider: 'PMS-C', entity: 'reservation', externalId: p.externalId, listingExternalId: p.listingExternalId, reservation: p })).finish(),
       }]);
       await bus.whenIdle();
     };
@@ -533,11 +533,11 @@ describe('reservation writes over gRPC', () => {
       expect(rows[0]?.financials?.totalPrice).toBe(420);
       const id = rows[0]!.id;
       await sync(payload(), 'chg-1'); // replay
-      await sync(payload({ checkOut: '2026-04-09', updatedAt: '2026-01-01T00:00:00Z' }), 'chg-0'); // older
+      await sync(payload({ checkOut: '2026-04-09', updatedAt: new Date('2026-01-01T00:00:00Z') }), 'chg-0'); // older
       rows = await synced();
       expect(rows).toHaveLength(1);
       expect(rows[0]?.checkOut).toBe('2026-04-04');
-      await sync(payload({ status: 'CANCELLED', updatedAt: '2026-01-06T00:00:00Z' }), 'chg-2');
+      await sync(payload({ status: 'CANCELLED', updatedAt: new Date('2026-01-06T00:00:00Z') }), 'chg-2');
       expect((await synced())[0]?.status).toBe('CANCELLED');
       const T = reservationEvents.ReservationEventType;
       expect(await eventsOf(id)).toEqual([T.RESERVATION_EVENT_TYPE_CREATED, T.RESERVATION_EVENT_TYPE_CANCELLED]);
@@ -581,14 +581,14 @@ describe('reservation writes over gRPC', () => {
 
     it('a PMS booking moved away from the local stay clears the flag on the local one; an overlap that remains stays flagged', async () => {
       const local = (await create({ propertyId: 'lst_pmsc', checkIn: '2026-11-01', checkOut: '2026-11-04' })).reservation!;
-      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-02', checkOut: '2026-11-05', updatedAt: '2026-01-05T10:00:00Z' }), 'chg-ends-2a');
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-02', checkOut: '2026-11-05', updatedAt: new Date('2026-01-05T10:00:00Z') }), 'chg-ends-2a');
       // Still overlapping after a newer change: both keep the flag.
-      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-03', checkOut: '2026-11-05', updatedAt: '2026-01-05T11:00:00Z' }), 'chg-ends-2b');
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-03', checkOut: '2026-11-05', updatedAt: new Date('2026-01-05T11:00:00Z') }), 'chg-ends-2b');
       let pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-2')!;
       expect(pmsOne.conflictsWith).toEqual([local.id]);
       expect((await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!.conflictsWith).toEqual([pmsOne.id]);
       const flaggedVersion = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!.version;
-      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-10', checkOut: '2026-11-12', updatedAt: '2026-01-05T12:00:00Z' }), 'chg-ends-2c');
+      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-10', checkOut: '2026-11-12', updatedAt: new Date('2026-01-05T12:00:00Z') }), 'chg-ends-2c');
       pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-2')!;
       expect(pmsOne.conflictsWith).toEqual([]);
       const cleared = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!;
@@ -606,9 +606,10 @@ describe('reservation writes over gRPC', () => {
       expect((await errorOf(client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_off' })))).code).toBe('listing_inactive');
     });
 
-    const changeOf = (p: ReservationSyncPayload | string, changeId: string, listingExternalId: string) => ({
+    /** `null`: a change that names a reservation and carries none (malformed). */
+    const changeOf = (p: ReservationSyncPayload | null, changeId: string, listingExternalId: string) => ({
       key: listingExternalId,
-      value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId, workspaceId: WS, provider: 'PMS-C', entity: 'reservation', externalId: typeof p === 'string' ? 'x' : p.externalId, listingExternalId, payloadJson: typeof p === 'string' ? p : JSON.stringify(p) })).finish(),
+      value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId, workspaceId: WS, provider: 'PMS-C', entity: 'reservation', externalId: p ? p.externalId : 'x', listingExternalId, reservation: p ?? undefined })).finish(),
     });
     const openDeadLetters = async () => (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: WS }))).deadLetters;
     const byPms = async (externalId: string) => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).reservations.filter((r) => r.pmsExternalId === externalId);
@@ -656,7 +657,7 @@ describe('reservation writes over gRPC', () => {
       // The budget (5 attempts); a redelivery of the dead-lettered message adds one look-up each, not another budget.
       expect(lookups.get('ext-never')).toBeGreaterThanOrEqual(5);
       expect(lookups.get('ext-never')).toBeLessThan(10);
-      await bus.publish(TOPICS.pmsSync.name, [changeOf('{not json', 'chg-bad', 'ext-C'), changeOf({ ...payload({ externalId: 'pms-bad-2' }), checkIn: 'soon' }, 'chg-bad2', 'ext-C')]);
+      await bus.publish(TOPICS.pmsSync.name, [changeOf(null, 'chg-bad', 'ext-C'), changeOf({ ...payload({ externalId: 'pms-bad-2' }), checkIn: 'soon' }, 'chg-bad2', 'ext-C')]);
       await bus.whenIdle();
       const found = await openDeadLetters();
       expect(found.map((d) => [d.errorCode, d.reason, d.attempts])).toEqual([
@@ -664,7 +665,7 @@ describe('reservation writes over gRPC', () => {
         ['malformed_payload', 'permanent', 1],
         ['listing_not_imported', 'budget_exhausted', 5],
       ]);
-      expect(found[1]!.errorMessage).toContain('is not JSON');
+      expect(found[1]!.errorMessage).toContain('no reservation in the change');
       expect(found[0]!.errorMessage).toContain('checkIn/checkOut are not dates');
       for (const d of found) await deadLetters.call('deleteDeadLetter', { id: d.id });
     });

@@ -1,7 +1,9 @@
 // A small HTTP client of the simulator's control API, for tests, benchmarks and the embedded
 // stack's demo seed: change data "in the PMS", inject faults, read the PMS's request log.
-import type { Fault, LoggedRequest } from './server';
-import type { PmsGuest, PmsListing, PmsReservation } from './state';
+import type { Fault, LoggedRequest, Refusal } from './server';
+import type { PmsGuest, PmsListing, PmsMessage, PmsRequest, PmsReservation, PmsReview } from './state';
+
+type Person = Partial<PmsRequest['guest']>;
 
 export class SimulatorControl {
   constructor(readonly baseUrl: string) {}
@@ -38,7 +40,39 @@ export class SimulatorControl {
     return this.call('PUT', `/${SimulatorControl.slug(provider)}/accounts/${encodeURIComponent(accountId)}/guests/${encodeURIComponent(id)}`, guest);
   }
 
-  account(provider: string, accountId: string): Promise<{ listings: PmsListing[]; reservations: PmsReservation[]; guests: PmsGuest[]; changes: number }> {
+  private entityPath(provider: string, accountId: string, kind: string, id: string): string {
+    return `/${SimulatorControl.slug(provider)}/accounts/${encodeURIComponent(accountId)}/${kind}/${encodeURIComponent(id)}`;
+  }
+
+  /** A guest writes a message on a channel (author `guest`; `host` for one the host wrote in the PMS). */
+  receiveMessage(
+    provider: string,
+    accountId: string,
+    id: string,
+    message: { listing_id: string; thread_id?: string; reservation_id?: string; author?: 'guest' | 'host'; text: string; attachments?: { url: string; filename?: string; mime_type?: string }[]; channel?: string },
+  ): Promise<PmsMessage> {
+    return this.call('PUT', this.entityPath(provider, accountId, 'messages', id), message);
+  }
+
+  /** A channel posts a review (or the guest edits it). */
+  putReview(provider: string, accountId: string, id: string, review: Partial<Omit<PmsReview, 'response'>>): Promise<PmsReview> {
+    return this.call('PUT', this.entityPath(provider, accountId, 'reviews', id), review);
+  }
+
+  /** A booking request or an inquiry arrives from a channel (or changes). */
+  putRequest(provider: string, accountId: string, id: string, request: Partial<Omit<PmsRequest, 'guest'>> & { guest?: Person }): Promise<PmsRequest> {
+    return this.call('PUT', this.entityPath(provider, accountId, 'requests', id), request);
+  }
+
+  /** The PMS refuses the next `count` writes of `kind` (fault injection; cleared by clearFaults). */
+  refuseNext(provider: string, refusal: Refusal): Promise<unknown> {
+    return this.call('PUT', `/faults/${SimulatorControl.slug(provider)}/refusals`, refusal);
+  }
+
+  account(
+    provider: string,
+    accountId: string,
+  ): Promise<{ listings: PmsListing[]; reservations: PmsReservation[]; guests: PmsGuest[]; messages: PmsMessage[]; reviews: PmsReview[]; requests: PmsRequest[]; changes: number }> {
     return this.call('GET', `/${SimulatorControl.slug(provider)}/accounts/${encodeURIComponent(accountId)}`);
   }
 

@@ -3,19 +3,35 @@
 // - The PMS API, as the pms-adapter's connectors call it, one per PMS under /<slug>/v1
 //   (slug = pms-a .. pms-g): account, change feed, and the writes. Writes honour
 //   `Idempotency-Key` (a repeated key gets the first answer and changes nothing), and a PMS
-//   refuses (422) what its API cannot do. Every call is logged, faults can be injected.
-// - The control API under /_control, for tests and development: change data "in the PMS",
-//   inject faults (fail with a status, or answer slowly), read and clear the request log.
+//   refuses (422) what its API cannot do (its endpoint table, endpoints.ts). Every call is
+//   logged, faults can be injected.
+// - The control API under /_control, for tests and development: change data "in the PMS" (as
+//   the PMS receives it from channels: listings, reservations, guests, guest messages, reviews,
+//   booking requests and inquiries), inject faults (fail with a status, answer slowly, refuse
+//   the next N writes of a kind), read and clear the request log.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PmsWrite, Provider } from '@vrp/pms-matrix';
+import { WRITE_KINDS, type PmsName, type WriteKind } from './endpoints';
 import { PmsRefusal, PROVIDER_SLUGS, providerOfSlug, SimulatorState, type PmsAccount } from './state';
+
+type Provider = PmsName;
 
 export interface Fault {
   /** fail: answer `status` (default 503) without doing anything; slow: wait `delayMs` first. */
   mode: 'fail' | 'slow';
   status?: number;
   delayMs?: number;
+}
+
+/** Refuse the next `count` writes of `kind` (that the PMS would otherwise perform) with `status`. */
+export interface Refusal {
+  kind: WriteKind;
+  count: number;
+  /** Default 422. */
+  status?: number;
+  /** The PMS's error code; default `refused` (`unsupported` reads as "this PMS cannot do it"). */
+  code?: string;
+  reason?: string;
 }
 
 export interface LoggedRequest {
@@ -78,14 +94,22 @@ const asObject = (v: unknown): Body => (typeof v === 'object' && v !== null && !
 export async function startPmsSimulator(opts: { port?: number; host?: string; state?: SimulatorState } = {}): Promise<PmsSimulator> {
   const state = opts.state ?? new SimulatorState();
   const faults = new Map<Provider, Fault>();
+  /** Armed refusals per PMS and kind of write, consumed one write at a time. */
+  const refusals = new Map<string, Required<Omit<Refusal, 'kind'>>>();
   const log: LoggedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
 
   /** PMS API: one write, answered once per Idempotency-Key. */
-  function write(account: PmsAccount, key: string | null, status: number, run: () => unknown): { status: number; body: unknown } {
+  function write(account: PmsAccount, kind: WriteKind, key: string | null, status: number, run: () => unknown): { status: number; body: unknown } {
     if (key) {
       const seen = account.idempotent.get(key);
       if (seen) return seen;
+    }
+    const armed = refusals.get(`${account.provider}|${kind}`);
+    if (armed && armed.count > 0) {
+      armed.count -= 1;
+      if (armed.count === 0) refusals.delete(`${account.provider}|${kind}`);
+      throw new PmsRefusal(armed.status, armed.code, armed.reason);
     }
     const answer = { status, body: run() };
     if (key) account.idempotent.set(key, answer);
@@ -116,29 +140,29 @@ export async function startPmsSimulator(opts: { port?: number; host?: string; st
         return { status: 200, body: state.changesSince(account, since, limit) };
       }
       case 'POST reservations':
-        return write(account, key, 201, () => state.createReservation(account, b));
+        return write(account, 'reservation.create', key, 201, () => state.createReservation(account, b));
       case 'PATCH reservations/:id':
-        return write(account, key, 200, () => state.modifyReservation(account, id, b));
+        return write(account, 'reservation.modify', key, 200, () => state.modifyReservation(account, id, b));
       case 'POST reservations/:id/cancel':
-        return write(account, key, 200, () => state.cancelReservation(account, id));
+        return write(account, 'reservation.cancel', key, 200, () => state.cancelReservation(account, id));
       case 'POST quotes':
-        return write(account, key, 200, () => state.quote(account, b));
+        return write(account, 'quote', key, 200, () => state.quote(account, b));
       case 'POST guests':
-        return write(account, key, 201, () => state.writeGuest(account, null, b));
+        return write(account, 'guest.create', key, 201, () => state.writeGuest(account, null, b));
       case 'PATCH guests/:id':
-        return write(account, key, 200, () => state.writeGuest(account, id, b));
+        return write(account, 'guest.update', key, 200, () => state.writeGuest(account, id, b));
       case 'PUT listings/:id/content/:id':
-        return write(account, key, 200, () => state.putContent(account, id, path[3] ?? '', b.value));
+        return write(account, 'content', key, 200, () => state.putContent(account, id, path[3] ?? '', b.value));
       case 'PUT listings/:id/calendar':
-        return write(account, key, 200, () => state.putCalendar(account, id, body));
+        return write(account, 'calendar', key, 200, () => state.putCalendar(account, id, body));
       case 'POST messages':
-        return write(account, key, 201, () => state.guestSideWrite(account, 'message.send', b, ''));
+        return write(account, 'message.send', key, 201, () => state.sendMessage(account, b));
       case 'POST reviews/:id/reply':
-        return write(account, key, 200, () => state.guestSideWrite(account, 'review.reply', b, id));
+        return write(account, 'review.reply', key, 200, () => state.replyToReview(account, id, b));
       case 'POST requests/:id/answer':
-        return write(account, key, 200, () => state.guestSideWrite(account, 'request.answer', b, id));
+        return write(account, 'request.answer', key, 200, () => state.answerRequest(account, id, b));
       case 'POST inquiries/:id/pre-approve':
-        return write(account, key, 200, () => state.guestSideWrite(account, 'inquiry.pre_approve', b, id));
+        return write(account, 'inquiry.pre_approve', key, 200, () => state.preApprove(account, id, b));
       default:
         throw new HttpError(404, 'not_found', `No PMS endpoint ${method} ${url.pathname}.`);
     }
@@ -165,7 +189,22 @@ export async function startPmsSimulator(opts: { port?: number; host?: string; st
     if (first === 'faults') {
       if (method === 'DELETE' && !second) {
         faults.clear();
+        refusals.clear();
         return { status: 204, body: null };
+      }
+      // PUT /_control/faults/<pms-x>/refusals {kind, count, status?, code?, reason?}
+      if (third === 'refusals' && method === 'PUT') {
+        const provider = providerOfSlug(second ?? '');
+        if (!provider) throw new HttpError(404, 'not_found', 'Unknown provider.');
+        const kind = String(body.kind ?? '') as WriteKind;
+        const count = body.count ?? 1;
+        const status = body.status ?? 422;
+        if (!WRITE_KINDS.includes(kind)) throw new HttpError(400, 'bad_request', `kind must be one of ${WRITE_KINDS.join(', ')}.`);
+        if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw new HttpError(400, 'bad_request', 'count must be a positive integer.');
+        if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499) throw new HttpError(400, 'bad_request', 'status must be a 4xx (a refusal, not an outage: use mode "fail" for that).');
+        const armed = { count, status, code: typeof body.code === 'string' && body.code ? body.code : 'refused', reason: typeof body.reason === 'string' && body.reason ? body.reason : `${provider} refused the ${kind} (simulated).` };
+        refusals.set(`${provider}|${kind}`, armed);
+        return { status: 200, body: { provider, kind, ...armed } };
       }
       const provider = providerOfSlug(second ?? '');
       if (!provider) throw new HttpError(404, 'not_found', 'Unknown provider.');
@@ -189,6 +228,9 @@ export async function startPmsSimulator(opts: { port?: number; host?: string; st
             listings: [...account.listings.values()],
             reservations: [...account.reservations.values()],
             guests: [...account.guests.values()],
+            messages: [...account.messages.values()],
+            reviews: [...account.reviews.values()],
+            requests: [...account.requests.values()],
             changes: account.changes.length,
           },
         };
@@ -197,6 +239,10 @@ export async function startPmsSimulator(opts: { port?: number; host?: string; st
         if (fourth === 'listings') return { status: 200, body: state.upsertListing(account, fifth, body) };
         if (fourth === 'reservations') return { status: 200, body: state.upsertReservation(account, fifth, body) };
         if (fourth === 'guests') return { status: 200, body: state.upsertGuest(account, fifth, body) };
+        // As the PMS receives them from channels.
+        if (fourth === 'messages') return { status: 200, body: state.receiveMessage(account, fifth, body) };
+        if (fourth === 'reviews') return { status: 200, body: state.upsertReview(account, fifth, body) };
+        if (fourth === 'requests') return { status: 200, body: state.upsertRequest(account, fifth, body) };
       }
     }
     throw new HttpError(404, 'not_found', `No control endpoint ${method} ${url.pathname}.`);
@@ -249,4 +295,3 @@ export async function startPmsSimulator(opts: { port?: number; host?: string; st
 }
 
 export { PROVIDER_SLUGS };
-export type { PmsWrite };

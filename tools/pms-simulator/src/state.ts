@@ -1,7 +1,10 @@
-// The simulated PMSs' own data: accounts with listings, reservations and guests, each change
-// appended to the account's change log (what a PMS's "changes since" API serves), write
-// idempotency records, and what each PMS cannot do. Plain in-memory state, no I/O.
-import { isProvider, supports, type PmsWrite, type Provider } from '@vrp/pms-matrix';
+// The simulated PMSs' own data: accounts with listings, reservations, guests, conversation
+// messages, reviews and booking requests/inquiries, each change appended to the account's change
+// log (what a PMS's "changes since" API serves), and write idempotency records. What each PMS's
+// API accepts is its endpoint table (endpoints.ts). Plain in-memory state, no I/O.
+import { PMS_APIS, PMS_SLUGS, pmsOfSlug, type PmsApi, type PmsName, type Section } from './endpoints';
+
+type Provider = PmsName;
 
 /** A listing as the PMS stores it (the PMS's own field names, snake_case). */
 export interface PmsListing {
@@ -55,7 +58,53 @@ export interface PmsReservation {
   updated_at: string;
 }
 
-export type PmsEntity = 'listing' | 'reservation' | 'guest';
+/** One message of a conversation (thread): written by the guest (on a channel) or the host. */
+export interface PmsMessage {
+  id: string;
+  thread_id: string;
+  listing_id: string;
+  /** The PMS reservation the thread belongs to, '' when none (an inquiry thread). */
+  reservation_id: string;
+  author: 'guest' | 'host';
+  text: string;
+  attachments: { url: string; filename: string; mime_type: string }[];
+  channel: string;
+  created_at: string;
+}
+
+/** A review a channel posted, with the host's response once there is one. */
+export interface PmsReview {
+  id: string;
+  listing_id: string;
+  reservation_id: string;
+  reviewer_name: string;
+  stars: number;
+  text: string;
+  channel: string;
+  response: { text: string; responded_at: string } | null;
+  submitted_at: string;
+  updated_at: string;
+}
+
+export type PmsRequestStatus = 'pending' | 'accepted' | 'declined' | 'pre_approved' | 'expired';
+
+/** A booking request (awaiting accept/decline) or an inquiry (may be pre-approved) from a channel. */
+export interface PmsRequest {
+  id: string;
+  kind: 'request' | 'inquiry';
+  listing_id: string;
+  guest: { first_name: string; last_name: string; email: string; phone: string; language: string };
+  arrival: string;
+  departure: string;
+  guest_count: number;
+  message: string;
+  channel: string;
+  status: PmsRequestStatus;
+  block_instant_booking: boolean;
+  updated_at: string;
+}
+
+export type PmsEntity = 'listing' | 'reservation' | 'guest' | 'message' | 'review' | 'request' | 'inquiry';
 
 export interface PmsChange {
   /** Position in the account's change log, from 1. */
@@ -64,7 +113,7 @@ export interface PmsChange {
   id: string;
   listing_id: string;
   at: string;
-  data: PmsListing | PmsReservation | PmsGuest;
+  data: PmsListing | PmsReservation | PmsGuest | PmsMessage | PmsReview | PmsRequest;
 }
 
 export interface PmsAccount {
@@ -73,6 +122,9 @@ export interface PmsAccount {
   listings: Map<string, PmsListing>;
   reservations: Map<string, PmsReservation>;
   guests: Map<string, PmsGuest>;
+  messages: Map<string, PmsMessage>;
+  reviews: Map<string, PmsReview>;
+  requests: Map<string, PmsRequest>;
   changes: PmsChange[];
   /** Idempotency-Key -> the answer given the first time. */
   idempotent: Map<string, { status: number; body: unknown }>;
@@ -96,20 +148,11 @@ const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : 
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 const obj = (v: unknown): Body => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Body) : {});
 
-export const PROVIDER_SLUGS: Record<Provider, string> = {
-  'PMS-A': 'pms-a',
-  'PMS-B': 'pms-b',
-  'PMS-C': 'pms-c',
-  'PMS-D': 'pms-d',
-  'PMS-E': 'pms-e',
-  'PMS-F': 'pms-f',
-  'PMS-G': 'pms-g',
-};
+export const PROVIDER_SLUGS = PMS_SLUGS;
+export const providerOfSlug = pmsOfSlug;
 
-export function providerOfSlug(slug: string): Provider | null {
-  const upper = slug.toUpperCase();
-  return isProvider(upper) ? upper : null;
-}
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const REQUEST_STATUSES: readonly PmsRequestStatus[] = ['pending', 'accepted', 'declined', 'pre_approved', 'expired'];
 
 export class SimulatorState {
   private readonly accounts = new Map<string, PmsAccount>();
@@ -127,7 +170,19 @@ export class SimulatorState {
     const key = `${provider}/${id}`;
     let account = this.accounts.get(key);
     if (!account) {
-      account = { provider, id, listings: new Map(), reservations: new Map(), guests: new Map(), changes: [], idempotent: new Map(), nextId: 1 };
+      account = {
+        provider,
+        id,
+        listings: new Map(),
+        reservations: new Map(),
+        guests: new Map(),
+        messages: new Map(),
+        reviews: new Map(),
+        requests: new Map(),
+        changes: [],
+        idempotent: new Map(),
+        nextId: 1,
+      };
       this.accounts.set(key, account);
     }
     return account;
@@ -146,13 +201,13 @@ export class SimulatorState {
     return { changes, cursor, hasMore: account.changes.some((c) => c.seq > cursor) };
   }
 
-  private record(account: PmsAccount, entity: PmsEntity, data: PmsListing | PmsReservation | PmsGuest, listingId: string): void {
+  private record(account: PmsAccount, entity: PmsEntity, data: PmsChange['data'], listingId: string): void {
     account.changes.push({
       seq: account.changes.length + 1,
       entity,
       id: data.id,
       listing_id: listingId,
-      at: data.updated_at,
+      at: 'updated_at' in data ? data.updated_at : data.created_at,
       // A snapshot: later changes to the entity do not rewrite history.
       data: structuredClone(data),
     });
@@ -252,9 +307,14 @@ export class SimulatorState {
 
   // ---- writes through the PMS API (what the pms-adapter relays) ----
 
-  /** Refuses what this PMS's API cannot do, as the PMS would (422). */
-  private require(account: PmsAccount, write: PmsWrite): void {
-    if (!supports(account.provider, write)) throw new PmsRefusal(422, 'unsupported', `${account.provider} does not support ${write}.`);
+  /** This PMS's endpoint table. */
+  private api(account: PmsAccount): PmsApi {
+    return PMS_APIS[account.provider];
+  }
+
+  /** Refuses (422 unsupported) what this PMS's API does not accept, naming it. */
+  private accept(account: PmsAccount, accepted: boolean, what: string): void {
+    if (!accepted) throw new PmsRefusal(422, 'unsupported', `${account.provider}'s API does not ${what}.`);
   }
 
   private listingOf(account: PmsAccount, id: string): PmsListing {
@@ -293,37 +353,39 @@ export class SimulatorState {
   }
 
   createReservation(account: PmsAccount, body: Body): PmsReservation {
-    this.require(account, 'reservation.create');
-    if (body.platform === 'owner') this.require(account, 'reservation.owner_block');
-    if (body.unitId) this.require(account, 'reservation.unit_id');
-    if (body.tentativeHold === true) this.require(account, 'reservation.tentative_hold');
-    if (body.groupId) this.require(account, 'reservation.group_booking');
+    const rules = this.api(account).createReservation;
+    if (body.platform === 'owner') this.accept(account, rules.ownerBlocks, 'create owner blocks');
+    if (body.unitId) this.accept(account, rules.unitIds, 'book a specific unit');
+    if (body.tentativeHold === true) this.accept(account, rules.tentativeHolds, 'place tentative holds');
+    if (body.groupId) this.accept(account, rules.groups, 'book groups');
     const listingId = str(body.listingId);
     this.listingOf(account, listingId);
     return this.upsertReservation(account, this.newId(account, 'res'), { ...this.reservationFields(body), listing_id: listingId });
   }
 
   modifyReservation(account: PmsAccount, id: string, body: Body): PmsReservation {
-    this.require(account, 'reservation.modify');
+    const rules = this.api(account).modifyReservation;
     const current = this.reservationOf(account, id);
     const fields = this.reservationFields(body);
     if ((fields.arrival !== undefined && fields.arrival !== current.arrival) || (fields.departure !== undefined && fields.departure !== current.departure)) {
-      this.require(account, 'reservation.change_dates');
+      this.accept(account, rules.dates, 'change the dates of a reservation');
     }
-    if (fields.status === 'cancelled' && current.status !== 'cancelled') this.require(account, 'reservation.cancel');
-    if (body.listingId !== undefined && body.listingId !== current.listing_id) this.require(account, 'reservation.move_listing');
-    if (body.checkInTime !== undefined || body.checkOutTime !== undefined) this.require(account, 'reservation.change_times');
+    if (fields.status === 'cancelled' && current.status !== 'cancelled') this.accept(account, this.api(account).cancelReservation, 'cancel reservations');
+    if (body.listingId !== undefined && body.listingId !== current.listing_id) this.accept(account, rules.moveListing, 'move a reservation to another listing');
+    if (body.checkInTime !== undefined || body.checkOutTime !== undefined) this.accept(account, rules.times, 'change check-in or check-out times');
+    if (body.notes !== undefined) this.accept(account, rules.notes, 'store reservation notes');
+    if (body.totalPrice !== undefined || obj(body.financials).totalPrice !== undefined) this.accept(account, rules.customPrice, 'accept a custom price');
     return this.upsertReservation(account, id, fields);
   }
 
   cancelReservation(account: PmsAccount, id: string): PmsReservation {
-    this.require(account, 'reservation.cancel');
+    this.accept(account, this.api(account).cancelReservation, 'cancel reservations');
     this.reservationOf(account, id);
     return this.upsertReservation(account, id, { status: 'cancelled' });
   }
 
   quote(account: PmsAccount, body: Body): { total: number; currency: string; nights: number } {
-    this.require(account, 'reservation.quote');
+    this.accept(account, this.api(account).quotes, 'quote reservations');
     const listing = this.listingOf(account, str(body.listingId));
     const nights = Math.round((Date.parse(str(body.checkOut)) - Date.parse(str(body.checkIn))) / 86_400_000);
     if (!Number.isFinite(nights) || nights <= 0) throw new PmsRefusal(400, 'bad_dates', 'checkIn must be before checkOut.');
@@ -331,7 +393,7 @@ export class SimulatorState {
   }
 
   writeGuest(account: PmsAccount, id: string | null, body: Body): PmsGuest {
-    this.require(account, 'guest.write');
+    this.accept(account, this.api(account).guests, 'create or update guests');
     if (id !== null && !account.guests.has(id)) throw new PmsRefusal(404, 'guest_not_found', `Guest '${id}' is not in account '${account.id}'.`);
     return this.upsertGuest(account, id ?? this.newId(account, 'gst'), {
       first_name: body.firstName,
@@ -343,7 +405,7 @@ export class SimulatorState {
   }
 
   putContent(account: PmsAccount, listingId: string, section: string, value: unknown): PmsListing {
-    this.require(account, `content.${section}` as PmsWrite);
+    this.accept(account, (this.api(account).contentSections as readonly string[]).includes(section), `store the content section '${section}'`);
     const listing = this.listingOf(account, listingId);
     listing.content = { ...listing.content, [section]: value };
     listing.updated_at = this.now();
@@ -351,18 +413,183 @@ export class SimulatorState {
   }
 
   putCalendar(account: PmsAccount, listingId: string, body: unknown): PmsListing {
-    this.require(account, 'calendar.write');
+    this.accept(account, this.api(account).calendar, 'update availability and prices');
     const listing = this.listingOf(account, listingId);
     listing.calendar = Array.isArray(body) ? body : [body];
     listing.updated_at = this.now();
     return listing;
   }
 
-  /** Messaging, reviews, requests and inquiries: accepted or refused, acknowledged with an id. */
-  guestSideWrite(account: PmsAccount, write: PmsWrite, body: Body, entityId: string): { id: string } {
-    this.require(account, write);
-    if (write === 'message.send' && Array.isArray(body.attachments) && body.attachments.length > 0) this.require(account, 'message.attachments');
-    if (write === 'inquiry.pre_approve' && body.blockInstantBooking === true) this.require(account, 'inquiry.block_instant_booking');
-    return { id: entityId || this.newId(account, 'msg') };
+  // ---- conversations, reviews, requests: arriving from channels (control API) ----
+
+  /** A guest writes a message on a channel; the PMS files it in its thread. Messages never change. */
+  receiveMessage(account: PmsAccount, id: string, input: Body): PmsMessage {
+    if (account.messages.has(id)) throw new PmsRefusal(409, 'exists', `Message '${id}' exists; messages never change.`);
+    const listingId = str(input.listing_id);
+    this.listingOf(account, listingId);
+    const reservationId = str(input.reservation_id);
+    if (reservationId) this.reservationOf(account, reservationId);
+    return this.storeMessage(account, {
+      id,
+      thread_id: str(input.thread_id) || `thread-${reservationId || id}`,
+      listing_id: listingId,
+      reservation_id: reservationId,
+      author: input.author === 'host' ? 'host' : 'guest',
+      text: str(input.text),
+      attachments: this.attachments(input.attachments),
+      channel: str(input.channel, 'CHANNEL_A'),
+      created_at: this.now(),
+    });
+  }
+
+  private attachments(v: unknown): PmsMessage['attachments'] {
+    if (v === undefined) return [];
+    if (!Array.isArray(v)) throw new PmsRefusal(400, 'bad_attachments', 'attachments must be an array.');
+    return v.map((a) => {
+      const o = obj(a);
+      if (!str(o.url)) throw new PmsRefusal(400, 'bad_attachments', 'every attachment needs a url.');
+      return { url: str(o.url), filename: str(o.filename ?? o.name), mime_type: str(o.mime_type ?? o.contentType) };
+    });
+  }
+
+  private storeMessage(account: PmsAccount, message: PmsMessage): PmsMessage {
+    account.messages.set(message.id, message);
+    this.record(account, 'message', message, message.listing_id);
+    return message;
+  }
+
+  /** A channel posts a review, or the guest edits it (the host's response is kept). */
+  upsertReview(account: PmsAccount, id: string, input: Body): PmsReview {
+    const prev = account.reviews.get(id);
+    const listingId = str(input.listing_id, prev?.listing_id ?? '');
+    this.listingOf(account, listingId);
+    const stars = num(input.stars, prev?.stars ?? 5);
+    if (!Number.isInteger(stars) || stars < 1 || stars > 5) throw new PmsRefusal(400, 'bad_stars', 'stars must be 1..5.');
+    const now = this.now();
+    const review: PmsReview = {
+      id,
+      listing_id: listingId,
+      reservation_id: str(input.reservation_id, prev?.reservation_id ?? ''),
+      reviewer_name: str(input.reviewer_name, prev?.reviewer_name ?? 'Guest'),
+      stars,
+      text: str(input.text, prev?.text ?? ''),
+      channel: str(input.channel, prev?.channel ?? 'CHANNEL_A'),
+      response: prev?.response ?? null,
+      submitted_at: prev?.submitted_at ?? now,
+      updated_at: now,
+    };
+    account.reviews.set(id, review);
+    this.record(account, 'review', review, listingId);
+    return review;
+  }
+
+  /** A booking request or an inquiry arrives from a channel (or changes, e.g. expires). */
+  upsertRequest(account: PmsAccount, id: string, input: Body): PmsRequest {
+    const prev = account.requests.get(id);
+    const kind = str(input.kind, prev?.kind ?? 'request');
+    if (kind !== 'request' && kind !== 'inquiry') throw new PmsRefusal(400, 'bad_kind', "kind must be 'request' or 'inquiry'.");
+    if (prev && prev.kind !== kind) throw new PmsRefusal(409, 'kind_fixed', `'${id}' is a ${prev.kind}.`);
+    const listingId = str(input.listing_id, prev?.listing_id ?? '');
+    this.listingOf(account, listingId);
+    const status = str(input.status, prev?.status ?? 'pending') as PmsRequestStatus;
+    if (!REQUEST_STATUSES.includes(status)) throw new PmsRefusal(400, 'bad_status', `Unknown status '${status}'.`);
+    const g = obj(input.guest);
+    const request: PmsRequest = {
+      id,
+      kind,
+      listing_id: listingId,
+      guest: {
+        first_name: str(g.first_name, prev?.guest.first_name ?? 'Guest'),
+        last_name: str(g.last_name, prev?.guest.last_name ?? ''),
+        email: str(g.email, prev?.guest.email ?? ''),
+        phone: str(g.phone, prev?.guest.phone ?? ''),
+        language: str(g.language, prev?.guest.language ?? 'en'),
+      },
+      arrival: str(input.arrival, prev?.arrival ?? ''),
+      departure: str(input.departure, prev?.departure ?? ''),
+      guest_count: num(input.guest_count, prev?.guest_count ?? 1),
+      message: str(input.message, prev?.message ?? ''),
+      channel: str(input.channel, prev?.channel ?? 'CHANNEL_A'),
+      status,
+      block_instant_booking: prev?.block_instant_booking ?? false,
+      updated_at: this.now(),
+    };
+    if (!DAY.test(request.arrival) || !DAY.test(request.departure) || request.arrival >= request.departure) {
+      throw new PmsRefusal(400, 'bad_dates', 'arrival and departure must be YYYY-MM-DD with arrival before departure.');
+    }
+    return this.storeRequest(account, request);
+  }
+
+  private storeRequest(account: PmsAccount, request: PmsRequest): PmsRequest {
+    account.requests.set(request.id, request);
+    this.record(account, request.kind, request, request.listing_id);
+    return request;
+  }
+
+  // ---- conversations, reviews, requests: the host's writes through the PMS API ----
+
+  /** The host sends a message (into a thread, or a new one). */
+  sendMessage(account: PmsAccount, body: Body): PmsMessage {
+    const rules = this.api(account).messages;
+    this.accept(account, rules !== false, 'send messages');
+    const attachments = this.attachments(body.attachments);
+    if (attachments.length > 0) this.accept(account, rules !== false && rules.attachments, 'send message attachments');
+    const listingId = str(body.listingId);
+    this.listingOf(account, listingId);
+    const thread = str(body.conversationExternalId);
+    const inThread = thread ? [...account.messages.values()].find((m) => m.thread_id === thread) : undefined;
+    if (thread && !inThread) throw new PmsRefusal(404, 'thread_not_found', `Conversation '${thread}' is not in account '${account.id}'.`);
+    const id = this.newId(account, 'msg');
+    return this.storeMessage(account, {
+      id,
+      thread_id: thread || `thread-${id}`,
+      listing_id: listingId,
+      reservation_id: inThread?.reservation_id ?? '',
+      author: 'host',
+      text: str(body.body),
+      attachments,
+      channel: inThread?.channel ?? 'CHANNEL_A',
+      created_at: this.now(),
+    });
+  }
+
+  /** The host responds to a review, once. */
+  replyToReview(account: PmsAccount, id: string, body: Body): PmsReview {
+    this.accept(account, this.api(account).reviewReplies, 'reply to reviews');
+    const review = account.reviews.get(id);
+    if (!review) throw new PmsRefusal(404, 'review_not_found', `Review '${id}' is not in account '${account.id}'.`);
+    if (review.response) throw new PmsRefusal(409, 'already_replied', `Review '${id}' already has a response.`);
+    if (!str(body.body).trim()) throw new PmsRefusal(400, 'bad_body', 'body is required.');
+    const now = this.now();
+    const replied: PmsReview = { ...review, response: { text: str(body.body), responded_at: now }, updated_at: now };
+    account.reviews.set(id, replied);
+    this.record(account, 'review', replied, replied.listing_id);
+    return replied;
+  }
+
+  private pendingOf(account: PmsAccount, id: string, kind: PmsRequest['kind']): PmsRequest {
+    const found = account.requests.get(id);
+    if (!found || found.kind !== kind) throw new PmsRefusal(404, `${kind}_not_found`, `${kind === 'request' ? 'Request' : 'Inquiry'} '${id}' is not in account '${account.id}'.`);
+    if (found.status !== 'pending') throw new PmsRefusal(409, 'not_pending', `'${id}' is ${found.status}.`);
+    return found;
+  }
+
+  /** The host accepts or declines a booking request. */
+  answerRequest(account: PmsAccount, id: string, body: Body): PmsRequest {
+    this.accept(account, this.api(account).requestAnswers, 'accept or decline booking requests');
+    const request = this.pendingOf(account, id, 'request');
+    if (body.decision !== 'accept' && body.decision !== 'decline') throw new PmsRefusal(400, 'bad_decision', "decision must be 'accept' or 'decline'.");
+    return this.storeRequest(account, { ...request, status: body.decision === 'accept' ? 'accepted' : 'declined', updated_at: this.now() });
+  }
+
+  /** The host pre-approves an inquiry, optionally blocking instant booking meanwhile. */
+  preApprove(account: PmsAccount, id: string, body: Body): PmsRequest {
+    const rules = this.api(account).preApprovals;
+    this.accept(account, rules !== false, 'pre-approve inquiries');
+    if (body.blockInstantBooking === true) this.accept(account, rules !== false && rules.blockInstantBooking, 'block instant booking on a pre-approval');
+    const inquiry = this.pendingOf(account, id, 'inquiry');
+    return this.storeRequest(account, { ...inquiry, status: 'pre_approved', block_instant_booking: body.blockInstantBooking === true, updated_at: this.now() });
   }
 }
+
+export type { Section };

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES, resourceOfEventType, type EventResource, type EventType } from '@vrp/api-model';
 import { component, idParam, inactiveListingRowSchema, isoDateTime, listingSchema, pageQuery, paginationSchema } from './schemas';
-import { guestSchema, messageSchema, reviewSchema } from './schemas-guests';
+import { guestSchema, messageSchema, reservationRequestSchema, reviewSchema } from './schemas-guests';
 import { reservationSchema } from './schemas-reservations';
 
 const eventTypesInput = z
@@ -116,9 +116,10 @@ const EVENT_OBJECTS: Record<EventResource, { schema: z.ZodType; note: string }> 
   guest: { schema: guestSchema, note: 'the guest as GET /v1/guests/{id} returns it' },
   message: { schema: messageSchema, note: 'the message as the conversation messages list returns it' },
   review: { schema: reviewSchema, note: 'the review as GET /v1/reviews/{id} returns it' },
+  request: { schema: reservationRequestSchema, note: 'the booking request or inquiry as GET /v1/requests/{id} returns it' },
 };
 
-const COMPONENT_IDS: Record<EventResource, string> = { listing: 'ListingEvent', reservation: 'ReservationEvent', guest: 'GuestEvent', message: 'MessageEvent', review: 'ReviewEvent' };
+const COMPONENT_IDS: Record<EventResource, string> = { listing: 'ListingEvent', reservation: 'ReservationEvent', guest: 'GuestEvent', message: 'MessageEvent', review: 'ReviewEvent', request: 'RequestEvent' };
 
 function eventSchemaOf(resource: EventResource): z.ZodType {
   const types = (Object.keys(EVENT_TYPES) as EventType[]).filter((t) => resourceOfEventType(t) === resource);

@@ -12,6 +12,8 @@ export interface ConversationRecord {
   channel: string;
   /** The PMS's id of the thread, empty when none. */
   externalId: string;
+  /** `<provider>/<PMS reservation id>` of a PMS reservation's conversation, empty when none. */
+  pmsReservationId: string;
   messageCount: number;
   lastMessageAt: Date | null;
   createdAt: Date;

@@ -4,7 +4,7 @@
 // apply idempotently: a redelivered message changes nothing. Both subscribe through the consumer
 // runner: a malformed change (MalformedChange, an invalid document) is a dead letter at once;
 // store trouble is retried in place and dead-lettered past the retry budget.
-import { reservationEvents, TOPICS, pmsSync, type GuestSyncPayload, type MessageSyncPayload, type RequestSyncPayload, type ReviewSyncPayload } from '@vrp/contracts';
+import { reservationEvents, TOPICS, pmsSync, syncPayloadOf } from '@vrp/contracts';
 import { PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Subscription } from '@vrp/platform';
 import type { GuestProfiles } from '../guests';
 import { MalformedChange, type Messaging } from '../messaging';
@@ -36,18 +36,31 @@ export async function startConsumers(deps: { store: DocumentStore; consumers: Co
     },
   });
 
-  const applySync = async (change: pmsSync.PmsSyncChange, payload: unknown): Promise<void> => {
-    if (typeof payload !== 'object' || payload === null) throw new MalformedChange('payload is not an object');
+  /** The change's entity, from the oneof member its `entity` names; a change without it is malformed. */
+  const applySync = async (change: pmsSync.PmsSyncChange): Promise<void> => {
+    const missing = () => new MalformedChange(`pms sync change ${change.changeId} (${change.entity}) carries no ${change.entity}`);
     switch (change.entity) {
-      case 'guest':
-        return profiles.applySync(change, payload as GuestSyncPayload);
-      case 'message':
-        return messaging.applyMessageSync(change, payload as MessageSyncPayload);
-      case 'review':
-        return messaging.applyReviewSync(change, payload as ReviewSyncPayload);
+      case 'guest': {
+        const p = syncPayloadOf(change, 'guest');
+        if (!p) throw missing();
+        return profiles.applySync(change, p);
+      }
+      case 'message': {
+        const p = syncPayloadOf(change, 'message');
+        if (!p) throw missing();
+        return messaging.applyMessageSync(change, p);
+      }
+      case 'review': {
+        const p = syncPayloadOf(change, 'review');
+        if (!p) throw missing();
+        return messaging.applyReviewSync(change, p);
+      }
       case 'request':
-      case 'inquiry':
-        return messaging.applyRequestSync(change, change.entity, payload as RequestSyncPayload);
+      case 'inquiry': {
+        const p = syncPayloadOf(change, change.entity);
+        if (!p) throw missing();
+        return messaging.applyRequestSync(change, change.entity, p);
+      }
     }
   };
 
@@ -59,13 +72,7 @@ export async function startConsumers(deps: { store: DocumentStore; consumers: Co
     describe: (change) => ({ workspaceId: change.workspaceId }),
     handle: async (change) => {
       if (!(GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)) return;
-      let payload: unknown;
-      try {
-        payload = JSON.parse(change.payloadJson);
-      } catch {
-        throw new MalformedChange(`pms sync change ${change.changeId} (${change.entity}): the payload is not JSON`);
-      }
-      await applySync(change, payload);
+      await applySync(change);
     },
   });
 

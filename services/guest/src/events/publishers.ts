@@ -5,8 +5,8 @@
 import { guestEvents, TOPICS } from '@vrp/contracts';
 import { newId, type OutboxMessage, type Tx, type Outbox } from '@vrp/platform';
 import { listingIdsOf, type GuestRecord } from '../domain/guest';
-import type { ConversationRecord, MessageRecord, ReviewRecord } from '../domain/messaging';
-import { toProtoConversation, toProtoGuest, toProtoMessage, toProtoReview } from '../grpc/mappers';
+import type { ConversationRecord, MessageRecord, RequestRecord, ReviewRecord } from '../domain/messaging';
+import { toProtoConversation, toProtoGuest, toProtoMessage, toProtoRequest, toProtoReview } from '../grpc/mappers';
 
 const headers = (eventId: string, type: string, workspaceId: string) => ({ 'event-id': eventId, 'event-type': type, 'workspace-id': workspaceId });
 
@@ -51,6 +51,18 @@ export function reviewEvent(review: ReviewRecord, type: 'created' | 'updated', a
     review: toProtoReview(review),
   });
   return { topic: TOPICS.reviewEvents.name, key: review.listingId, value: guestEvents.ReviewEvent.encode(event).finish(), headers: headers(event.eventId, `review.${type}`, review.workspaceId) };
+}
+
+export function requestEvent(request: RequestRecord, type: 'created' | 'updated', at: Date): OutboxMessage {
+  const event = guestEvents.RequestEvent.create({
+    eventId: newId('evt'),
+    workspaceId: request.workspaceId,
+    listingId: request.listingId,
+    type: type === 'created' ? guestEvents.RequestEventType.REQUEST_EVENT_TYPE_CREATED : guestEvents.RequestEventType.REQUEST_EVENT_TYPE_UPDATED,
+    occurredAt: at,
+    request: toProtoRequest(request),
+  });
+  return { topic: TOPICS.requestEvents.name, key: request.listingId, value: guestEvents.RequestEvent.encode(event).finish(), headers: headers(event.eventId, `request.${type}`, request.workspaceId) };
 }
 
 export async function record(outbox: Outbox, tx: Tx, messages: OutboxMessage[]): Promise<void> {

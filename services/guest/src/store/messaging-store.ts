@@ -49,7 +49,7 @@ export class MessagingStore {
     return toRecord<ConversationRecord>(doc);
   }
 
-  async conversationOf(workspaceId: string, by: { reservationId: string } | { externalId: string }, tx?: Tx): Promise<ConversationRecord | null> {
+  async conversationOf(workspaceId: string, by: { reservationId: string } | { externalId: string } | { pmsReservationId: string }, tx?: Tx): Promise<ConversationRecord | null> {
     const doc = await this.conversations.findOne({ workspaceId, ...by }, { tx });
     return doc ? toRecord<ConversationRecord>(doc) : null;
   }

@@ -86,6 +86,7 @@ export const conversationSchema = new Schema(
     guestId: { type: String, default: '' },
     channel: { type: String, default: '' },
     externalId: { type: String, default: '' },
+    pmsReservationId: { type: String, default: '' },
     messageCount: { type: Number, default: 0 },
     lastMessageAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
@@ -97,6 +98,7 @@ export const conversationSchema = new Schema(
 conversationSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
 conversationSchema.index({ workspaceId: 1, reservationId: 1 });
 conversationSchema.index({ workspaceId: 1, externalId: 1 });
+conversationSchema.index({ workspaceId: 1, pmsReservationId: 1 });
 
 const attachmentSchema = new Schema(
   { url: { type: String, required: true }, name: { type: String, default: '' }, contentType: { type: String, default: '' } },

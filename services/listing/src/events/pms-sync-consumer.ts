@@ -72,12 +72,9 @@ export class PmsSyncConsumer {
   /** Applies one change; other entities are for the reservation and guest services. */
   async apply(change: pmsSync.PmsSyncChange): Promise<ApplyOutcome> {
     if (change.entity !== 'listing') return 'ignored';
-    let payload: ListingSyncPayload;
-    try {
-      payload = JSON.parse(change.payloadJson) as ListingSyncPayload;
-      if (typeof payload?.externalId !== 'string' || typeof payload.name !== 'string' || !Array.isArray(payload.channels)) throw new Error('not a listing payload');
-    } catch (err) {
-      throw new PermanentError('malformed_payload', `pms.sync.v1 listing change ${change.changeId} is not a listing payload: ${(err as Error).message}`, { cause: err });
+    const payload: ListingSyncPayload | undefined = change.listing;
+    if (!payload?.externalId || !payload.name) {
+      throw new PermanentError('malformed_payload', `pms.sync.v1 listing change ${change.changeId} carries no listing with an external id and a name`);
     }
     const { store, listings, outbox } = this.deps;
     const byPms = pmsListingStore(listings);

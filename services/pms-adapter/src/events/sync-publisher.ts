@@ -24,8 +24,9 @@ export function toSyncMessage(connection: ConnectionRecord, change: NormalizedCh
     entity: change.entity,
     externalId: change.externalId,
     listingExternalId: change.listingExternalId,
-    payloadJson: JSON.stringify(change.payload),
     occurredAt: change.occurredAt,
+    // The oneof member `entity` names.
+    ...({ [change.entity]: change.payload } as Partial<pmsSync.PmsSyncChange>),
   });
 }
 

@@ -117,8 +117,8 @@ export function pmsAdapterHandlers(deps: PmsAdapterHandlerDeps): ServiceRegistra
       return {
         capabilities: {
           provider,
-          reservationsJson: JSON.stringify(reservationCapabilities(provider)),
-          pmsJson: JSON.stringify(pmsCapabilities(provider)),
+          reservations: reservationCapabilities(provider),
+          pms: pmsCapabilities(provider),
         },
       };
     },

@@ -1,7 +1,7 @@
 // Domain events of the other services (protobuf, from the bus) -> webhook events: the type
 // from the catalog, the listing it is about, and `data.object`, the resource rendered by
 // @vrp/api-model exactly as the API returns it.
-import { toApiGuest, toApiMessage, toApiReservation, toApiReview, toApiListing, toInactiveListingRow } from '@vrp/api-model';
+import { toApiGuest, toApiMessage, toApiReservation, toApiReservationRequest, toApiReview, toApiListing, toInactiveListingRow } from '@vrp/api-model';
 import { guestEvents, listingEvents, reservationEvents, TOPICS } from '@vrp/contracts';
 import { workspaceOfData } from '@vrp/platform';
 import type { EventType } from '../domain/event-types';
@@ -40,7 +40,12 @@ const REVIEW_TYPES: Partial<Record<guestEvents.ReviewEventType, EventType>> = {
   [guestEvents.ReviewEventType.REVIEW_EVENT_TYPE_UPDATED]: 'review.updated',
 };
 
-export const SOURCE_TOPICS = [TOPICS.listingActivity, TOPICS.reservationEvents, TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents];
+const REQUEST_TYPES: Partial<Record<guestEvents.RequestEventType, EventType>> = {
+  [guestEvents.RequestEventType.REQUEST_EVENT_TYPE_CREATED]: 'request.created',
+  [guestEvents.RequestEventType.REQUEST_EVENT_TYPE_UPDATED]: 'request.updated',
+};
+
+export const SOURCE_TOPICS = [TOPICS.listingActivity, TOPICS.reservationEvents, TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents, TOPICS.requestEvents];
 
 const when = (d: Date | undefined) => d ?? new Date();
 
@@ -67,6 +72,7 @@ export const SOURCE_DECODERS: Readonly<Record<string, (value: Uint8Array) => { w
   [TOPICS.guestEvents.name]: (v) => guestEvents.GuestEvent.decode(v),
   [TOPICS.messageEvents.name]: (v) => guestEvents.MessageEvent.decode(v),
   [TOPICS.reviewEvents.name]: (v) => guestEvents.ReviewEvent.decode(v),
+  [TOPICS.requestEvents.name]: (v) => guestEvents.RequestEvent.decode(v),
 };
 
 /** Decodes one bus message; null for a type this service does not deliver. */
@@ -109,6 +115,12 @@ export async function toIncomingEvent(topic: string, value: Uint8Array, listings
       const type = REVIEW_TYPES[e.type];
       if (!type || !e.review) return null;
       return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiReview(e.review) };
+    }
+    case TOPICS.requestEvents.name: {
+      const e = guestEvents.RequestEvent.decode(value);
+      const type = REQUEST_TYPES[e.type];
+      if (!type || !e.request) return null;
+      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiReservationRequest(e.request) };
     }
     default:
       return null;

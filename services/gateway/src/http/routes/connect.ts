@@ -24,7 +24,7 @@ export function connectRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>): 
       async handler({ params }) {
         const { capabilities } = await upstream.call('getProviderCapabilities', { provider: params.provider });
         if (!capabilities) throw new Error('pms-adapter answered GetProviderCapabilities without capabilities');
-        const api = toApiCapabilities({ reservations: JSON.parse(capabilities.reservationsJson), pms: JSON.parse(capabilities.pmsJson) });
+        const api = toApiCapabilities({ reservations: capabilities.reservations, pms: capabilities.pms });
         return ok({ data: { provider: capabilities.provider, capabilities: api } });
       },
     }),

@@ -7,7 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../../google/protobuf/timestamp";
-import { Conversation, Guest, Message, Review } from "./guest";
+import { Conversation, Guest, Message, ReservationRequest, Review } from "./guest";
 
 export const protobufPackage = "vrp.guest.v1";
 
@@ -121,6 +121,43 @@ export function reviewEventTypeToJSON(object: ReviewEventType): string {
   }
 }
 
+export enum RequestEventType {
+  REQUEST_EVENT_TYPE_UNSPECIFIED = 0,
+  /** REQUEST_EVENT_TYPE_CREATED - A booking request or an inquiry arrived (sync from a PMS). */
+  REQUEST_EVENT_TYPE_CREATED = 1,
+  /** REQUEST_EVENT_TYPE_UPDATED - It was answered, pre-approved or expired (through the API or in the PMS). */
+  REQUEST_EVENT_TYPE_UPDATED = 2,
+}
+
+export function requestEventTypeFromJSON(object: any): RequestEventType {
+  switch (object) {
+    case 0:
+    case "REQUEST_EVENT_TYPE_UNSPECIFIED":
+      return RequestEventType.REQUEST_EVENT_TYPE_UNSPECIFIED;
+    case 1:
+    case "REQUEST_EVENT_TYPE_CREATED":
+      return RequestEventType.REQUEST_EVENT_TYPE_CREATED;
+    case 2:
+    case "REQUEST_EVENT_TYPE_UPDATED":
+      return RequestEventType.REQUEST_EVENT_TYPE_UPDATED;
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum RequestEventType");
+  }
+}
+
+export function requestEventTypeToJSON(object: RequestEventType): string {
+  switch (object) {
+    case RequestEventType.REQUEST_EVENT_TYPE_UNSPECIFIED:
+      return "REQUEST_EVENT_TYPE_UNSPECIFIED";
+    case RequestEventType.REQUEST_EVENT_TYPE_CREATED:
+      return "REQUEST_EVENT_TYPE_CREATED";
+    case RequestEventType.REQUEST_EVENT_TYPE_UPDATED:
+      return "REQUEST_EVENT_TYPE_UPDATED";
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum RequestEventType");
+  }
+}
+
 /** Topic guest.events.v1, key = guest id. */
 export interface GuestEvent {
   eventId: string;
@@ -157,6 +194,16 @@ export interface ReviewEvent {
   type: ReviewEventType;
   occurredAt?: Date | undefined;
   review?: Review | undefined;
+}
+
+/** Topic request.events.v1, key = listing id. Booking requests and inquiries. */
+export interface RequestEvent {
+  eventId: string;
+  workspaceId: string;
+  listingId: string;
+  type: RequestEventType;
+  occurredAt?: Date | undefined;
+  request?: ReservationRequest | undefined;
 }
 
 function createBaseGuestEvent(): GuestEvent {
@@ -679,6 +726,173 @@ export const ReviewEvent: MessageFns<ReviewEvent> = {
     message.occurredAt = object.occurredAt ?? undefined;
     message.review = (object.review !== undefined && object.review !== null)
       ? Review.fromPartial(object.review)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRequestEvent(): RequestEvent {
+  return { eventId: "", workspaceId: "", listingId: "", type: 0, occurredAt: undefined, request: undefined };
+}
+
+export const RequestEvent: MessageFns<RequestEvent> = {
+  encode(message: RequestEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(18).string(message.workspaceId);
+    }
+    if (message.listingId !== "") {
+      writer.uint32(26).string(message.listingId);
+    }
+    if (message.type !== 0) {
+      writer.uint32(32).int32(message.type);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(42).fork()).join();
+    }
+    if (message.request !== undefined) {
+      ReservationRequest.encode(message.request, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.listingId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.request = ReservationRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RequestEvent {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      listingId: isSet(object.listingId)
+        ? globalThis.String(object.listingId)
+        : isSet(object.listing_id)
+        ? globalThis.String(object.listing_id)
+        : "",
+      type: isSet(object.type) ? requestEventTypeFromJSON(object.type) : 0,
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      request: isSet(object.request) ? ReservationRequest.fromJSON(object.request) : undefined,
+    };
+  },
+
+  toJSON(message: RequestEvent): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.listingId !== "") {
+      obj.listingId = message.listingId;
+    }
+    if (message.type !== 0) {
+      obj.type = requestEventTypeToJSON(message.type);
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.request !== undefined) {
+      obj.request = ReservationRequest.toJSON(message.request);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RequestEvent>, I>>(base?: I): RequestEvent {
+    return RequestEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestEvent>, I>>(object: I): RequestEvent {
+    const message = createBaseRequestEvent();
+    message.eventId = object.eventId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.listingId = object.listingId ?? "";
+    message.type = object.type ?? 0;
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.request = (object.request !== undefined && object.request !== null)
+      ? ReservationRequest.fromPartial(object.request)
       : undefined;
     return message;
   },

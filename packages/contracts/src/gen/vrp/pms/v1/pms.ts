@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { PmsCapabilities, ReservationCapabilities } from "../../listing/v1/listing";
 
 export const protobufPackage = "vrp.pms.v1";
 
@@ -57,9 +58,9 @@ export interface GetProviderCapabilitiesRequest {
 
 export interface ProviderCapabilities {
   provider: string;
-  /** JSON of capabilities.reservations and capabilities.pms (shapes documented in the API). */
-  reservationsJson: string;
-  pmsJson: string;
+  /** capabilities.reservations and capabilities.pms of the API, from the capability matrix. */
+  reservations?: ReservationCapabilities | undefined;
+  pms?: PmsCapabilities | undefined;
 }
 
 export interface GetProviderCapabilitiesResponse {
@@ -572,7 +573,7 @@ export const GetProviderCapabilitiesRequest: MessageFns<GetProviderCapabilitiesR
 };
 
 function createBaseProviderCapabilities(): ProviderCapabilities {
-  return { provider: "", reservationsJson: "", pmsJson: "" };
+  return { provider: "", reservations: undefined, pms: undefined };
 }
 
 export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
@@ -580,11 +581,11 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
     if (message.provider !== "") {
       writer.uint32(10).string(message.provider);
     }
-    if (message.reservationsJson !== "") {
-      writer.uint32(18).string(message.reservationsJson);
+    if (message.reservations !== undefined) {
+      ReservationCapabilities.encode(message.reservations, writer.uint32(34).fork()).join();
     }
-    if (message.pmsJson !== "") {
-      writer.uint32(26).string(message.pmsJson);
+    if (message.pms !== undefined) {
+      PmsCapabilities.encode(message.pms, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -610,20 +611,20 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
             message.provider = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.reservationsJson = reader.string();
+            message.reservations = ReservationCapabilities.decode(reader, reader.uint32());
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.pmsJson = reader.string();
+            message.pms = PmsCapabilities.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -641,16 +642,8 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
   fromJSON(object: any): ProviderCapabilities {
     return {
       provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
-      reservationsJson: isSet(object.reservationsJson)
-        ? globalThis.String(object.reservationsJson)
-        : isSet(object.reservations_json)
-        ? globalThis.String(object.reservations_json)
-        : "",
-      pmsJson: isSet(object.pmsJson)
-        ? globalThis.String(object.pmsJson)
-        : isSet(object.pms_json)
-        ? globalThis.String(object.pms_json)
-        : "",
+      reservations: isSet(object.reservations) ? ReservationCapabilities.fromJSON(object.reservations) : undefined,
+      pms: isSet(object.pms) ? PmsCapabilities.fromJSON(object.pms) : undefined,
     };
   },
 
@@ -659,11 +652,11 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
     if (message.provider !== "") {
       obj.provider = message.provider;
     }
-    if (message.reservationsJson !== "") {
-      obj.reservationsJson = message.reservationsJson;
+    if (message.reservations !== undefined) {
+      obj.reservations = ReservationCapabilities.toJSON(message.reservations);
     }
-    if (message.pmsJson !== "") {
-      obj.pmsJson = message.pmsJson;
+    if (message.pms !== undefined) {
+      obj.pms = PmsCapabilities.toJSON(message.pms);
     }
     return obj;
   },
@@ -674,8 +667,12 @@ export const ProviderCapabilities: MessageFns<ProviderCapabilities> = {
   fromPartial<I extends Exact<DeepPartial<ProviderCapabilities>, I>>(object: I): ProviderCapabilities {
     const message = createBaseProviderCapabilities();
     message.provider = object.provider ?? "";
-    message.reservationsJson = object.reservationsJson ?? "";
-    message.pmsJson = object.pmsJson ?? "";
+    message.reservations = (object.reservations !== undefined && object.reservations !== null)
+      ? ReservationCapabilities.fromPartial(object.reservations)
+      : undefined;
+    message.pms = (object.pms !== undefined && object.pms !== null)
+      ? PmsCapabilities.fromPartial(object.pms)
+      : undefined;
     return message;
   },
 };

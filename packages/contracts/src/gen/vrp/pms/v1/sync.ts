@@ -13,21 +13,186 @@ export const protobufPackage = "vrp.pms.v1";
 export const protobufFileName = "vrp/pms/v1/sync.proto";
 
 /**
- * Topic pms.sync.v1, key = the PMS listing's external id (one listing's changes stay in
- * order). One change read from a PMS; consumers apply it idempotently by change_id.
+ * Topic pms.sync.v1. One change read from a PMS's change feed, normalized by the pms-adapter so
+ * that no PMS's own format ever appears on the topic. Consumers apply it idempotently by
+ * change_id (or by the entity's updated_at where it has one).
+ *
+ * Record key: listing_external_id (one listing's changes stay in order); a guest, which belongs
+ * to no listing, is keyed "guest:<external_id>".
  */
 export interface PmsSyncChange {
+  /** "chg_<connection id>_<position in the PMS feed>": the same PMS change always has the same id. */
   changeId: string;
   workspaceId: string;
   connectionId: string;
+  /** PMS-A .. PMS-G. */
   provider: string;
-  /** "listing", "reservation" or "guest". */
+  /**
+   * Which member of `entity_change` is set: "listing", "reservation", "guest", "message",
+   * "review", "request" or "inquiry" (also the record header `entity`).
+   */
   entity: string;
+  /** The PMS's id of the entity. */
+  externalId: string;
+  /** The PMS's id of the listing the entity belongs to; empty for guests. */
+  listingExternalId: string;
+  /** When the PMS made the change. */
+  occurredAt?: Date | undefined;
+  listing?: SyncListing | undefined;
+  reservation?: SyncReservation | undefined;
+  guest?: SyncGuest | undefined;
+  message?: SyncMessage | undefined;
+  review?:
+    | SyncReview
+    | undefined;
+  /** A booking request awaiting the host's answer. */
+  request?:
+    | SyncRequest
+    | undefined;
+  /** A pre-booking inquiry (may be pre-approved). */
+  inquiry?: SyncRequest | undefined;
+}
+
+export interface SyncChannelMapping {
+  /** CHANNEL_A, CHANNEL_B, CHANNEL_C. */
+  channel: string;
+  /** The channel's own listing id. */
+  externalId: string;
+}
+
+export interface SyncListing {
+  externalId: string;
+  name: string;
+  /** Unlisted on its channel: a newly imported listing starts inactive (spec 3.2). */
+  unlisted: boolean;
+  channels: SyncChannelMapping[];
+  timezone?:
+    | string
+    | undefined;
+  /** ISO 4217. */
+  currency?: string | undefined;
+  maxGuests?: number | undefined;
+  bedrooms?: number | undefined;
+  bathrooms?: number | undefined;
+  beds?: number | undefined;
+  defaultNightlyPrice?: number | undefined;
+  cleaningFee?: number | undefined;
+}
+
+/** A person as a PMS records them (a reservation's guest, a request's guest, a guest profile). */
+export interface SyncPerson {
+  /** The PMS's guest id, when it has one. */
+  externalId?: string | undefined;
+  firstName: string;
+  lastName?: string | undefined;
+  email?: string | undefined;
+  phone?:
+    | string
+    | undefined;
+  /** BCP 47, e.g. "en". */
+  language?: string | undefined;
+}
+
+export interface SyncOccupancy {
+  adults: number;
+  children: number;
+  infants: number;
+  pets: number;
+}
+
+export interface SyncReservation {
   externalId: string;
   listingExternalId: string;
-  /** The entity as the PMS returns it, JSON-encoded. */
-  payloadJson: string;
-  occurredAt?: Date | undefined;
+  /** PENDING, CONFIRMED or CANCELLED. */
+  status: string;
+  /** CHANNEL_A, CHANNEL_B, CHANNEL_C or DIRECT. */
+  source: string;
+  /** YYYY-MM-DD. */
+  checkIn: string;
+  checkOut: string;
+  guest?: SyncPerson | undefined;
+  occupancy?: SyncOccupancy | undefined;
+  totalPrice?: number | undefined;
+  currency?:
+    | string
+    | undefined;
+  /** When the PMS last changed it; an older change than the one applied changes nothing. */
+  updatedAt?: Date | undefined;
+}
+
+export interface SyncGuest {
+  externalId: string;
+  firstName: string;
+  lastName?: string | undefined;
+  email?: string | undefined;
+  phone?: string | undefined;
+  language?: string | undefined;
+  updatedAt?: Date | undefined;
+}
+
+export interface SyncAttachment {
+  url: string;
+  name?: string | undefined;
+  contentType?: string | undefined;
+}
+
+/** One message of a conversation (thread) held by the PMS. Messages never change once written. */
+export interface SyncMessage {
+  externalId: string;
+  /** The PMS's id of the conversation. */
+  conversationExternalId: string;
+  /** The PMS's id of the reservation the conversation belongs to, when it has one. */
+  reservationExternalId?:
+    | string
+    | undefined;
+  /** "inbound" (from the guest) or "outbound" (sent from the PMS by the host). */
+  direction: string;
+  body: string;
+  attachments: SyncAttachment[];
+  /** The channel the message came through (CHANNEL_A...), when known. */
+  channel?: string | undefined;
+  sentAt?: Date | undefined;
+}
+
+export interface SyncReviewReply {
+  body: string;
+  repliedAt?: Date | undefined;
+}
+
+export interface SyncReview {
+  externalId: string;
+  reservationExternalId?: string | undefined;
+  guestName?:
+    | string
+    | undefined;
+  /** 1..5. */
+  rating: number;
+  body: string;
+  channel?:
+    | string
+    | undefined;
+  /** Set once the host has replied (in the PMS, or through the API and relayed). */
+  reply?: SyncReviewReply | undefined;
+  submittedAt?: Date | undefined;
+  updatedAt?: Date | undefined;
+}
+
+export interface SyncRequest {
+  externalId: string;
+  guest?:
+    | SyncPerson
+    | undefined;
+  /** YYYY-MM-DD. */
+  checkIn: string;
+  checkOut: string;
+  guests: number;
+  message?: string | undefined;
+  channel?:
+    | string
+    | undefined;
+  /** pending, accepted, declined, pre_approved or expired. */
+  status: string;
+  updatedAt?: Date | undefined;
 }
 
 function createBasePmsSyncChange(): PmsSyncChange {
@@ -39,8 +204,14 @@ function createBasePmsSyncChange(): PmsSyncChange {
     entity: "",
     externalId: "",
     listingExternalId: "",
-    payloadJson: "",
     occurredAt: undefined,
+    listing: undefined,
+    reservation: undefined,
+    guest: undefined,
+    message: undefined,
+    review: undefined,
+    request: undefined,
+    inquiry: undefined,
   };
 }
 
@@ -67,11 +238,29 @@ export const PmsSyncChange: MessageFns<PmsSyncChange> = {
     if (message.listingExternalId !== "") {
       writer.uint32(58).string(message.listingExternalId);
     }
-    if (message.payloadJson !== "") {
-      writer.uint32(66).string(message.payloadJson);
-    }
     if (message.occurredAt !== undefined) {
       Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(74).fork()).join();
+    }
+    if (message.listing !== undefined) {
+      SyncListing.encode(message.listing, writer.uint32(82).fork()).join();
+    }
+    if (message.reservation !== undefined) {
+      SyncReservation.encode(message.reservation, writer.uint32(90).fork()).join();
+    }
+    if (message.guest !== undefined) {
+      SyncGuest.encode(message.guest, writer.uint32(98).fork()).join();
+    }
+    if (message.message !== undefined) {
+      SyncMessage.encode(message.message, writer.uint32(106).fork()).join();
+    }
+    if (message.review !== undefined) {
+      SyncReview.encode(message.review, writer.uint32(114).fork()).join();
+    }
+    if (message.request !== undefined) {
+      SyncRequest.encode(message.request, writer.uint32(122).fork()).join();
+    }
+    if (message.inquiry !== undefined) {
+      SyncRequest.encode(message.inquiry, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -145,20 +334,68 @@ export const PmsSyncChange: MessageFns<PmsSyncChange> = {
             message.listingExternalId = reader.string();
             continue;
           }
-          case 8: {
-            if (tag !== 66) {
-              break;
-            }
-
-            message.payloadJson = reader.string();
-            continue;
-          }
           case 9: {
             if (tag !== 74) {
               break;
             }
 
             message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.listing = SyncListing.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.reservation = SyncReservation.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.guest = SyncGuest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.message = SyncMessage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.review = SyncReview.decode(reader, reader.uint32());
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.request = SyncRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.inquiry = SyncRequest.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -202,16 +439,18 @@ export const PmsSyncChange: MessageFns<PmsSyncChange> = {
         : isSet(object.listing_external_id)
         ? globalThis.String(object.listing_external_id)
         : "",
-      payloadJson: isSet(object.payloadJson)
-        ? globalThis.String(object.payloadJson)
-        : isSet(object.payload_json)
-        ? globalThis.String(object.payload_json)
-        : "",
       occurredAt: isSet(object.occurredAt)
         ? fromJsonTimestamp(object.occurredAt)
         : isSet(object.occurred_at)
         ? fromJsonTimestamp(object.occurred_at)
         : undefined,
+      listing: isSet(object.listing) ? SyncListing.fromJSON(object.listing) : undefined,
+      reservation: isSet(object.reservation) ? SyncReservation.fromJSON(object.reservation) : undefined,
+      guest: isSet(object.guest) ? SyncGuest.fromJSON(object.guest) : undefined,
+      message: isSet(object.message) ? SyncMessage.fromJSON(object.message) : undefined,
+      review: isSet(object.review) ? SyncReview.fromJSON(object.review) : undefined,
+      request: isSet(object.request) ? SyncRequest.fromJSON(object.request) : undefined,
+      inquiry: isSet(object.inquiry) ? SyncRequest.fromJSON(object.inquiry) : undefined,
     };
   },
 
@@ -238,11 +477,29 @@ export const PmsSyncChange: MessageFns<PmsSyncChange> = {
     if (message.listingExternalId !== "") {
       obj.listingExternalId = message.listingExternalId;
     }
-    if (message.payloadJson !== "") {
-      obj.payloadJson = message.payloadJson;
-    }
     if (message.occurredAt !== undefined) {
       obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.listing !== undefined) {
+      obj.listing = SyncListing.toJSON(message.listing);
+    }
+    if (message.reservation !== undefined) {
+      obj.reservation = SyncReservation.toJSON(message.reservation);
+    }
+    if (message.guest !== undefined) {
+      obj.guest = SyncGuest.toJSON(message.guest);
+    }
+    if (message.message !== undefined) {
+      obj.message = SyncMessage.toJSON(message.message);
+    }
+    if (message.review !== undefined) {
+      obj.review = SyncReview.toJSON(message.review);
+    }
+    if (message.request !== undefined) {
+      obj.request = SyncRequest.toJSON(message.request);
+    }
+    if (message.inquiry !== undefined) {
+      obj.inquiry = SyncRequest.toJSON(message.inquiry);
     }
     return obj;
   },
@@ -259,11 +516,1999 @@ export const PmsSyncChange: MessageFns<PmsSyncChange> = {
     message.entity = object.entity ?? "";
     message.externalId = object.externalId ?? "";
     message.listingExternalId = object.listingExternalId ?? "";
-    message.payloadJson = object.payloadJson ?? "";
     message.occurredAt = object.occurredAt ?? undefined;
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? SyncListing.fromPartial(object.listing)
+      : undefined;
+    message.reservation = (object.reservation !== undefined && object.reservation !== null)
+      ? SyncReservation.fromPartial(object.reservation)
+      : undefined;
+    message.guest = (object.guest !== undefined && object.guest !== null)
+      ? SyncGuest.fromPartial(object.guest)
+      : undefined;
+    message.message = (object.message !== undefined && object.message !== null)
+      ? SyncMessage.fromPartial(object.message)
+      : undefined;
+    message.review = (object.review !== undefined && object.review !== null)
+      ? SyncReview.fromPartial(object.review)
+      : undefined;
+    message.request = (object.request !== undefined && object.request !== null)
+      ? SyncRequest.fromPartial(object.request)
+      : undefined;
+    message.inquiry = (object.inquiry !== undefined && object.inquiry !== null)
+      ? SyncRequest.fromPartial(object.inquiry)
+      : undefined;
     return message;
   },
 };
+
+function createBaseSyncChannelMapping(): SyncChannelMapping {
+  return { channel: "", externalId: "" };
+}
+
+export const SyncChannelMapping: MessageFns<SyncChannelMapping> = {
+  encode(message: SyncChannelMapping, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.channel !== "") {
+      writer.uint32(10).string(message.channel);
+    }
+    if (message.externalId !== "") {
+      writer.uint32(18).string(message.externalId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncChannelMapping {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncChannelMapping();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncChannelMapping {
+    return {
+      channel: isSet(object.channel) ? globalThis.String(object.channel) : "",
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SyncChannelMapping): unknown {
+    const obj: any = {};
+    if (message.channel !== "") {
+      obj.channel = message.channel;
+    }
+    if (message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncChannelMapping>, I>>(base?: I): SyncChannelMapping {
+    return SyncChannelMapping.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncChannelMapping>, I>>(object: I): SyncChannelMapping {
+    const message = createBaseSyncChannelMapping();
+    message.channel = object.channel ?? "";
+    message.externalId = object.externalId ?? "";
+    return message;
+  },
+};
+
+function createBaseSyncListing(): SyncListing {
+  return {
+    externalId: "",
+    name: "",
+    unlisted: false,
+    channels: [],
+    timezone: undefined,
+    currency: undefined,
+    maxGuests: undefined,
+    bedrooms: undefined,
+    bathrooms: undefined,
+    beds: undefined,
+    defaultNightlyPrice: undefined,
+    cleaningFee: undefined,
+  };
+}
+
+export const SyncListing: MessageFns<SyncListing> = {
+  encode(message: SyncListing, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.externalId !== "") {
+      writer.uint32(10).string(message.externalId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.unlisted !== false) {
+      writer.uint32(24).bool(message.unlisted);
+    }
+    for (const v of message.channels) {
+      SyncChannelMapping.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.timezone !== undefined) {
+      writer.uint32(42).string(message.timezone);
+    }
+    if (message.currency !== undefined) {
+      writer.uint32(50).string(message.currency);
+    }
+    if (message.maxGuests !== undefined) {
+      writer.uint32(56).int32(message.maxGuests);
+    }
+    if (message.bedrooms !== undefined) {
+      writer.uint32(64).int32(message.bedrooms);
+    }
+    if (message.bathrooms !== undefined) {
+      writer.uint32(72).int32(message.bathrooms);
+    }
+    if (message.beds !== undefined) {
+      writer.uint32(80).int32(message.beds);
+    }
+    if (message.defaultNightlyPrice !== undefined) {
+      writer.uint32(89).double(message.defaultNightlyPrice);
+    }
+    if (message.cleaningFee !== undefined) {
+      writer.uint32(97).double(message.cleaningFee);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncListing {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncListing();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.unlisted = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.channels.push(SyncChannelMapping.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.maxGuests = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.bedrooms = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.bathrooms = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.beds = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.defaultNightlyPrice = reader.double();
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.cleaningFee = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncListing {
+    return {
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      unlisted: isSet(object.unlisted) ? globalThis.Boolean(object.unlisted) : false,
+      channels: globalThis.Array.isArray(object?.channels)
+        ? object.channels.map((e: any) => SyncChannelMapping.fromJSON(e))
+        : [],
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : undefined,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : undefined,
+      maxGuests: isSet(object.maxGuests)
+        ? globalThis.Number(object.maxGuests)
+        : isSet(object.max_guests)
+        ? globalThis.Number(object.max_guests)
+        : undefined,
+      bedrooms: isSet(object.bedrooms) ? globalThis.Number(object.bedrooms) : undefined,
+      bathrooms: isSet(object.bathrooms) ? globalThis.Number(object.bathrooms) : undefined,
+      beds: isSet(object.beds) ? globalThis.Number(object.beds) : undefined,
+      defaultNightlyPrice: isSet(object.defaultNightlyPrice)
+        ? globalThis.Number(object.defaultNightlyPrice)
+        : isSet(object.default_nightly_price)
+        ? globalThis.Number(object.default_nightly_price)
+        : undefined,
+      cleaningFee: isSet(object.cleaningFee)
+        ? globalThis.Number(object.cleaningFee)
+        : isSet(object.cleaning_fee)
+        ? globalThis.Number(object.cleaning_fee)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SyncListing): unknown {
+    const obj: any = {};
+    if (message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.unlisted !== false) {
+      obj.unlisted = message.unlisted;
+    }
+    if (message.channels?.length) {
+      obj.channels = message.channels.map((e) => SyncChannelMapping.toJSON(e));
+    }
+    if (message.timezone !== undefined) {
+      obj.timezone = message.timezone;
+    }
+    if (message.currency !== undefined) {
+      obj.currency = message.currency;
+    }
+    if (message.maxGuests !== undefined) {
+      obj.maxGuests = Math.round(message.maxGuests);
+    }
+    if (message.bedrooms !== undefined) {
+      obj.bedrooms = Math.round(message.bedrooms);
+    }
+    if (message.bathrooms !== undefined) {
+      obj.bathrooms = Math.round(message.bathrooms);
+    }
+    if (message.beds !== undefined) {
+      obj.beds = Math.round(message.beds);
+    }
+    if (message.defaultNightlyPrice !== undefined) {
+      obj.defaultNightlyPrice = floatToJson(message.defaultNightlyPrice);
+    }
+    if (message.cleaningFee !== undefined) {
+      obj.cleaningFee = floatToJson(message.cleaningFee);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncListing>, I>>(base?: I): SyncListing {
+    return SyncListing.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncListing>, I>>(object: I): SyncListing {
+    const message = createBaseSyncListing();
+    message.externalId = object.externalId ?? "";
+    message.name = object.name ?? "";
+    message.unlisted = object.unlisted ?? false;
+    message.channels = object.channels?.map((e) => SyncChannelMapping.fromPartial(e)) || [];
+    message.timezone = object.timezone ?? undefined;
+    message.currency = object.currency ?? undefined;
+    message.maxGuests = object.maxGuests ?? undefined;
+    message.bedrooms = object.bedrooms ?? undefined;
+    message.bathrooms = object.bathrooms ?? undefined;
+    message.beds = object.beds ?? undefined;
+    message.defaultNightlyPrice = object.defaultNightlyPrice ?? undefined;
+    message.cleaningFee = object.cleaningFee ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSyncPerson(): SyncPerson {
+  return {
+    externalId: undefined,
+    firstName: "",
+    lastName: undefined,
+    email: undefined,
+    phone: undefined,
+    language: undefined,
+  };
+}
+
+export const SyncPerson: MessageFns<SyncPerson> = {
+  encode(message: SyncPerson, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.externalId !== undefined) {
+      writer.uint32(10).string(message.externalId);
+    }
+    if (message.firstName !== "") {
+      writer.uint32(18).string(message.firstName);
+    }
+    if (message.lastName !== undefined) {
+      writer.uint32(26).string(message.lastName);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(34).string(message.email);
+    }
+    if (message.phone !== undefined) {
+      writer.uint32(42).string(message.phone);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(50).string(message.language);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncPerson {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncPerson();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.firstName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.phone = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncPerson {
+    return {
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : undefined,
+      firstName: isSet(object.firstName)
+        ? globalThis.String(object.firstName)
+        : isSet(object.first_name)
+        ? globalThis.String(object.first_name)
+        : "",
+      lastName: isSet(object.lastName)
+        ? globalThis.String(object.lastName)
+        : isSet(object.last_name)
+        ? globalThis.String(object.last_name)
+        : undefined,
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      phone: isSet(object.phone) ? globalThis.String(object.phone) : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
+    };
+  },
+
+  toJSON(message: SyncPerson): unknown {
+    const obj: any = {};
+    if (message.externalId !== undefined) {
+      obj.externalId = message.externalId;
+    }
+    if (message.firstName !== "") {
+      obj.firstName = message.firstName;
+    }
+    if (message.lastName !== undefined) {
+      obj.lastName = message.lastName;
+    }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.phone !== undefined) {
+      obj.phone = message.phone;
+    }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncPerson>, I>>(base?: I): SyncPerson {
+    return SyncPerson.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncPerson>, I>>(object: I): SyncPerson {
+    const message = createBaseSyncPerson();
+    message.externalId = object.externalId ?? undefined;
+    message.firstName = object.firstName ?? "";
+    message.lastName = object.lastName ?? undefined;
+    message.email = object.email ?? undefined;
+    message.phone = object.phone ?? undefined;
+    message.language = object.language ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSyncOccupancy(): SyncOccupancy {
+  return { adults: 0, children: 0, infants: 0, pets: 0 };
+}
+
+export const SyncOccupancy: MessageFns<SyncOccupancy> = {
+  encode(message: SyncOccupancy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.adults !== 0) {
+      writer.uint32(8).int32(message.adults);
+    }
+    if (message.children !== 0) {
+      writer.uint32(16).int32(message.children);
+    }
+    if (message.infants !== 0) {
+      writer.uint32(24).int32(message.infants);
+    }
+    if (message.pets !== 0) {
+      writer.uint32(32).int32(message.pets);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncOccupancy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncOccupancy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.adults = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.children = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.infants = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pets = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncOccupancy {
+    return {
+      adults: isSet(object.adults) ? globalThis.Number(object.adults) : 0,
+      children: isSet(object.children) ? globalThis.Number(object.children) : 0,
+      infants: isSet(object.infants) ? globalThis.Number(object.infants) : 0,
+      pets: isSet(object.pets) ? globalThis.Number(object.pets) : 0,
+    };
+  },
+
+  toJSON(message: SyncOccupancy): unknown {
+    const obj: any = {};
+    if (message.adults !== 0) {
+      obj.adults = Math.round(message.adults);
+    }
+    if (message.children !== 0) {
+      obj.children = Math.round(message.children);
+    }
+    if (message.infants !== 0) {
+      obj.infants = Math.round(message.infants);
+    }
+    if (message.pets !== 0) {
+      obj.pets = Math.round(message.pets);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncOccupancy>, I>>(base?: I): SyncOccupancy {
+    return SyncOccupancy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncOccupancy>, I>>(object: I): SyncOccupancy {
+    const message = createBaseSyncOccupancy();
+    message.adults = object.adults ?? 0;
+    message.children = object.children ?? 0;
+    message.infants = object.infants ?? 0;
+    message.pets = object.pets ?? 0;
+    return message;
+  },
+};
+
+function createBaseSyncReservation(): SyncReservation {
+  return {
+    externalId: "",
+    listingExternalId: "",
+    status: "",
+    source: "",
+    checkIn: "",
+    checkOut: "",
+    guest: undefined,
+    occupancy: undefined,
+    totalPrice: undefined,
+    currency: undefined,
+    updatedAt: undefined,
+  };
+}
+
+export const SyncReservation: MessageFns<SyncReservation> = {
+  encode(message: SyncReservation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.externalId !== "") {
+      writer.uint32(10).string(message.externalId);
+    }
+    if (message.listingExternalId !== "") {
+      writer.uint32(18).string(message.listingExternalId);
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.source !== "") {
+      writer.uint32(34).string(message.source);
+    }
+    if (message.checkIn !== "") {
+      writer.uint32(42).string(message.checkIn);
+    }
+    if (message.checkOut !== "") {
+      writer.uint32(50).string(message.checkOut);
+    }
+    if (message.guest !== undefined) {
+      SyncPerson.encode(message.guest, writer.uint32(58).fork()).join();
+    }
+    if (message.occupancy !== undefined) {
+      SyncOccupancy.encode(message.occupancy, writer.uint32(66).fork()).join();
+    }
+    if (message.totalPrice !== undefined) {
+      writer.uint32(73).double(message.totalPrice);
+    }
+    if (message.currency !== undefined) {
+      writer.uint32(82).string(message.currency);
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(90).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncReservation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncReservation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.listingExternalId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.checkIn = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.checkOut = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.guest = SyncPerson.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.occupancy = SyncOccupancy.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.totalPrice = reader.double();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncReservation {
+    return {
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      listingExternalId: isSet(object.listingExternalId)
+        ? globalThis.String(object.listingExternalId)
+        : isSet(object.listing_external_id)
+        ? globalThis.String(object.listing_external_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      checkIn: isSet(object.checkIn)
+        ? globalThis.String(object.checkIn)
+        : isSet(object.check_in)
+        ? globalThis.String(object.check_in)
+        : "",
+      checkOut: isSet(object.checkOut)
+        ? globalThis.String(object.checkOut)
+        : isSet(object.check_out)
+        ? globalThis.String(object.check_out)
+        : "",
+      guest: isSet(object.guest) ? SyncPerson.fromJSON(object.guest) : undefined,
+      occupancy: isSet(object.occupancy) ? SyncOccupancy.fromJSON(object.occupancy) : undefined,
+      totalPrice: isSet(object.totalPrice)
+        ? globalThis.Number(object.totalPrice)
+        : isSet(object.total_price)
+        ? globalThis.Number(object.total_price)
+        : undefined,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SyncReservation): unknown {
+    const obj: any = {};
+    if (message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.listingExternalId !== "") {
+      obj.listingExternalId = message.listingExternalId;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.checkIn !== "") {
+      obj.checkIn = message.checkIn;
+    }
+    if (message.checkOut !== "") {
+      obj.checkOut = message.checkOut;
+    }
+    if (message.guest !== undefined) {
+      obj.guest = SyncPerson.toJSON(message.guest);
+    }
+    if (message.occupancy !== undefined) {
+      obj.occupancy = SyncOccupancy.toJSON(message.occupancy);
+    }
+    if (message.totalPrice !== undefined) {
+      obj.totalPrice = floatToJson(message.totalPrice);
+    }
+    if (message.currency !== undefined) {
+      obj.currency = message.currency;
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncReservation>, I>>(base?: I): SyncReservation {
+    return SyncReservation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncReservation>, I>>(object: I): SyncReservation {
+    const message = createBaseSyncReservation();
+    message.externalId = object.externalId ?? "";
+    message.listingExternalId = object.listingExternalId ?? "";
+    message.status = object.status ?? "";
+    message.source = object.source ?? "";
+    message.checkIn = object.checkIn ?? "";
+    message.checkOut = object.checkOut ?? "";
+    message.guest = (object.guest !== undefined && object.guest !== null)
+      ? SyncPerson.fromPartial(object.guest)
+      : undefined;
+    message.occupancy = (object.occupancy !== undefined && object.occupancy !== null)
+      ? SyncOccupancy.fromPartial(object.occupancy)
+      : undefined;
+    message.totalPrice = object.totalPrice ?? undefined;
+    message.currency = object.currency ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSyncGuest(): SyncGuest {
+  return {
+    externalId: "",
+    firstName: "",
+    lastName: undefined,
+    email: undefined,
+    phone: undefined,
+    language: undefined,
+    updatedAt: undefined,
+  };
+}
+
+export const SyncGuest: MessageFns<SyncGuest> = {
+  encode(message: SyncGuest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.externalId !== "") {
+      writer.uint32(10).string(message.externalId);
+    }
+    if (message.firstName !== "") {
+      writer.uint32(18).string(message.firstName);
+    }
+    if (message.lastName !== undefined) {
+      writer.uint32(26).string(message.lastName);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(34).string(message.email);
+    }
+    if (message.phone !== undefined) {
+      writer.uint32(42).string(message.phone);
+    }
+    if (message.language !== undefined) {
+      writer.uint32(50).string(message.language);
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncGuest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncGuest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.firstName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.phone = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncGuest {
+    return {
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      firstName: isSet(object.firstName)
+        ? globalThis.String(object.firstName)
+        : isSet(object.first_name)
+        ? globalThis.String(object.first_name)
+        : "",
+      lastName: isSet(object.lastName)
+        ? globalThis.String(object.lastName)
+        : isSet(object.last_name)
+        ? globalThis.String(object.last_name)
+        : undefined,
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      phone: isSet(object.phone) ? globalThis.String(object.phone) : undefined,
+      language: isSet(object.language) ? globalThis.String(object.language) : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SyncGuest): unknown {
+    const obj: any = {};
+    if (message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.firstName !== "") {
+      obj.firstName = message.firstName;
+    }
+    if (message.lastName !== undefined) {
+      obj.lastName = message.lastName;
+    }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.phone !== undefined) {
+      obj.phone = message.phone;
+    }
+    if (message.language !== undefined) {
+      obj.language = message.language;
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncGuest>, I>>(base?: I): SyncGuest {
+    return SyncGuest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncGuest>, I>>(object: I): SyncGuest {
+    const message = createBaseSyncGuest();
+    message.externalId = object.externalId ?? "";
+    message.firstName = object.firstName ?? "";
+    message.lastName = object.lastName ?? undefined;
+    message.email = object.email ?? undefined;
+    message.phone = object.phone ?? undefined;
+    message.language = object.language ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSyncAttachment(): SyncAttachment {
+  return { url: "", name: undefined, contentType: undefined };
+}
+
+export const SyncAttachment: MessageFns<SyncAttachment> = {
+  encode(message: SyncAttachment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.contentType !== undefined) {
+      writer.uint32(26).string(message.contentType);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncAttachment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncAttachment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncAttachment {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SyncAttachment): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.contentType !== undefined) {
+      obj.contentType = message.contentType;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncAttachment>, I>>(base?: I): SyncAttachment {
+    return SyncAttachment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncAttachment>, I>>(object: I): SyncAttachment {
+    const message = createBaseSyncAttachment();
+    message.url = object.url ?? "";
+    message.name = object.name ?? undefined;
+    message.contentType = object.contentType ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSyncMessage(): SyncMessage {
+  return {
+    externalId: "",
+    conversationExternalId: "",
+    reservationExternalId: undefined,
+    direction: "",
+    body: "",
+    attachments: [],
+    channel: undefined,
+    sentAt: undefined,
+  };
+}
+
+export const SyncMessage: MessageFns<SyncMessage> = {
+  encode(message: SyncMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.externalId !== "") {
+      writer.uint32(10).string(message.externalId);
+    }
+    if (message.conversationExternalId !== "") {
+      writer.uint32(18).string(message.conversationExternalId);
+    }
+    if (message.reservationExternalId !== undefined) {
+      writer.uint32(26).string(message.reservationExternalId);
+    }
+    if (message.direction !== "") {
+      writer.uint32(34).string(message.direction);
+    }
+    if (message.body !== "") {
+      writer.uint32(42).string(message.body);
+    }
+    for (const v of message.attachments) {
+      SyncAttachment.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.channel !== undefined) {
+      writer.uint32(58).string(message.channel);
+    }
+    if (message.sentAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.sentAt), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.conversationExternalId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reservationExternalId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.direction = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.body = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.attachments.push(SyncAttachment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.sentAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncMessage {
+    return {
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      conversationExternalId: isSet(object.conversationExternalId)
+        ? globalThis.String(object.conversationExternalId)
+        : isSet(object.conversation_external_id)
+        ? globalThis.String(object.conversation_external_id)
+        : "",
+      reservationExternalId: isSet(object.reservationExternalId)
+        ? globalThis.String(object.reservationExternalId)
+        : isSet(object.reservation_external_id)
+        ? globalThis.String(object.reservation_external_id)
+        : undefined,
+      direction: isSet(object.direction) ? globalThis.String(object.direction) : "",
+      body: isSet(object.body) ? globalThis.String(object.body) : "",
+      attachments: globalThis.Array.isArray(object?.attachments)
+        ? object.attachments.map((e: any) => SyncAttachment.fromJSON(e))
+        : [],
+      channel: isSet(object.channel) ? globalThis.String(object.channel) : undefined,
+      sentAt: isSet(object.sentAt)
+        ? fromJsonTimestamp(object.sentAt)
+        : isSet(object.sent_at)
+        ? fromJsonTimestamp(object.sent_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SyncMessage): unknown {
+    const obj: any = {};
+    if (message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.conversationExternalId !== "") {
+      obj.conversationExternalId = message.conversationExternalId;
+    }
+    if (message.reservationExternalId !== undefined) {
+      obj.reservationExternalId = message.reservationExternalId;
+    }
+    if (message.direction !== "") {
+      obj.direction = message.direction;
+    }
+    if (message.body !== "") {
+      obj.body = message.body;
+    }
+    if (message.attachments?.length) {
+      obj.attachments = message.attachments.map((e) => SyncAttachment.toJSON(e));
+    }
+    if (message.channel !== undefined) {
+      obj.channel = message.channel;
+    }
+    if (message.sentAt !== undefined) {
+      obj.sentAt = message.sentAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncMessage>, I>>(base?: I): SyncMessage {
+    return SyncMessage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncMessage>, I>>(object: I): SyncMessage {
+    const message = createBaseSyncMessage();
+    message.externalId = object.externalId ?? "";
+    message.conversationExternalId = object.conversationExternalId ?? "";
+    message.reservationExternalId = object.reservationExternalId ?? undefined;
+    message.direction = object.direction ?? "";
+    message.body = object.body ?? "";
+    message.attachments = object.attachments?.map((e) => SyncAttachment.fromPartial(e)) || [];
+    message.channel = object.channel ?? undefined;
+    message.sentAt = object.sentAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSyncReviewReply(): SyncReviewReply {
+  return { body: "", repliedAt: undefined };
+}
+
+export const SyncReviewReply: MessageFns<SyncReviewReply> = {
+  encode(message: SyncReviewReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.body !== "") {
+      writer.uint32(10).string(message.body);
+    }
+    if (message.repliedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.repliedAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncReviewReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncReviewReply();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.body = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repliedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncReviewReply {
+    return {
+      body: isSet(object.body) ? globalThis.String(object.body) : "",
+      repliedAt: isSet(object.repliedAt)
+        ? fromJsonTimestamp(object.repliedAt)
+        : isSet(object.replied_at)
+        ? fromJsonTimestamp(object.replied_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SyncReviewReply): unknown {
+    const obj: any = {};
+    if (message.body !== "") {
+      obj.body = message.body;
+    }
+    if (message.repliedAt !== undefined) {
+      obj.repliedAt = message.repliedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncReviewReply>, I>>(base?: I): SyncReviewReply {
+    return SyncReviewReply.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncReviewReply>, I>>(object: I): SyncReviewReply {
+    const message = createBaseSyncReviewReply();
+    message.body = object.body ?? "";
+    message.repliedAt = object.repliedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSyncReview(): SyncReview {
+  return {
+    externalId: "",
+    reservationExternalId: undefined,
+    guestName: undefined,
+    rating: 0,
+    body: "",
+    channel: undefined,
+    reply: undefined,
+    submittedAt: undefined,
+    updatedAt: undefined,
+  };
+}
+
+export const SyncReview: MessageFns<SyncReview> = {
+  encode(message: SyncReview, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.externalId !== "") {
+      writer.uint32(10).string(message.externalId);
+    }
+    if (message.reservationExternalId !== undefined) {
+      writer.uint32(18).string(message.reservationExternalId);
+    }
+    if (message.guestName !== undefined) {
+      writer.uint32(26).string(message.guestName);
+    }
+    if (message.rating !== 0) {
+      writer.uint32(32).int32(message.rating);
+    }
+    if (message.body !== "") {
+      writer.uint32(42).string(message.body);
+    }
+    if (message.channel !== undefined) {
+      writer.uint32(50).string(message.channel);
+    }
+    if (message.reply !== undefined) {
+      SyncReviewReply.encode(message.reply, writer.uint32(58).fork()).join();
+    }
+    if (message.submittedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.submittedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncReview {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncReview();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reservationExternalId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.guestName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rating = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.body = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.reply = SyncReviewReply.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.submittedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncReview {
+    return {
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      reservationExternalId: isSet(object.reservationExternalId)
+        ? globalThis.String(object.reservationExternalId)
+        : isSet(object.reservation_external_id)
+        ? globalThis.String(object.reservation_external_id)
+        : undefined,
+      guestName: isSet(object.guestName)
+        ? globalThis.String(object.guestName)
+        : isSet(object.guest_name)
+        ? globalThis.String(object.guest_name)
+        : undefined,
+      rating: isSet(object.rating) ? globalThis.Number(object.rating) : 0,
+      body: isSet(object.body) ? globalThis.String(object.body) : "",
+      channel: isSet(object.channel) ? globalThis.String(object.channel) : undefined,
+      reply: isSet(object.reply) ? SyncReviewReply.fromJSON(object.reply) : undefined,
+      submittedAt: isSet(object.submittedAt)
+        ? fromJsonTimestamp(object.submittedAt)
+        : isSet(object.submitted_at)
+        ? fromJsonTimestamp(object.submitted_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SyncReview): unknown {
+    const obj: any = {};
+    if (message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.reservationExternalId !== undefined) {
+      obj.reservationExternalId = message.reservationExternalId;
+    }
+    if (message.guestName !== undefined) {
+      obj.guestName = message.guestName;
+    }
+    if (message.rating !== 0) {
+      obj.rating = Math.round(message.rating);
+    }
+    if (message.body !== "") {
+      obj.body = message.body;
+    }
+    if (message.channel !== undefined) {
+      obj.channel = message.channel;
+    }
+    if (message.reply !== undefined) {
+      obj.reply = SyncReviewReply.toJSON(message.reply);
+    }
+    if (message.submittedAt !== undefined) {
+      obj.submittedAt = message.submittedAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncReview>, I>>(base?: I): SyncReview {
+    return SyncReview.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncReview>, I>>(object: I): SyncReview {
+    const message = createBaseSyncReview();
+    message.externalId = object.externalId ?? "";
+    message.reservationExternalId = object.reservationExternalId ?? undefined;
+    message.guestName = object.guestName ?? undefined;
+    message.rating = object.rating ?? 0;
+    message.body = object.body ?? "";
+    message.channel = object.channel ?? undefined;
+    message.reply = (object.reply !== undefined && object.reply !== null)
+      ? SyncReviewReply.fromPartial(object.reply)
+      : undefined;
+    message.submittedAt = object.submittedAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSyncRequest(): SyncRequest {
+  return {
+    externalId: "",
+    guest: undefined,
+    checkIn: "",
+    checkOut: "",
+    guests: 0,
+    message: undefined,
+    channel: undefined,
+    status: "",
+    updatedAt: undefined,
+  };
+}
+
+export const SyncRequest: MessageFns<SyncRequest> = {
+  encode(message: SyncRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.externalId !== "") {
+      writer.uint32(10).string(message.externalId);
+    }
+    if (message.guest !== undefined) {
+      SyncPerson.encode(message.guest, writer.uint32(18).fork()).join();
+    }
+    if (message.checkIn !== "") {
+      writer.uint32(26).string(message.checkIn);
+    }
+    if (message.checkOut !== "") {
+      writer.uint32(34).string(message.checkOut);
+    }
+    if (message.guests !== 0) {
+      writer.uint32(40).int32(message.guests);
+    }
+    if (message.message !== undefined) {
+      writer.uint32(50).string(message.message);
+    }
+    if (message.channel !== undefined) {
+      writer.uint32(58).string(message.channel);
+    }
+    if (message.status !== "") {
+      writer.uint32(66).string(message.status);
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.externalId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.guest = SyncPerson.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.checkIn = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.checkOut = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.guests = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncRequest {
+    return {
+      externalId: isSet(object.externalId)
+        ? globalThis.String(object.externalId)
+        : isSet(object.external_id)
+        ? globalThis.String(object.external_id)
+        : "",
+      guest: isSet(object.guest) ? SyncPerson.fromJSON(object.guest) : undefined,
+      checkIn: isSet(object.checkIn)
+        ? globalThis.String(object.checkIn)
+        : isSet(object.check_in)
+        ? globalThis.String(object.check_in)
+        : "",
+      checkOut: isSet(object.checkOut)
+        ? globalThis.String(object.checkOut)
+        : isSet(object.check_out)
+        ? globalThis.String(object.check_out)
+        : "",
+      guests: isSet(object.guests) ? globalThis.Number(object.guests) : 0,
+      message: isSet(object.message) ? globalThis.String(object.message) : undefined,
+      channel: isSet(object.channel) ? globalThis.String(object.channel) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SyncRequest): unknown {
+    const obj: any = {};
+    if (message.externalId !== "") {
+      obj.externalId = message.externalId;
+    }
+    if (message.guest !== undefined) {
+      obj.guest = SyncPerson.toJSON(message.guest);
+    }
+    if (message.checkIn !== "") {
+      obj.checkIn = message.checkIn;
+    }
+    if (message.checkOut !== "") {
+      obj.checkOut = message.checkOut;
+    }
+    if (message.guests !== 0) {
+      obj.guests = Math.round(message.guests);
+    }
+    if (message.message !== undefined) {
+      obj.message = message.message;
+    }
+    if (message.channel !== undefined) {
+      obj.channel = message.channel;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncRequest>, I>>(base?: I): SyncRequest {
+    return SyncRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncRequest>, I>>(object: I): SyncRequest {
+    const message = createBaseSyncRequest();
+    message.externalId = object.externalId ?? "";
+    message.guest = (object.guest !== undefined && object.guest !== null)
+      ? SyncPerson.fromPartial(object.guest)
+      : undefined;
+    message.checkIn = object.checkIn ?? "";
+    message.checkOut = object.checkOut ?? "";
+    message.guests = object.guests ?? 0;
+    message.message = object.message ?? undefined;
+    message.channel = object.channel ?? undefined;
+    message.status = object.status ?? "";
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
