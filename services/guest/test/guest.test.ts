@@ -673,7 +673,7 @@ describe('guest service over gRPC', () => {
       const payload =
         entity === 'review'
           ? { externalId, listingId, guestName: 'Sam', rating: 4, body: 'Nice', submittedAt: '2025-05-01T00:00:00Z', updatedAt: '2025-05-01T00:00:00Z' }
-          : { externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, updatedAt: '2025-07-01T00:00:00Z' };
+          : { externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, status: 'pending', updatedAt: '2025-07-01T00:00:00Z' };
       await syncChange(WS, 'PMS-A', entity, payload);
     };
 
