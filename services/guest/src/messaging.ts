@@ -5,6 +5,7 @@
 // and by the PMS's updatedAt where the entity can change).
 import type { MessageSyncPayload, pmsSync, RequestSyncPayload, ReviewSyncPayload } from '@vrp/contracts';
 import { AppError, newId, PermanentError, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
+import { ATTACHMENT_URL_PATTERN, MAX_ATTACHMENT_URL_LENGTH, MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH, MAX_REVIEW_REPLY_LENGTH } from '@vrp/api-model';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
@@ -27,9 +28,9 @@ import type { PmsPort } from './pms';
 import type { GuestStore } from './store/guest-store';
 import { listingScopedFilter, type MessagingStore } from './store/messaging-store';
 
-export const MAX_MESSAGE_LENGTH = 10_000;
-export const MAX_ATTACHMENTS = 10;
-export const MAX_REPLY_LENGTH = 5_000;
+// The limits are the API's vocabulary (@vrp/api-model), which the gateway checks too.
+export { MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH };
+export const MAX_REPLY_LENGTH = MAX_REVIEW_REPLY_LENGTH;
 
 export interface MessagingDeps {
   store: DocumentStore;
@@ -104,7 +105,8 @@ export class Messaging {
     if (input.body.length > MAX_MESSAGE_LENGTH) problems.body = `must be at most ${MAX_MESSAGE_LENGTH} characters`;
     if (input.attachments.length > MAX_ATTACHMENTS) problems.attachments = `must contain at most ${MAX_ATTACHMENTS} attachments`;
     input.attachments.forEach((a, i) => {
-      if (!/^https?:\/\/\S+$/.test(a.url)) problems[`attachments.${i}.url`] = 'must be an http(s) URL';
+      if (!ATTACHMENT_URL_PATTERN.test(a.url)) problems[`attachments.${i}.url`] = 'must be an http(s) URL';
+      else if (a.url.length > MAX_ATTACHMENT_URL_LENGTH) problems[`attachments.${i}.url`] = `must be at most ${MAX_ATTACHMENT_URL_LENGTH} characters`;
     });
     if (Object.keys(problems).length) throw validationFailed(problems);
 

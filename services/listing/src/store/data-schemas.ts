@@ -1,6 +1,7 @@
 // Collections holding the data of a listing: calendar days, content and photos. Every document
 // carries its workspace id, and every query filters by it (tenant isolation).
 import { Schema } from 'mongoose';
+import { DATE_PATTERN } from '@vrp/api-model';
 
 /**
  * One document per listing per date that somebody wrote (`_id` = `${listingId}:${date}`); days
@@ -12,7 +13,7 @@ export const calendarDaySchema = new Schema(
     workspaceId: { type: String, required: true },
     listingId: { type: String, required: true },
     /** YYYY-MM-DD, a local date of the listing; stored as a string so ranges sort and compare as text. */
-    date: { type: String, required: true, match: /^\d{4}-\d{2}-\d{2}$/ },
+    date: { type: String, required: true, match: DATE_PATTERN },
     available: { type: Boolean, required: true },
     price: { type: Number, required: true, min: 0 },
     minNights: { type: Number, required: true, min: 1, max: 365 },

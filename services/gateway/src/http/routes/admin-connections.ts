@@ -2,11 +2,10 @@
 // listings), list, disconnect (its listings become inactive, spec 3.2) and sync on demand.
 import { z } from 'zod';
 import type { pms } from '@vrp/contracts';
-import { AppError, dataWorkspaceId, workspaceOfData, type KeyMode, type Upstream } from '@vrp/platform';
+import { AppError, dataWorkspaceId, KEY_MODES, workspaceOfData, type KeyMode, type Upstream } from '@vrp/platform';
 import type { WorkspaceAdmin } from '../../workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
-import { idParam } from '../schemas';
-import { connectionParams, createConnectionBody, pmsConnectionSchema } from '../schemas-connections';
+import { connectionParams, createConnectionBody, idParam, pmsConnectionSchema } from '@vrp/api-model';
 
 const tags = ['Admin'];
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
@@ -26,7 +25,8 @@ function toApiConnection(c: pms.Connection | undefined): z.input<typeof pmsConne
   };
 }
 
-const MODES: readonly KeyMode[] = ['live', 'test'];
+/** Live first: most connections are live. */
+const MODES: readonly KeyMode[] = [...KEY_MODES].reverse();
 
 /** Runs a call on a connection of the workspace in whichever mode holds it (ids are unique across modes). */
 async function inEitherMode<R>(workspaceId: string, call: (dataId: string) => Promise<R>): Promise<R> {

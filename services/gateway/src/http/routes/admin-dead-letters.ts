@@ -5,8 +5,7 @@ import { z } from 'zod';
 import type { ops } from '@vrp/contracts';
 import { dataWorkspaceId, deadLetterOwner, DEAD_LETTER_SERVICES, notFound, pageInfo, workspaceOfData, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
 import { defineRoute, ok, type Route } from '../route';
-import { paginationSchema } from '../schemas';
-import { deadLetterParams, deadLetterSchema, listDeadLettersQuery } from '../schemas-dead-letters';
+import { deadLetterParams, deadLetterSchema, listDeadLettersQuery, paginationSchema } from '@vrp/api-model';
 
 const tags = ['Admin'];
 

@@ -7,10 +7,13 @@ import { listing as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { etagOf } from '../../domain/etag';
 import { expectedVersion, withETag } from '../versioning';
-import { toApiListing } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';
-import { idParam, listingSchema } from '../schemas';
 import {
+  idParam,
+  inactiveListingRowSchema,
+  listingSchema,
+  toApiPhoto,
+  toListingRow,
   activeToggleBody,
   addPhotoBody,
   availabilityBatchBody,
@@ -24,15 +27,13 @@ import {
   publishResultSchema,
   statusBatchBody,
   statusBatchResultSchema,
-} from '../schemas-listing-data';
+} from '@vrp/api-model';
 
 const listingParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.') });
 const photoParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.'), photoId: idParam('A photo id.') });
 
 const parseSections = (sections: pb.ContentSection[]): Record<string, unknown> =>
   Object.fromEntries(sections.map((s) => [s.name, JSON.parse(s.valueJson) as unknown]));
-
-const toApiPhoto = (p: pb.Photo) => ({ id: p.id, url: p.url, caption: p.caption, position: p.position, createdAt: p.createdAt ? p.createdAt.toISOString() : null });
 
 export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): Route[] {
   /** Reads the listing after a toggle; toggles work on inactive listings, so allowInactive. */
@@ -41,9 +42,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
     if (!listing) throw new Error('listing service answered GetListing without a listing');
     return listing;
   };
-  const asRow = (l: pb.Listing) =>
-    l.status === 'active' ? toApiListing(l) : { id: l.id, name: l.name, status: 'inactive' as const, channels: l.channels.map((c) => ({ channel: c.channel, externalId: c.externalId })) };
-  const toggledSchema = z.object({ data: z.union([listingSchema, z.object({ id: z.string(), name: z.string(), status: z.literal('inactive'), channels: z.array(z.object({ channel: z.string(), externalId: z.string() })) })]) });
+  const toggledSchema = z.object({ data: z.union([listingSchema, inactiveListingRowSchema]) });
 
   return [
     defineRoute({
@@ -63,7 +62,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       async handler({ params, body, principal, req, res }) {
         await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active, expectedVersion: expectedVersion(req) });
         const after = await current(principal.workspaceId, params.id);
-        return ok(withETag(res, after.version, { data: asRow(after) }));
+        return ok(withETag(res, after.version, { data: toListingRow(after) }));
       },
     }),
     defineRoute({

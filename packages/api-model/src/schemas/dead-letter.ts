@@ -2,9 +2,10 @@
 // set aside so that its partition moves on (docs/operations.md, "Dead letters").
 import { z } from 'zod';
 import { DEAD_LETTER_SERVICES, MAX_DEAD_LETTER_WINDOW } from '@vrp/platform';
-import { component, idParam, isoDateTime, pageQuery } from './schemas';
+import { MAX_ID_LENGTH, MODES } from '../vocabulary';
+import { component, idParam, isoDateTime, pageQuery } from './common';
 
-const filterText = (description: string) => z.string().trim().min(1).max(200).optional().describe(description);
+const filterText = (description: string) => z.string().trim().min(1).max(MAX_ID_LENGTH).optional().describe(description);
 
 export const listDeadLettersQuery = z
   .strictObject({
@@ -12,7 +13,7 @@ export const listDeadLettersQuery = z
     topic: filterText('Only messages read from this topic, e.g. pms.sync.v1.'),
     group: filterText('Only messages of this consumer group, e.g. reservation-pms-sync.'),
     workspace_id: filterText('Only messages of this workspace (when the consumer could tell), in both modes unless `mode` is given.'),
-    mode: z.enum(['test', 'live']).optional().describe('With workspace_id: only the messages of that mode\'s data (test: the sandbox of test keys).'),
+    mode: z.enum(MODES).optional().describe('With workspace_id: only the messages of that mode\'s data (test: the sandbox of test keys).'),
     service: z.enum(DEAD_LETTER_SERVICES).optional().describe('Only the dead letters stored by this service.'),
     status: z.enum(['open', 'replayed', 'all']).default('open').describe('open (default): not replayed yet; replayed; all.'),
   })
@@ -40,7 +41,7 @@ export const deadLetterSchema = component(
     firstFailedAt: isoDateTime,
     lastFailedAt: isoDateTime,
     workspaceId: z.string().nullable(),
-    mode: z.enum(['test', 'live']).nullable().describe('Whose data the message was about: the test-mode sandbox or live data (null when the consumer could not tell).'),
+    mode: z.enum(MODES).nullable().describe('Whose data the message was about: the test-mode sandbox or live data (null when the consumer could not tell).'),
     listingId: z.string().nullable(),
     status: z.enum(['open', 'replayed']),
     replayedAt: isoDateTime.nullable().describe('When a replay applied it; a replayed dead letter is never applied again.'),
