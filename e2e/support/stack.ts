@@ -1,5 +1,6 @@
 // Black-box harness: boots the whole embedded stack on free ports and talks to it over HTTP only.
 import { startStack, type Stack } from '@vrp/stack';
+import { eventually as waitFor } from '@vrp/testkit';
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -65,18 +66,8 @@ export async function startTestStack(opts: { demoPms?: boolean } = {}): Promise<
 }
 
 /** Polls `check` until it returns true (no fixed sleeps); fails after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    // A check that throws (e.g. a 429 answer without `data` while polling fast) counts as "not yet".
-    let last: unknown;
-    try {
-      if (await check()) return;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    // Polling interval: well under every rate limit of the API and the admin API.
-    await new Promise((r) => setTimeout(r, 25));
-  }
+export function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  // A check that throws (e.g. a 429 answer without `data` while polling fast) counts as "not yet";
+  // the polling interval stays well under every rate limit of the API and the admin API.
+  return waitFor(check, { timeoutMs, what, intervalMs: 25, throwsMeanNotYet: true });
 }

@@ -3,7 +3,6 @@
 // the PMS port is a recording fake, so every test can prove what was (not) sent to a PMS.
 import { guest as pb, guestEvents, listingEvents, ops, pmsSync, reservation as resPb, reservationEvents, TOPICS } from '@vrp/contracts';
 import {
-  AppError,
   createLogger,
   createMemoryBus,
   createMemoryStore,
@@ -18,16 +17,7 @@ import { startGuestService } from '../src/app';
 import type { GuestRecord } from '../src/domain/guest';
 import type { ListingPms, PmsPort, RelayInput } from '../src/pms';
 import { GuestStore } from '../src/store/guest-store';
-
-const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-};
+import { errorOf } from '@vrp/testkit';
 
 /** The listings the fake listing service knows, and every write relayed to a PMS. */
 class FakePms implements PmsPort {

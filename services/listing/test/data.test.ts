@@ -20,16 +20,7 @@ import type { ListingRecord } from '../src/domain/listing';
 import { dataHandlers, type ContentRelay, type DataHandlers } from '../src/grpc/data-handlers';
 import { DataStore } from '../src/store/data-store';
 import { ListingStore } from '../src/store/listing-store';
-
-const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-};
+import { errorOf } from '@vrp/testkit';
 
 const section = (name: string, value: unknown) => ({ name, valueJson: JSON.stringify(value) });
 

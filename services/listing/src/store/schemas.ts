@@ -50,6 +50,8 @@ export const listingSchema = new Schema(
 listingSchema.index({ workspaceId: 1, status: 1, createdAt: 1, _id: 1 });
 // A channel id resolves to exactly one listing in a workspace.
 listingSchema.index({ workspaceId: 1, aliases: 1 }, { unique: true });
+// A listing by the id its PMS knows it by (FindPmsListing, PMS sync, disconnecting an account).
+listingSchema.index({ workspaceId: 1, pmsProvider: 1, pmsExternalId: 1 });
 
 export const planSchema = new Schema(
   {
