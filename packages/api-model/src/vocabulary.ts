@@ -116,6 +116,12 @@ export const MAX_EVENT_TYPE_LENGTH = 100;
 export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 
-// ---- pages (spec 8): defined with the paging helpers of @vrp/platform ----
+// ---- defined in @vrp/platform (below this package), beside the code that applies them ----
+
+/** Why a night is unavailable in `409 dates_unavailable`. */
+export { DATE_CONFLICT_REASONS } from '@vrp/platform';
+/** Dead letters (admin API): why one was set aside, and the list's status filter. */
+export { DEAD_LETTER_REASONS, DEAD_LETTER_STATUS_FILTERS } from '@vrp/platform';
+/** Pages (spec 8). */
 
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET } from '@vrp/platform';

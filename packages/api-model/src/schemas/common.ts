@@ -5,7 +5,7 @@
 // Schemas registered in `componentSchemas` become named `#/components/schemas/<id>` entries.
 import { z } from 'zod';
 import { DEFAULT_PAGE_LIMIT, ERROR_CATALOG, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET, type ErrorCode } from '@vrp/platform';
-import { MAX_ID_LENGTH } from '../vocabulary';
+import { DATE_CONFLICT_REASONS, MAX_ID_LENGTH } from '../vocabulary';
 
 export const componentSchemas = z.registry<{ id: string; description?: string }>();
 
@@ -78,7 +78,7 @@ export const errorEnvelopeSchema = component(
         .array(
           z.object({
             date: z.string().describe('YYYY-MM-DD: a night of the stay.'),
-            reason: z.enum(['booked', 'closed']).describe('booked: a PENDING or CONFIRMED reservation (or owner block) holds it; closed: closed on the calendar.'),
+            reason: z.enum(DATE_CONFLICT_REASONS).describe('booked: a PENDING or CONFIRMED reservation (or owner block) holds it; closed: closed on the calendar.'),
             reservationId: z.string().optional().describe('The reservation holding the night (reason booked).'),
           }),
         )

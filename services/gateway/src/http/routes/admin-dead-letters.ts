@@ -3,7 +3,7 @@
 // newest first, and replay/delete go to the service named in the id.
 import { z } from 'zod';
 import type { ops } from '@vrp/contracts';
-import { dataWorkspaceId, deadLetterOwner, DEAD_LETTER_SERVICES, notFound, pageInfo, workspaceOfData, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
+import { dataWorkspaceId, deadLetterOwner, DEAD_LETTER_SERVICES, notFound, pageInfo, workspaceOfData, type DeadLetterReason, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
 import { defineRoute, ok, type Route } from '../route';
 import { deadLetterParams, deadLetterSchema, listDeadLettersQuery, paginationSchema } from '@vrp/api-model';
 
@@ -25,7 +25,7 @@ function toApiDeadLetter(d: ops.DeadLetter | undefined): z.input<typeof deadLett
     payloadBase64: Buffer.from(d.value).toString('base64'),
     errorCode: d.errorCode,
     errorMessage: d.errorMessage,
-    reason: d.reason as 'permanent' | 'budget_exhausted',
+    reason: d.reason as DeadLetterReason,
     attempts: d.attempts,
     firstFailedAt: (d.firstFailedAt ?? new Date(0)).toISOString(),
     lastFailedAt: (d.lastFailedAt ?? new Date(0)).toISOString(),
