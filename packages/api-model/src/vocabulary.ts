@@ -102,6 +102,11 @@ export const MAX_PHOTOS = 100;
 export const MAX_PHOTO_URL_LENGTH = 2048;
 export const MAX_PHOTO_CAPTION_LENGTH = 500;
 
+// ---- PMS connections (admin API) ----
+
+export const CONNECTION_STATUSES = ['connected', 'disconnected'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+
 // ---- webhooks ----
 
 export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'dropped'] as const;

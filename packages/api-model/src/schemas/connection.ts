@@ -2,7 +2,7 @@
 // under /admin/v1/workspaces/{id}/connections.
 import { z } from 'zod';
 import { PROVIDERS } from '@vrp/pms-matrix';
-import { MAX_ID_LENGTH, MODES } from '../vocabulary';
+import { CONNECTION_STATUSES, MAX_ID_LENGTH, MODES } from '../vocabulary';
 import { component, idParam, isoDateTime } from './common';
 import { capabilitiesSchema } from './listing';
 
@@ -30,7 +30,7 @@ export const pmsConnectionSchema = component(
     mode: z.enum(MODES).describe('The mode whose data the account feeds: test keys see the listings of test connections only, live keys those of live ones.'),
     provider: z.enum(PROVIDERS),
     accountId: z.string().describe('The account’s id in the PMS.'),
-    status: z.enum(['connected', 'disconnected']),
+    status: z.enum(CONNECTION_STATUSES),
     createdAt: isoDateTime,
     lastSyncedAt: isoDateTime.nullable().describe('When the last sync from the PMS completed; null before the first.'),
   }),

@@ -12,7 +12,14 @@ import {
   idParam,
   inactiveListingRowSchema,
   listingSchema,
+  MAX_CALENDAR_RANGE_DAYS,
+  MAX_PHOTOS,
+  toApiAvailabilityResult,
+  toApiCalendar,
+  toApiContent,
+  toApiContentWriteResult,
   toApiPhoto,
+  toApiPublishResult,
   toListingRow,
   activeToggleBody,
   addPhotoBody,
@@ -31,9 +38,6 @@ import {
 
 const listingParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.') });
 const photoParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.'), photoId: idParam('A photo id.') });
-
-const parseSections = (sections: pb.ContentSection[]): Record<string, unknown> =>
-  Object.fromEntries(sections.map((s) => [s.name, JSON.parse(s.valueJson) as unknown]));
 
 export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): Route[] {
   /** Reads the listing after a toggle; toggles work on inactive listings, so allowInactive. */
@@ -104,7 +108,8 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       operationId: 'getListingCalendar',
       summary: 'Availability and nightly prices',
       description:
-        'One entry per day from `from` to `to` (inclusive, at most 366 days). Days never written are available at the listing’s default nightly price. A night held by a PENDING or CONFIRMED reservation (owner blocks included) is `available: false` with its `reservationId`; a closed night is `available: false` with `reservationId: null`.',
+        `One entry per day from \`from\` to \`to\` (inclusive, at most ${MAX_CALENDAR_RANGE_DAYS} days). ` +
+        'Days never written are available at the listing’s default nightly price. A night held by a PENDING or CONFIRMED reservation (owner blocks included) is `available: false` with its `reservationId`; a closed night is `available: false` with `reservationId: null`.',
       tags: ['Availability'],
       auth: 'api_key',
       params: listingParams,
@@ -113,8 +118,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, query, principal }) {
         const res = await upstream.call('getCalendar', { workspaceId: principal.workspaceId, listingId: params.id, from: query.from, to: query.to, calendarOnly: false });
-        const days = res.days.map((d) => ({ date: d.date, available: d.available, price: d.price, minNights: d.minNights, reservationId: d.reservationId || null }));
-        return ok({ data: { listingId: res.listingId, currency: res.currency, days } });
+        return ok({ data: toApiCalendar(res) });
       },
     }),
     defineRoute({
@@ -131,7 +135,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive'],
       async handler({ body, principal }) {
         const res = await upstream.call('updateAvailability', { workspaceId: principal.workspaceId, updates: body.updates });
-        return ok({ data: { listingIds: res.listingIds, daysUpdated: res.daysUpdated } });
+        return ok({ data: toApiAvailabilityResult(res) });
       },
     }),
     defineRoute({
@@ -148,7 +152,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, principal, res: http }) {
         const res = await upstream.call('getContent', { workspaceId: principal.workspaceId, listingId: params.id });
-        const data = { listingId: res.listingId, sections: parseSections(res.sections), updatedAt: res.updatedAt ? res.updatedAt.toISOString() : null };
+        const data = toApiContent(res);
         return ok(res.version ? withETag(http, res.version, { data }) : { data });
       },
     }),
@@ -170,15 +174,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
         const sections = Object.entries(body.sections).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
         const res = await upstream.call('putContent', { workspaceId: principal.workspaceId, listingId: params.id, sections, expectedVersion: expectedVersion(req) });
         http.setHeader('ETag', etagOf(res.version));
-        return ok({
-          data: {
-            listingId: res.listingId,
-            applied: res.applied,
-            deferred: res.deferred,
-            pms: res.pmsProvider ? { provider: res.pmsProvider, errors: res.pmsErrors.map((e) => ({ section: e.section, message: e.message })) } : null,
-            sections: parseSections(res.sections),
-          },
-        });
+        return ok({ data: toApiContentWriteResult(res) });
       },
     }),
     defineRoute({
@@ -201,7 +197,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       path: '/v1/listings/:id/photos',
       operationId: 'addListingPhoto',
       summary: 'Add a photo',
-      description: 'Appends a photo (https URL) at the end; at most 100 photos per listing.',
+      description: `Appends a photo (https URL) at the end; at most ${MAX_PHOTOS} photos per listing.`,
       tags: ['Content'],
       auth: 'api_key',
       params: listingParams,
@@ -241,7 +237,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, principal }) {
         const res = await upstream.call('publishListing', { workspaceId: principal.workspaceId, listingId: params.id });
-        return ok({ data: { listingId: res.listingId, publishedAt: res.publishedAt ? res.publishedAt.toISOString() : null, channels: res.channels } });
+        return ok({ data: toApiPublishResult(res) });
       },
     }),
   ];
