@@ -5,7 +5,7 @@
 // and by the PMS's updatedAt where the entity can change).
 import type { MessageSyncPayload, pmsSync, RequestSyncPayload, ReviewSyncPayload } from '@vrp/contracts';
 import { AppError, newId, PermanentError, validationFailed, type DocumentStore, type Logger, type Outbox, type PageWindow, type Tx } from '@vrp/platform';
-import { ATTACHMENT_URL_PATTERN, MAX_ATTACHMENT_URL_LENGTH, MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH, MAX_REVIEW_REPLY_LENGTH } from '@vrp/api-model';
+import { ATTACHMENT_URL_PATTERN, MAX_ATTACHMENT_URL_LENGTH, MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH, MAX_REQUEST_NOTE_LENGTH, MAX_REVIEW_REPLY_LENGTH } from '@vrp/api-model';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
@@ -31,6 +31,11 @@ import { listingScopedFilter, type MessagingStore } from './store/messaging-stor
 // The limits are the API's vocabulary (@vrp/api-model), which the gateway checks too.
 export { MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH };
 export const MAX_REPLY_LENGTH = MAX_REVIEW_REPLY_LENGTH;
+
+/** The host's note on an answer or a pre-approval (the API's `message`). */
+function assertNote(note: string): void {
+  if (note.length > MAX_REQUEST_NOTE_LENGTH) throw validationFailed({ message: `must be at most ${MAX_REQUEST_NOTE_LENGTH} characters` });
+}
 
 export interface MessagingDeps {
   store: DocumentStore;
@@ -204,6 +209,7 @@ export class Messaging {
   }
 
   async answer(workspaceId: string, id: string, decision: Decision, note: string): Promise<RequestRecord> {
+    assertNote(note);
     const r = await this.request(workspaceId, id);
     const problem = answerProblem(r);
     if (problem) throw new AppError('conflict', problem);
@@ -213,6 +219,7 @@ export class Messaging {
   }
 
   async preApprove(workspaceId: string, id: string, blockInstantBooking: boolean, note: string): Promise<RequestRecord> {
+    assertNote(note);
     const r = await this.request(workspaceId, id);
     const problem = preApproveProblem(r);
     if (problem) throw new AppError('conflict', problem);

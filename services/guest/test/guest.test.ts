@@ -17,6 +17,7 @@ import { startGuestService } from '../src/app';
 import type { GuestRecord } from '../src/domain/guest';
 import type { ListingPms, PmsPort, RelayInput } from '../src/pms';
 import { GuestStore } from '../src/store/guest-store';
+import { MAX_ATTACHMENT_URL_LENGTH, MAX_GUEST_NAME_LENGTH, MAX_REQUEST_NOTE_LENGTH } from '@vrp/api-model';
 import { errorOf } from '@vrp/testkit';
 
 /** The listings the fake listing service knows, and every write relayed to a PMS. */
@@ -212,6 +213,11 @@ describe('guest service over gRPC', () => {
       const err = await errorOf(create({ firstName: '  ', language: 'english!', provider: 'PMS-Z' }));
       expect(err.code).toBe('validation_failed');
       expect(err.details.fields).toEqual({ firstName: 'is required', language: 'must be a language tag such as en or pt-BR', provider: expect.stringContaining('PMS-A') });
+    });
+
+    it('holds names to the API limit of 100 characters, as the gateway does', async () => {
+      const long = 'x'.repeat(MAX_GUEST_NAME_LENGTH + 1);
+      expect((await errorOf(create({ firstName: long, lastName: long }))).details.fields).toEqual({ firstName: 'must be at most 100 characters', lastName: 'must be at most 100 characters' });
     });
 
     it('refuses provider PMS-F with pms_write_unsupported and sends nothing', async () => {
@@ -414,6 +420,8 @@ describe('guest service over gRPC', () => {
       const c = await conversationOn('ws_msg', 'lst_off');
       expect((await errorOf(send('ws_msg', c.id, '  '))).details.fields).toEqual({ body: expect.any(String) });
       expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: 'ftp://x', name: '', contentType: '' }]))).details.fields).toEqual({ 'attachments.0.url': 'must be an http(s) URL' });
+      const longUrl = `https://files.test/${'a'.repeat(MAX_ATTACHMENT_URL_LENGTH)}`;
+      expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: longUrl, name: '', contentType: '' }]))).details.fields).toEqual({ 'attachments.0.url': 'must be at most 2000 characters' });
       expect((await errorOf(send('ws_other', c.id, 'hello'))).code).toBe('not_found');
 
       await setActive('ws_msg', 'lst_off', false);
@@ -555,6 +563,8 @@ describe('guest service over gRPC', () => {
       const i = await byExternal('i-g');
       expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe('conflict');
       expect((await errorOf(client.call('answerRequest', { workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields).toEqual({ decision: 'must be accept or decline' });
+      const longNote = 'x'.repeat(MAX_REQUEST_NOTE_LENGTH + 1);
+      expect((await errorOf(client.call('preApproveInquiry', { workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: longNote }))).details.fields).toEqual({ message: 'must be at most 5000 characters' });
       expect((await errorOf(client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: 'open', kind: '' }))).details.fields).toEqual({ status: expect.any(String) });
     });
   });

@@ -81,6 +81,8 @@ describe('content rules (pure)', () => {
     expect(Object.keys(sectionProblems('house_rules', 'x'.repeat(5_001)))).toEqual(['sections.house_rules']);
     expect(Object.keys(sectionProblems('amenities', ['wifi', 'wifi', '']))).toEqual(['sections.amenities[1]', 'sections.amenities[2]']);
     expect(Object.keys(sectionProblems('amenities', Array.from({ length: 101 }, (_, i) => `a${i}`)))).toEqual(['sections.amenities']);
+    // An amenity is at most 100 characters, as the gateway checks.
+    expect(sectionProblems('amenities', ['wifi', 'x'.repeat(101)])).toEqual({ 'sections.amenities[1]': 'must be at most 100 characters' });
     expect(sectionProblems('house_rule_switches', { petsAllowed: true, smokingAllowed: false })).toEqual({});
     expect(Object.keys(sectionProblems('house_rule_switches', { petsAllowed: 'yes', hotTub: true }))).toEqual([
       'sections.house_rule_switches.petsAllowed',

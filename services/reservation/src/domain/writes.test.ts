@@ -64,6 +64,10 @@ describe('create rules', () => {
       ['checkOut', 'financials.currency', 'financials.totalPrice', 'platform', 'source'],
     );
     expect(fieldsOf(() => parseNewReservation(input({ checkOut: '2027-03-02' })))).toEqual(['checkOut']); // > 365 nights
+    const long = 'x'.repeat(201);
+    expect(fieldsOf(() => parseNewReservation(input({ primaryGuest: { firstName: long, lastName: long, email: '', phone: '1'.repeat(51) } })))).toEqual(
+      ['primaryGuest.firstName', 'primaryGuest.lastName', 'primaryGuest.phone'],
+    );
   });
   it('maps restricted kinds of booking to matrix writes', () => {
     expect(createWrites(parseNewReservation(input()))).toEqual(['reservation.create']);
