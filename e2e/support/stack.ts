@@ -1,4 +1,5 @@
 // Black-box harness: boots the whole embedded stack on free ports and talks to it over HTTP only.
+import type { ErrorEnvelope } from '@vrp/api-model';
 import { startStack, type Stack } from '@vrp/stack';
 import { eventually as waitFor } from '@vrp/testkit';
 
@@ -8,19 +9,8 @@ export interface ApiResponse<T = unknown> {
   body: T;
 }
 
-export interface ErrorBody {
-  error: {
-    code: string;
-    message: string;
-    fix: string;
-    docs_url: string;
-    request_id: string;
-    listing_ids?: string[];
-    listings?: { id: string; name: string }[];
-    provider?: string;
-    fields?: Record<string, string>;
-  };
-}
+/** The error envelope (spec 7), as the API's schema describes it. */
+export type ErrorBody = ErrorEnvelope;
 
 export interface TestStack {
   stack: Stack;

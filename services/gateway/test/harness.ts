@@ -2,6 +2,7 @@
 // the gateway on port 0 with the embedded store, spoken to with global fetch. The proxy records
 // what the gateway sent and lets a test replace one method (to fail it, slow it or meter it);
 // every other call reaches the listing service itself, so no listing rule is written here.
+import type { ErrorEnvelope } from '@vrp/api-model';
 import { listing } from '@vrp/contracts';
 import { startListingService } from '@vrp/listing';
 import { eventually } from '@vrp/testkit';
@@ -198,19 +199,8 @@ export interface ApiResponse<T = unknown> {
   text: string;
 }
 
-export interface ErrorBody {
-  error: {
-    code: string;
-    message: string;
-    fix: string;
-    docs_url: string;
-    request_id: string;
-    fields?: Record<string, string>;
-    listing_ids?: string[];
-    listings?: { id: string; name: string }[];
-    provider?: string;
-  };
-}
+/** The error envelope (spec 7), as the API's schema describes it. */
+export type ErrorBody = ErrorEnvelope;
 
 /** fetch + JSON decode (text kept for non-JSON answers). */
 export async function request<T = unknown>(url: string, init: RequestInit = {}): Promise<ApiResponse<T>> {

@@ -3,7 +3,7 @@
 import { listing } from '@vrp/contracts';
 import { AppError, listingInactive } from '@vrp/platform';
 import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
-import { bearer, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
+import { bearer, makeListing, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
 
 interface Page {
   data: Record<string, unknown>[];
@@ -48,20 +48,15 @@ describe('gateway listings endpoints', () => {
       page: { limit: 50, offset: 0 },
     });
     expect(res.body.data.map((l) => l.name)).toEqual(['Sea View', 'Old Town']);
+    // The values the listing was created with (harness makeListing), under the API's names.
+    const { address, timezone, currency, maxGuests, bedrooms, bathrooms, beds, checkInTime, checkOutTime } = makeListing('Sea View');
     expect(res.body.data[0]).toEqual({
       id: seaView.id,
       name: 'Sea View',
       status: 'active',
       channels: [{ channel: 'CHANNEL_A', externalId: 'ch-SeaView' }],
-      address: { line1: '1 Harbour Road', line2: '', city: 'Lisbon', region: '', postalCode: '1100-001', country: 'PT' },
-      timezone: 'Europe/Lisbon',
-      currency: 'EUR',
-      maxGuests: 4,
-      bedrooms: 2,
-      bathrooms: 1.5,
-      beds: 3,
-      checkInTime: '15:00',
-      checkOutTime: '11:00',
+      address,
+      ...{ timezone, currency, maxGuests, bedrooms, bathrooms, beds, checkInTime, checkOutTime },
       pms: { provider: 'PMS-A', externalId: 'pa-77' },
       createdAt: seaView.createdAt!.toISOString(),
       updatedAt: seaView.updatedAt!.toISOString(),
