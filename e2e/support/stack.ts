@@ -1,13 +1,9 @@
 // Black-box harness: boots the whole embedded stack on free ports and talks to it over HTTP only.
 import type { ErrorEnvelope } from '@vrp/api-model';
 import { startStack, type Stack } from '@vrp/stack';
-import { eventually as waitFor } from '@vrp/testkit';
+import { eventually as waitFor, request, type ApiResponse } from '@vrp/testkit';
 
-export interface ApiResponse<T = unknown> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
+export type { ApiResponse };
 
 /** The error envelope (spec 7), as the API's schema describes it. */
 export type ErrorBody = ErrorEnvelope;
@@ -26,14 +22,12 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-async function call<T>(baseUrl: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<ApiResponse<T>> {
-  const res = await fetch(`${baseUrl}${path}`, {
+function call<T>(baseUrl: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<ApiResponse<T>> {
+  return request<T>(`${baseUrl}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
 }
 
 /** The embedded stack on free ports; `demoPms` also connects the demo workspace to the simulated PMS-A. */

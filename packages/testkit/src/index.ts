@@ -55,3 +55,20 @@ export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boo
 export async function eventually(check: () => Promise<boolean> | boolean, opts: WaitOptions = {}): Promise<void> {
   await until(check, (ok) => ok, opts);
 }
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  /** The decoded JSON body; null when the answer is empty or not JSON. */
+  body: T;
+  text: string;
+}
+
+/** fetch + JSON decode (the text is kept for non-JSON answers). */
+export async function request<T = unknown>(url: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: unknown = null;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text) as unknown;
+  return { status: res.status, headers: res.headers, body: body as T, text };
+}

@@ -5,7 +5,7 @@
 import type { ErrorEnvelope } from '@vrp/api-model';
 import { listing } from '@vrp/contracts';
 import { startListingService } from '@vrp/listing';
-import { eventually } from '@vrp/testkit';
+import { eventually, request } from '@vrp/testkit';
 import {
   createLogger,
   createMemoryBus,
@@ -192,24 +192,10 @@ export async function startTestGateway(opts: {
   };
 }
 
-export interface ApiResponse<T = unknown> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export { request, type ApiResponse } from '@vrp/testkit';
 
 /** The error envelope (spec 7), as the API's schema describes it. */
 export type ErrorBody = ErrorEnvelope;
-
-/** fetch + JSON decode (text kept for non-JSON answers). */
-export async function request<T = unknown>(url: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  let body: unknown = null;
-  if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text) as unknown;
-  return { status: res.status, headers: res.headers, body: body as T, text };
-}
 
 export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
 export const adminHeaders = (): Record<string, string> => ({ ...bearer(ADMIN_TOKEN), 'Content-Type': 'application/json' });
