@@ -1,8 +1,8 @@
 // Conversations and messages, and reservation requests and inquiries (the guest conversations
 // that come before a booking): relayed to the guest service. Data of inactive listings is left
 // out of collections; direct reads, writes and filters on an inactive listing are 403. Writes
-// the PMS cannot perform are refused (422, nothing sent): attachments on PMS-F and PMS-G,
-// answers and pre-approvals relayed by PMS-F, blockInstantBooking on PMS-G.
+// the PMS cannot perform are refused (422, nothing sent) by the guest service from the capability
+// matrix; the descriptions name the PMSs with refusedOn(), from the same matrix.
 import { z } from 'zod';
 import {
   answerRequestBody,

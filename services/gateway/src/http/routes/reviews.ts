@@ -1,6 +1,6 @@
 // Reviews: relayed to the guest service. Reviews of inactive listings are left out of the
 // collection; a direct read, a reply or a filter on an inactive listing is 403. A reply is
-// refused (422, nothing sent) when the review's PMS cannot reply (PMS-F).
+// refused (422, nothing sent) when the review's PMS cannot reply (the capability matrix decides).
 import { z } from 'zod';
 import { idParam, listReviewsQuery, reviewPageSchema, reviewReplyBody, reviewSchema, toApiReview } from '@vrp/api-model';
 import { refusedOn } from '@vrp/pms-matrix';
