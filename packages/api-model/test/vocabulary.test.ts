@@ -118,7 +118,7 @@ describe('the API vocabulary is defined once', () => {
         if (redefined && !isHome(file.path, name)) again.push(`${file.path}:${lineOf(text, redefined.index)} redefines ${name}`);
         // Small numbers (1, 10, 50, 100) bound many unrelated things; distinctive ones do not.
         if (value < 200 || !checked.includes(file)) continue;
-        const bound = new RegExp(`(?:\\.max\\(\\s*${value}\\b|length\\s*>=?\\s*${value}\\b|\\bMAX_[A-Z_]*\\s*=\\s*${value}\\b)`).exec(text);
+        const bound = new RegExp(`(?:\\.max\\(\\s*${value}\\b|length\\s*>=?\\s*${value}\\b|\\bmax[lL]ength:\\s*${value}\\b|\\bMAX_[A-Z_]*\\s*=\\s*${value}\\b)`).exec(text);
         if (bound) again.push(`${file.path}:${lineOf(text, bound.index)} writes ${value} (${name}) as a literal`);
       }
     }

@@ -1,7 +1,7 @@
 // Collections holding the data of a listing: calendar days, content and photos. Every document
 // carries its workspace id, and every query filters by it (tenant isolation).
 import { Schema } from 'mongoose';
-import { DATE_PATTERN } from '@vrp/api-model';
+import { DATE_PATTERN, MAX_PHOTO_CAPTION_LENGTH, MAX_PHOTO_URL_LENGTH } from '@vrp/api-model';
 
 /**
  * One document per listing per date that somebody wrote (`_id` = `${listingId}:${date}`); days
@@ -44,8 +44,8 @@ export const listingPhotoSchema = new Schema(
     _id: { type: String, required: true }, // pho_...
     workspaceId: { type: String, required: true },
     listingId: { type: String, required: true },
-    url: { type: String, required: true, maxlength: 2048 },
-    caption: { type: String, default: '', maxlength: 500 },
+    url: { type: String, required: true, maxlength: MAX_PHOTO_URL_LENGTH },
+    caption: { type: String, default: '', maxlength: MAX_PHOTO_CAPTION_LENGTH },
     /** 1-based; appended at max + 1, kept stable when another photo is removed. */
     position: { type: Number, required: true, min: 1 },
     createdAt: { type: Date, required: true },
