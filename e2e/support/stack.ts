@@ -1,25 +1,12 @@
 // Black-box harness: boots the whole embedded stack on free ports and talks to it over HTTP only.
+import type { ErrorEnvelope } from '@vrp/api-model';
 import { startStack, type Stack } from '@vrp/stack';
+import { eventually as waitFor, request, type ApiResponse } from '@vrp/testkit';
 
-export interface ApiResponse<T = unknown> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
+export type { ApiResponse };
 
-export interface ErrorBody {
-  error: {
-    code: string;
-    message: string;
-    fix: string;
-    docs_url: string;
-    request_id: string;
-    listing_ids?: string[];
-    listings?: { id: string; name: string }[];
-    provider?: string;
-    fields?: Record<string, string>;
-  };
-}
+/** The error envelope (spec 7), as the API's schema describes it. */
+export type ErrorBody = ErrorEnvelope;
 
 export interface TestStack {
   stack: Stack;
@@ -35,14 +22,12 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-async function call<T>(baseUrl: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<ApiResponse<T>> {
-  const res = await fetch(`${baseUrl}${path}`, {
+function call<T>(baseUrl: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<ApiResponse<T>> {
+  return request<T>(`${baseUrl}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
 }
 
 /** The embedded stack on free ports; `demoPms` also connects the demo workspace to the simulated PMS-A. */
@@ -65,18 +50,8 @@ export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadline
 }
 
 /** Polls `check` until it returns true (no fixed sleeps); fails after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    // A check that throws (e.g. a 429 answer without `data` while polling fast) counts as "not yet".
-    let last: unknown;
-    try {
-      if (await check()) return;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    // Polling interval: well under every rate limit of the API and the admin API.
-    await new Promise((r) => setTimeout(r, 25));
-  }
+export function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  // A check that throws (e.g. a 429 answer without `data` while polling fast) counts as "not yet";
+  // the polling interval stays well under every rate limit of the API and the admin API.
+  return waitFor(check, { timeoutMs, what, intervalMs: 25, throwsMeanNotYet: true });
 }

@@ -1,74 +1,20 @@
 // The API's JSON of conversations, messages, reviews and reservation requests/inquiries, from
 // the guest service's proto messages. Responses and webhook payloads (message.received,
-// review.created...) both use them.
+// review.created...) both use them; the types are the schemas' (./schemas/guest.ts).
+import type { z } from 'zod';
 import type { guest as pb } from '@vrp/contracts';
+import type { conversationSchema, messageSchema, reservationRequestSchema, reviewSchema } from './schemas/guest';
+import { isOneOf, REQUEST_STATUSES } from './vocabulary';
 
 const iso = (d: Date | undefined): string => (d ?? new Date(0)).toISOString();
 const isoOrNull = (d: Date | undefined): string | null => (d ? d.toISOString() : null);
 const orNull = (v: string): string | null => (v === '' ? null : v);
 
-export interface ApiConversation {
-  id: string;
-  propertyId: string;
-  reservationId: string | null;
-  guestId: string | null;
-  channel: string | null;
-  messageCount: number;
-  lastMessageAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ApiAttachment {
-  url: string;
-  name: string | null;
-  contentType: string | null;
-}
-
-export interface ApiMessage {
-  id: string;
-  conversationId: string;
-  propertyId: string;
-  direction: 'inbound' | 'outbound';
-  body: string;
-  attachments: ApiAttachment[];
-  sentAt: string;
-  /** The PMS the message travelled through, null when none. */
-  pms: { provider: string; externalId: string | null } | null;
-}
-
-export interface ApiReview {
-  id: string;
-  propertyId: string;
-  reservationId: string | null;
-  guestId: string | null;
-  guestName: string;
-  rating: number;
-  body: string;
-  channel: string | null;
-  reply: { body: string; repliedAt: string } | null;
-  pms: { provider: string; externalId: string } | null;
-  submittedAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ApiReservationRequest {
-  id: string;
-  propertyId: string;
-  kind: 'request' | 'inquiry';
-  status: 'pending' | 'accepted' | 'declined' | 'pre_approved' | 'expired';
-  guestName: string;
-  checkIn: string;
-  checkOut: string;
-  guests: number;
-  message: string;
-  channel: string | null;
-  blockInstantBooking: boolean;
-  pms: { provider: string; externalId: string } | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type ApiConversation = z.infer<typeof conversationSchema>;
+export type ApiMessage = z.infer<typeof messageSchema>;
+export type ApiAttachment = ApiMessage['attachments'][number];
+export type ApiReview = z.infer<typeof reviewSchema>;
+export type ApiReservationRequest = z.infer<typeof reservationRequestSchema>;
 
 export function toApiConversation(c: pb.Conversation): ApiConversation {
   return {
@@ -115,14 +61,12 @@ export function toApiReview(r: pb.Review): ApiReview {
   };
 }
 
-const REQUEST_STATUSES = ['pending', 'accepted', 'declined', 'pre_approved', 'expired'] as const;
-
 export function toApiReservationRequest(r: pb.ReservationRequest): ApiReservationRequest {
   return {
     id: r.id,
     propertyId: r.listingId,
     kind: r.kind === 'inquiry' ? 'inquiry' : 'request',
-    status: (REQUEST_STATUSES as readonly string[]).includes(r.status) ? (r.status as ApiReservationRequest['status']) : 'pending',
+    status: isOneOf(REQUEST_STATUSES, r.status) ? r.status : 'pending',
     guestName: r.guestName,
     checkIn: r.checkIn,
     checkOut: r.checkOut,

@@ -1,26 +1,12 @@
 // The API's JSON of a guest profile (spec 2.2), from the guest service's proto message.
-// Responses and webhook payloads (guest.created / guest.updated) both use it.
+// Responses and webhook payloads (guest.created / guest.updated) both use it; the type is the
+// schema's (./schemas/guest.ts).
+import type { z } from 'zod';
 import type { guest as pb } from '@vrp/contracts';
+import type { guestSchema } from './schemas/guest';
 
-export interface ApiGuestContact {
-  type: 'EMAIL' | 'PHONE';
-  value: string;
-  isPrimary: boolean;
-}
-
-export interface ApiGuest {
-  id: string;
-  firstName: string;
-  lastName: string;
-  language: string;
-  contacts: ApiGuestContact[];
-  /** The PMS the guest is linked to and its id there; null for a local profile. */
-  pms: { provider: string; externalId: string } | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Incremented by every change; the `ETag` of single-record responses is `"<version>"`. */
-  version: number;
-}
+export type ApiGuest = z.infer<typeof guestSchema>;
+export type ApiGuestContact = ApiGuest['contacts'][number];
 
 const iso = (d: Date | undefined): string => (d ?? new Date(0)).toISOString();
 

@@ -1,77 +1,20 @@
 // The API's JSON of a listing (spec 2.3) and its capabilities, from the listing service's
-// proto message. Responses and webhook payloads (listing.activated...) both use these.
+// proto message. Responses and webhook payloads (listing.activated...) both use these; the
+// types are the schemas' (./schemas/listing.ts).
+import type { z } from 'zod';
 import type { listing as pb } from '@vrp/contracts';
+import type { photoSchema } from './schemas/listing-data';
+import type { capabilitiesSchema, inactiveListingRowSchema, listingSchema, listingWithCapabilitiesSchema } from './schemas/listing';
 
-export interface ApiChannelMapping {
-  channel: string;
-  externalId: string;
-}
-
-export interface ApiAddress {
-  line1: string;
-  line2: string;
-  city: string;
-  region: string;
-  postalCode: string;
-  /** ISO 3166-1 alpha-2. */
-  country: string;
-}
-
-/** An active listing. */
-export interface ApiListing {
-  id: string;
-  name: string;
-  status: 'active';
-  channels: ApiChannelMapping[];
-  address: ApiAddress | null;
-  timezone: string;
-  currency: string;
-  maxGuests: number;
-  bedrooms: number;
-  bathrooms: number;
-  beds: number;
-  checkInTime: string;
-  checkOutTime: string;
-  /** The PMS managing the listing, null when none. */
-  pms: { provider: string; externalId: string } | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-}
-
+export type ApiListing = z.infer<typeof listingSchema>;
+export type ApiChannelMapping = ApiListing['channels'][number];
+export type ApiAddress = NonNullable<ApiListing['address']>;
 /** Spec 2.3: an inactive listing's row carries only id, name, status and channels. */
-export interface ApiInactiveListingRow {
-  id: string;
-  name: string;
-  status: 'inactive';
-  channels: ApiChannelMapping[];
-}
-
+export type ApiInactiveListingRow = z.infer<typeof inactiveListingRowSchema>;
 export type ApiListingRow = ApiListing | ApiInactiveListingRow;
-
-export interface ApiCapabilities {
-  reservations: {
-    provider: string | null;
-    create: boolean;
-    modify: boolean;
-    cancel: boolean;
-    quote: boolean;
-    customPrice: boolean;
-    notes: boolean;
-  };
-  pms: {
-    provider: string | null;
-    reviewReplies: boolean;
-    requestAnswers: boolean;
-    preApprovals: boolean;
-    contentSections: string[];
-    guests: boolean;
-    messageChannel: boolean;
-    messageAttachments: boolean;
-    calendar: boolean;
-  };
-}
-
-export type ApiListingWithCapabilities = ApiListing & { capabilities: ApiCapabilities };
+export type ApiCapabilities = z.infer<typeof capabilitiesSchema>;
+export type ApiListingWithCapabilities = z.infer<typeof listingWithCapabilitiesSchema>;
+export type ApiPhoto = z.infer<typeof photoSchema>;
 
 const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
 const orNull = (value: string): string | null => (value === '' ? null : value);
@@ -141,4 +84,8 @@ export function toApiCapabilities(c: pb.Capabilities | undefined): ApiCapabiliti
 
 export function toApiListingWithCapabilities(l: pb.Listing): ApiListingWithCapabilities {
   return { ...toApiListing(l), capabilities: toApiCapabilities(l.capabilities) };
+}
+
+export function toApiPhoto(p: pb.Photo): ApiPhoto {
+  return { id: p.id, url: p.url, caption: p.caption, position: p.position, createdAt: iso(p.createdAt) };
 }

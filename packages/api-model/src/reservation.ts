@@ -1,64 +1,15 @@
 // The API's JSON of a reservation (spec 2.1) and of a quote, from the reservation service's
-// proto messages. Responses and webhook payloads both use these, so they look the same.
+// proto messages. Responses and webhook payloads both use these, so they look the same; the
+// types are the schemas' (./schemas/reservation.ts).
+import type { z } from 'zod';
 import type { reservation as pb } from '@vrp/contracts';
+import type { breakdownSchema, quoteSchema, reservationSchema } from './schemas/reservation';
+import type { ReservationSource, ReservationStatus } from './vocabulary';
 
-export interface ApiMoneyLine {
-  type: string;
-  amount: number;
-}
-
-export interface ApiBreakdown {
-  basePrice: number;
-  cleaningFee: number;
-  fees: ApiMoneyLine[];
-  /** `rate` is a fraction (0.1 = 10 %). */
-  taxes: (ApiMoneyLine & { rate: number })[];
-  discounts: ApiMoneyLine[];
-}
-
-export interface ApiReservation {
-  id: string;
-  propertyId: string;
-  roomTypeId: string | null;
-  status: string;
-  source: string;
-  confirmationCode: string;
-  checkIn: string;
-  checkOut: string;
-  /** HH:MM local time; null = the listing's own check-in / check-out time. */
-  checkInTime: string | null;
-  checkOutTime: string | null;
-  primaryGuest: { firstName: string; lastName: string; email: string; language: string; phone: string };
-  occupancy: { adults: number; children: number; infants: number; pets: number };
-  financials: { totalPrice: number; currency: string; paymentStatus: string; breakdown: ApiBreakdown };
-  notes: { host: string; guest: string };
-  customFields: Record<string, string>;
-  /** "owner" for an owner block, null for a guest stay. */
-  platform: string | null;
-  unitId: string | null;
-  tentativeHold: boolean;
-  groupId: string | null;
-  /** The PMS managing the reservation, null when none. */
-  pms: { provider: string; externalId: string } | null;
-  bookedAt: string;
-  updatedAt: string;
-  /** Incremented by every change; the `ETag` of single-record responses is `"<version>"`. */
-  version: number;
-  /** Set when a PMS booking and a local one hold overlapping nights (both are kept); null otherwise. */
-  conflict: { reservationIds: string[] } | null;
-}
-
-export interface ApiQuote {
-  propertyId: string;
-  checkIn: string;
-  checkOut: string;
-  nights: number;
-  currency: string;
-  totalPrice: number;
-  breakdown: ApiBreakdown;
-  available: boolean;
-  unavailableDates: string[];
-}
+export type ApiBreakdown = z.infer<typeof breakdownSchema>;
+export type ApiMoneyLine = ApiBreakdown['fees'][number];
+export type ApiReservation = z.infer<typeof reservationSchema>;
+export type ApiQuote = z.infer<typeof quoteSchema>;
 
 const orNull = (v: string): string | null => (v === '' ? null : v);
 const iso = (d: Date | undefined): string => (d ?? new Date(0)).toISOString();
@@ -81,8 +32,9 @@ export function toApiReservation(r: pb.Reservation): ApiReservation {
     id: r.id,
     propertyId: r.propertyId,
     roomTypeId: orNull(r.roomTypeId),
-    status: r.status,
-    source: r.source,
+    // The reservation service sends only members of these sets (its records are validated by them).
+    status: r.status as ReservationStatus,
+    source: r.source as ReservationSource,
     confirmationCode: r.confirmationCode,
     checkIn: r.checkIn,
     checkOut: r.checkOut,

@@ -6,7 +6,8 @@
 // subscriptions and the events they deliver. Workspace ids are `ws_` + base58, which has no
 // underscore, so the suffix can never be part of a live id.
 
-export type KeyMode = 'test' | 'live';
+export const KEY_MODES = ['test', 'live'] as const;
+export type KeyMode = (typeof KEY_MODES)[number];
 
 export const SANDBOX_SUFFIX = '_test';
 

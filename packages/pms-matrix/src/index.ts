@@ -135,3 +135,31 @@ export function pmsCapabilities(provider: string): PmsCapabilities {
     calendar: supports(provider, 'calendar.write'),
   };
 }
+
+// ---- the matrix in words (API reference descriptions are generated from these) ----
+
+/** The PMSs whose API cannot perform a write. */
+export function providersRefusing(write: PmsWrite): Provider[] {
+  return PROVIDERS.filter((p) => !supports(p, write));
+}
+
+/** "PMS-A", "PMS-C, PMS-D and PMS-E". */
+export function listOfProviders(providers: readonly string[]): string {
+  if (providers.length <= 1) return providers.join('');
+  return `${providers.slice(0, -1).join(', ')} and ${providers[providers.length - 1]}`;
+}
+
+/** Where a write is refused, in words: "PMS-E and PMS-F", "every PMS", "every PMS but PMS-D", "no PMS". */
+export function refusedOn(write: PmsWrite): string {
+  const refusing = providersRefusing(write);
+  if (refusing.length === 0) return 'no PMS';
+  if (refusing.length === PROVIDERS.length) return 'every PMS';
+  const allowed = PROVIDERS.filter((p) => !refusing.includes(p));
+  if (allowed.length < refusing.length) return `every PMS but ${listOfProviders(allowed)}`;
+  return listOfProviders(refusing);
+}
+
+/** The sentence an API description uses: "Refused (422 pms_write_unsupported, nothing sent) on PMS-E and PMS-F." */
+export function refusalNote(write: PmsWrite): string {
+  return `Refused (422 pms_write_unsupported, nothing sent) on ${refusedOn(write)}.`;
+}

@@ -3,6 +3,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SERVICE_NAMES, startStack, type Stack } from '../src';
+import { eventually } from '@vrp/testkit';
 
 const quiet = { port: 0, ephemeralPorts: true, seed: false, logLevel: 'silent' } as const;
 
@@ -13,13 +14,7 @@ function handles(): Map<string, number> {
   return counts;
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitFor = (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) => eventually(condition, { what, timeoutMs, intervalMs: 20 });
 
 async function readyz(port: number): Promise<{ status: number; body: { checks: Record<string, boolean> } }> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz`);

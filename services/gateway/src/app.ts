@@ -41,7 +41,7 @@ export type { BootstrapWorkspaceInput, BootstrapWorkspaceResult } from './worksp
 export type { Route } from './http/route';
 export { defineRoute } from './http/route';
 /** The body schema of each webhook event type, as documented in the OpenAPI `webhooks`. */
-export { webhookEventSchemas } from './http/schemas-webhooks';
+export { webhookEventSchemas } from '@vrp/api-model';
 
 export type { GatewayUpstreams } from './upstreams';
 export { createUpstreams, closeUpstreams } from './upstreams';

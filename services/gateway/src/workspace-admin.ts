@@ -1,7 +1,7 @@
 // Operator use cases of the gateway: workspaces, their plan limit (owned by the listing
 // service, set through it) and API keys. Used by the admin API and by bootstrapWorkspace.
 import type { listing } from '@vrp/contracts';
-import { dataWorkspaceId, DuplicateKeyError, notFound, validationFailed, type AppliedRequests, type DocumentStore, type RequestKey, type Upstream } from '@vrp/platform';
+import { dataWorkspaceId, DuplicateKeyError, KEY_MODES, notFound, validationFailed, type AppliedRequests, type DocumentStore, type KeyMode, type RequestKey, type Upstream } from '@vrp/platform';
 import { mergeRateLimitOverrides, type RateLimitOverrides, type RateLimits } from './domain/rate-limits';
 import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from './domain/api-key';
 import { newApiKeyRecord, type ApiKeyRecord } from './domain/api-key-record';
@@ -76,7 +76,7 @@ export class WorkspaceAdmin {
 
   /** The plan limit of live mode and of the test-mode sandbox (each counts its own listings). */
   private async setPlanEverywhere(workspaceId: string, activeListingLimit: number): Promise<void> {
-    for (const mode of ['live', 'test'] as const) {
+    for (const mode of KEY_MODES) {
       await this.deps.listing.call('setWorkspacePlan', { workspaceId: dataWorkspaceId(workspaceId, mode), activeListingLimit });
     }
   }
@@ -95,7 +95,7 @@ export class WorkspaceAdmin {
     return ws;
   }
 
-  async usage(workspaceId: string, mode: 'test' | 'live'): Promise<listing.WorkspaceUsage | undefined> {
+  async usage(workspaceId: string, mode: KeyMode): Promise<listing.WorkspaceUsage | undefined> {
     const { usage } = await this.deps.listing.call('getWorkspaceUsage', { workspaceId: dataWorkspaceId(workspaceId, mode) });
     return usage;
   }

@@ -2,7 +2,7 @@
 import { Schema } from 'mongoose';
 import { AppError, parseConfig } from '@vrp/platform';
 import { bootstrapWorkspace, gatewayConfigSchema } from '../src/app';
-import { ADMIN_TOKEN, adminHeaders, bearer, PEPPER, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+import { ADMIN_TOKEN, adminHeaders, bearer, PEPPER, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
 
 interface Workspace {
   id: string;
@@ -13,11 +13,11 @@ interface Workspace {
 }
 
 describe('gateway admin API', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let gw: TestGateway;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
   });
   afterEach(() => {
@@ -53,11 +53,12 @@ describe('gateway admin API', () => {
       // The crash between the workspace's commit and the gateway's record: the record is gone.
       const records = gw.store.collection({ name: 'idempotency_records', schema: new Schema({}, { strict: false }) });
       expect((await records.deleteMany({ key: 'ws-create-1' })).deletedCount).toBe(1);
-      const plansBefore = listingService.plans.size;
+      const plansSet = () => listingService.calls.filter((c) => c.method === 'setWorkspacePlan').length;
+      const plansBefore = plansSet();
       const again = await create('Once Only');
       expect([again.status, again.body.data.id]).toEqual([201, first.body.data.id]);
       expect(again.headers.get('idempotent-replayed')).toBeNull(); // answered by the write's own key, not by a replay
-      expect(listingService.plans.size).toBe(plansBefore); // no plan set for a second workspace
+      expect(plansSet()).toBe(plansBefore); // no plan set for a second workspace
       await records.deleteMany({ key: 'ws-create-1' });
       const other = await create('Someone Else');
       expect([other.status, (other.body as unknown as ErrorBody).error.code]).toEqual([409, 'idempotency_conflict']);
@@ -69,7 +70,7 @@ describe('gateway admin API', () => {
       expect(created.body.data).toMatchObject({ name: 'Sunny Stays', activeListingLimit: 5 });
       expect(created.body.data.id).toMatch(/^ws_[1-9A-HJ-NP-Za-km-z]{20}$/);
       expect(new Date(created.body.data.createdAt).toISOString()).toBe(created.body.data.createdAt);
-      expect(listingService.plans.get(created.body.data.id)).toBe(5);
+      expect(await listingService.planOf(created.body.data.id)).toBe(5);
 
       const got = await admin<{ data: Workspace & { usage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${created.body.data.id}`);
       expect(got.status).toBe(200);
@@ -96,7 +97,7 @@ describe('gateway admin API', () => {
       const patched = await admin<{ data: Workspace }>('PATCH', `/admin/v1/workspaces/${created.body.data.id}`, { activeListingLimit: 25 });
       expect(patched.status).toBe(200);
       expect(patched.body.data.activeListingLimit).toBe(25);
-      expect(listingService.plans.get(created.body.data.id)).toBe(25);
+      expect(await listingService.planOf(created.body.data.id)).toBe(25);
       const got = await admin<{ data: Workspace }>('GET', `/admin/v1/workspaces/${created.body.data.id}`);
       expect(got.body.data.activeListingLimit).toBe(25);
     });
@@ -183,14 +184,14 @@ describe('gateway admin API', () => {
     it('creates the workspace and the pinned key once, and reuses both afterwards', async () => {
       const first = await gw.running.gateway.bootstrapWorkspace({ name: 'Demo Workspace', activeListingLimit: 20, mode: 'test', key: demoKey });
       expect(first).toMatchObject({ workspaceCreated: true, apiKey: { key: demoKey, created: true, mode: 'test', prefix: 'sk_test_Demo' } });
-      expect(listingService.plans.get(first.workspace.id)).toBe(20);
+      expect(await listingService.planOf(first.workspace.id)).toBe(20);
       const res = await request(`${gw.url}/v1/listings`, { headers: { ...bearer(demoKey), 'X-Workspace-Id': first.workspace.id } });
       expect(res.status).toBe(200);
 
-      listingService.plans.delete(first.workspace.id); // the listing service restarted empty
+      await listingService.restartEmpty(); // the listing service restarted empty
       const second = await bootstrapWorkspace(deps(), { name: 'demo workspace', activeListingLimit: 99, mode: 'test', key: demoKey });
       expect(second).toMatchObject({ workspaceCreated: false, workspace: { id: first.workspace.id, activeListingLimit: 20 }, apiKey: { id: first.apiKey.id, created: false } });
-      expect(listingService.plans.get(first.workspace.id)).toBe(20);
+      expect(await listingService.planOf(first.workspace.id)).toBe(20);
     });
 
     it('generates a key for a new workspace and does not pile up keys on reruns', async () => {

@@ -1,16 +1,16 @@
 // API key authentication over HTTP: every way a key can be missing, wrong or right.
-import { ADMIN_TOKEN, adminHeaders, bearer, makeListing, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+import { ADMIN_TOKEN, adminHeaders, bearer, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
 
 describe('gateway API key authentication', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let gw: TestGateway;
   let ws: { workspaceId: string; dataWorkspaceId: string; key: string; keyId: string };
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
     ws = await provision(gw.url, { name: 'Auth Rentals' });
-    listingService.listings.push(makeListing(ws.dataWorkspaceId, 'Sea View'));
+    await listingService.create(ws.dataWorkspaceId, 'Sea View');
   });
   afterAll(async () => {
     await gw.stop();

@@ -5,7 +5,7 @@
 // queue, no call of B's waits past its deadline, and the breaker every tenant shares stays
 // closed: B's requests succeed at least 99 % of the time.
 import type { listing } from '@vrp/contracts';
-import { provision, request, bearer, startFakeListingService, startTestGateway, makeListing, type FakeListingService, type TestGateway } from './harness';
+import { provision, request, bearer, startListingServiceUnderTest, startTestGateway, type ListingServiceUnderTest, type TestGateway } from './harness';
 
 /** A queue in front of the fake service: at most `slots` calls run at once, each takes `workMs`. */
 function limitedCapacity(slots: number, workMs: number) {
@@ -34,11 +34,11 @@ function limitedCapacity(slots: number, workMs: number) {
 }
 
 describe('fairness between workspaces', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let gw: TestGateway;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     // A short deadline: a call queued behind a flood fails fast, as it would in production.
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, deadlineMs: 1200 });
   });
@@ -49,8 +49,6 @@ describe('fairness between workspaces', () => {
 
   it("workspace A floods; workspace B's paced requests succeed >= 99 % and the shared breaker stays closed", async () => {
     const capacity = limitedCapacity(1, 100);
-    const listListings = listingService.override.listListings;
-    const { listings } = listingService;
     // One call at a time, 100 ms each. Without the concurrency limit, A's 16 open requests would
     // queue 16 deep (16 x 100 ms) and push every later call, B's included, past its 1.2 s
     // deadline; with it, B waits for at most A's one call, which leaves a second of headroom for
@@ -59,9 +57,11 @@ describe('fairness between workspaces', () => {
     // against: B then gets 504s and, once the shared breaker opens, 503s (0 of 100 succeeded).
     const noisy = await provision(gw.url, { name: 'Noisy', rateLimits: { workspaceConcurrency: Number(process.env.FAIRNESS_NOISY_CONCURRENCY ?? 1), keyRequestsPerSecond: 100_000, keyBurst: 100_000, workspaceRequestsPerSecond: 100_000, workspaceBurst: 100_000 } });
     const quiet = await provision(gw.url, { name: 'Quiet', rateLimits: { workspaceConcurrency: 4 } });
-    listings.push(makeListing(noisy.dataWorkspaceId, 'Noisy Flat'), makeListing(quiet.dataWorkspaceId, 'Quiet Flat'));
+    await listingService.create(noisy.dataWorkspaceId, 'Noisy Flat');
+    await listingService.create(quiet.dataWorkspaceId, 'Quiet Flat');
+    // The listing service answers each call; the capacity meters them one at a time, 100 ms each.
     listingService.override.listListings = (req: listing.ListListingsRequest) =>
-      capacity.run(async () => ({ listings: listings.filter((l) => l.workspaceId === req.workspaceId), page: { total: 1, limit: 50, offset: 0, hasMore: false } }));
+      capacity.run(async () => (await listingService.forward('listListings', req)) as listing.ListListingsResponse);
 
     try {
       let flooding = true;
@@ -93,7 +93,7 @@ describe('fairness between workspaces', () => {
       expect(gw.upstreams.listing.breaker.opened).toBe(false);
       expect(capacity.peakQueue()).toBeLessThanOrEqual(2);
     } finally {
-      listingService.override.listListings = listListings;
+      delete listingService.override.listListings;
     }
   }, 180_000);
 });

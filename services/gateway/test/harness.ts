@@ -1,21 +1,26 @@
-// Test harness: a real grpc-js server standing in for the listing service (handlers swappable
-// per test), and the gateway on port 0 with the embedded store, spoken to with global fetch.
+// Test harness: the real listing service (embedded engines) behind a recording gRPC proxy, and
+// the gateway on port 0 with the embedded store, spoken to with global fetch. The proxy records
+// what the gateway sent and lets a test replace one method (to fail it, slow it or meter it);
+// every other call reaches the listing service itself, so no listing rule is written here.
+import type { ErrorEnvelope } from '@vrp/api-model';
 import { listing } from '@vrp/contracts';
+import { startListingService } from '@vrp/listing';
+import { eventually, request } from '@vrp/testkit';
 import {
-  AppError,
   createLogger,
+  createMemoryBus,
   createMemoryStore,
-
+  createUpstream,
   currentContext,
+  DEFAULT_ADDRESSES,
   dataWorkspaceId,
-  listingInactive,
-  notFound,
   parseConfig,
   service,
   startGrpcServer,
   type DocumentStore,
   type GrpcServerHandle,
   type Handlers,
+  type RunningService,
   type Upstream,
 } from '@vrp/platform';
 import { closeUpstreams, createUpstreams, gatewayConfigSchema, startGateway, type GatewayUpstreams, type RunningGateway, type Route } from '../src/app';
@@ -24,34 +29,40 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const PEPPER = 'test-pepper-0123456789-0123456789-abcdef';
 
 type ListingHandlers = Handlers<typeof listing.ListingServiceService>;
-/** Per-test replacements of fake handlers (writable, unlike the generated definition's keys). */
+type Method = keyof ListingHandlers & keyof listing.ListingServiceClient;
+/** Per-test replacements of methods (writable, unlike the generated definition's keys). */
 type HandlerOverrides = { -readonly [K in keyof ListingHandlers]?: ListingHandlers[K] };
 
-/** What the fake listing service received, to assert on what the gateway sent. */
+/** What the listing service received from the gateway, to assert on what the gateway sent. */
 export interface ListingCall {
   method: string;
   request: unknown;
   requestId: string | undefined;
 }
 
-export interface FakeListingService {
+export interface ListingServiceUnderTest {
+  /** The proxy's port: the gateway's LISTING_ADDR. */
   port: number;
   calls: ListingCall[];
-  listings: listing.Listing[];
-  plans: Map<string, number>;
-  /** Replace one handler for the next requests (e.g. to fail). */
+  /** Replace one method for the next requests (e.g. to fail); delete the key to restore it. */
   override: HandlerOverrides;
+  /** Calls the listing service itself (not recorded, never overridden). */
+  forward<K extends Method>(method: K, request: Parameters<listing.ListingServiceClient[K]>[0]): Promise<unknown>;
+  /** Creates a listing through the listing service's CreateListing. */
+  create(workspaceId: string, name: string, extra?: Partial<listing.Listing> & { inactive?: boolean }): Promise<listing.Listing>;
+  /** The active-listing limit the listing service holds for a workspace (0 when it has none). */
+  planOf(workspaceId: string): Promise<number>;
+  /** Replaces the listing service with a new one over empty engines, behind the same proxy port. */
+  restartEmpty(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function makeListing(workspaceId: string, name: string, extra: Partial<listing.Listing> = {}): listing.Listing {
-  const id = extra.id ?? `lst_${name.replace(/\W+/g, '')}`;
+/** The CreateListing input of a listing with every field set, as the gateway's tests expect them. */
+export function makeListing(name: string, extra: Partial<listing.Listing> = {}): listing.Listing {
+  const slug = name.replace(/\W+/g, '');
   return listing.Listing.create({
-    id,
-    workspaceId,
     name,
-    status: 'active',
-    channels: [{ channel: 'CHANNEL_A', externalId: `ch-${id}` }],
+    channels: [{ channel: 'CHANNEL_A', externalId: `ch-${slug}` }],
     address: { line1: '1 Harbour Road', line2: '', city: 'Lisbon', region: '', postalCode: '1100-001', country: 'PT' },
     timezone: 'Europe/Lisbon',
     currency: 'EUR',
@@ -61,84 +72,78 @@ export function makeListing(workspaceId: string, name: string, extra: Partial<li
     beds: 3,
     checkInTime: '15:00',
     checkOutTime: '11:00',
-    pmsProvider: '',
-    pmsExternalId: '',
-    createdAt: new Date('2024-05-01T10:00:00.000Z'),
-    updatedAt: new Date('2024-05-02T10:00:00.000Z'),
     ...extra,
   });
 }
 
-export async function startFakeListingService(): Promise<FakeListingService> {
-  const calls: ListingCall[] = [];
-  const listings: listing.Listing[] = [];
-  const plans = new Map<string, number>();
-  const override: HandlerOverrides = {};
-  const record = (method: string, request: unknown) => calls.push({ method, request, requestId: currentContext()?.requestId });
-
-  const usageOf = (workspaceId: string): listing.WorkspaceUsage => {
-    const own = listings.filter((l) => l.workspaceId === workspaceId);
-    const active = own.filter((l) => l.status === 'active').length;
-    return { workspaceId, activeListingLimit: plans.get(workspaceId) ?? 0, activeListings: active, inactiveListings: own.length - active, billableListings: active };
+async function bootListingService(): Promise<{ running: RunningService; client: Upstream<listing.ListingServiceClient>; stop(): Promise<void> }> {
+  const store = createMemoryStore();
+  const bus = createMemoryBus();
+  const running = await startListingService({ store, bus, logger: createLogger('listing', 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES });
+  const client = createUpstream(listing.ListingServiceClient, { name: 'listing-under-test', address: `127.0.0.1:${running.grpcPort}`, deadlineMs: 10_000 });
+  return {
+    running,
+    client,
+    async stop() {
+      client.close();
+      await running.stop();
+      await store.close();
+      await bus.close();
+    },
   };
+}
 
-  // Methods the gateway does not call yet answer "unimplemented" (the server needs one per method).
-  const unused = Object.fromEntries(
-    Object.keys(listing.ListingServiceService).map((method) => [
+export async function startListingServiceUnderTest(): Promise<ListingServiceUnderTest> {
+  const calls: ListingCall[] = [];
+  const override: HandlerOverrides = {};
+  let real = await bootListingService();
+  const forward = <K extends Method>(method: K, request: Parameters<listing.ListingServiceClient[K]>[0]) =>
+    (real.client.call as (m: K, r: typeof request) => Promise<unknown>)(method, request);
+
+  const handlers = Object.fromEntries(
+    (Object.keys(listing.ListingServiceService) as Method[]).map((method) => [
       method,
-      async () => {
-        record(method, null);
-        throw new AppError('internal_error', `fake listing service: ${method} is not implemented`);
+      async (request: never, call: never) => {
+        calls.push({ method, request, requestId: currentContext()?.requestId });
+        const replaced = override[method] as ((req: never, call: never) => Promise<unknown>) | undefined;
+        return replaced ? replaced(request, call) : forward(method, request);
       },
     ]),
   ) as unknown as ListingHandlers;
 
-  const handlers: ListingHandlers = {
-    ...unused,
-    async listListings(req, call) {
-      record('listListings', req);
-      if (override.listListings) return override.listListings(req, call);
-      const statuses =
-        req.status === listing.ListingStatusFilter.LISTING_STATUS_FILTER_ALL
-          ? ['active', 'inactive']
-          : req.status === listing.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE
-            ? ['inactive']
-            : ['active'];
-      const matching = listings.filter((l) => l.workspaceId === req.workspaceId && statuses.includes(l.status));
-      const limit = req.page?.limit || 50;
-      const offset = req.page?.offset ?? 0;
-      const page = matching.slice(offset, offset + limit);
-      return { listings: page, page: { total: matching.length, limit, offset, hasMore: offset + page.length < matching.length } };
-    },
-    async getListing(req, call) {
-      record('getListing', req);
-      if (override.getListing) return override.getListing(req, call);
-      const found = listings.find((l) => l.workspaceId === req.workspaceId && (l.id === req.id || l.channels.some((c) => c.externalId === req.id)));
-      if (!found) throw notFound('listing', req.id);
-      if (found.status !== 'active' && !req.allowInactive) throw listingInactive([{ id: found.id, name: found.name }]);
-      return { listing: found };
-    },
-    async setWorkspacePlan(req, call) {
-      record('setWorkspacePlan', req);
-      if (override.setWorkspacePlan) return override.setWorkspacePlan(req, call);
-      plans.set(req.workspaceId, req.activeListingLimit);
-      return { usage: usageOf(req.workspaceId) };
-    },
-    async getWorkspaceUsage(req, call) {
-      record('getWorkspaceUsage', req);
-      if (override.getWorkspaceUsage) return override.getWorkspaceUsage(req, call);
-      return { usage: usageOf(req.workspaceId) };
-    },
-  };
-
-  const server: GrpcServerHandle = await startGrpcServer({
-    name: 'fake-listing',
+  const proxy: GrpcServerHandle = await startGrpcServer({
+    name: 'listing-proxy',
     port: 0,
     host: '127.0.0.1',
     services: [service(listing.ListingServiceService, handlers)],
-    logger: createLogger('fake-listing', 'silent'),
+    logger: createLogger('listing-proxy', 'silent'),
   });
-  return { port: server.port, calls, listings, plans, override, stop: () => server.stop(1000) };
+  return {
+    port: proxy.port,
+    calls,
+    override,
+    forward,
+    async create(workspaceId, name, extra = {}) {
+      const { inactive = false, ...fields } = extra;
+      const res = await real.client.call('createListing', { workspaceId, listing: makeListing(name, fields), inactive });
+      if (!res.listing) throw new Error('listing service answered CreateListing without a listing');
+      // Lists are ordered by creation time: the next listing a test creates gets a later one.
+      const createdAt = res.listing.createdAt?.getTime() ?? 0;
+      await eventually(() => Date.now() > createdAt, { what: 'the clock to pass the creation time', intervalMs: 0 });
+      return res.listing;
+    },
+    async planOf(workspaceId) {
+      return (await real.client.call('getWorkspaceUsage', { workspaceId })).usage?.activeListingLimit ?? 0;
+    },
+    async restartEmpty() {
+      await real.stop();
+      real = await bootListingService();
+    },
+    async stop() {
+      await proxy.stop(1000);
+      await real.stop();
+    },
+  };
 }
 
 export interface TestGateway {
@@ -187,35 +192,10 @@ export async function startTestGateway(opts: {
   };
 }
 
-export interface ApiResponse<T = unknown> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export { request, type ApiResponse } from '@vrp/testkit';
 
-export interface ErrorBody {
-  error: {
-    code: string;
-    message: string;
-    fix: string;
-    docs_url: string;
-    request_id: string;
-    fields?: Record<string, string>;
-    listing_ids?: string[];
-    listings?: { id: string; name: string }[];
-    provider?: string;
-  };
-}
-
-/** fetch + JSON decode (text kept for non-JSON answers). */
-export async function request<T = unknown>(url: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  let body: unknown = null;
-  if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text) as unknown;
-  return { status: res.status, headers: res.headers, body: body as T, text };
-}
+/** The error envelope (spec 7), as the API's schema describes it. */
+export type ErrorBody = ErrorEnvelope;
 
 export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
 export const adminHeaders = (): Record<string, string> => ({ ...bearer(ADMIN_TOKEN), 'Content-Type': 'application/json' });
@@ -243,9 +223,9 @@ export async function provision(
   return { workspaceId: ws.body.data.id, dataWorkspaceId: dataWorkspaceId(ws.body.data.id, opts.mode ?? 'test'), key: key.body.data.key, keyId: key.body.data.id };
 }
 
-/** A fake listing service, a gateway in front of it and one provisioned workspace with a key. */
+/** The listing service, a gateway in front of it and one provisioned workspace with a key. */
 export interface GatewayFixture {
-  listingService: FakeListingService;
+  listingService: ListingServiceUnderTest;
   gw: TestGateway;
   workspaceId: string;
   key: string;
@@ -253,7 +233,7 @@ export interface GatewayFixture {
 }
 
 export async function startGatewayFixture(opts: Omit<Parameters<typeof startTestGateway>[0], 'listingAddress'> = {}): Promise<GatewayFixture> {
-  const listingService = await startFakeListingService();
+  const listingService = await startListingServiceUnderTest();
   const gw = await startTestGateway({ ...opts, listingAddress: `127.0.0.1:${listingService.port}` });
   const { workspaceId, key } = await provision(gw.url);
   return {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError, currentContext, ERROR_CATALOG } from '@vrp/platform';
 import { defineRoute } from '../src/app';
 import { ok } from '../src/http/route';
-import { bearer, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+import { bearer, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
 
 const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
 
@@ -53,12 +53,12 @@ const probeRoutes = [
 ];
 
 describe('gateway HTTP basics', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let gw: TestGateway;
   let key: string;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, extraRoutes: probeRoutes });
     ({ key } = await provision(gw.url));
   });

@@ -6,7 +6,7 @@ import { defineRoute } from '../src/app';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
 import { created, ok } from '../src/http/route';
 import { IdempotencyStore } from '../src/store/idempotency-store';
-import { bearer, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+import { bearer, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
 
 const orderBody = z.strictObject({ item: z.string().min(1), quantity: z.number().int().min(1), outcome: z.enum(['ok', 'refused', 'outage', 'slow']).default('ok') });
 const orderSchema = z.object({ id: z.string(), item: z.string(), quantity: z.number() });
@@ -49,13 +49,13 @@ const orderRoutes = [
 ];
 
 describe('Idempotency-Key middleware', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let gw: TestGateway;
   let keyA: string;
   let keyB: string;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, extraRoutes: orderRoutes });
     keyA = (await provision(gw.url, { name: 'Workspace A' })).key;
     keyB = (await provision(gw.url, { name: 'Workspace B' })).key;

@@ -1,8 +1,9 @@
-// GET /v1/listings, /v1/properties and their single-record forms, against a real gRPC stand-in
-// of the listing service.
+// GET /v1/listings, /v1/properties and their single-record forms, in front of the real listing
+// service (through the harness's recording proxy).
 import { listing } from '@vrp/contracts';
 import { AppError, listingInactive } from '@vrp/platform';
-import { bearer, makeListing, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
+import { bearer, makeListing, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
 
 interface Page {
   data: Record<string, unknown>[];
@@ -10,27 +11,22 @@ interface Page {
 }
 
 describe('gateway listings endpoints', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let gw: TestGateway;
   let ws: { workspaceId: string; dataWorkspaceId: string; key: string };
+  let seaView: listing.Listing;
+  let oldTown: listing.Listing;
+  let quietCabin: listing.Listing;
+  let notYours: listing.Listing;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
     ws = await provision(gw.url);
-    listingService.listings.push(
-      makeListing(ws.dataWorkspaceId, 'Sea View', {
-        pmsProvider: 'PMS-A',
-        pmsExternalId: 'pa-77',
-        capabilities: {
-          reservations: { provider: 'PMS-A', create: true, modify: true, cancel: false, quote: true, customPrice: false, notes: true },
-          pms: { provider: 'PMS-A', reviewReplies: true, requestAnswers: false, preApprovals: false, contentSections: ['description'], guests: true, messageChannel: true, messageAttachments: false, calendar: true },
-        },
-      }),
-      makeListing(ws.dataWorkspaceId, 'Old Town'),
-      makeListing(ws.dataWorkspaceId, 'Quiet Cabin', { status: 'inactive' }),
-      makeListing('ws_someone_else', 'Not Yours'),
-    );
+    seaView = await listingService.create(ws.dataWorkspaceId, 'Sea View', { pmsProvider: 'PMS-A', pmsExternalId: 'pa-77' });
+    oldTown = await listingService.create(ws.dataWorkspaceId, 'Old Town');
+    quietCabin = await listingService.create(ws.dataWorkspaceId, 'Quiet Cabin', { inactive: true });
+    notYours = await listingService.create('ws_someone_else', 'Not Yours');
   });
   afterEach(() => {
     for (const key of Object.keys(listingService.override)) delete listingService.override[key as keyof typeof listingService.override];
@@ -52,23 +48,18 @@ describe('gateway listings endpoints', () => {
       page: { limit: 50, offset: 0 },
     });
     expect(res.body.data.map((l) => l.name)).toEqual(['Sea View', 'Old Town']);
+    // The values the listing was created with (harness makeListing), under the API's names.
+    const { address, timezone, currency, maxGuests, bedrooms, bathrooms, beds, checkInTime, checkOutTime } = makeListing('Sea View');
     expect(res.body.data[0]).toEqual({
-      id: 'lst_SeaView',
+      id: seaView.id,
       name: 'Sea View',
       status: 'active',
-      channels: [{ channel: 'CHANNEL_A', externalId: 'ch-lst_SeaView' }],
-      address: { line1: '1 Harbour Road', line2: '', city: 'Lisbon', region: '', postalCode: '1100-001', country: 'PT' },
-      timezone: 'Europe/Lisbon',
-      currency: 'EUR',
-      maxGuests: 4,
-      bedrooms: 2,
-      bathrooms: 1.5,
-      beds: 3,
-      checkInTime: '15:00',
-      checkOutTime: '11:00',
+      channels: [{ channel: 'CHANNEL_A', externalId: 'ch-SeaView' }],
+      address,
+      ...{ timezone, currency, maxGuests, bedrooms, bathrooms, beds, checkInTime, checkOutTime },
       pms: { provider: 'PMS-A', externalId: 'pa-77' },
-      createdAt: '2024-05-01T10:00:00.000Z',
-      updatedAt: '2024-05-02T10:00:00.000Z',
+      createdAt: seaView.createdAt!.toISOString(),
+      updatedAt: seaView.updatedAt!.toISOString(),
     });
     expect(res.body.data[1]).toMatchObject({ name: 'Old Town', pms: null });
     expect(res.body.data[0]).not.toHaveProperty('capabilities');
@@ -89,7 +80,7 @@ describe('gateway listings endpoints', () => {
   it('shows inactive rows with only id, name, status and channels', async () => {
     const res = await get<Page>('/v1/listings?status=inactive');
     expect(lastCall('listListings')?.request).toMatchObject({ status: listing.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE });
-    expect(res.body.data).toEqual([{ id: 'lst_QuietCabin', name: 'Quiet Cabin', status: 'inactive', channels: [{ channel: 'CHANNEL_A', externalId: 'ch-lst_QuietCabin' }] }]);
+    expect(res.body.data).toEqual([{ id: quietCabin.id, name: 'Quiet Cabin', status: 'inactive', channels: [{ channel: 'CHANNEL_A', externalId: 'ch-QuietCabin' }] }]);
   });
 
   it('serves the same collection at /v1/properties', async () => {
@@ -100,39 +91,39 @@ describe('gateway listings endpoints', () => {
   });
 
   it('returns one listing with capabilities at /v1/listings/:id, and without at /v1/properties/:id', async () => {
-    const one = await get<{ data: Record<string, unknown> }>('/v1/listings/lst_SeaView');
+    const one = await get<{ data: Record<string, unknown> }>(`/v1/listings/${seaView.id}`);
     expect(one.status).toBe(200);
-    expect(lastCall('getListing')?.request).toEqual({ workspaceId: ws.dataWorkspaceId, id: 'lst_SeaView', allowInactive: false });
-    expect(one.body.data.capabilities).toEqual({
-      reservations: { provider: 'PMS-A', create: true, modify: true, cancel: false, quote: true, customPrice: false, notes: true },
-      pms: { provider: 'PMS-A', reviewReplies: true, requestAnswers: false, preApprovals: false, contentSections: ['description'], guests: true, messageChannel: true, messageAttachments: false, calendar: true },
-    });
-    const property = await get<{ data: Record<string, unknown> }>('/v1/properties/lst_SeaView');
+    expect(lastCall('getListing')?.request).toEqual({ workspaceId: ws.dataWorkspaceId, id: seaView.id, allowInactive: false });
+    // The capability matrix decides them (PMS-A cannot cancel).
+    expect(one.body.data.capabilities).toEqual({ reservations: reservationCapabilities('PMS-A'), pms: pmsCapabilities('PMS-A') });
+    expect(one.body.data.capabilities).toMatchObject({ reservations: { provider: 'PMS-A', cancel: false, modify: true } });
+    const property = await get<{ data: Record<string, unknown> }>(`/v1/properties/${seaView.id}`);
     expect(property.status).toBe(200);
     expect(property.body.data).not.toHaveProperty('capabilities');
     expect(property.body.data.name).toBe('Sea View');
   });
 
-  it('renders capabilities of a listing without a PMS as all false with null providers', async () => {
-    const res = await get<{ data: { capabilities: { reservations: Record<string, unknown> } } }>('/v1/listings/lst_OldTown');
-    expect(res.body.data.capabilities.reservations).toEqual({ provider: null, create: false, modify: false, cancel: false, quote: false, customPrice: false, notes: false });
+  it('renders a listing without a PMS as supporting every write, with null providers', async () => {
+    const res = await get<{ data: { capabilities: { reservations: Record<string, unknown>; pms: Record<string, unknown> } } }>(`/v1/listings/${oldTown.id}`);
+    expect(res.body.data.capabilities.reservations).toEqual({ provider: null, create: true, modify: true, cancel: true, quote: true, customPrice: true, notes: true });
+    expect(res.body.data.capabilities.pms).toMatchObject({ provider: null, reviewReplies: true, messageAttachments: true });
   });
 
   it('answers 404 not_found for an id outside the workspace', async () => {
-    const res = await get<ErrorBody>('/v1/properties/lst_NotYours');
+    const res = await get<ErrorBody>(`/v1/properties/${notYours.id}`);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
     expect(res.body.error).not.toHaveProperty('listing_ids');
   });
 
   it('answers 403 listing_inactive with listing_ids and listings for an inactive listing', async () => {
-    for (const path of ['/v1/properties/lst_QuietCabin', '/v1/listings/lst_QuietCabin']) {
+    for (const path of [`/v1/properties/${quietCabin.id}`, `/v1/listings/${quietCabin.id}`]) {
       const res = await get<ErrorBody>(path);
       expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({
         code: 'listing_inactive',
-        listing_ids: ['lst_QuietCabin'],
-        listings: [{ id: 'lst_QuietCabin', name: 'Quiet Cabin' }],
+        listing_ids: [quietCabin.id],
+        listings: [{ id: quietCabin.id, name: 'Quiet Cabin' }],
       });
       expect(res.body.error.docs_url).toMatch(/\/docs\/errors\/listing_inactive$/);
       expect(res.body.error).not.toHaveProperty('provider');
@@ -170,7 +161,7 @@ describe('gateway listings endpoints', () => {
     listingService.override.getListing = async () => {
       throw new Error('mongo says: E11000 duplicate key on secret_index');
     };
-    const res = await get<ErrorBody>('/v1/listings/lst_SeaView');
+    const res = await get<ErrorBody>(`/v1/listings/${seaView.id}`);
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe('internal_error');
     expect(res.text).not.toContain('E11000');

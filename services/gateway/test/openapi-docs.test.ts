@@ -5,7 +5,7 @@ import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
 import { openApiPath, type OpenApiDocument } from '../src/http/openapi';
 import { createWorkspaceBody } from '../src/http/routes/admin';
 import { listListingsQuery } from '../src/http/routes/listings';
-import { request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+import { request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
 
 /** Every `$ref` in the document, to check they all resolve. */
 function refsOf(value: unknown, out: string[] = []): string[] {
@@ -27,12 +27,12 @@ function resolvePointer(doc: unknown, ref: string): unknown {
 }
 
 describe('gateway OpenAPI document and docs pages', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let gw: TestGateway;
   let doc: OpenApiDocument;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
     const res = await request<OpenApiDocument>(`${gw.url}/v1/openapi.json`);
     expect(res.status).toBe(200);

@@ -9,11 +9,11 @@ import {
   bearer,
   provision,
   request,
-  startFakeListingService,
+  startListingServiceUnderTest,
   startTestGateway,
   type ApiResponse,
   type ErrorBody,
-  type FakeListingService,
+  type ListingServiceUnderTest,
   type TestGateway,
 } from './harness';
 
@@ -44,11 +44,11 @@ async function setPlan(gw: TestGateway, workspaceId: string, rateLimits: Record<
 }
 
 describe('rate limits', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let gw: TestGateway;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, env: { AUTH_FAILURES_PER_MINUTE: '5', ADMIN_RATE_LIMIT_PER_SECOND: '50' } });
   });
   afterAll(async () => {
@@ -146,13 +146,13 @@ describe('rate limits', () => {
 });
 
 describe('rate limits with two gateway replicas over one store', () => {
-  let listingService: FakeListingService;
+  let listingService: ListingServiceUnderTest;
   let store: DocumentStore;
   let a: TestGateway;
   let b: TestGateway;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
+    listingService = await startListingServiceUnderTest();
     store = createMemoryStore();
     a = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
     b = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });

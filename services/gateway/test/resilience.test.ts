@@ -4,7 +4,7 @@ import net from 'node:net';
 import { generateApiKey, parseApiKey } from '../src/domain/api-key';
 import { newApiKeyRecord } from '../src/domain/api-key-record';
 import { ApiKeyStore } from '../src/store/api-key-store';
-import { bearer, PEPPER, request, startFakeListingService, startTestGateway, type ErrorBody, type TestGateway } from './harness';
+import { bearer, PEPPER, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type TestGateway } from './harness';
 
 /** A port nothing listens on: bound once by the OS, then released. */
 async function closedPort(): Promise<number> {
@@ -66,7 +66,7 @@ describe('gateway with an unavailable listing service', () => {
 
 describe('gateway with a listing service that does not answer', () => {
   it('gives up at the deadline with 504 upstream_timeout', async () => {
-    const listingService = await startFakeListingService();
+    const listingService = await startListingServiceUnderTest();
     listingService.override.listListings = () => new Promise(() => undefined);
     const gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, deadlineMs: 300 });
     try {

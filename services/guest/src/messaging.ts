@@ -5,6 +5,7 @@
 // and by the PMS's updatedAt where the entity can change).
 import type { MessageSyncPayload, pmsSync, RequestSyncPayload, ReviewSyncPayload } from '@vrp/contracts';
 import { AppError, newId, PermanentError, TransientError, validationFailed, type AppliedRequests, type DocumentStore, type Logger, type Outbox, type PageWindow, type RequestKey, type Tx } from '@vrp/platform';
+import { ATTACHMENT_URL_PATTERN, MAX_ATTACHMENT_URL_LENGTH, MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH, MAX_REQUEST_NOTE_LENGTH, MAX_REVIEW_REPLY_LENGTH } from '@vrp/api-model';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
@@ -29,9 +30,14 @@ import type { PmsPort } from './pms';
 import type { GuestStore } from './store/guest-store';
 import { listingScopedFilter, type MessagingStore } from './store/messaging-store';
 
-export const MAX_MESSAGE_LENGTH = 10_000;
-export const MAX_ATTACHMENTS = 10;
-export const MAX_REPLY_LENGTH = 5_000;
+// The limits are the API's vocabulary (@vrp/api-model), which the gateway checks too.
+export { MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH };
+export const MAX_REPLY_LENGTH = MAX_REVIEW_REPLY_LENGTH;
+
+/** The host's note on an answer or a pre-approval (the API's `message`). */
+function assertNote(note: string): void {
+  if (note.length > MAX_REQUEST_NOTE_LENGTH) throw validationFailed({ message: `must be at most ${MAX_REQUEST_NOTE_LENGTH} characters` });
+}
 
 export interface MessagingDeps {
   store: DocumentStore;
@@ -120,7 +126,8 @@ export class Messaging {
     if (input.body.length > MAX_MESSAGE_LENGTH) problems.body = `must be at most ${MAX_MESSAGE_LENGTH} characters`;
     if (input.attachments.length > MAX_ATTACHMENTS) problems.attachments = `must contain at most ${MAX_ATTACHMENTS} attachments`;
     input.attachments.forEach((a, i) => {
-      if (!/^https?:\/\/\S+$/.test(a.url)) problems[`attachments.${i}.url`] = 'must be an http(s) URL';
+      if (!ATTACHMENT_URL_PATTERN.test(a.url)) problems[`attachments.${i}.url`] = 'must be an http(s) URL';
+      else if (a.url.length > MAX_ATTACHMENT_URL_LENGTH) problems[`attachments.${i}.url`] = `must be at most ${MAX_ATTACHMENT_URL_LENGTH} characters`;
     });
     if (Object.keys(problems).length) throw validationFailed(problems);
 
@@ -230,6 +237,7 @@ export class Messaging {
 
   /** A key already applied answers the request as it is now (409 conflict only without a key). */
   answer(workspaceId: string, id: string, decision: Decision, note: string, key: RequestKey | null = null): Promise<RequestRecord> {
+    assertNote(note);
     return this.deps.applied.once(
       key,
       async () => {
@@ -245,6 +253,7 @@ export class Messaging {
   }
 
   preApprove(workspaceId: string, id: string, blockInstantBooking: boolean, note: string, key: RequestKey | null = null): Promise<RequestRecord> {
+    assertNote(note);
     return this.deps.applied.once(
       key,
       async () => {

@@ -3,7 +3,6 @@
 // the PMS port is a recording fake, so every test can prove what was (not) sent to a PMS.
 import { guest as pb, guestEvents, listingEvents, ops, pmsSync, reservation as resPb, reservationEvents, TOPICS } from '@vrp/contracts';
 import {
-  AppError,
   createLogger,
   createMemoryBus,
   createMemoryStore,
@@ -18,16 +17,8 @@ import { startGuestService } from '../src/app';
 import type { GuestRecord } from '../src/domain/guest';
 import type { ListingPms, PmsPort, RelayInput } from '../src/pms';
 import { GuestStore } from '../src/store/guest-store';
-
-const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-};
+import { MAX_ATTACHMENT_URL_LENGTH, MAX_GUEST_NAME_LENGTH, MAX_REQUEST_NOTE_LENGTH } from '@vrp/api-model';
+import { errorOf } from '@vrp/testkit';
 
 /** The listings the fake listing service knows, and every write relayed to a PMS. */
 class FakePms implements PmsPort {
@@ -243,6 +234,11 @@ describe('guest service over gRPC', () => {
       expect(err.details.fields).toEqual({ firstName: 'is required', language: 'must be a language tag such as en or pt-BR', provider: expect.stringContaining('PMS-A') });
     });
 
+    it('holds names to the API limit of 100 characters, as the gateway does', async () => {
+      const long = 'x'.repeat(MAX_GUEST_NAME_LENGTH + 1);
+      expect((await errorOf(create({ firstName: long, lastName: long }))).details.fields).toEqual({ firstName: 'must be at most 100 characters', lastName: 'must be at most 100 characters' });
+    });
+
     it('refuses provider PMS-F with pms_write_unsupported and sends nothing', async () => {
       const before = fake.relayed.length;
       const err = await errorOf(create({ firstName: 'Ana', provider: 'PMS-F' }));
@@ -448,6 +444,8 @@ describe('guest service over gRPC', () => {
       const c = await conversationOn('ws_msg', 'lst_off');
       expect((await errorOf(send('ws_msg', c.id, '  '))).details.fields).toEqual({ body: expect.any(String) });
       expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: 'ftp://x', name: '', contentType: '' }]))).details.fields).toEqual({ 'attachments.0.url': 'must be an http(s) URL' });
+      const longUrl = `https://files.test/${'a'.repeat(MAX_ATTACHMENT_URL_LENGTH)}`;
+      expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: longUrl, name: '', contentType: '' }]))).details.fields).toEqual({ 'attachments.0.url': 'must be at most 2000 characters' });
       expect((await errorOf(send('ws_other', c.id, 'hello'))).code).toBe('not_found');
 
       await setActive('ws_msg', 'lst_off', false);
@@ -617,6 +615,8 @@ describe('guest service over gRPC', () => {
       const i = await byExternal('i-g');
       expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe('conflict');
       expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields).toEqual({ decision: 'must be accept or decline' });
+      const longNote = 'x'.repeat(MAX_REQUEST_NOTE_LENGTH + 1);
+      expect((await errorOf(client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: longNote }))).details.fields).toEqual({ message: 'must be at most 5000 characters' });
       expect((await errorOf(client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: 'open', kind: '' }))).details.fields).toEqual({ status: expect.any(String) });
     });
   });

@@ -21,16 +21,7 @@ import type { ListingRecord } from '../src/domain/listing';
 import { dataHandlers, type ContentRelay, type DataHandlers } from '../src/grpc/data-handlers';
 import { DataStore } from '../src/store/data-store';
 import { ListingStore } from '../src/store/listing-store';
-
-const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-};
+import { errorOf } from '@vrp/testkit';
 
 const section = (name: string, value: unknown) => ({ name, valueJson: JSON.stringify(value) });
 
@@ -91,6 +82,8 @@ describe('content rules (pure)', () => {
     expect(Object.keys(sectionProblems('house_rules', 'x'.repeat(5_001)))).toEqual(['sections.house_rules']);
     expect(Object.keys(sectionProblems('amenities', ['wifi', 'wifi', '']))).toEqual(['sections.amenities[1]', 'sections.amenities[2]']);
     expect(Object.keys(sectionProblems('amenities', Array.from({ length: 101 }, (_, i) => `a${i}`)))).toEqual(['sections.amenities']);
+    // An amenity is at most 100 characters, as the gateway checks.
+    expect(sectionProblems('amenities', ['wifi', 'x'.repeat(101)])).toEqual({ 'sections.amenities[1]': 'must be at most 100 characters' });
     expect(sectionProblems('house_rule_switches', { petsAllowed: true, smokingAllowed: false })).toEqual({});
     expect(Object.keys(sectionProblems('house_rule_switches', { petsAllowed: 'yes', hotTub: true }))).toEqual([
       'sections.house_rule_switches.petsAllowed',

@@ -1,7 +1,8 @@
 // Component test: the listing service over real gRPC with embedded engines.
 import { listing as pb, listingEvents, TOPICS } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
+import { createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
 import { startListingService } from '../src/app';
+import { errorOf } from '@vrp/testkit';
 
 describe('listing service over gRPC', () => {
   const bus = createMemoryBus();
@@ -20,16 +21,6 @@ describe('listing service over gRPC', () => {
 
   const create = (workspaceId: string, name: string, extra: Partial<pb.CreateListingRequest> = {}) =>
     client.call('createListing', { workspaceId, listing: pb.Listing.create({ name, channels: [{ channel: 'CHANNEL_A', externalId: `ch-${name}` }] }), inactive: false, ...extra });
-
-  const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-    try {
-      await p;
-    } catch (err) {
-      if (err instanceof AppError) return err;
-      throw err;
-    }
-    throw new Error('expected the call to fail');
-  };
 
   it('lists only the workspace’s active listings by default, with pagination', async () => {
     await client.call('setWorkspacePlan', { workspaceId: 'ws_a', activeListingLimit: 10 });

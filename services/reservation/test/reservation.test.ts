@@ -1,11 +1,12 @@
 // Component test: the reservation service over real gRPC with embedded engines.
 import { reservation as pb } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
+import { createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
 import { startReservationService } from '../src/app';
 import type { ReservationRecord } from '../src/domain/reservation';
 import type { ListingDirectory } from '../src/ports/listings';
 import type { PmsRelay } from '../src/ports/pms-relay';
 import { ReservationStore } from '../src/store/reservation-store';
+import { errorOf } from '@vrp/testkit';
 
 describe('reservation service over gRPC', () => {
   const bus = createMemoryBus();
@@ -59,16 +60,6 @@ describe('reservation service over gRPC', () => {
   const list = (req: Partial<pb.ListReservationsRequest>) =>
     client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: 'ws_a', ...req }));
   const ids = (res: pb.ListReservationsResponse) => res.reservations.map((r) => r.id);
-
-  const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-    try {
-      await p;
-    } catch (err) {
-      if (err instanceof AppError) return err;
-      throw err;
-    }
-    throw new Error('expected the call to fail');
-  };
 
   // ws_a: five reservations in a known check-in order; ws_b: one that must never show up.
   const A1 = reservation('ws_a', { checkIn: '2025-06-10', checkOut: '2025-06-12', status: 'CONFIRMED', source: 'CHANNEL_A', propertyId: 'lst_sea' });

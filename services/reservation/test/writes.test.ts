@@ -19,6 +19,7 @@ import { startReservationService } from '../src/app';
 import { CONFIRMATION_ALPHABET } from '../src/domain/confirmation-code';
 import type { NightPrice } from '../src/domain/pricing';
 import type { ListingDirectory, ListingInfo } from '../src/ports/listings';
+import { errorOf } from '@vrp/testkit';
 
 const WS = 'ws_w';
 const logger = createLogger('test', 'silent');
@@ -155,15 +156,6 @@ describe('reservation writes over gRPC', () => {
     client.call('createReservation', { workspaceId: WS, reservation: base(extra), idempotencyKey });
   const update = (id: string, extra: Partial<pb.UpdateReservationRequest>) =>
     client.call('updateReservation', pb.UpdateReservationRequest.create({ workspaceId: WS, id, ...extra }));
-  const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-    try {
-      await p;
-    } catch (err) {
-      if (err instanceof AppError) return err;
-      throw err;
-    }
-    throw new Error('expected the call to fail');
-  };
   const eventsOf = async (id: string) => {
     await bus.whenIdle();
     return events.filter((e) => e.reservation?.id === id).map((e) => e.type);

@@ -2,6 +2,7 @@
 // status the test chooses (per request, so a test can fail the first attempts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually as waitFor } from '@vrp/testkit';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -41,12 +42,7 @@ export async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-/** Polls until `check` holds (no fixed sleeps). */
-export async function eventually(check: () => Promise<boolean> | boolean, what = 'condition', timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+/** Polls until `check` holds (no fixed sleeps): @vrp/testkit's eventually, with the wording these tests use. */
+export function eventually(check: () => Promise<boolean> | boolean, what = 'condition', timeoutMs = 5000): Promise<void> {
+  return waitFor(check, { what, timeoutMs });
 }

@@ -1,12 +1,13 @@
 // Component test: the webhook service over real gRPC with embedded engines, a real local HTTP
 // receiver, a manual scheduling clock, and domain events published on the memory bus.
 import { listing as listingPb, ops, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
 import { ManualClock, startWebhookService, verifySignature, type WebhookServiceDeps } from '../src/app';
 import type { Resolver } from '../src/delivery/address-guard';
 import { DeliveryStore } from '../src/store/delivery-store';
 import { publishActivity, publishReservationEvent } from './publish';
 import { eventually, startReceiver, type Receiver } from './receiver';
+import { errorOf } from '@vrp/testkit';
 
 const WS = 'ws_a';
 const OTHER_WS = 'ws_b';
@@ -60,16 +61,6 @@ describe('webhook service over gRPC', () => {
     } satisfies WebhookServiceDeps);
 
   const connect = (service: RunningService) => createUpstream(pb.WebhookServiceClient, { name: 'webhook', address: `127.0.0.1:${service.grpcPort}` });
-
-  const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-    try {
-      await p;
-    } catch (err) {
-      if (err instanceof AppError) return err;
-      throw err;
-    }
-    throw new Error('expected the call to fail');
-  };
 
   /** Subscriptions of the running test, deleted after it so that tests do not see each other's. */
   const made: string[] = [];

@@ -7,7 +7,10 @@ import type { DeliveredMessage } from '../bus/port';
 import type { Collection, DocumentStore, Filter, Tx } from '../store/port';
 import type { Failure } from './failure';
 
-export type DeadLetterReason = 'permanent' | 'budget_exhausted';
+export const DEAD_LETTER_REASONS = ['permanent', 'budget_exhausted'] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+/** The `status` filter of the dead-letter list. */
+export const DEAD_LETTER_STATUS_FILTERS = ['open', 'replayed', 'all'] as const;
 
 export interface DeadLetterDoc {
   _id: string;
@@ -45,7 +48,7 @@ const deadLetterSchema = new Schema(
     value: { type: String, default: '' },
     errorCode: { type: String, required: true },
     errorMessage: { type: String, default: '' },
-    reason: { type: String, required: true, enum: ['permanent', 'budget_exhausted'] },
+    reason: { type: String, required: true, enum: DEAD_LETTER_REASONS },
     attempts: { type: Number, required: true },
     firstFailedAt: { type: Date, required: true },
     lastFailedAt: { type: Date, required: true },
@@ -72,7 +75,7 @@ export interface DeadLetterQuery {
   topic?: string;
   group?: string;
   workspaceId?: string;
-  status: 'open' | 'replayed' | 'all';
+  status: (typeof DEAD_LETTER_STATUS_FILTERS)[number];
 }
 
 export class DeadLetterStore {

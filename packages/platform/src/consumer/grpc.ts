@@ -4,13 +4,13 @@ import { ops } from '@vrp/contracts';
 import { validationFailed } from '../errors/app-error';
 import { service, type ServiceRegistration } from '../grpc/server';
 import { pageInfo, pageWindow, requireId } from '../paging';
-import type { DeadLetterQuery } from './dead-letter-store';
+import { DEAD_LETTER_STATUS_FILTERS, type DeadLetterQuery } from './dead-letter-store';
 import { toProtoDeadLetter, type ConsumerRunner } from './runner';
 
 /** The gateway merges the pages of several services, so a service serves deeper pages. */
 export const MAX_DEAD_LETTER_WINDOW = 1000;
 
-const STATUSES = ['open', 'replayed', 'all'] as const;
+const STATUSES = DEAD_LETTER_STATUS_FILTERS;
 
 export function deadLetterService(runner: ConsumerRunner): ServiceRegistration {
   return service(ops.DeadLetterServiceService, {

@@ -15,10 +15,13 @@ export interface ErrorDetails {
   conflicts?: DateConflict[];
 }
 
+/** Why a night is unavailable: booked by a reservation, or closed on the listing's calendar. */
+export const DATE_CONFLICT_REASONS = ['booked', 'closed'] as const;
+
 /** A night a stay cannot have: booked by a reservation, or closed on the listing's calendar. */
 export interface DateConflict {
   date: string;
-  reason: 'booked' | 'closed';
+  reason: (typeof DATE_CONFLICT_REASONS)[number];
   /** The reservation holding the night (reason booked). */
   reservationId?: string;
 }

@@ -4,9 +4,10 @@
 // deterministic, so a key is found with one indexed equality lookup, while a leaked key table
 // is useless without the gateway's secret. Pure functions: no I/O.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { MODES } from '@vrp/api-model';
 import { randomBase58 } from '@vrp/platform';
 
-export const API_KEY_MODES = ['test', 'live'] as const;
+export const API_KEY_MODES = MODES;
 export type ApiKeyMode = (typeof API_KEY_MODES)[number];
 
 /** Length of a generated secret: 40 base58 characters, about 234 bits. */

@@ -2,7 +2,7 @@
 // other failure (body parser, Express, bugs) onto a catalog code.
 import type { Response } from 'express';
 import { AppError, docsPath, storeFailureToAppError } from '@vrp/platform';
-import type { ErrorEnvelope } from './schemas';
+import type { ErrorEnvelope } from '@vrp/api-model';
 
 export function toErrorEnvelope(err: AppError, requestId: string, baseUrl: string): ErrorEnvelope {
   const error: ErrorEnvelope['error'] = {

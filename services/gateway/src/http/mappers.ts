@@ -6,7 +6,7 @@ import type { PageInfo } from '@vrp/platform';
 import type { Workspace } from '../domain/workspace';
 import type { ApiKeyRecord } from '../domain/api-key-record';
 import { maskedKey } from '../domain/api-key';
-import type { apiKeySummarySchema, workspaceSchema, workspaceUsageSchema } from './schemas';
+import type { apiKeySummarySchema, workspaceSchema, workspaceUsageSchema } from './schemas-admin';
 
 // Resources render once, in @vrp/api-model (webhook payloads use the same functions); the
 // gateway's modules keep importing them from here.

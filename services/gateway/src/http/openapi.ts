@@ -7,8 +7,7 @@ import { EVENT_TYPES, type EventType } from '@vrp/api-model';
 import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
 import { IDEMPOTENCY_HEADER } from './middleware/idempotency';
 import { pathParamNames, type Route } from './route';
-import { componentSchemas } from './schemas';
-import { webhookEventSchemas } from './schemas-webhooks';
+import { componentSchemas, webhookEventSchemas } from '@vrp/api-model';
 
 export type JsonSchema = Record<string, unknown>;
 

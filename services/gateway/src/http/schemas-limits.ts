@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { BURST_WINDOW_SECONDS, DEFAULT_RATE_LIMITS, effectiveRateLimits, RATE_LIMIT_VALUE_MAX, type RateLimits } from '../domain/rate-limits';
 import type { Workspace } from '../domain/workspace';
 import { toApiWorkspace } from './mappers';
-import { component, workspaceSchema, workspaceUsageSchema } from './schemas';
+import { component } from '@vrp/api-model';
+import { workspaceSchema, workspaceUsageSchema } from './schemas-admin';
 
 const DESCRIPTIONS: Record<keyof RateLimits, string> = {
   keyRequestsPerSecond: `Sustained requests per second of one API key (default ${DEFAULT_RATE_LIMITS.keyRequestsPerSecond}).`,

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { validationFailed } from '@vrp/platform';
 import type { Route } from './route';
 import type { ValidatedInput } from './request-state';
-import { integerQueryParams } from './schemas';
+import { integerQueryParams } from '@vrp/api-model';
 
 type Location = 'query' | 'params' | 'body';
 

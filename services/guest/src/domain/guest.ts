@@ -1,7 +1,8 @@
 // Guest profiles (spec 2.2): name normalization behind search, the matching rule that ties a
 // reservation's primary guest to a profile, and the visibility rule of spec 2.2 / 7.1. No I/O.
+import { CONTACT_TYPES, DEFAULT_GUEST_LANGUAGE } from '@vrp/api-model';
 
-export type ContactType = 'EMAIL' | 'PHONE';
+export type ContactType = (typeof CONTACT_TYPES)[number];
 
 export interface Contact {
   type: ContactType;
@@ -46,7 +47,7 @@ export interface GuestRecord {
   version: number;
 }
 
-export const DEFAULT_LANGUAGE = 'en';
+export const DEFAULT_LANGUAGE = DEFAULT_GUEST_LANGUAGE;
 
 /** Latin letters that carry their "accent" in the letter itself, so NFD does not split them. */
 const FOLDS: Record<string, string> = { ø: 'o', ł: 'l', đ: 'd', ð: 'd', ħ: 'h', ı: 'i', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th' };

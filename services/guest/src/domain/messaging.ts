@@ -1,5 +1,6 @@
 // Conversations, messages, reviews and reservation requests/inquiries, and which PMS writes
 // each action needs (the capability matrix decides whether the PMS can perform them). No I/O.
+import { REQUEST_STATUSES as API_REQUEST_STATUSES, type MessageDirection, type RequestKind, type RequestStatus } from '@vrp/api-model';
 import type { PmsWrite } from '@vrp/pms-matrix';
 
 export interface ConversationRecord {
@@ -26,7 +27,7 @@ export interface Attachment {
   contentType: string;
 }
 
-export type Direction = 'inbound' | 'outbound';
+export type Direction = MessageDirection;
 
 export interface MessageRecord {
   id: string;
@@ -61,9 +62,8 @@ export interface ReviewRecord {
   updatedAt: Date;
 }
 
-export type RequestKind = 'request' | 'inquiry';
-export type RequestStatus = 'pending' | 'accepted' | 'declined' | 'pre_approved' | 'expired';
-export const REQUEST_STATUSES: readonly RequestStatus[] = ['pending', 'accepted', 'declined', 'pre_approved', 'expired'];
+export type { RequestKind, RequestStatus };
+export const REQUEST_STATUSES: readonly RequestStatus[] = API_REQUEST_STATUSES;
 
 export interface RequestRecord {
   id: string;

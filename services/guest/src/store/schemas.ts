@@ -1,10 +1,11 @@
 // Collections of the guest service's own database.
 import { Schema } from 'mongoose';
+import { CONTACT_TYPES, MESSAGE_DIRECTIONS, REQUEST_KINDS, REQUEST_STATUSES } from '@vrp/api-model';
 import { LEASE_FIELDS } from '@vrp/platform';
 
 const contactSchema = new Schema(
   {
-    type: { type: String, enum: ['EMAIL', 'PHONE'], required: true },
+    type: { type: String, enum: CONTACT_TYPES, required: true },
     value: { type: String, required: true },
     isPrimary: { type: Boolean, default: false },
   },
@@ -111,7 +112,7 @@ export const messageSchema = new Schema(
     workspaceId: { type: String, required: true },
     conversationId: { type: String, required: true },
     listingId: { type: String, required: true },
-    direction: { type: String, enum: ['inbound', 'outbound'], required: true },
+    direction: { type: String, enum: MESSAGE_DIRECTIONS, required: true },
     body: { type: String, default: '' },
     attachments: { type: [attachmentSchema], default: [] },
     sentAt: { type: Date, required: true },
@@ -156,8 +157,8 @@ export const requestSchema = new Schema(
     _id: { type: String, required: true },
     workspaceId: { type: String, required: true },
     listingId: { type: String, required: true },
-    kind: { type: String, enum: ['request', 'inquiry'], required: true },
-    status: { type: String, enum: ['pending', 'accepted', 'declined', 'pre_approved', 'expired'], required: true },
+    kind: { type: String, enum: REQUEST_KINDS, required: true },
+    status: { type: String, enum: REQUEST_STATUSES, required: true },
     guestId: { type: String, default: '' },
     guestName: { type: String, default: '' },
     checkIn: { type: String, default: '' },

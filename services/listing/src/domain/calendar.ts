@@ -6,13 +6,15 @@
 // UTC on midnight timestamps, where every day has exactly 24 hours (no DST gaps), and the string
 // form sorts the same way as the date, so stores can range-query it as a plain string.
 
+import { MAX_AVAILABILITY_UPDATES, MAX_CALENDAR_RANGE_DAYS, MAX_MIN_NIGHTS } from '@vrp/api-model';
+
 /** Longest range GetCalendar reads and one availability update writes (a leap year). */
-export const MAX_RANGE_DAYS = 366;
+export const MAX_RANGE_DAYS = MAX_CALENDAR_RANGE_DAYS;
 /** Most updates one UpdateAvailability request carries. */
-export const MAX_UPDATES = 100;
+export const MAX_UPDATES = MAX_AVAILABILITY_UPDATES;
 /** Listing-days one batch may write in total: keeps a batch well inside one request's deadline. */
 export const MAX_BATCH_DAYS = 3700;
-export const MIN_NIGHTS_MAX = 365;
+export const MIN_NIGHTS_MAX = MAX_MIN_NIGHTS;
 
 const DAY_MS = 86_400_000;
 const DATE_SHAPE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,5 +1,16 @@
 // Listing content (the sections of spec 2.3 capabilities.pms) and photos: value shapes, and
 // which sections a listing's PMS can store (spec 7.2). No I/O here.
+import {
+  CONTENT_LANGUAGE_PATTERN,
+  HOUSE_RULE_SWITCHES,
+  MAX_AMENITIES,
+  MAX_AMENITY_LENGTH,
+  MAX_LISTING_DESCRIPTION_LENGTH,
+  MAX_HOUSE_RULES_LENGTH,
+  MAX_PHOTO_CAPTION_LENGTH,
+  MAX_PHOTO_URL_LENGTH,
+  MAX_PHOTOS,
+} from '@vrp/api-model';
 import { CONTENT_SECTIONS, WRITES, supports, type ContentSection } from '@vrp/pms-matrix';
 
 export { CONTENT_SECTIONS };
@@ -10,16 +21,12 @@ export type SectionValues = Partial<Record<SectionName, unknown>>;
 
 type Problems = Record<string, string>;
 
-export const MAX_DESCRIPTION = 10_000;
-export const MAX_HOUSE_RULES = 5_000;
-export const MAX_AMENITIES = 100;
-export const HOUSE_RULE_SWITCHES = ['petsAllowed', 'smokingAllowed', 'partiesAllowed', 'childrenAllowed', 'eventsAllowed'] as const;
-/**
- * BCP 47 language tags as channels use them: a language, optionally with a region ('pt-BR',
- * 'es-419') or a script ('zh-Hant'). Also keeps map keys free of '.' and '$', which MongoDB
- * would read as paths and operators.
- */
-const LANGUAGE_TAG = /^[a-z]{2,3}(?:-(?:[A-Z]{2}|\d{3}|[A-Z][a-z]{3}))?$/;
+// The limits and patterns are the API's vocabulary (@vrp/api-model), which the gateway checks too.
+export const MAX_DESCRIPTION = MAX_LISTING_DESCRIPTION_LENGTH;
+export const MAX_HOUSE_RULES = MAX_HOUSE_RULES_LENGTH;
+export { HOUSE_RULE_SWITCHES, MAX_AMENITIES };
+/** BCP 47 language tags as channels use them ('fr', 'pt-BR', 'es-419', 'zh-Hant'). */
+const LANGUAGE_TAG = CONTENT_LANGUAGE_PATTERN;
 
 export function isSectionName(name: string): name is SectionName {
   return (CONTENT_SECTIONS as readonly string[]).includes(name);
@@ -63,6 +70,7 @@ export function sectionProblems(name: SectionName, value: unknown): Problems {
       const seen = new Set<string>();
       value.forEach((item: unknown, i) => {
         if (typeof item !== 'string' || item.trim() === '') put(`${at}[${i}]`, 'must be a non-empty string');
+        else if (item.length > MAX_AMENITY_LENGTH) put(`${at}[${i}]`, `must be at most ${MAX_AMENITY_LENGTH} characters`);
         else if (seen.has(item)) put(`${at}[${i}]`, `'${item}' is listed twice`);
         else seen.add(item);
       });
@@ -200,9 +208,9 @@ export function refusedWrites(deferred: readonly SectionName[]): string {
 
 // ---- photos ----
 
-export const MAX_PHOTOS = 100;
-export const MAX_PHOTO_URL = 2048;
-export const MAX_CAPTION = 500;
+export { MAX_PHOTOS };
+export const MAX_PHOTO_URL = MAX_PHOTO_URL_LENGTH;
+export const MAX_CAPTION = MAX_PHOTO_CAPTION_LENGTH;
 
 /** Problems of a photo to add: channels fetch photos themselves, so only public https URLs. */
 export function photoProblems(url: string, caption: string): Problems {

@@ -1,6 +1,7 @@
 // Listing records and the rules about their activity (spec 2.3, 3.2). No I/O here.
+import { LISTING_STATUSES, type ListingStatus, type ListingStatusFilter } from '@vrp/api-model';
 
-export type ListingStatus = 'active' | 'inactive';
+export type { ListingStatus, ListingStatusFilter };
 
 export interface ChannelMapping {
   channel: string;
@@ -46,11 +47,9 @@ export interface ListingRecord {
   updatedAt: Date;
 }
 
-export type ListingStatusFilter = 'active' | 'inactive' | 'all';
-
 /** The statuses a collection filter admits (default: active only). */
 export function statusesFor(filter: ListingStatusFilter): ListingStatus[] {
-  if (filter === 'all') return ['active', 'inactive'];
+  if (filter === 'all') return [...LISTING_STATUSES];
   return [filter];
 }
 

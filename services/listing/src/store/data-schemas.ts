@@ -1,6 +1,7 @@
 // Collections holding the data of a listing: calendar days, content and photos. Every document
 // carries its workspace id, and every query filters by it (tenant isolation).
 import { Schema } from 'mongoose';
+import { DATE_PATTERN, MAX_PHOTO_CAPTION_LENGTH, MAX_PHOTO_URL_LENGTH } from '@vrp/api-model';
 
 /**
  * One document per listing per date that somebody wrote (`_id` = `${listingId}:${date}`); days
@@ -12,7 +13,7 @@ export const calendarDaySchema = new Schema(
     workspaceId: { type: String, required: true },
     listingId: { type: String, required: true },
     /** YYYY-MM-DD, a local date of the listing; stored as a string so ranges sort and compare as text. */
-    date: { type: String, required: true, match: /^\d{4}-\d{2}-\d{2}$/ },
+    date: { type: String, required: true, match: DATE_PATTERN },
     available: { type: Boolean, required: true },
     price: { type: Number, required: true, min: 0 },
     minNights: { type: Number, required: true, min: 1, max: 365 },
@@ -43,8 +44,8 @@ export const listingPhotoSchema = new Schema(
     _id: { type: String, required: true }, // pho_...
     workspaceId: { type: String, required: true },
     listingId: { type: String, required: true },
-    url: { type: String, required: true, maxlength: 2048 },
-    caption: { type: String, default: '', maxlength: 500 },
+    url: { type: String, required: true, maxlength: MAX_PHOTO_URL_LENGTH },
+    caption: { type: String, default: '', maxlength: MAX_PHOTO_CAPTION_LENGTH },
     /** 1-based; appended at max + 1, kept stable when another photo is removed. */
     position: { type: Number, required: true, min: 1 },
     createdAt: { type: Date, required: true },

@@ -1,5 +1,6 @@
 // Collections of the listing service's own database.
 import { Schema } from 'mongoose';
+import { LISTING_STATUSES } from '@vrp/api-model';
 
 const channelSchema = new Schema({ channel: { type: String, required: true }, externalId: { type: String, required: true } }, { _id: false });
 const addressSchema = new Schema(
@@ -19,7 +20,7 @@ export const listingSchema = new Schema(
     _id: { type: String, required: true },
     workspaceId: { type: String, required: true },
     name: { type: String, required: true },
-    status: { type: String, enum: ['active', 'inactive'], required: true },
+    status: { type: String, enum: LISTING_STATUSES, required: true },
     channels: { type: [channelSchema], default: [] },
     /** Every id the listing answers to (own id + channel ids), for one-query resolution. */
     aliases: { type: [String], default: [] },
@@ -49,6 +50,8 @@ export const listingSchema = new Schema(
 listingSchema.index({ workspaceId: 1, status: 1, createdAt: 1, _id: 1 });
 // A channel id resolves to exactly one listing in a workspace.
 listingSchema.index({ workspaceId: 1, aliases: 1 }, { unique: true });
+// A listing by the id its PMS knows it by (FindPmsListing, PMS sync, disconnecting an account).
+listingSchema.index({ workspaceId: 1, pmsProvider: 1, pmsExternalId: 1 });
 
 export const planSchema = new Schema(
   {

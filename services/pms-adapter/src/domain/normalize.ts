@@ -1,6 +1,7 @@
 // A PMS's change feed entries, normalized into the entity messages of pms.sync.v1
 // (proto/vrp/pms/v1/sync.proto), so that the consuming services never see a PMS's own format.
 // No I/O here.
+import { DATE_PATTERN } from '@vrp/api-model';
 import type { SyncEntity, SyncPayloads } from '@vrp/contracts';
 
 /** One entry of a PMS's change feed, as the PMS API returns it. */
@@ -169,7 +170,7 @@ function requestPayload(d: Obj, at: Date): SyncPayloads['request'] {
   if (!status) throw new MalformedChange(`unknown request status '${text(d.status)}'`);
   const checkIn = text(d.arrival);
   const checkOut = text(d.departure);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(checkIn) || !/^\d{4}-\d{2}-\d{2}$/.test(checkOut)) throw new MalformedChange('a request needs arrival and departure dates');
+  if (!DATE_PATTERN.test(checkIn) || !DATE_PATTERN.test(checkOut)) throw new MalformedChange('a request needs arrival and departure dates');
   return {
     externalId,
     guest: person(obj(d.guest)),

@@ -1,13 +1,20 @@
 // Reservation records (spec 2.1) and the rules of the reservation collection's query (spec 4.1).
 // No I/O here.
+import {
+  DATE_PATTERN,
+  RESERVATION_PLATFORMS,
+  RESERVATION_SOURCES,
+  RESERVATION_STATUSES,
+  WRITABLE_RESERVATION_STATUSES,
+  isOneOf,
+  type ReservationSource,
+  type ReservationStatus,
+  type WritableReservationStatus,
+} from '@vrp/api-model';
 import { validationFailed } from '@vrp/platform';
 
-export const RESERVATION_STATUSES = ['PENDING', 'CONFIRMED', 'CANCELLED', 'POST_STAY'] as const;
-export type ReservationStatus = (typeof RESERVATION_STATUSES)[number];
-
-/** MANUAL is only accepted on create (spec 2.1), but such reservations exist and can be filtered. */
-export const RESERVATION_SOURCES = ['CHANNEL_A', 'CHANNEL_B', 'CHANNEL_C', 'DIRECT', 'MANUAL'] as const;
-export type ReservationSource = (typeof RESERVATION_SOURCES)[number];
+// The API's vocabulary (@vrp/api-model) decides the sets; re-exported under the domain's names.
+export { RESERVATION_SOURCES, RESERVATION_STATUSES, isOneOf, type ReservationSource, type ReservationStatus };
 
 export interface PrimaryGuest {
   firstName: string;
@@ -62,7 +69,7 @@ export interface Notes {
 }
 
 /** The create-time kinds of booking that PMSs restrict (spec 7.2); defaults describe a plain guest stay. */
-export const PLATFORMS = ['owner'] as const;
+export const PLATFORMS = RESERVATION_PLATFORMS;
 export type Platform = (typeof PLATFORMS)[number];
 
 export interface ReservationRecord {
@@ -113,8 +120,8 @@ export interface ReservationRecord {
 }
 
 /** Statuses a caller may set through PATCH; POST_STAY is derived from the dates. */
-export const WRITABLE_STATUSES = ['PENDING', 'CONFIRMED', 'CANCELLED'] as const;
-export type WritableStatus = (typeof WRITABLE_STATUSES)[number];
+export const WRITABLE_STATUSES = WRITABLE_RESERVATION_STATUSES;
+export type WritableStatus = WritableReservationStatus;
 
 /**
  * The status a reader sees. POST_STAY means "the stay has ended": a confirmed reservation
@@ -152,7 +159,7 @@ export interface ReservationQueryInput {
   updatedSince?: Date;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE = DATE_PATTERN;
 const DAY_MS = 86_400_000;
 
 /** Nights between two valid YYYY-MM-DD dates (negative when checkOut is before checkIn). */
@@ -172,7 +179,6 @@ export function isIsoDate(value: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
 }
 
-export const isOneOf = <T extends string>(values: readonly T[], v: string): v is T => (values as readonly string[]).includes(v);
 
 /**
  * Validates the filters of a list request, naming every bad field at once. Empty strings mean

@@ -1,3 +1,4 @@
+import { MAX_CUSTOM_FIELD_VALUE_LENGTH, MAX_CUSTOM_FIELDS } from '@vrp/api-model';
 import { AppError } from '@vrp/platform';
 import { CONFIRMATION_ALPHABET, CONFIRMATION_LENGTH, newConfirmationCode } from './confirmation-code';
 import { financialsFor, priceStay } from './pricing';
@@ -63,6 +64,10 @@ describe('create rules', () => {
       ['checkOut', 'financials.currency', 'financials.totalPrice', 'platform', 'source'],
     );
     expect(fieldsOf(() => parseNewReservation(input({ checkOut: '2027-03-02' })))).toEqual(['checkOut']); // > 365 nights
+    const long = 'x'.repeat(201);
+    expect(fieldsOf(() => parseNewReservation(input({ primaryGuest: { firstName: long, lastName: long, email: '', phone: '1'.repeat(51) } })))).toEqual(
+      ['primaryGuest.firstName', 'primaryGuest.lastName', 'primaryGuest.phone'],
+    );
   });
   it('maps restricted kinds of booking to matrix writes', () => {
     expect(createWrites(parseNewReservation(input()))).toEqual(['reservation.create']);
@@ -98,5 +103,18 @@ describe('change rules', () => {
   it('merges custom fields; an empty value removes a key', () => {
     const next = applyPatch(current, parsePatch({ customFields: { a: '', b: '2' }, notes: { guest: 'hi' } }, current), 'lst_1', new Date(5));
     expect(next).toMatchObject({ customFields: { b: '2' }, notes: { host: '', guest: 'hi' }, updatedAt: new Date(5) });
+  });
+  it('keeps custom fields within the API limits: 50 keys in a PATCH and after the merge, values of at most 2,000 characters', () => {
+    const fields = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']));
+    expect(fieldsOf(() => parsePatch({ customFields: fields(MAX_CUSTOM_FIELDS + 1) }, current))).toEqual(['customFields']);
+    // 49 new keys fit beside the stored `a`; a 50th new one would make 51 on the record.
+    expect(() => parsePatch({ customFields: fields(MAX_CUSTOM_FIELDS - 1) }, current)).not.toThrow();
+    expect(fieldsOf(() => parsePatch({ customFields: fields(MAX_CUSTOM_FIELDS) }, current))).toEqual(['customFields']);
+    // Removing `a` in the same PATCH makes room again.
+    expect(() => parsePatch({ customFields: { ...fields(MAX_CUSTOM_FIELDS - 1), a: '' } }, current)).not.toThrow();
+    expect(fieldsOf(() => parsePatch({ customFields: { b: 'x'.repeat(MAX_CUSTOM_FIELD_VALUE_LENGTH + 1) } }, current))).toEqual(['customFields.b']);
+    expect(() => parsePatch({ customFields: { b: 'x'.repeat(MAX_CUSTOM_FIELD_VALUE_LENGTH) } }, current)).not.toThrow();
+    expect(fieldsOf(() => parseNewReservation(input({ customFields: { c: 'x'.repeat(MAX_CUSTOM_FIELD_VALUE_LENGTH + 1) } })))).toEqual(['customFields.c']);
+    expect(fieldsOf(() => parseNewReservation(input({ customFields: fields(MAX_CUSTOM_FIELDS + 1) })))).toEqual(['customFields']);
   });
 });

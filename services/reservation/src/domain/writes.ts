@@ -1,6 +1,18 @@
 // The rules of reservation writes: what a create or a change must contain, and which writes of
 // the PMS capability matrix it amounts to (spec 7.2), so that refusals are decided before
 // anything is sent to a PMS. No I/O here.
+import {
+  CURRENCY_PATTERN,
+  CUSTOM_FIELD_KEY_PATTERN,
+  MAX_CUSTOM_FIELD_KEY_LENGTH,
+  MAX_CUSTOM_FIELD_VALUE_LENGTH,
+  MAX_CUSTOM_FIELDS,
+  MAX_NIGHTS,
+  MAX_NOTE_LENGTH,
+  MAX_PRIMARY_GUEST_NAME_LENGTH,
+  MAX_PRIMARY_GUEST_PHONE_LENGTH,
+  TIME_PATTERN,
+} from '@vrp/api-model';
 import type { PmsWrite } from '@vrp/pms-matrix';
 import { validationFailed } from '@vrp/platform';
 import {
@@ -18,12 +30,8 @@ import {
   type WritableStatus,
 } from './reservation';
 
-/** Longest stay a reservation may span (the listing calendar reads at most 366 days). */
-export const MAX_NIGHTS = 365;
-export const MAX_CUSTOM_FIELDS = 50;
-export const MAX_NOTE_LENGTH = 5000;
-const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-const CURRENCY = /^[A-Z]{3}$/;
+// The limits and patterns are the API's vocabulary (@vrp/api-model), which the gateway checks too.
+export { MAX_CUSTOM_FIELDS, MAX_NIGHTS, MAX_NOTE_LENGTH };
 
 type Problems = Record<string, string>;
 
@@ -67,8 +75,10 @@ function customFieldProblems(fields: Record<string, string>, problems: Problems)
   const keys = Object.keys(fields);
   if (keys.length > MAX_CUSTOM_FIELDS) problems.customFields = `may hold at most ${MAX_CUSTOM_FIELDS} keys`;
   for (const key of keys) {
-    if (key.length === 0 || key.length > 100 || key.startsWith('$') || key.includes('.')) {
-      problems[`customFields.${key}`] = 'keys must be 1..100 characters, without "." or a leading "$"';
+    if (key.length === 0 || key.length > MAX_CUSTOM_FIELD_KEY_LENGTH || !CUSTOM_FIELD_KEY_PATTERN.test(key)) {
+      problems[`customFields.${key}`] = `keys must be 1..${MAX_CUSTOM_FIELD_KEY_LENGTH} characters, without "." or a leading "$"`;
+    } else if (typeof fields[key] !== 'string' || fields[key].length > MAX_CUSTOM_FIELD_VALUE_LENGTH) {
+      problems[`customFields.${key}`] = `must be a string of at most ${MAX_CUSTOM_FIELD_VALUE_LENGTH} characters`;
     }
   }
 }
@@ -85,6 +95,10 @@ export function parseNewReservation(input: NewReservationInput): NewReservation 
   if (!input.propertyId) problems.propertyId = 'is required';
   stayProblems(input.checkIn, input.checkOut, problems);
   if (!input.primaryGuest.firstName.trim()) problems['primaryGuest.firstName'] = 'is required';
+  for (const field of ['firstName', 'lastName'] as const) {
+    if (input.primaryGuest[field].trim().length > MAX_PRIMARY_GUEST_NAME_LENGTH) problems[`primaryGuest.${field}`] = `must be at most ${MAX_PRIMARY_GUEST_NAME_LENGTH} characters`;
+  }
+  if (input.primaryGuest.phone.length > MAX_PRIMARY_GUEST_PHONE_LENGTH) problems['primaryGuest.phone'] = `must be at most ${MAX_PRIMARY_GUEST_PHONE_LENGTH} characters`;
   const occupancy = input.occupancy ?? { adults: 1, children: 0, infants: 0, pets: 0 };
   for (const field of ['adults', 'children', 'infants', 'pets'] as const) {
     const n = occupancy[field];
@@ -93,7 +107,7 @@ export function parseNewReservation(input: NewReservationInput): NewReservation 
   if (input.totalPrice !== undefined && !(Number.isFinite(input.totalPrice) && input.totalPrice >= 0)) {
     problems['financials.totalPrice'] = 'must be a number >= 0';
   }
-  if (input.currency && !CURRENCY.test(input.currency)) problems['financials.currency'] = 'must be an ISO 4217 code such as EUR';
+  if (input.currency && !CURRENCY_PATTERN.test(input.currency)) problems['financials.currency'] = 'must be an ISO 4217 code such as EUR';
   const source = input.source || 'DIRECT';
   if (!isOneOf(RESERVATION_SOURCES, source)) problems.source = `must be one of ${RESERVATION_SOURCES.join(', ')}`;
   if (input.platform && !isOneOf(PLATFORMS, input.platform)) problems.platform = `must be one of ${PLATFORMS.join(', ')} when given`;
@@ -145,8 +159,21 @@ export interface ReservationPatch {
   checkOutTime?: string;
 }
 
-/** Validates a PATCH against the reservation it changes (the new dates must still make a stay). */
-export function parsePatch(input: ReservationPatchInput, current: Pick<ReservationRecord, 'checkIn' | 'checkOut'>): ReservationPatch {
+/** The custom fields after a patch is merged in: an empty value removes the key. */
+function mergedCustomFields(current: Record<string, string>, patch: Record<string, string>): Record<string, string> {
+  const merged = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === '') delete merged[k];
+    else merged[k] = v;
+  }
+  return merged;
+}
+
+/**
+ * Validates a PATCH against the reservation it changes: the new dates must still make a stay,
+ * and the custom fields after the merge must stay within MAX_CUSTOM_FIELDS keys.
+ */
+export function parsePatch(input: ReservationPatchInput, current: Pick<ReservationRecord, 'checkIn' | 'checkOut' | 'customFields'>): ReservationPatch {
   const problems: Problems = {};
   if (input.status !== undefined && !isOneOf(WRITABLE_STATUSES, input.status)) {
     problems.status = `must be one of ${WRITABLE_STATUSES.join(', ')} (POST_STAY follows from the dates and cannot be set)`;
@@ -163,10 +190,14 @@ export function parsePatch(input: ReservationPatchInput, current: Pick<Reservati
   if (input.propertyId !== undefined && !input.propertyId) problems.propertyId = 'must not be empty';
   for (const field of ['checkInTime', 'checkOutTime'] as const) {
     const v = input[field];
-    if (v !== undefined && !TIME.test(v)) problems[field] = 'must be a time as HH:MM (24 h)';
+    if (v !== undefined && !TIME_PATTERN.test(v)) problems[field] = 'must be a time as HH:MM (24 h)';
   }
   noteProblems(input.notes, problems);
   customFieldProblems(input.customFields, problems);
+  const merged = Object.keys(mergedCustomFields(current.customFields, input.customFields)).length;
+  if (!problems.customFields && merged > MAX_CUSTOM_FIELDS) {
+    problems.customFields = `may hold at most ${MAX_CUSTOM_FIELDS} keys (the reservation would hold ${merged}); remove keys with an empty value`;
+  }
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
   return { ...input, status: input.status as WritableStatus | undefined };
 }
@@ -204,11 +235,7 @@ export function relayOperation(writes: PmsWrite[]): PmsWrite {
 
 /** The record after a patch (the caller has validated and resolved the target listing). */
 export function applyPatch(r: ReservationRecord, p: ReservationPatch, propertyId: string, now: Date): ReservationRecord {
-  const customFields = { ...r.customFields };
-  for (const [k, v] of Object.entries(p.customFields)) {
-    if (v === '') delete customFields[k];
-    else customFields[k] = v;
-  }
+  const customFields = mergedCustomFields(r.customFields, p.customFields);
   return {
     ...r,
     propertyId,

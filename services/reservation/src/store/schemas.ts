@@ -1,6 +1,7 @@
 // Collections of the reservation service's own database.
 import { Schema } from 'mongoose';
 import { LEASE_FIELDS } from '@vrp/platform';
+import { DATE_PATTERN } from '@vrp/api-model';
 import { PLATFORMS, RESERVATION_SOURCES, WRITABLE_STATUSES } from '../domain/reservation';
 
 const primaryGuestSchema = new Schema(
@@ -53,7 +54,7 @@ const financialsSchema = new Schema(
 
 const notesSchema = new Schema({ host: { type: String, default: '' }, guest: { type: String, default: '' } }, { _id: false });
 
-const YMD = /^\d{4}-\d{2}-\d{2}$/;
+const YMD = DATE_PATTERN;
 
 export const reservationSchema = new Schema(
   {

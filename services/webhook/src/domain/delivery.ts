@@ -1,11 +1,10 @@
 // Deliveries: one per (event, subscription), a durable queue entry with its attempt history.
 // States: pending -> delivering -> succeeded | pending (retry) | failed; pending -> dropped.
+import { DELIVERY_STATUSES, type DeliveryDropReason, type DeliveryStatus } from '@vrp/api-model';
 import { MAX_ATTEMPTS, nextRetryAt } from './retry';
 
-export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'dropped'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-export type DropReason = 'listing_inactive' | 'subscription_disabled' | 'subscription_deleted';
+export { DELIVERY_STATUSES, type DeliveryStatus };
+export type DropReason = DeliveryDropReason;
 
 /** An event as the webhook service stores it: the exact JSON body every delivery of it sends. */
 export interface WebhookEvent {

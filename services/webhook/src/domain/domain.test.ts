@@ -140,6 +140,9 @@ describe('retry schedule', () => {
 describe('event types and persistent failure', () => {
   it('normalizes event types: * or empty = all, unknown names are field errors', () => {
     expect(normalizeEventTypes(['*', 'x'])).toEqual({ types: [], errors: {} });
+    // At most 50 entries, as the gateway checks (duplicates of known types included).
+    expect(normalizeEventTypes(Array.from({ length: 51 }, () => 'guest.created')).errors).toEqual({ eventTypes: 'must name at most 50 event types' });
+    expect(normalizeEventTypes(Array.from({ length: 50 }, () => 'guest.created')).errors).toEqual({});
     expect(normalizeEventTypes(['guest.created', 'guest.created', 'nope'])).toEqual({ types: ['guest.created'], errors: { 'eventTypes[2]': expect.stringContaining("'nope'") } });
     expect(subscribesTo([], 'review.created')).toBe(true);
     expect(subscribesTo(['guest.created'], 'review.created')).toBe(false);

@@ -1,6 +1,6 @@
 // The catalog of webhook event types lives in @vrp/api-model (the gateway documents each type's
 // payload in the OpenAPI document from it); this module holds the subscription rules.
-import { EVENT_TYPES, type EventType } from '@vrp/api-model';
+import { EVENT_TYPES, MAX_SUBSCRIPTION_EVENT_TYPES, type EventType } from '@vrp/api-model';
 
 export { EVENT_TYPES, type EventType };
 
@@ -26,6 +26,7 @@ export function isActivityEvent(type: string): boolean {
 export function normalizeEventTypes(types: readonly string[]): { types: EventType[]; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   const out = new Set<EventType>();
+  if (types.length > MAX_SUBSCRIPTION_EVENT_TYPES) errors.eventTypes = `must name at most ${MAX_SUBSCRIPTION_EVENT_TYPES} event types`;
   if (types.includes('*')) return { types: [], errors };
   types.forEach((t, i) => {
     if (isEventType(t)) out.add(t);

@@ -1,5 +1,6 @@
 // Webhook subscriptions: where a workspace's events are delivered, with what secret, and
 // whether the service has given up on the endpoint. No I/O here.
+import { DEFAULT_ROTATION_GRACE_SECONDS, MAX_ROTATION_GRACE_SECONDS, MAX_WEBHOOK_DESCRIPTION_LENGTH } from '@vrp/api-model';
 import { randomBase58 } from '@vrp/platform';
 import type { KeyMode } from './target';
 
@@ -36,9 +37,9 @@ export interface SubscriptionRecord extends SubscriptionView {
   previousSecret: string | null;
 }
 
-export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
-export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
-export const MAX_DESCRIPTION_LENGTH = 500;
+// The limits are the API's vocabulary (@vrp/api-model), which the gateway checks too.
+export { DEFAULT_ROTATION_GRACE_SECONDS, MAX_ROTATION_GRACE_SECONDS };
+export const MAX_DESCRIPTION_LENGTH = MAX_WEBHOOK_DESCRIPTION_LENGTH;
 
 export function newSecret(): string {
   return `whsec_${randomBase58(32)}`;

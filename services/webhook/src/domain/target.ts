@@ -3,10 +3,11 @@
 // delivery/address-guard.ts, run at creation and again at every connection (DNS rebinding).
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '@vrp/api-model';
+import type { KeyMode } from '@vrp/platform';
 
-export type KeyMode = 'test' | 'live';
-
-export const MAX_URL_LENGTH = 2048;
+export type { KeyMode };
+export const MAX_URL_LENGTH = MAX_WEBHOOK_URL_LENGTH;
 
 /**
  * The class of an address: `public`, or the kebab-cased name of the special-purpose range it

@@ -1,5 +1,6 @@
 // Collections of the webhook service's own database.
 import { Schema } from 'mongoose';
+import { DELIVERY_STATUSES, MODES } from '@vrp/api-model';
 
 export const subscriptionSchema = new Schema(
   {
@@ -9,7 +10,7 @@ export const subscriptionSchema = new Schema(
     description: { type: String, default: '' },
     eventTypes: { type: [String], default: [] },
     enabled: { type: Boolean, default: true },
-    mode: { type: String, enum: ['test', 'live'], default: 'test' },
+    mode: { type: String, enum: MODES, default: 'test' },
     disabledReason: { type: String, default: null },
     disabledAt: { type: Date, default: null },
     secret: { type: String, required: true },
@@ -50,7 +51,7 @@ export const deliverySchema = new Schema(
     orderKey: { type: String, required: true },
     // One original delivery per (subscription, event); replays get their own key.
     dedupeKey: { type: String, required: true },
-    status: { type: String, enum: ['pending', 'delivering', 'succeeded', 'failed', 'dropped'], required: true },
+    status: { type: String, enum: DELIVERY_STATUSES, required: true },
     // The oldest open delivery of its queue (subscription + order key): only heads are sent, and
     // the scheduler scans heads only, so a long blocked queue cannot starve the others.
     head: { type: Boolean, default: false },

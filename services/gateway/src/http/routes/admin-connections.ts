@@ -2,31 +2,16 @@
 // listings), list, disconnect (its listings become inactive, spec 3.2) and sync on demand.
 import { z } from 'zod';
 import type { pms } from '@vrp/contracts';
-import { AppError, dataWorkspaceId, workspaceOfData, type KeyMode, type Upstream } from '@vrp/platform';
+import { AppError, dataWorkspaceId, KEY_MODES, type KeyMode, type Upstream } from '@vrp/platform';
 import type { WorkspaceAdmin } from '../../workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
-import { idParam } from '../schemas';
-import { connectionParams, createConnectionBody, pmsConnectionSchema } from '../schemas-connections';
+import { connectionParams, createConnectionBody, idParam, pmsConnectionSchema, toApiConnection } from '@vrp/api-model';
 
 const tags = ['Admin'];
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
 
-function toApiConnection(c: pms.Connection | undefined): z.input<typeof pmsConnectionSchema> {
-  if (!c) throw new Error('pms-adapter answered without a connection');
-  const owner = workspaceOfData(c.workspaceId);
-  return {
-    id: c.id,
-    workspaceId: owner.workspaceId,
-    mode: owner.mode,
-    provider: c.provider as z.input<typeof pmsConnectionSchema>['provider'],
-    accountId: c.accountId,
-    status: c.status as 'connected' | 'disconnected',
-    createdAt: (c.createdAt ?? new Date(0)).toISOString(),
-    lastSyncedAt: c.lastSyncedAt ? c.lastSyncedAt.toISOString() : null,
-  };
-}
-
-const MODES: readonly KeyMode[] = ['live', 'test'];
+/** Live first: most connections are live. */
+const MODES: readonly KeyMode[] = [...KEY_MODES].reverse();
 
 /** Runs a call on a connection of the workspace in whichever mode holds it (ids are unique across modes). */
 async function inEitherMode<R>(workspaceId: string, call: (dataId: string) => Promise<R>): Promise<R> {

@@ -3,41 +3,13 @@
 // newest first, and replay/delete go to the service named in the id.
 import { z } from 'zod';
 import type { ops } from '@vrp/contracts';
-import { dataWorkspaceId, deadLetterOwner, DEAD_LETTER_SERVICES, notFound, pageInfo, workspaceOfData, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
+import { dataWorkspaceId, deadLetterOwner, DEAD_LETTER_SERVICES, notFound, pageInfo, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
 import { defineRoute, ok, type Route } from '../route';
-import { paginationSchema } from '../schemas';
-import { deadLetterParams, deadLetterSchema, listDeadLettersQuery } from '../schemas-dead-letters';
+import { deadLetterParams, deadLetterSchema, listDeadLettersQuery, paginationSchema, toApiDeadLetter } from '@vrp/api-model';
 
 const tags = ['Admin'];
 
 type DeadLetterUpstreams = Record<DeadLetterServiceName, Upstream<ops.DeadLetterServiceClient>>;
-
-function toApiDeadLetter(d: ops.DeadLetter | undefined): z.input<typeof deadLetterSchema> {
-  if (!d) throw new Error('a service answered without a dead letter');
-  return {
-    id: d.id,
-    service: d.service as DeadLetterServiceName,
-    consumerGroup: d.consumerGroup,
-    topic: d.topic,
-    partition: d.partition,
-    offset: d.offset,
-    key: d.key,
-    headers: d.headers,
-    payloadBase64: Buffer.from(d.value).toString('base64'),
-    errorCode: d.errorCode,
-    errorMessage: d.errorMessage,
-    reason: d.reason as 'permanent' | 'budget_exhausted',
-    attempts: d.attempts,
-    firstFailedAt: (d.firstFailedAt ?? new Date(0)).toISOString(),
-    lastFailedAt: (d.lastFailedAt ?? new Date(0)).toISOString(),
-    // Services see data workspaces (`<id>_test` for the sandbox); operators see the workspace and the mode.
-    workspaceId: d.workspaceId ? workspaceOfData(d.workspaceId).workspaceId : null,
-    mode: d.workspaceId ? workspaceOfData(d.workspaceId).mode : null,
-    listingId: d.listingId || null,
-    status: d.replayedAt ? 'replayed' : 'open',
-    replayedAt: d.replayedAt ? d.replayedAt.toISOString() : null,
-  };
-}
 
 /** Newest first, the same order every service pages in. */
 const newestFirst = (a: ops.DeadLetter, b: ops.DeadLetter) =>

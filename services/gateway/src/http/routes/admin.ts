@@ -6,16 +6,8 @@ import { ADMIN_SCOPE } from '../middleware/auth';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toApiKeySummary, toApiUsage } from '../mappers';
 import { created, defineRoute, ok, type Route } from '../route';
-import {
-  activeListingLimitInput,
-  apiKeyModeSchema,
-  apiKeySummarySchema,
-  createdApiKeySchema,
-  idParam,
-  pageQuery,
-  paginationSchema,
-  workspaceNameInput,
-} from '../schemas';
+import { idParam, pageQuery, paginationSchema } from '@vrp/api-model';
+import { activeListingLimitInput, apiKeyModeSchema, apiKeySummarySchema, createdApiKeySchema, workspaceNameInput } from '../schemas-admin';
 import { planWorkspaceSchema, rateLimitsInput, toApiPlanWorkspace, workspaceWithUsageSchema } from '../schemas-limits';
 import type { WorkspaceAdmin } from '../../workspace-admin';
 

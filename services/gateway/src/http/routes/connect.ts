@@ -5,7 +5,7 @@ import type { pms } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { toApiCapabilities } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';
-import { connectCapabilitiesSchema, providerParam } from '../schemas-connections';
+import { connectCapabilitiesSchema, providerParam } from '@vrp/api-model';
 
 export function connectRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>): Route[] {
   return [

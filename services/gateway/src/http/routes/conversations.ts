@@ -1,29 +1,33 @@
 // Conversations and messages, and reservation requests and inquiries (the guest conversations
 // that come before a booking): relayed to the guest service. Data of inactive listings is left
 // out of collections; direct reads, writes and filters on an inactive listing are 403. Writes
-// the PMS cannot perform are refused (422, nothing sent): attachments on PMS-F and PMS-G,
-// answers and pre-approvals relayed by PMS-F, blockInstantBooking on PMS-G.
+// the PMS cannot perform are refused (422, nothing sent) by the guest service from the capability
+// matrix; the descriptions name the PMSs with refusedOn(), from the same matrix.
 import { z } from 'zod';
-import { toApiConversation, toApiMessage, toApiReservationRequest } from '@vrp/api-model';
+import {
+  answerRequestBody,
+  conversationPageSchema,
+  conversationSchema,
+  idParam,
+  listConversationsQuery,
+  listRequestsQuery,
+  messagePageSchema,
+  messageSchema,
+  pageQuery,
+  preApproveBody,
+  requestPageSchema,
+  reservationRequestSchema,
+  sendMessageBody,
+  toApiConversation,
+  toApiMessage,
+  toApiReservationRequest,
+} from '@vrp/api-model';
+import { refusedOn } from '@vrp/pms-matrix';
 import { guest as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toPagination } from '../mappers';
 import { created, defineRoute, ok, type Route } from '../route';
-import { idParam, pageQuery } from '../schemas';
-import {
-  answerRequestBody,
-  conversationPageSchema,
-  conversationSchema,
-  listConversationsQuery,
-  listRequestsQuery,
-  messagePageSchema,
-  messageSchema,
-  preApproveBody,
-  requestPageSchema,
-  reservationRequestSchema,
-  sendMessageBody,
-} from '../schemas-guests';
 
 const conversationParams = z.strictObject({ id: idParam('A conversation id.') });
 const requestParams = z.strictObject({ id: idParam('A reservation request or inquiry id.') });
@@ -42,7 +46,8 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       operationId: `${decision}Request`,
       summary: `${decision === 'accept' ? 'Accept' : 'Decline'} a reservation request`,
       description:
-        'Only a pending request (`kind: request`) can be answered (409 conflict otherwise). Relayed through the PMS that relayed the request; PMS-F cannot answer requests: 422 pms_write_unsupported, nothing sent.',
+        'Only a pending request (`kind: request`) can be answered (409 conflict otherwise). Relayed through the PMS that relayed the request; ' +
+        `${refusedOn('request.answer')} cannot answer requests: 422 pms_write_unsupported, nothing sent.`,
       tags: ['Requests'],
       auth: 'api_key',
       params: requestParams,
@@ -120,7 +125,8 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       operationId: 'sendMessage',
       summary: 'Send a message to the guest',
       description:
-        'Relayed through the listing’s PMS when it has one. Attachments are refused on listings managed in PMS-F or PMS-G (422 pms_write_unsupported, nothing sent). Send `Idempotency-Key` to retry safely.',
+        'Relayed through the listing’s PMS when it has one. Attachments are refused on listings managed in ' +
+        `${refusedOn('message.attachments')} (422 pms_write_unsupported, nothing sent). Send \`Idempotency-Key\` to retry safely.`,
       tags: ['Conversations'],
       auth: 'api_key',
       params: conversationParams,
@@ -189,7 +195,8 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       operationId: 'preApproveInquiry',
       summary: 'Pre-approve an inquiry',
       description:
-        'Only a pending inquiry (`kind: inquiry`) can be pre-approved (409 conflict otherwise). Refused (422 pms_write_unsupported, nothing sent) when relayed by PMS-F, and with `blockInstantBooking: true` on PMS-G.',
+        'Only a pending inquiry (`kind: inquiry`) can be pre-approved (409 conflict otherwise). Refused (422 pms_write_unsupported, nothing sent) when relayed by ' +
+        `${refusedOn('inquiry.pre_approve')}, and with \`blockInstantBooking: true\` on ${refusedOn('inquiry.block_instant_booking')}.`,
       tags: ['Requests'],
       auth: 'api_key',
       params: requestParams,

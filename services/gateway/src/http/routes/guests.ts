@@ -3,15 +3,14 @@
 // guest writes the guest's PMS cannot perform. The gateway validates, calls and renders.
 import type { Response } from 'express';
 import { z } from 'zod';
-import { toApiGuest } from '@vrp/api-model';
+import { createGuestBody, DEFAULT_GUEST_LANGUAGE, guestPageSchema, guestSchema, idParam, listGuestsQuery, toApiGuest, updateGuestBody } from '@vrp/api-model';
+import { refusedOn } from '@vrp/pms-matrix';
 import { guest as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { toPagination } from '../mappers';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { expectedVersion, withETag } from '../versioning';
 import { created, defineRoute, ok, type Route } from '../route';
-import { idParam } from '../schemas';
-import { createGuestBody, guestPageSchema, guestSchema, listGuestsQuery, updateGuestBody } from '../schemas-guests';
 
 const guestParams = z.strictObject({ id: idParam('A guest id.') });
 const one = z.object({ data: guestSchema });
@@ -63,7 +62,7 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
       operationId: 'createGuest',
       summary: 'Create a guest',
       description:
-        'Creates a guest profile; `language` defaults to `en`. With `provider`, the guest is created in that PMS first; PMS-F cannot write guests (422 pms_write_unsupported, nothing sent). An email or phone given here is matched by later reservations. Send `Idempotency-Key` to retry safely: the key is stored with the profile, so a retry never creates a second one.',
+        `Creates a guest profile; \`language\` defaults to \`${DEFAULT_GUEST_LANGUAGE}\`. With \`provider\`, the guest is created in that PMS first; ${refusedOn('guest.write')} cannot write guests (422 pms_write_unsupported, nothing sent). An email or phone given here is matched by later reservations. Send \`Idempotency-Key\` to retry safely: the key is stored with the profile, so a retry never creates a second one.`,
       tags: ['Guests'],
       auth: 'api_key',
       body: createGuestBody,
@@ -93,7 +92,8 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
       operationId: 'updateGuest',
       summary: 'Update a guest',
       description:
-        'Changes firstName, lastName or language. Only the fields sent are written, against the profile as it is when the change commits, so concurrent PATCHes of different fields all survive; with `If-Match` a profile changed since is 412 precondition_failed and nothing changes. A guest linked to a PMS is changed in that PMS first, one change at a time per profile; PMS-F cannot write guests (422 pms_write_unsupported, nothing sent).',
+        'Changes firstName, lastName or language. Only the fields sent are written, against the profile as it is when the change commits, so concurrent PATCHes of different fields all survive; with `If-Match` a profile changed since is 412 precondition_failed and nothing changes. A guest linked to a PMS is changed in that PMS first, one change at a time per profile; ' +
+        `${refusedOn('guest.write')} cannot write guests (422 pms_write_unsupported, nothing sent).`,
       tags: ['Guests'],
       auth: 'api_key',
       params: guestParams,

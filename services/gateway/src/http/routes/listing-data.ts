@@ -7,11 +7,21 @@ import { listing as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { etagOf } from '../../domain/etag';
 import { expectedVersion, withETag } from '../versioning';
-import { toApiListing } from '../mappers';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { defineRoute, ok, type Route } from '../route';
-import { idParam, listingSchema } from '../schemas';
 import {
+  idParam,
+  inactiveListingRowSchema,
+  listingSchema,
+  MAX_CALENDAR_RANGE_DAYS,
+  MAX_PHOTOS,
+  toApiAvailabilityResult,
+  toApiCalendar,
+  toApiContent,
+  toApiContentWriteResult,
+  toApiPhoto,
+  toApiPublishResult,
+  toListingRow,
   activeToggleBody,
   addPhotoBody,
   availabilityBatchBody,
@@ -25,15 +35,10 @@ import {
   publishResultSchema,
   statusBatchBody,
   statusBatchResultSchema,
-} from '../schemas-listing-data';
+} from '@vrp/api-model';
 
 const listingParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.') });
 const photoParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.'), photoId: idParam('A photo id.') });
-
-const parseSections = (sections: pb.ContentSection[]): Record<string, unknown> =>
-  Object.fromEntries(sections.map((s) => [s.name, JSON.parse(s.valueJson) as unknown]));
-
-const toApiPhoto = (p: pb.Photo) => ({ id: p.id, url: p.url, caption: p.caption, position: p.position, createdAt: p.createdAt ? p.createdAt.toISOString() : null });
 
 export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): Route[] {
   /** Reads the listing after a toggle; toggles work on inactive listings, so allowInactive. */
@@ -42,9 +47,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
     if (!listing) throw new Error('listing service answered GetListing without a listing');
     return listing;
   };
-  const asRow = (l: pb.Listing) =>
-    l.status === 'active' ? toApiListing(l) : { id: l.id, name: l.name, status: 'inactive' as const, channels: l.channels.map((c) => ({ channel: c.channel, externalId: c.externalId })) };
-  const toggledSchema = z.object({ data: z.union([listingSchema, z.object({ id: z.string(), name: z.string(), status: z.literal('inactive'), channels: z.array(z.object({ channel: z.string(), externalId: z.string() })) })]) });
+  const toggledSchema = z.object({ data: z.union([listingSchema, inactiveListingRowSchema]) });
 
   return [
     defineRoute({
@@ -64,7 +67,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       async handler({ params, body, principal, req, res }) {
         await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active, expectedVersion: expectedVersion(req), idempotencyKey: idempotencyKeyOf(req) });
         const after = await current(principal.workspaceId, params.id);
-        return ok(withETag(res, after.version, { data: asRow(after) }));
+        return ok(withETag(res, after.version, { data: toListingRow(after) }));
       },
     }),
     defineRoute({
@@ -106,7 +109,8 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       operationId: 'getListingCalendar',
       summary: 'Availability and nightly prices',
       description:
-        'One entry per day from `from` to `to` (inclusive, at most 366 days). Days never written are available at the listing’s default nightly price. A night held by a PENDING or CONFIRMED reservation (owner blocks included) is `available: false` with its `reservationId`; a closed night is `available: false` with `reservationId: null`.',
+        `One entry per day from \`from\` to \`to\` (inclusive, at most ${MAX_CALENDAR_RANGE_DAYS} days). ` +
+        'Days never written are available at the listing’s default nightly price. A night held by a PENDING or CONFIRMED reservation (owner blocks included) is `available: false` with its `reservationId`; a closed night is `available: false` with `reservationId: null`.',
       tags: ['Availability'],
       auth: 'api_key',
       params: listingParams,
@@ -115,8 +119,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, query, principal }) {
         const res = await upstream.call('getCalendar', { workspaceId: principal.workspaceId, listingId: params.id, from: query.from, to: query.to, calendarOnly: false });
-        const days = res.days.map((d) => ({ date: d.date, available: d.available, price: d.price, minNights: d.minNights, reservationId: d.reservationId || null }));
-        return ok({ data: { listingId: res.listingId, currency: res.currency, days } });
+        return ok({ data: toApiCalendar(res) });
       },
     }),
     defineRoute({
@@ -133,7 +136,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive'],
       async handler({ body, principal, req }) {
         const res = await upstream.call('updateAvailability', { workspaceId: principal.workspaceId, updates: body.updates, idempotencyKey: idempotencyKeyOf(req) });
-        return ok({ data: { listingIds: res.listingIds, daysUpdated: res.daysUpdated } });
+        return ok({ data: toApiAvailabilityResult(res) });
       },
     }),
     defineRoute({
@@ -150,7 +153,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, principal, res: http }) {
         const res = await upstream.call('getContent', { workspaceId: principal.workspaceId, listingId: params.id });
-        const data = { listingId: res.listingId, sections: parseSections(res.sections), updatedAt: res.updatedAt ? res.updatedAt.toISOString() : null };
+        const data = toApiContent(res);
         return ok(res.version ? withETag(http, res.version, { data }) : { data });
       },
     }),
@@ -172,15 +175,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
         const sections = Object.entries(body.sections).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
         const res = await upstream.call('putContent', { workspaceId: principal.workspaceId, listingId: params.id, sections, expectedVersion: expectedVersion(req) });
         http.setHeader('ETag', etagOf(res.version));
-        return ok({
-          data: {
-            listingId: res.listingId,
-            applied: res.applied,
-            deferred: res.deferred,
-            pms: res.pmsProvider ? { provider: res.pmsProvider, errors: res.pmsErrors.map((e) => ({ section: e.section, message: e.message })) } : null,
-            sections: parseSections(res.sections),
-          },
-        });
+        return ok({ data: toApiContentWriteResult(res) });
       },
     }),
     defineRoute({
@@ -203,7 +198,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       path: '/v1/listings/:id/photos',
       operationId: 'addListingPhoto',
       summary: 'Add a photo',
-      description: 'Appends a photo (https URL) at the end; at most 100 photos per listing.',
+      description: `Appends a photo (https URL) at the end; at most ${MAX_PHOTOS} photos per listing.`,
       tags: ['Content'],
       auth: 'api_key',
       params: listingParams,
@@ -243,7 +238,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, principal, req }) {
         const res = await upstream.call('publishListing', { workspaceId: principal.workspaceId, listingId: params.id, idempotencyKey: idempotencyKeyOf(req) });
-        return ok({ data: { listingId: res.listingId, publishedAt: res.publishedAt ? res.publishedAt.toISOString() : null, channels: res.channels } });
+        return ok({ data: toApiPublishResult(res) });
       },
     }),
   ];

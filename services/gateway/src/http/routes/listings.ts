@@ -7,7 +7,7 @@ import type { ApiKeyPrincipal } from '../../domain/api-key-record';
 import { toApiListing, toApiListingWithCapabilities, toListingRow, toPagination } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';
 import { withETag } from '../versioning';
-import { idParam, listingPageSchema, listingSchema, listingStatusQuery, listingWithCapabilitiesSchema, pageQuery } from '../schemas';
+import { idParam, listingPageSchema, listingSchema, listingStatusQuery, listingWithCapabilitiesSchema, pageQuery } from '@vrp/api-model';
 
 export const listListingsQuery = z.strictObject({ status: listingStatusQuery, ...pageQuery });
 const listingIdParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.') });

@@ -2,32 +2,30 @@
 // listing_inactive and pms_write_unsupported. The gateway validates, calls and renders.
 import type { Response } from 'express';
 import { z } from 'zod';
-import { toApiQuote, toApiReservation } from '@vrp/api-model';
+import {
+  createReservationBody,
+  idParam,
+  listReservationsQuery,
+  quoteBody,
+  quoteSchema,
+  reservationPageSchema,
+  reservationSchema,
+  toApiQuote,
+  toApiReservation,
+  updateReservationBody,
+} from '@vrp/api-model';
+import { refusedOn } from '@vrp/pms-matrix';
 import { reservation as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toPagination } from '../mappers';
 import { expectedVersion, withETag } from '../versioning';
 import { created, defineRoute, ok, type Route } from '../route';
-import { idParam } from '../schemas';
-import {
-  createReservationBody,
-  listReservationsQuery,
-  quoteBody,
-  quoteSchema,
-  reservationPageSchema,
-  reservationSchema,
-  updateReservationBody,
-} from '../schemas-reservations';
 
 const reservationParams = z.strictObject({ id: idParam('A reservation id.') });
 const one = z.object({ data: reservationSchema });
 
-/**
- * The shared rendering (api-model) typed as this route's schema: status and source are plain
- * strings on the wire, enums in the reference; responses are checked against it in tests.
- */
-const render = (r: pb.Reservation) => toApiReservation(r) as z.input<typeof reservationSchema>;
+const render = toApiReservation;
 
 /** `{data}` of a single-reservation reply, with its version as the `ETag` header. */
 function oneOf(res: { reservation?: pb.Reservation | undefined }, http: Response): z.input<typeof one> {
@@ -127,7 +125,8 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       operationId: 'quoteReservation',
       summary: 'Price a stay',
       description:
-        'Nights x nightly price + cleaning fee + taxes, from the listing’s calendar. A stay with a booked or closed night is refused as a create would be: 409 dates_unavailable naming each night. Refused with 422 pms_write_unsupported on PMS-C, PMS-D and PMS-E (no quote API).',
+        'Nights x nightly price + cleaning fee + taxes, from the listing’s calendar. A stay with a booked or closed night is refused as a create would be: 409 dates_unavailable naming each night. ' +
+        `Refused with 422 pms_write_unsupported on ${refusedOn('reservation.quote')} (no quote API).`,
       tags: ['Reservations'],
       auth: 'api_key',
       body: quoteBody,
@@ -145,7 +144,8 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       operationId: 'updateReservation',
       summary: 'Change a reservation',
       description:
-        'Status (PENDING, CONFIRMED, CANCELLED; POST_STAY cannot be set), dates, check-in/out times, listing, notes, custom fields. Only the fields sent are written, against the reservation as it is when the change commits, so concurrent PATCHes of different fields all survive; with `If-Match` a reservation changed since is 412 precondition_failed and nothing changes. New dates, a move, or un-cancelling onto booked or closed nights is 409 dates_unavailable; cancelling frees the nights. On PMS stays, changes the PMS cannot perform answer 422 pms_write_unsupported (dates on PMS-B, cancel on PMS-A, times and moves on every PMS) and nothing is sent.',
+        'Status (PENDING, CONFIRMED, CANCELLED; POST_STAY cannot be set), dates, check-in/out times, listing, notes, custom fields. Only the fields sent are written, against the reservation as it is when the change commits, so concurrent PATCHes of different fields all survive; with `If-Match` a reservation changed since is 412 precondition_failed and nothing changes. New dates, a move, or un-cancelling onto booked or closed nights is 409 dates_unavailable; cancelling frees the nights. On PMS stays, changes the PMS cannot perform answer 422 pms_write_unsupported ' +
+        `(dates on ${refusedOn('reservation.change_dates')}, cancel on ${refusedOn('reservation.cancel')}, times on ${refusedOn('reservation.change_times')}, moves on ${refusedOn('reservation.move_listing')}) and nothing is sent.`,
       tags: ['Reservations'],
       auth: 'api_key',
       params: reservationParams,
@@ -180,7 +180,8 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       operationId: 'cancelReservation',
       summary: 'Cancel a reservation',
       description:
-        'Frees the nights it held. Cancelling a cancelled reservation changes nothing. Accepts `If-Match`. Refused with 422 pms_write_unsupported when the owning PMS cannot cancel (PMS-A); nothing is sent.',
+        'Frees the nights it held. Cancelling a cancelled reservation changes nothing. Accepts `If-Match`. ' +
+        `Refused with 422 pms_write_unsupported when the owning PMS cannot cancel (${refusedOn('reservation.cancel')}); nothing is sent.`,
       tags: ['Reservations'],
       auth: 'api_key',
       params: reservationParams,

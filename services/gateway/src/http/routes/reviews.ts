@@ -1,15 +1,14 @@
 // Reviews: relayed to the guest service. Reviews of inactive listings are left out of the
 // collection; a direct read, a reply or a filter on an inactive listing is 403. A reply is
-// refused (422, nothing sent) when the review's PMS cannot reply (PMS-F).
+// refused (422, nothing sent) when the review's PMS cannot reply (the capability matrix decides).
 import { z } from 'zod';
-import { toApiReview } from '@vrp/api-model';
+import { idParam, listReviewsQuery, reviewPageSchema, reviewReplyBody, reviewSchema, toApiReview } from '@vrp/api-model';
+import { refusedOn } from '@vrp/pms-matrix';
 import { guest as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
 import { toPagination } from '../mappers';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { defineRoute, ok, type Route } from '../route';
-import { idParam } from '../schemas';
-import { listReviewsQuery, reviewPageSchema, reviewReplyBody, reviewSchema } from '../schemas-guests';
 
 const reviewParams = z.strictObject({ id: idParam('A review id.') });
 const one = z.object({ data: reviewSchema });
@@ -57,7 +56,8 @@ export function reviewRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[]
       operationId: 'replyToReview',
       summary: 'Reply to a review',
       description:
-        'Publishes the host’s reply through the PMS the review came from. A review can be replied to once (409 conflict after). PMS-F cannot reply to reviews: 422 pms_write_unsupported, nothing sent.',
+        'Publishes the host’s reply through the PMS the review came from. A review can be replied to once (409 conflict after). ' +
+        `${refusedOn('review.reply')} cannot reply to reviews: 422 pms_write_unsupported, nothing sent.`,
       tags: ['Reviews'],
       auth: 'api_key',
       params: reviewParams,

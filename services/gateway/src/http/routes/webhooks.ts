@@ -10,10 +10,13 @@ import { idempotencyKeyOf } from '../middleware/idempotency';
 import { created, defineRoute, ok, type Route } from '../route';
 import {
   createWebhookBody,
+  pageQuery,
   deliveryPageSchema,
   deliveryParams,
   listDeliveriesQuery,
   rotateSecretBody,
+  toApiDelivery,
+  toApiSubscription,
   updateWebhookBody,
   webhookDeliverySchema,
   webhookEventTypeSchema,
@@ -21,59 +24,9 @@ import {
   webhookPageSchema,
   webhookSubscriptionSchema,
   webhookSubscriptionWithSecretSchema,
-} from '../schemas-webhooks';
-import { pageQuery } from '../schemas';
+} from '@vrp/api-model';
 
-type ApiSubscription = z.input<typeof webhookSubscriptionSchema>;
-type ApiDelivery = z.input<typeof webhookDeliverySchema>;
-
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
-const orNull = (v: string) => (v === '' ? null : v);
 const modeOf = (p: ApiKeyPrincipal) => (p.mode === 'live' ? pb.KeyMode.KEY_MODE_LIVE : pb.KeyMode.KEY_MODE_TEST);
-
-function toApiSubscription(s: pb.Subscription | undefined): ApiSubscription {
-  if (!s) throw new Error('webhook service answered without a subscription');
-  return {
-    id: s.id,
-    url: s.url,
-    description: s.description,
-    eventTypes: [...s.eventTypes],
-    enabled: s.enabled,
-    mode: s.mode === 'live' ? 'live' : 'test',
-    disabledReason: orNull(s.disabledReason),
-    disabledAt: iso(s.disabledAt),
-    previousSecretExpiresAt: iso(s.previousSecretExpiresAt),
-    createdAt: iso(s.createdAt) ?? new Date(0).toISOString(),
-    updatedAt: iso(s.updatedAt ?? s.createdAt) ?? new Date(0).toISOString(),
-  };
-}
-
-const DROP_REASONS = ['listing_inactive', 'subscription_disabled', 'subscription_deleted'] as const;
-const STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'dropped'] as const;
-
-function toApiDelivery(d: pb.Delivery | undefined): ApiDelivery {
-  if (!d) throw new Error('webhook service answered without a delivery');
-  const dropped = (DROP_REASONS as readonly string[]).includes(d.droppedReason) ? (d.droppedReason as ApiDelivery['droppedReason']) : null;
-  return {
-    id: d.id,
-    subscriptionId: d.subscriptionId,
-    eventId: d.eventId,
-    eventType: d.eventType,
-    listingId: orNull(d.listingId),
-    status: (STATUSES as readonly string[]).includes(d.status) ? (d.status as ApiDelivery['status']) : 'pending',
-    attempts: d.attempts,
-    nextAttemptAt: iso(d.nextAttemptAt),
-    lastAttemptAt: iso(d.lastAttemptAt),
-    responseStatus: d.responseStatus || null,
-    responseBody: d.attempts > 0 && d.responseStatus ? d.responseBody : null,
-    responseTimeMs: d.attempts > 0 ? d.responseTimeMs : null,
-    lastError: orNull(d.lastError),
-    droppedReason: dropped,
-    replayOf: orNull(d.replayOf),
-    createdAt: iso(d.createdAt) ?? new Date(0).toISOString(),
-    completedAt: iso(d.completedAt),
-  };
-}
 
 export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Route[] {
   const one = z.object({ data: webhookSubscriptionSchema });

@@ -2,21 +2,37 @@
 // and change bodies and the quote. The reservation service re-checks every rule; these give
 // callers one 400 naming every bad field before anything is called.
 import { z } from 'zod';
-import { component, isoDateTime, pageQuery, paginationSchema } from './schemas';
-import { dateString } from './schemas-listing-data';
+import {
+  CURRENCY_PATTERN,
+  CUSTOM_FIELD_KEY_PATTERN,
+  MAX_CUSTOM_FIELD_KEY_LENGTH,
+  MAX_CUSTOM_FIELD_VALUE_LENGTH,
+  MAX_CUSTOM_FIELDS,
+  MAX_NIGHTS,
+  MAX_NOTE_LENGTH,
+  MAX_PRICE,
+  MAX_PRIMARY_GUEST_NAME_LENGTH,
+  MAX_PRIMARY_GUEST_PHONE_LENGTH,
+  RESERVATION_PLATFORMS,
+  RESERVATION_SOURCES,
+  RESERVATION_STATUSES,
+  TIME_PATTERN,
+  WRITABLE_RESERVATION_STATUSES,
+} from '../vocabulary';
+import { CREATE_REQUIRES_TOTAL_PRICE, listOfProviders, refusalNote } from '@vrp/pms-matrix';
+import { component, idInput, isoDateTime, pageQuery, paginationSchema } from './common';
+import { dateString } from './listing-data';
 
-export const RESERVATION_STATUSES = ['PENDING', 'CONFIRMED', 'CANCELLED', 'POST_STAY'] as const;
-export const WRITABLE_STATUSES = ['PENDING', 'CONFIRMED', 'CANCELLED'] as const;
-export const LIST_SOURCES = ['CHANNEL_A', 'CHANNEL_B', 'CHANNEL_C', 'DIRECT', 'MANUAL'] as const;
-export const CREATE_SOURCES = LIST_SOURCES;
-
-const time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time as HH:MM (24 h)');
+const time = z.string().regex(TIME_PATTERN, 'must be a time as HH:MM (24 h)');
 const nonNegativeInt = z.number({ error: 'must be a non-negative integer' }).int({ error: 'must be a non-negative integer' }).min(0, 'must be a non-negative integer');
-const money = z.number({ error: 'must be a number' }).min(0, 'must be >= 0').max(100_000_000);
+const money = z.number({ error: 'must be a number' }).min(0, 'must be >= 0').max(MAX_PRICE);
 const customFieldsInput = z
-  .record(z.string().min(1).max(100).regex(/^[^.$][^.]*$/, 'keys must not contain "." or start with "$"'), z.string().max(2000))
-  .refine((o) => Object.keys(o).length <= 50, 'may hold at most 50 keys');
-const notesInput = z.strictObject({ host: z.string().max(5000).optional(), guest: z.string().max(5000).optional() });
+  .record(
+    z.string().min(1).max(MAX_CUSTOM_FIELD_KEY_LENGTH).regex(CUSTOM_FIELD_KEY_PATTERN, 'keys must not contain "." or start with "$"'),
+    z.string().max(MAX_CUSTOM_FIELD_VALUE_LENGTH),
+  )
+  .refine((o) => Object.keys(o).length <= MAX_CUSTOM_FIELDS, `may hold at most ${MAX_CUSTOM_FIELDS} keys`);
+const notesInput = z.strictObject({ host: z.string().max(MAX_NOTE_LENGTH).optional(), guest: z.string().max(MAX_NOTE_LENGTH).optional() });
 
 const moneyLine = z.object({ type: z.string(), amount: z.number() });
 export const breakdownSchema = component(
@@ -39,7 +55,7 @@ export const reservationSchema = component(
     propertyId: z.string().describe('The listing it belongs to.'),
     roomTypeId: z.string().nullable(),
     status: z.enum(RESERVATION_STATUSES),
-    source: z.enum(LIST_SOURCES),
+    source: z.enum(RESERVATION_SOURCES),
     confirmationCode: z.string().describe('Assigned on create; unique in the workspace; 8 characters without look-alikes (no 0/O, 1/I/L, 2/Z, 5/S, 8/B, U/V).'),
     checkIn: z.string().describe('YYYY-MM-DD.'),
     checkOut: z.string().describe('YYYY-MM-DD.'),
@@ -75,22 +91,22 @@ export const reservationPageSchema = z.object({ data: z.array(reservationSchema)
 export const listReservationsQuery = z.strictObject({
   ...pageQuery,
   status: z.enum(RESERVATION_STATUSES).optional().describe('POST_STAY: the stay has ended (confirmed, check-out day reached). CONFIRMED: confirmed and not yet ended.'),
-  property_id: z.string().min(1).max(200).optional().describe('A listing id or mapped channel id. An inactive listing answers 403 listing_inactive.'),
+  property_id: idInput.optional().describe('A listing id or mapped channel id. An inactive listing answers 403 listing_inactive.'),
   check_in_after: dateString.optional().describe('YYYY-MM-DD; check-in on or after it.'),
   check_in_before: dateString.optional().describe('YYYY-MM-DD; check-in on or before it.'),
-  source: z.enum(LIST_SOURCES).optional(),
+  source: z.enum(RESERVATION_SOURCES).optional(),
   updated_since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2025-01-31T00:00:00Z' }).optional().describe('Only reservations updated strictly after it.'),
 });
 
 export const createReservationBody = z.strictObject({
-  propertyId: z.string().min(1).max(200).describe('A listing id or mapped channel id.'),
+  propertyId: idInput.describe('A listing id or mapped channel id.'),
   checkIn: dateString.describe('YYYY-MM-DD.'),
-  checkOut: dateString.describe('YYYY-MM-DD, after checkIn (at most 365 nights).'),
+  checkOut: dateString.describe(`YYYY-MM-DD, after checkIn (at most ${MAX_NIGHTS} nights).`),
   primaryGuest: z.strictObject({
-    firstName: z.string().trim().min(1, 'is required').max(200),
-    lastName: z.string().max(200).optional(),
+    firstName: z.string().trim().min(1, 'is required').max(MAX_PRIMARY_GUEST_NAME_LENGTH),
+    lastName: z.string().max(MAX_PRIMARY_GUEST_NAME_LENGTH).optional(),
     email: z.email({ error: 'must be an email address' }).optional(),
-    phone: z.string().max(50).optional(),
+    phone: z.string().max(MAX_PRIMARY_GUEST_PHONE_LENGTH).optional(),
   }),
   occupancy: z
     .strictObject({ adults: nonNegativeInt, children: nonNegativeInt.default(0), infants: nonNegativeInt.default(0), pets: nonNegativeInt.default(0) })
@@ -98,15 +114,15 @@ export const createReservationBody = z.strictObject({
     .describe('Default: 1 adult.'),
   financials: z
     .strictObject({
-      totalPrice: money.optional().describe('A custom total; default: the quoted price. Required on PMS-E listings.'),
-      currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR').optional().describe('Default: the listing’s currency.'),
+      totalPrice: money.optional().describe(`A custom total; default: the quoted price. Required on ${listOfProviders(CREATE_REQUIRES_TOTAL_PRICE)} listings.`),
+      currency: z.string().regex(CURRENCY_PATTERN, 'must be an ISO 4217 code such as EUR').optional().describe('Default: the listing’s currency.'),
     })
     .optional(),
-  source: z.enum(CREATE_SOURCES).optional().describe('Default DIRECT.'),
-  platform: z.enum(['owner']).optional().describe('"owner" makes an owner block. Refused on PMS listings (422).'),
-  unitId: z.string().min(1).max(100).optional().describe('Book a specific unit of a multi-unit listing. Refused on PMS-E and PMS-F (422).'),
-  tentativeHold: z.boolean().optional().describe('Place a tentative hold. Refused on PMS-E (422).'),
-  groupId: z.string().min(1).max(100).optional().describe('Makes the reservation part of a group booking (shared by its reservations). Refused on every PMS but PMS-D (422).'),
+  source: z.enum(RESERVATION_SOURCES).optional().describe('Default DIRECT.'),
+  platform: z.enum(RESERVATION_PLATFORMS).optional().describe(`"owner" makes an owner block. ${refusalNote('reservation.owner_block')}`),
+  unitId: z.string().min(1).max(100).optional().describe(`Book a specific unit of a multi-unit listing. ${refusalNote('reservation.unit_id')}`),
+  tentativeHold: z.boolean().optional().describe(`Place a tentative hold. ${refusalNote('reservation.tentative_hold')}`),
+  groupId: z.string().min(1).max(100).optional().describe(`Makes the reservation part of a group booking (shared by its reservations). ${refusalNote('reservation.group_booking')}`),
   roomTypeId: z.string().max(100).optional(),
   notes: notesInput.optional(),
   customFields: customFieldsInput.optional(),
@@ -114,22 +130,21 @@ export const createReservationBody = z.strictObject({
 
 export const updateReservationBody = z
   .strictObject({
-    status: z.enum(WRITABLE_STATUSES, { error: 'must be one of PENDING, CONFIRMED, CANCELLED (POST_STAY follows from the dates)' }).optional(),
+    status: z.enum(WRITABLE_RESERVATION_STATUSES, { error: `must be one of ${WRITABLE_RESERVATION_STATUSES.join(', ')} (POST_STAY follows from the dates)` }).optional(),
     checkIn: dateString.optional(),
     checkOut: dateString.optional(),
     notes: notesInput.optional(),
-    customFields: z
-      .record(z.string().min(1).max(100).regex(/^[^.$][^.]*$/, 'keys must not contain "." or start with "$"'), z.string().max(2000))
+    customFields: customFieldsInput
       .optional()
-      .describe('Merged into the existing fields; an empty string removes a key.'),
-    propertyId: z.string().min(1).max(200).optional().describe('Move the stay to another listing. Refused for PMS stays (422).'),
-    checkInTime: time.optional().describe('Refused for PMS stays (422).'),
-    checkOutTime: time.optional().describe('Refused for PMS stays (422).'),
+      .describe(`Merged into the existing fields; an empty string removes a key. At most ${MAX_CUSTOM_FIELDS} keys in the request and on the reservation after the merge.`),
+    propertyId: idInput.optional().describe(`Move the stay to another listing. ${refusalNote('reservation.move_listing')}`),
+    checkInTime: time.optional().describe(refusalNote('reservation.change_times')),
+    checkOutTime: time.optional().describe(refusalNote('reservation.change_times')),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'must change at least one field', path: [] });
 
 export const quoteBody = z.strictObject({
-  propertyId: z.string().min(1).max(200),
+  propertyId: idInput,
   checkIn: dateString,
   checkOut: dateString,
   occupancy: z.strictObject({ adults: nonNegativeInt, children: nonNegativeInt.default(0), infants: nonNegativeInt.default(0), pets: nonNegativeInt.default(0) }).optional(),

@@ -1,18 +1,31 @@
 // Schemas of the listing toggles and of a listing's data: calendar, availability, content,
 // photos and publishing.
 import { z } from 'zod';
-import { component, isoDateTime } from './schemas';
+import {
+  CONTENT_LANGUAGE_PATTERN,
+  DATE_PATTERN,
+  HOUSE_RULE_SWITCHES,
+  MAX_AMENITIES,
+  MAX_AMENITY_LENGTH,
+  MAX_AVAILABILITY_UPDATES,
+  MAX_CALENDAR_RANGE_DAYS,
+  MAX_LISTING_DESCRIPTION_LENGTH,
+  MAX_HOUSE_RULES_LENGTH,
+  MAX_MIN_NIGHTS,
+  MAX_PHOTO_CAPTION_LENGTH,
+  MAX_PHOTO_URL_LENGTH,
+  MAX_TOGGLE_LISTINGS,
+} from '../vocabulary';
+import { component, idInput, isoDateTime } from './common';
 
 /** A real calendar date, YYYY-MM-DD (the listing service re-checks ranges). */
 export const dateString = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
+  .regex(DATE_PATTERN, 'must be a date as YYYY-MM-DD')
   .refine((s) => {
     const d = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
   }, 'must be a real calendar date');
-
-export const MAX_TOGGLE_LISTINGS = 200;
 
 export const activeToggleBody = z.strictObject({
   active: z.boolean({ error: 'must be true or false' }).describe('true activates the listing, false deactivates it.'),
@@ -20,7 +33,7 @@ export const activeToggleBody = z.strictObject({
 
 export const statusBatchBody = z.strictObject({
   listingIds: z
-    .array(z.string().min(1).max(200))
+    .array(idInput)
     .min(1, 'must name at least one listing')
     .max(MAX_TOGGLE_LISTINGS, `must name at most ${MAX_TOGGLE_LISTINGS} listings`)
     .describe('Listing ids or channel ids mapped to listings.'),
@@ -35,7 +48,7 @@ export const statusBatchResultSchema = component(
 
 export const calendarQuery = z.strictObject({
   from: dateString.describe('First day, YYYY-MM-DD (inclusive).'),
-  to: dateString.describe('Last day, YYYY-MM-DD (inclusive); at most 366 days after `from`.'),
+  to: dateString.describe(`Last day, YYYY-MM-DD (inclusive); the range spans at most ${MAX_CALENDAR_RANGE_DAYS} days.`),
 });
 
 export const calendarSchema = component(
@@ -56,19 +69,17 @@ export const calendarSchema = component(
   }),
 );
 
-export const MAX_AVAILABILITY_UPDATES = 100;
-
 export const availabilityBatchBody = z.strictObject({
   updates: z
     .array(
       z
         .strictObject({
-          listingId: z.string().min(1).max(200).describe('Listing id or mapped channel id.'),
+          listingId: idInput.describe('Listing id or mapped channel id.'),
           from: dateString,
           to: dateString,
           available: z.boolean().optional(),
           price: z.number().finite().min(0).optional().describe('Nightly price in the listing currency.'),
-          minNights: z.number().int('must be an integer').min(1).max(365).optional(),
+          minNights: z.number().int('must be an integer').min(1).max(MAX_MIN_NIGHTS).optional(),
         })
         .refine((u) => u.available !== undefined || u.price !== undefined || u.minNights !== undefined, {
           message: 'must set at least one of available, price, minNights',
@@ -85,20 +96,14 @@ export const availabilityResultSchema = component(
 );
 
 const sectionValues = {
-  description: z.string().min(1).max(10_000),
-  amenities: z.array(z.string().min(1).max(100)).max(100),
-  house_rules: z.string().max(5000),
-  house_rule_switches: z.strictObject({
-    petsAllowed: z.boolean().optional(),
-    smokingAllowed: z.boolean().optional(),
-    partiesAllowed: z.boolean().optional(),
-    childrenAllowed: z.boolean().optional(),
-    eventsAllowed: z.boolean().optional(),
-  }),
+  description: z.string().min(1).max(MAX_LISTING_DESCRIPTION_LENGTH),
+  amenities: z.array(z.string().min(1).max(MAX_AMENITY_LENGTH)).max(MAX_AMENITIES),
+  house_rules: z.string().max(MAX_HOUSE_RULES_LENGTH),
+  house_rule_switches: z.strictObject(Object.fromEntries(HOUSE_RULE_SWITCHES.map((s) => [s, z.boolean().optional()])) as Record<(typeof HOUSE_RULE_SWITCHES)[number], z.ZodOptional<z.ZodBoolean>>),
   rooms: z.strictObject({ bedrooms: z.number().int().min(0), bathrooms: z.number().min(0).multipleOf(0.5), beds: z.number().int().min(0) }),
   translations: z.record(
-    z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'must be a language code like fr or pt-BR'),
-    z.strictObject({ description: z.string().max(10_000).optional(), house_rules: z.string().max(5000).optional() }),
+    z.string().regex(CONTENT_LANGUAGE_PATTERN, 'must be a language code like fr, pt-BR, es-419 or zh-Hant'),
+    z.strictObject({ description: z.string().max(MAX_LISTING_DESCRIPTION_LENGTH).optional(), house_rules: z.string().max(MAX_HOUSE_RULES_LENGTH).optional() }),
   ),
 };
 
@@ -146,9 +151,9 @@ export const photoSchema = component(
 export const addPhotoBody = z.strictObject({
   url: z
     .url({ protocol: /^https$/, error: 'must be an https:// URL' })
-    .max(2048)
+    .max(MAX_PHOTO_URL_LENGTH)
     .describe('Public https URL of the image.'),
-  caption: z.string().max(500).default(''),
+  caption: z.string().max(MAX_PHOTO_CAPTION_LENGTH).default(''),
 });
 
 export const publishResultSchema = component(

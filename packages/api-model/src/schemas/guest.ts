@@ -2,15 +2,30 @@
 // requests/inquiries. The guest service re-checks every rule; these give callers one 400 naming
 // every bad field before anything is called.
 import { z } from 'zod';
-import { PROVIDERS } from '@vrp/pms-matrix';
-import { component, isoDateTime, pageQuery, paginationSchema } from './schemas';
+import { PROVIDERS, refusalNote } from '@vrp/pms-matrix';
+import {
+  CONTACT_TYPES,
+  DEFAULT_GUEST_LANGUAGE,
+  GUEST_LANGUAGE_PATTERN,
+  MAX_ATTACHMENT_URL_LENGTH,
+  MAX_ATTACHMENTS,
+  MAX_GUEST_NAME_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_MESSAGE_LENGTH,
+  MAX_REQUEST_NOTE_LENGTH,
+  MAX_REVIEW_REPLY_LENGTH,
+  MESSAGE_DIRECTIONS,
+  REQUEST_KINDS,
+  REQUEST_STATUSES,
+} from '../vocabulary';
+import { component, idInput, isoDateTime, pageQuery, paginationSchema } from './common';
 
 const pms = z.object({ provider: z.string(), externalId: z.string() });
-const optionalId = (description: string) => z.string().min(1).max(200).optional().describe(description);
+const optionalId = (description: string) => idInput.optional().describe(description);
 const propertyFilter = optionalId('Only data of this listing (listing id or mapped channel id). An inactive listing answers 403 listing_inactive.');
 const languageTag = z
   .string()
-  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag such as en or pt-BR')
+  .regex(GUEST_LANGUAGE_PATTERN, 'must be a language tag such as en or pt-BR')
   .describe('Language preference, a BCP 47 tag such as `en` or `pt-BR`.');
 const name = (max: number) => z.string().trim().max(max);
 
@@ -23,8 +38,8 @@ export const guestSchema = component(
     id: z.string(),
     firstName: z.string(),
     lastName: z.string(),
-    language: z.string().describe('Language preference; `en` by default on create.'),
-    contacts: z.array(z.object({ type: z.enum(['EMAIL', 'PHONE']), value: z.string(), isPrimary: z.boolean() })),
+    language: z.string().describe(`Language preference; \`${DEFAULT_GUEST_LANGUAGE}\` by default on create.`),
+    contacts: z.array(z.object({ type: z.enum(CONTACT_TYPES), value: z.string(), isPrimary: z.boolean() })),
     pms: pms.nullable().describe('The PMS the guest is linked to and its id there; null for a local profile.'),
     createdAt: isoDateTime,
     updatedAt: isoDateTime,
@@ -33,26 +48,26 @@ export const guestSchema = component(
 );
 
 export const listGuestsQuery = z.strictObject({
-  search: z.string().max(200).optional().describe('Search by name (first or last), case- and accent-insensitive, matching anywhere in the name.'),
+  search: z.string().max(MAX_ID_LENGTH).optional().describe('Search by name (first or last), case- and accent-insensitive, matching anywhere in the name.'),
   ...pageQuery,
 });
 
 export const createGuestBody = z.strictObject({
-  firstName: name(100).min(1, 'is required').describe('Required.'),
-  lastName: name(100).optional(),
+  firstName: name(MAX_GUEST_NAME_LENGTH).min(1, 'is required').describe('Required.'),
+  lastName: name(MAX_GUEST_NAME_LENGTH).optional(),
   language: languageTag.optional(),
   email: z.email('must be an email address').max(254).optional().describe('Also used to match the profile to later reservations.'),
   phone: z.string().regex(/^\+?[0-9 ().-]{6,30}$/, 'must be a phone number').optional(),
   provider: z
     .enum(PROVIDERS)
     .optional()
-    .describe('Create the guest in this PMS too. PMS-F cannot write guests: 422 pms_write_unsupported, nothing is sent.'),
+    .describe(`Create the guest in this PMS too. ${refusalNote('guest.write')}`),
 });
 
 export const updateGuestBody = z
   .strictObject({
-    firstName: name(100).min(1, 'must not be empty').optional(),
-    lastName: name(100).optional(),
+    firstName: name(MAX_GUEST_NAME_LENGTH).min(1, 'must not be empty').optional(),
+    lastName: name(MAX_GUEST_NAME_LENGTH).optional(),
     language: languageTag.optional(),
   })
   .refine((b) => b.firstName !== undefined || b.lastName !== undefined || b.language !== undefined, { message: 'must change at least one of firstName, lastName, language' });
@@ -86,7 +101,7 @@ export const messageSchema = component(
     id: z.string(),
     conversationId: z.string(),
     propertyId: z.string(),
-    direction: z.enum(['inbound', 'outbound']),
+    direction: z.enum(MESSAGE_DIRECTIONS),
     body: z.string(),
     attachments: z.array(attachmentOut),
     sentAt: isoDateTime,
@@ -101,23 +116,20 @@ export const listConversationsQuery = z.strictObject({
   ...pageQuery,
 });
 
-export const MAX_MESSAGE_LENGTH = 10_000;
-export const MAX_ATTACHMENTS = 10;
-
 export const sendMessageBody = z
   .strictObject({
     body: z.string().max(MAX_MESSAGE_LENGTH).default('').describe('The text; may be empty only when attachments are sent.'),
     attachments: z
       .array(
         z.strictObject({
-          url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000),
+          url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(MAX_ATTACHMENT_URL_LENGTH),
           name: z.string().max(255).optional(),
           contentType: z.string().max(255).optional(),
         }),
       )
       .max(MAX_ATTACHMENTS)
       .default([])
-      .describe('Files to send. Refused (422 pms_write_unsupported) on listings managed in PMS-F or PMS-G.'),
+      .describe(`Files to send. ${refusalNote('message.attachments')}`),
   })
   .refine((b) => b.body.trim() !== '' || b.attachments.length > 0, { message: 'must send a non-empty body or at least one attachment', path: ['body'] });
 
@@ -147,12 +159,10 @@ export const reviewSchema = component(
 );
 
 export const listReviewsQuery = z.strictObject({ property_id: propertyFilter, ...pageQuery });
-export const reviewReplyBody = z.strictObject({ body: z.string().trim().min(1, 'is required').max(5000).describe('The public reply.') });
+export const reviewReplyBody = z.strictObject({ body: z.string().trim().min(1, 'is required').max(MAX_REVIEW_REPLY_LENGTH).describe('The public reply.') });
 export const reviewPageSchema = z.object({ data: z.array(reviewSchema), pagination: paginationSchema });
 
 // ---- reservation requests and inquiries ----
-
-export const REQUEST_STATUSES = ['pending', 'accepted', 'declined', 'pre_approved', 'expired'] as const;
 
 export const reservationRequestSchema = component(
   'ReservationRequest',
@@ -160,7 +170,7 @@ export const reservationRequestSchema = component(
   z.object({
     id: z.string(),
     propertyId: z.string(),
-    kind: z.enum(['request', 'inquiry']),
+    kind: z.enum(REQUEST_KINDS),
     status: z.enum(REQUEST_STATUSES),
     guestName: z.string(),
     checkIn: z.string(),
@@ -178,15 +188,15 @@ export const reservationRequestSchema = component(
 export const listRequestsQuery = z.strictObject({
   property_id: propertyFilter,
   status: z.enum(REQUEST_STATUSES).optional(),
-  kind: z.enum(['request', 'inquiry']).optional(),
+  kind: z.enum(REQUEST_KINDS).optional(),
   ...pageQuery,
 });
 
-const note = z.string().max(5000).optional().describe('A note to the guest.');
+const note = z.string().max(MAX_REQUEST_NOTE_LENGTH).optional().describe('A note to the guest.');
 export const answerRequestBody = z.strictObject({ message: note }).optional();
 export const preApproveBody = z
   .strictObject({
-    blockInstantBooking: z.boolean({ error: 'must be true or false' }).default(false).describe('Keep instant booking blocked for this guest. Refused on PMS-G.'),
+    blockInstantBooking: z.boolean({ error: 'must be true or false' }).default(false).describe(`Keep instant booking blocked for this guest. ${refusalNote('inquiry.block_instant_booking')}`),
     message: note,
   })
   .optional();

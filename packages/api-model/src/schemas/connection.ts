@@ -2,13 +2,15 @@
 // under /admin/v1/workspaces/{id}/connections.
 import { z } from 'zod';
 import { PROVIDERS } from '@vrp/pms-matrix';
-import { capabilitiesSchema, component, idParam, isoDateTime } from './schemas';
+import { CONNECTION_STATUSES, MAX_ID_LENGTH, MODES } from '../vocabulary';
+import { component, idParam, isoDateTime } from './common';
+import { capabilitiesSchema } from './listing';
 
 export const providerParam = z
   .string()
   .min(1)
   .max(50)
-  .describe('A PMS: PMS-A .. PMS-G (case-insensitive). An unknown PMS answers 404 not_found.');
+  .describe(`A PMS: ${PROVIDERS[0]} .. ${PROVIDERS[PROVIDERS.length - 1]} (case-insensitive). An unknown PMS answers 404 not_found.`);
 
 export const connectCapabilitiesSchema = component(
   'ProviderCapabilities',
@@ -25,10 +27,10 @@ export const pmsConnectionSchema = component(
   z.object({
     id: z.string(),
     workspaceId: z.string(),
-    mode: z.enum(['test', 'live']).describe('The mode whose data the account feeds: test keys see the listings of test connections only, live keys those of live ones.'),
+    mode: z.enum(MODES).describe('The mode whose data the account feeds: test keys see the listings of test connections only, live keys those of live ones.'),
     provider: z.enum(PROVIDERS),
     accountId: z.string().describe('The account’s id in the PMS.'),
-    status: z.enum(['connected', 'disconnected']),
+    status: z.enum(CONNECTION_STATUSES),
     createdAt: isoDateTime,
     lastSyncedAt: isoDateTime.nullable().describe('When the last sync from the PMS completed; null before the first.'),
   }),
@@ -39,9 +41,9 @@ export const createConnectionBody = z.strictObject({
     .string()
     .transform((v) => v.trim().toUpperCase())
     .pipe(z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(', ')}` }))
-    .describe('The PMS: PMS-A .. PMS-G.'),
-  accountId: z.string().trim().min(1, 'must not be empty').max(200).describe('The account’s id in the PMS.'),
-  mode: z.enum(['test', 'live']).describe('`live` imports into the data live keys see, `test` into the test-mode sandbox of test keys. The same account may be connected in both.'),
+    .describe(`The PMS: ${PROVIDERS[0]} .. ${PROVIDERS[PROVIDERS.length - 1]}.`),
+  accountId: z.string().trim().min(1, 'must not be empty').max(MAX_ID_LENGTH).describe('The account’s id in the PMS.'),
+  mode: z.enum(MODES).describe('`live` imports into the data live keys see, `test` into the test-mode sandbox of test keys. The same account may be connected in both.'),
 });
 
 export const connectionParams = z.strictObject({

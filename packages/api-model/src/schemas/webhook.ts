@@ -1,17 +1,29 @@
 // Zod schemas of the webhook endpoints: subscriptions, the delivery log and the event catalog.
 // They validate input and generate the OpenAPI reference (see docs/webhooks.md).
 import { z } from 'zod';
-import { EVENT_TYPES, resourceOfEventType, type EventResource, type EventType } from '@vrp/api-model';
-import { component, idParam, inactiveListingRowSchema, isoDateTime, listingSchema, pageQuery, paginationSchema } from './schemas';
-import { guestSchema, messageSchema, reservationRequestSchema, reviewSchema } from './schemas-guests';
-import { reservationSchema } from './schemas-reservations';
+import { EVENT_TYPES, resourceOfEventType, type EventResource, type EventType } from '../webhook-events';
+import {
+  DEFAULT_ROTATION_GRACE_SECONDS,
+  DELIVERY_DROP_REASONS,
+  DELIVERY_STATUSES,
+  MAX_EVENT_TYPE_LENGTH,
+  MAX_ROTATION_GRACE_SECONDS,
+  MAX_SUBSCRIPTION_EVENT_TYPES,
+  MAX_WEBHOOK_DESCRIPTION_LENGTH,
+  MAX_WEBHOOK_URL_LENGTH,
+  MODES,
+} from '../vocabulary';
+import { component, idParam, isoDateTime, notANumber, pageQuery, paginationSchema } from './common';
+import { guestSchema, messageSchema, reservationRequestSchema, reviewSchema } from './guest';
+import { inactiveListingRowSchema, listingSchema } from './listing';
+import { reservationSchema } from './reservation';
 
 const eventTypesInput = z
-  .array(z.string().min(1).max(100))
-  .max(50)
+  .array(z.string().min(1).max(MAX_EVENT_TYPE_LENGTH))
+  .max(MAX_SUBSCRIPTION_EVENT_TYPES)
   .describe('Event types to receive (see GET /v1/webhook-event-types); `["*"]` or an empty list means every type.');
 
-export const webhookModeSchema = z.enum(['test', 'live']).describe('Mode of the API key that created the subscription. Live mode requires https and a publicly reachable host.');
+export const webhookModeSchema = z.enum(MODES).describe('Mode of the API key that created the subscription. Live mode requires https and a publicly reachable host.');
 
 export const webhookSubscriptionSchema = component(
   'WebhookSubscription',
@@ -46,7 +58,7 @@ export const webhookDeliverySchema = component(
     eventId: z.string().describe('The event id (Vrp-Event-Id header and `id` of the body); de-duplicate on it.'),
     eventType: z.string(),
     listingId: z.string().nullable(),
-    status: z.enum(['pending', 'delivering', 'succeeded', 'failed', 'dropped']).describe('pending: waiting for its first attempt or a retry; failed: every attempt of the schedule failed; dropped: not sent (listing inactive, subscription disabled or deleted).'),
+    status: z.enum(DELIVERY_STATUSES).describe('pending: waiting for its first attempt or a retry; failed: every attempt of the schedule failed; dropped: not sent (listing inactive, subscription disabled or deleted).'),
     attempts: z.number().int().min(0),
     nextAttemptAt: isoDateTime.nullable(),
     lastAttemptAt: isoDateTime.nullable(),
@@ -54,7 +66,7 @@ export const webhookDeliverySchema = component(
     responseBody: z.string().nullable().describe('The first 1 KiB of the last response body.'),
     responseTimeMs: z.number().int().nullable(),
     lastError: z.string().nullable().describe('Transport error of the last attempt (timeout, refused address, circuit open).'),
-    droppedReason: z.enum(['listing_inactive', 'subscription_disabled', 'subscription_deleted']).nullable(),
+    droppedReason: z.enum(DELIVERY_DROP_REASONS).nullable(),
     replayOf: z.string().nullable().describe('The delivery this one replays.'),
     createdAt: isoDateTime,
     completedAt: isoDateTime.nullable(),
@@ -68,31 +80,31 @@ export const webhookEventTypeSchema = component(
 );
 
 export const createWebhookBody = z.strictObject({
-  url: z.string().min(1).max(2048).describe('https URL (http and loopback receivers are accepted in test mode where the deployment allows it).'),
+  url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).describe('https URL (http and loopback receivers are accepted in test mode where the deployment allows it).'),
   eventTypes: eventTypesInput.optional(),
   enabled: z.boolean().optional().describe('Default true.'),
-  description: z.string().max(500).optional(),
+  description: z.string().max(MAX_WEBHOOK_DESCRIPTION_LENGTH).optional(),
 });
 
 export const updateWebhookBody = z.strictObject({
-  url: z.string().min(1).max(2048).optional(),
+  url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).optional(),
   eventTypes: eventTypesInput.optional(),
   enabled: z.boolean().optional().describe('true re-enables an endpoint the service disabled (clears disabledReason).'),
-  description: z.string().max(500).optional(),
+  description: z.string().max(MAX_WEBHOOK_DESCRIPTION_LENGTH).optional(),
 });
 
 export const rotateSecretBody = z.strictObject({
   gracePeriodSeconds: z
-    .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be an integer' : undefined) })
+    .number({ error: notANumber })
     .int({ error: 'must be an integer' })
     .min(1)
-    .max(7 * 24 * 3600)
+    .max(MAX_ROTATION_GRACE_SECONDS)
     .optional()
-    .describe('Seconds the previous secret keeps signing deliveries, 1..604800 (default 86400 = 24 h).'),
+    .describe(`Seconds the previous secret keeps signing deliveries, 1..${MAX_ROTATION_GRACE_SECONDS} (default ${DEFAULT_ROTATION_GRACE_SECONDS} = ${DEFAULT_ROTATION_GRACE_SECONDS / 3600} h).`),
 });
 
 export const listDeliveriesQuery = z.strictObject({
-  status: z.enum(['pending', 'delivering', 'succeeded', 'failed', 'dropped']).optional().describe('Only deliveries in this status.'),
+  status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this status.'),
   ...pageQuery,
 });
 

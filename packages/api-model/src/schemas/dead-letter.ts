@@ -2,9 +2,10 @@
 // set aside so that its partition moves on (docs/operations.md, "Dead letters").
 import { z } from 'zod';
 import { DEAD_LETTER_SERVICES, MAX_DEAD_LETTER_WINDOW } from '@vrp/platform';
-import { component, idParam, isoDateTime, pageQuery } from './schemas';
+import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUS_FILTERS, MAX_ID_LENGTH, MODES } from '../vocabulary';
+import { component, idParam, isoDateTime, pageQuery } from './common';
 
-const filterText = (description: string) => z.string().trim().min(1).max(200).optional().describe(description);
+const filterText = (description: string) => z.string().trim().min(1).max(MAX_ID_LENGTH).optional().describe(description);
 
 export const listDeadLettersQuery = z
   .strictObject({
@@ -12,9 +13,9 @@ export const listDeadLettersQuery = z
     topic: filterText('Only messages read from this topic, e.g. pms.sync.v1.'),
     group: filterText('Only messages of this consumer group, e.g. reservation-pms-sync.'),
     workspace_id: filterText('Only messages of this workspace (when the consumer could tell), in both modes unless `mode` is given.'),
-    mode: z.enum(['test', 'live']).optional().describe('With workspace_id: only the messages of that mode\'s data (test: the sandbox of test keys).'),
+    mode: z.enum(MODES).optional().describe('With workspace_id: only the messages of that mode\'s data (test: the sandbox of test keys).'),
     service: z.enum(DEAD_LETTER_SERVICES).optional().describe('Only the dead letters stored by this service.'),
-    status: z.enum(['open', 'replayed', 'all']).default('open').describe('open (default): not replayed yet; replayed; all.'),
+    status: z.enum(DEAD_LETTER_STATUS_FILTERS).default('open').describe('open (default): not replayed yet; replayed; all.'),
   })
   .refine((q) => q.offset + q.limit <= MAX_DEAD_LETTER_WINDOW, { path: ['offset'], message: `offset + limit must be at most ${MAX_DEAD_LETTER_WINDOW}; narrow the list with filters` });
 
@@ -35,12 +36,12 @@ export const deadLetterSchema = component(
     payloadBase64: z.string().describe('The original message bytes (protobuf of the topic), base64.'),
     errorCode: z.string().describe('Why, e.g. listing_deleted, malformed_payload, validation_failed, service_unavailable.'),
     errorMessage: z.string(),
-    reason: z.enum(['permanent', 'budget_exhausted']).describe('permanent: can never apply as it is; budget_exhausted: a transient failure that outlasted the retries.'),
+    reason: z.enum(DEAD_LETTER_REASONS).describe('permanent: can never apply as it is; budget_exhausted: a transient failure that outlasted the retries.'),
     attempts: z.number().int().min(1).describe('Attempts so far: in place, and by replays.'),
     firstFailedAt: isoDateTime,
     lastFailedAt: isoDateTime,
     workspaceId: z.string().nullable(),
-    mode: z.enum(['test', 'live']).nullable().describe('Whose data the message was about: the test-mode sandbox or live data (null when the consumer could not tell).'),
+    mode: z.enum(MODES).nullable().describe('Whose data the message was about: the test-mode sandbox or live data (null when the consumer could not tell).'),
     listingId: z.string().nullable(),
     status: z.enum(['open', 'replayed']),
     replayedAt: isoDateTime.nullable().describe('When a replay applied it; a replayed dead letter is never applied again.'),
