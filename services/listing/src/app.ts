@@ -1,12 +1,12 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
 import { pms, reservation, TOPICS } from '@vrp/contracts';
 import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
-import { ListingActivity } from './activity';
-import { dataHandlers, type ContentRelay } from './grpc/data-handlers';
-import { listingHandlers } from './grpc/handlers';
+import { ListingActivity } from './use-cases/activity';
+import { dataHandlers, type ContentRelay } from './use-cases/listing-data';
+import { listingHandlers } from './use-cases/listings';
 import { PmsSyncConsumer } from './events/pms-sync-consumer';
 import { grpcBookedNights, type BookedNights } from './ports/bookings';
-import { pmsContentRelay } from './pms-content-relay';
+import { pmsContentRelay } from './ports/pms-content-relay';
 import { ListingStore } from './store/listing-store';
 
 export interface ListingServiceDeps extends ServiceDeps {

@@ -13,12 +13,12 @@ import {
   type RunningService,
   type Upstream,
 } from '@vrp/platform';
-import { ListingActivity } from '../src/activity';
+import { ListingActivity } from '../src/use-cases/activity';
 import { startListingService } from '../src/app';
 import { addDays, availabilityRequestProblems, eachDate, isRealDate, nightsOf, rangeProblems, updateProblems } from '../src/domain/calendar';
 import { parseSections, photoProblems, sectionProblems, splitByPms } from '../src/domain/content';
 import type { ListingRecord } from '../src/domain/listing';
-import { dataHandlers, type ContentRelay, type DataHandlers } from '../src/grpc/data-handlers';
+import { dataHandlers, type ContentRelay, type DataHandlers } from '../src/use-cases/listing-data';
 import { DataStore } from '../src/store/data-store';
 import { ListingStore } from '../src/store/listing-store';
 import { errorOf } from '@vrp/testkit';

@@ -6,7 +6,7 @@ import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
 import { grpcPmsRelay, type PmsRelay } from './ports/pms-relay';
-import { Reservations } from './reservations';
+import { Reservations } from './use-cases/reservations';
 import { MigrationStore } from './store/migration-store';
 import { NightStore } from './store/night-store';
 import { ReservationStore } from './store/reservation-store';

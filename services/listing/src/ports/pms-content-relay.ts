@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { pms } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform';
-import { inSectionOrder, type SectionValues } from './domain/content';
-import type { ListingRecord } from './domain/listing';
-import type { ContentRelay } from './grpc/data-handlers';
+import { inSectionOrder, type SectionValues } from '../domain/content';
+import type { ListingRecord } from '../domain/listing';
+import type { ContentRelay } from '../use-cases/listing-data';
 
 export function pmsContentRelay(adapter: Upstream<pms.PmsAdapterServiceClient>): ContentRelay {
   return {

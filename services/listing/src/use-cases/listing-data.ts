@@ -10,7 +10,7 @@ import type { BookedNights } from '../ports/bookings';
 import { inSectionOrder, parseSections, photoProblems, refusedWrites, splitByPms, type SectionValues } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';
 import { DataStore, type PhotoRecord } from '../store/data-store';
-import type { ListingHandlerDeps, ListingHandlers } from './handlers';
+import type { ListingHandlerDeps, ListingHandlers } from './listings';
 
 /**
  * Hands content sections to the PMS that manages a listing (implemented later over the

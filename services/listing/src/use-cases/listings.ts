@@ -15,12 +15,12 @@ import {
   type Outbox,
   type ServiceRegistration,
 } from '@vrp/platform';
-import { activityOutcomeIds, type ActivityOutcomeIds, type ListingActivity } from '../activity';
+import { activityOutcomeIds, type ActivityOutcomeIds, type ListingActivity } from './activity';
 import { statusesFor, usageOf, type ListingRecord } from '../domain/listing';
 import { activityChanged, recordActivity } from '../events/activity-publisher';
 import { pmsListingStore, type ListingStore } from '../store/listing-store';
 import { PmsSyncMarks } from '../store/pms-sync-marks';
-import { statusFilterFromProto, toProtoListing, toProtoUsage } from './mappers';
+import { statusFilterFromProto, toProtoListing, toProtoUsage } from '../grpc/mappers';
 
 export type ListingHandlers = Handlers<typeof pb.ListingServiceService>;
 

@@ -27,9 +27,9 @@ import {
   type PageWindow,
   type RequestKey,
 } from '@vrp/platform';
-import { dateConflicts, holdsNights, stayNights } from './domain/occupancy';
-import { newConfirmationCode } from './domain/confirmation-code';
-import { financialsFor, money, priceStay, type NightPrice, type StayPrice } from './domain/pricing';
+import { dateConflicts, holdsNights, stayNights } from '../domain/occupancy';
+import { newConfirmationCode } from '../domain/confirmation-code';
+import { financialsFor, money, priceStay, type NightPrice, type StayPrice } from '../domain/pricing';
 import {
   addDays,
   isIsoDate,
@@ -41,7 +41,7 @@ import {
   WRITABLE_STATUSES,
   type ReservationQueryInput,
   type ReservationRecord,
-} from './domain/reservation';
+} from '../domain/reservation';
 import {
   applyPatch,
   createWrites,
@@ -53,13 +53,13 @@ import {
   relayOperation,
   type NewReservationInput,
   type ReservationPatchInput,
-} from './domain/writes';
-import { recordReservationEvent, type ReservationChange } from './events/reservation-events';
-import type { ListingDirectory, ListingInfo } from './ports/listings';
-import type { PmsRelay } from './ports/pms-relay';
-import type { NightStore } from './store/night-store';
-import type { ReservationStore } from './store/reservation-store';
-import { endConflicts, flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './use-cases/hold-nights';
+} from '../domain/writes';
+import { recordReservationEvent, type ReservationChange } from '../events/reservation-events';
+import type { ListingDirectory, ListingInfo } from '../ports/listings';
+import type { PmsRelay } from '../ports/pms-relay';
+import type { NightStore } from '../store/night-store';
+import type { ReservationStore } from '../store/reservation-store';
+import { endConflicts, flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './hold-nights';
 
 /** Attempts at a fresh confirmation code when one collides within the workspace. */
 const CODE_ATTEMPTS = 5;
