@@ -1,9 +1,10 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
-import { pms, reservation, TOPICS } from '@vrp/contracts';
+import { reservation, TOPICS } from '@vrp/contracts';
 import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingActivity } from './use-cases/activity';
 import { dataHandlers, type ContentRelay } from './use-cases/listing-data';
 import { listingHandlers } from './use-cases/listings';
+import { connectPmsRelay } from '@vrp/pms-relay';
 import { PmsSyncConsumer } from './events/pms-sync-consumer';
 import { grpcBookedNights, type BookedNights } from './ports/bookings';
 import { pmsContentRelay } from './ports/pms-content-relay';
@@ -26,8 +27,8 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
   outbox.start();
   const applied = new AppliedRequests(deps.store);
   const activity = new ListingActivity(deps.store, listings, outbox, applied);
-  // Content of a PMS listing goes to its PMS first (through the pms-adapter's RelayWrite).
-  const pmsAdapter = createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: deps.addresses.pmsAdapter });
+  // Content of a PMS listing goes to its PMS first (the one PMS relay client: the pms-adapter's RelayWrite).
+  const pmsRelay = deps.contentRelay ? null : connectPmsRelay(deps.addresses.pmsAdapter);
   // Imports and PMS-side changes of listings (pms.sync.v1).
   const consumers = new ConsumerRunner({ service: 'listing', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const pmsSync = new PmsSyncConsumer({ store: deps.store, consumers, listings, outbox, logger: deps.logger });
@@ -39,7 +40,7 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
     outbox,
     activity,
     applied,
-    contentRelay: deps.contentRelay ?? pmsContentRelay(pmsAdapter),
+    contentRelay: deps.contentRelay ?? pmsContentRelay(pmsRelay!),
     bookings: deps.bookings ?? grpcBookedNights(reservationUpstream!),
   };
   return startService({
@@ -54,7 +55,7 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
     onStop: async () => {
       await pmsSync.stop();
       await outbox.stop();
-      pmsAdapter.close();
+      pmsRelay?.close();
       reservationUpstream?.close();
     },
   });

@@ -5,7 +5,7 @@ import { reservationEvents, reservation as pb, TOPICS } from '@vrp/contracts';
 import { createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, Outbox, type MemoryDocumentStore, type RunningService, type Upstream } from '@vrp/platform';
 import { startReservationService } from '../src/app';
 import type { ListingDirectory } from '../src/ports/listings';
-import type { PmsRelay } from '../src/ports/pms-relay';
+import type { PmsRelay } from '@vrp/pms-relay';
 import { MigrationStore } from '../src/store/migration-store';
 import { NightStore } from '../src/store/night-store';
 import { ReservationStore } from '../src/store/reservation-store';

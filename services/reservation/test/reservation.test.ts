@@ -4,7 +4,7 @@ import { createLogger, createMemoryBus, createMemoryStore, createUpstream, type 
 import { startReservationService } from '../src/app';
 import type { ReservationRecord } from '../src/domain/reservation';
 import type { ListingDirectory } from '../src/ports/listings';
-import type { PmsRelay } from '../src/ports/pms-relay';
+import type { PmsRelay } from '@vrp/pms-relay';
 import { ReservationStore } from '../src/store/reservation-store';
 import { errorOf } from '@vrp/testkit';
 

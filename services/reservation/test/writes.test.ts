@@ -75,9 +75,10 @@ describe('reservation writes over gRPC', () => {
     },
   };
 
-  // The fake pms-adapter: records every relayed write; `pmsDown` makes it answer like a PMS that is down.
+  // The fake pms-adapter: records every relayed write; `pmsDown` makes it answer what the
+  // pms-adapter answers for a PMS that is down (an error of the PMS, then its open breaker).
   const relayed: pms.RelayWriteRequest[] = [];
-  let pmsDown = false;
+  let pmsDown: AppError | null = null;
   const START = new Date('2026-01-10T09:00:00Z');
   let clockNow = START;
   const inFlight = new Map<string, number>();
@@ -93,7 +94,7 @@ describe('reservation writes over gRPC', () => {
     const handlers = {
       ...unimplemented,
       async relayWrite(req: pms.RelayWriteRequest) {
-        if (pmsDown) throw new AppError('pms_unavailable');
+        if (pmsDown) throw pmsDown;
         // A PMS takes a moment; concurrent writes of one reservation would overlap here.
         const entity = req.entityExternalId;
         if (entity) {
@@ -282,17 +283,22 @@ describe('reservation writes over gRPC', () => {
       expect((await errorOf(update(r.id, { propertyId: 'lst_pmsd' }))).details.provider).toBe('PMS-D');
     });
 
-    it('a PMS that is down: 503, nothing stored, no event', async () => {
+    // The one PMS relay client's policy (@vrp/pms-relay): the pms-adapter's answer is the answer,
+    // as for content (listing) and guest-side writes.
+    it.each([
+      ['a PMS that fails: 502 pms_unavailable with its reason', new AppError('pms_unavailable', 'PMS-D did not accept the request: connect ECONNREFUSED. Nothing was changed here.'), 502],
+      ['a PMS whose breaker is open: 503 service_unavailable with Retry-After', new AppError('service_unavailable', 'PMS-D is unavailable; calls to it are paused for a few seconds. Nothing was changed.', { retryAfterSeconds: 5 }), 503],
+    ])('%s; nothing stored, no event', async (_what, failure, status) => {
       const count = async () => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).page?.total;
       const before = await count();
       const eventsBefore = (await bus.whenIdle(), events.length);
-      pmsDown = true;
+      pmsDown = failure;
       try {
         const err = await errorOf(create({ propertyId: 'lst_pmsd' }));
-        expect(err.code).toBe('service_unavailable');
-        expect(err.httpStatus).toBe(503);
+        expect([err.code, err.httpStatus, err.message]).toEqual([failure.code, status, failure.message]);
+        expect(err.details.retryAfterSeconds).toBe(failure.details.retryAfterSeconds);
       } finally {
-        pmsDown = false;
+        pmsDown = null;
       }
       expect(await count()).toBe(before);
       await bus.whenIdle();

@@ -14,7 +14,7 @@ import { dateConflicts, stayNights } from '../domain/occupancy';
 import { type NightPrice } from '../domain/pricing';
 import { addDays } from '../domain/reservation';
 import type { ListingDirectory, ListingInfo } from '../ports/listings';
-import type { PmsRelay } from '../ports/pms-relay';
+import type { PmsRelay } from '@vrp/pms-relay';
 import type { NightStore } from '../store/night-store';
 import type { ReservationStore } from '../store/reservation-store';
 
