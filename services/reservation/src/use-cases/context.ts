@@ -1,10 +1,9 @@
 // What every reservation use case shares: its dependencies, the service's clock, and the
 // checks made before a write (the listing exists and is active, the stay's nights are free).
-import type { ListingActivityCache } from '@vrp/activity-cache';
+import { assertListingsActive, type ListingActivityCache } from '@vrp/activity-cache';
 import {
   datesUnavailable,
   DuplicateKeyError,
-  listingInactive,
   type AppliedRequests,
   type DocumentStore,
   type Logger,
@@ -47,10 +46,14 @@ export abstract class ReservationUseCase {
     this.now = deps.clock ?? (() => new Date());
   }
 
-  /** The listing by id or channel id: 404 when it is not in the workspace, 403 when inactive. */
+  /**
+   * The listing by id or channel id (from the listing service: its PMS and prices, current):
+   * 404 when it is not in the workspace, then 403 when inactive, decided as reads decide it, by
+   * the activity cache; a listing the cache has not seen yet is decided by the answer at hand.
+   */
   protected async activeListing(workspaceId: string, id: string): Promise<ListingInfo> {
     const listing = await this.deps.listings.resolve(workspaceId, id);
-    if (!listing.active) throw listingInactive([{ id: listing.id, name: listing.name }]);
+    await assertListingsActive(this.deps.activity, workspaceId, [listing.id], () => [listing]);
     return listing;
   }
 

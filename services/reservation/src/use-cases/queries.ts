@@ -1,5 +1,6 @@
 // Reads: the reservations of a workspace, one reservation, a quote, and the nights a listing's
 // reservations hold (for its calendar). An inactive listing's reservations are 403 (spec 5).
+import { assertListingsActive } from '@vrp/activity-cache';
 import { assertSupported } from '@vrp/pms-matrix';
 import { validationFailed, type PageWindow } from '@vrp/platform';
 import { priceStay, type StayPrice } from '../domain/pricing';
@@ -30,7 +31,7 @@ export class ReservationQueries extends ReservationUseCase {
       // A channel id names its listing here too; filtering on an inactive listing is a 403.
       const known = this.deps.activity.get(workspaceId, filters.propertyId);
       if (known) filters.propertyId = known.listingId;
-      this.deps.activity.assertActive(workspaceId, [filters.propertyId]);
+      await assertListingsActive(this.deps.activity, workspaceId, [filters.propertyId]);
     }
     const scope = { today: todayUtc(this.now()), excludedPropertyIds: this.deps.activity.inactiveIds(workspaceId) };
     return this.deps.reservations.page(workspaceId, filters, scope, window);
@@ -39,7 +40,7 @@ export class ReservationQueries extends ReservationUseCase {
   /** 404 first (the reservation is not in the workspace), then 403 (its listing is inactive). */
   async get(workspaceId: string, id: string): Promise<ReservationRecord> {
     const found = await this.deps.reservations.get(workspaceId, id);
-    this.deps.activity.assertActive(workspaceId, [found.propertyId]);
+    await assertListingsActive(this.deps.activity, workspaceId, [found.propertyId]);
     return found;
   }
   async quote(workspaceId: string, propertyId: string, checkIn: string, checkOut: string): Promise<QuoteResult> {
