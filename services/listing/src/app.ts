@@ -2,8 +2,8 @@
 import { reservation, TOPICS } from '@vrp/contracts';
 import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingActivity } from './use-cases/activity';
-import { dataHandlers, type ContentRelay } from './use-cases/listing-data';
-import { listingHandlers } from './use-cases/listings';
+import type { ContentRelay } from './use-cases/listing-data';
+import { listingService } from './grpc/handlers';
 import { connectPmsRelay } from '@vrp/pms-relay';
 import { PmsSyncConsumer } from './events/pms-sync-consumer';
 import { grpcBookedNights, type BookedNights } from './ports/bookings';
@@ -49,7 +49,7 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [listingHandlers(handlerDeps, dataHandlers(handlerDeps)), deadLetterService(consumers)],
+    services: [listingService(handlerDeps), deadLetterService(consumers)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     onStop: async () => {

@@ -1,4 +1,6 @@
-// gRPC handlers of ListingService: validate the request, run the use case, map the result.
+// Listings, plans and activity: list, get, create, the workspace's plan and usage, activation,
+// deletion, deactivation of a PMS connection's listings, lookups by id and by PMS id. The use
+// cases take the decoded request message and answer the response message (grpc/ registers them).
 import { listing as pb } from '@vrp/contracts';
 import {
   MAX_PAGE_LIMIT,
@@ -7,13 +9,11 @@ import {
   pageWindow,
   requestKey,
   requireWorkspace,
-  service,
   validationFailed,
   type AppliedRequests,
   type DocumentStore,
   type Handlers,
   type Outbox,
-  type ServiceRegistration,
 } from '@vrp/platform';
 import { activityOutcomeIds, type ActivityOutcomeIds, type ListingActivity } from './activity';
 import { statusesFor, usageOf, type ListingRecord } from '../domain/listing';
@@ -33,12 +33,8 @@ export interface ListingHandlerDeps {
   applied: AppliedRequests;
 }
 
-export function listingHandlers(deps: ListingHandlerDeps, data: Omit<ListingHandlers, keyof ReturnType<typeof coreHandlers>>): ServiceRegistration {
-  return service(pb.ListingServiceService, { ...coreHandlers(deps), ...data });
-}
-
-/** Listings, plans and activity; the data of a listing lives in data-handlers.ts. */
-function coreHandlers(deps: ListingHandlerDeps) {
+/** Listings, plans and activity; the data of a listing lives in listing-data.ts. */
+export function listingUseCases(deps: ListingHandlerDeps) {
   const { listings, outbox, store, activity, applied } = deps;
   const marks = new PmsSyncMarks(store);
 
