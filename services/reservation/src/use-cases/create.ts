@@ -4,7 +4,7 @@ import { assertSupported, CREATE_REQUIRES_TOTAL_PRICE } from '@vrp/pms-matrix';
 import { AppError, DuplicateKeyError, newId, validationFailed, type RequestKey } from '@vrp/platform';
 import { newConfirmationCode } from '../domain/confirmation-code';
 import { financialsFor, priceStay } from '../domain/pricing';
-import { type ReservationRecord } from '../domain/reservation';
+import { newReservationRecord, type ReservationRecord } from '../domain/reservation';
 import { createWrites, parseNewReservation, type NewReservationInput } from '../domain/writes';
 import { recordReservationEvent } from '../events/reservation-events';
 import { CODE_ATTEMPTS, isDuplicateOf, ReservationUseCase } from './context';
@@ -38,7 +38,7 @@ export class CreateReservation extends ReservationUseCase {
     const calendar = await this.availableStay(workspaceId, listing.id, draft.checkIn, draft.checkOut);
     const price = priceStay({ nights: calendar, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
     const now = this.now();
-    let record: ReservationRecord = {
+    let record = newReservationRecord({
       id: newId('res'),
       workspaceId,
       propertyId: listing.id,
@@ -49,26 +49,18 @@ export class CreateReservation extends ReservationUseCase {
       checkIn: draft.checkIn,
       checkOut: draft.checkOut,
       primaryGuest: { ...draft.primaryGuest, language: '' },
-      guestId: '',
       occupancy: draft.occupancy,
       financials: financialsFor(price, draft.currency || listing.currency, draft.totalPrice),
       bookedAt: now,
       updatedAt: now,
       notes: draft.notes,
       customFields: draft.customFields,
-      checkInTime: '',
-      checkOutTime: '',
       platform: draft.platform,
       unitId: draft.unitId,
       tentativeHold: draft.tentativeHold,
       groupId: draft.groupId,
-      pmsProvider: '',
-      pmsExternalId: '',
-      pmsUpdatedAt: null,
-      version: 1,
-      conflictsWith: [],
       idempotencyKey,
-    };
+    });
     if (provider) {
       const relayed = await this.deps.relay.relay({
         workspaceId,

@@ -4,7 +4,7 @@ import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
 import { AppError, newId, PermanentError, TransientError } from '@vrp/platform';
 import { newConfirmationCode } from '../domain/confirmation-code';
 import { money } from '../domain/pricing';
-import { isIsoDate, isOneOf, RESERVATION_SOURCES, WRITABLE_STATUSES, type ReservationRecord } from '../domain/reservation';
+import { isIsoDate, isOneOf, newReservationRecord, RESERVATION_SOURCES, WRITABLE_STATUSES, type ReservationRecord } from '../domain/reservation';
 import { recordReservationEvent, type ReservationChange } from '../events/reservation-events';
 import { ReservationUseCase } from './context';
 import { endConflicts, flagOverlaps, holdNights } from './hold-nights';
@@ -62,28 +62,15 @@ export class ApplyPmsReservation extends ReservationUseCase {
       next = { ...existing, ...synced, version: existing.version + 1 };
       kind = next.status === 'CANCELLED' && existing.status !== 'CANCELLED' ? 'cancelled' : 'updated';
     } else {
-      next = {
+      next = newReservationRecord({
         id: newId('res'),
         workspaceId: ws,
-        roomTypeId: '',
         confirmationCode: newConfirmationCode(),
-        guestId: '',
         bookedAt: now,
-        notes: { host: '', guest: '' },
-        customFields: {},
-        checkInTime: '',
-        checkOutTime: '',
-        platform: '',
-        unitId: '',
-        tentativeHold: false,
-        groupId: '',
         pmsProvider: change.provider,
         pmsExternalId: p.externalId,
-        version: 1,
-        conflictsWith: [],
-        idempotencyKey: '',
         ...synced,
-      };
+      });
       kind = 'created';
     }
     // The PMS is the source of truth: its booking always applies, overlaps are flagged on both.
