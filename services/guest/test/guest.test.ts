@@ -445,6 +445,17 @@ describe('guest service over gRPC', () => {
       expect((await client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_off', reservationId: '', guestId: '' })).conversations).toHaveLength(1);
     });
 
+    it('answers not_found for a listing filter naming no listing of the workspace, before any 403', async () => {
+      for (const call of [
+        client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_nowhere', reservationId: '', guestId: '' }),
+        client.call('listReviews', { workspaceId: 'ws_msg', listingId: 'lst_nowhere' }),
+        client.call('listRequests', { workspaceId: 'ws_msg', listingId: 'lst_nowhere', status: '', kind: '' }),
+      ]) {
+        const err = await errorOf(call);
+        expect(err.code).toBe('not_found');
+      }
+    });
+
     it('stores an inbound PMS message once, in the reservation’s conversation, and publishes message.received', async () => {
       const c = await conversationOn('ws_msg', 'lst_a');
       const payload = { externalId: 'm-1', reservationId: c.reservationId, conversationExternalId: 'thr-1', body: 'Is parking included?', sentAt: '2025-06-01T10:00:00Z' };

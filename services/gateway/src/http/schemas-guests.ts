@@ -7,7 +7,7 @@ import { component, isoDateTime, pageQuery, paginationSchema } from './schemas';
 
 const pms = z.object({ provider: z.string(), externalId: z.string() });
 const optionalId = (description: string) => z.string().min(1).max(200).optional().describe(description);
-const propertyFilter = optionalId('Only data of this listing (listing id or mapped channel id). An inactive listing answers 403 listing_inactive.');
+const propertyFilter = optionalId('Only data of this listing (listing id or mapped channel id). A listing the workspace does not have answers 404 not_found; an inactive listing 403 listing_inactive.');
 const languageTag = z
   .string()
   .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag such as en or pt-BR')
