@@ -22,6 +22,7 @@ import {
 import { assertSupported, isProvider } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
+  contactsAfterReservationChange,
   contactsFrom,
   DEFAULT_LANGUAGE,
   isStaleForLink,
@@ -236,18 +237,11 @@ export class GuestProfiles {
    * applied. Returns the profile and whether anything changed.
    */
   async applyReservation(workspaceId: string, r: reservation.Reservation, tx: Tx): Promise<{ guest: GuestRecord; changed: boolean }> {
-    const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null };
+    const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+    const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null, ...primary };
     const now = new Date();
     const linked = await this.deps.guests.byReservation(workspaceId, r.id, tx);
-    if (linked) {
-      const current = linked.reservations.find((l) => l.reservationId === r.id);
-      // Repeated, or older than what the link holds (replayed, or overtaken by a move): nothing to do.
-      if (current?.listingId === link.listingId || isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
-      const moved = await this.deps.guests.save({ ...linked, reservations: linkReservation(linked.reservations, link), updatedAt: now }, tx);
-      await this.deps.outbox.add(tx, [guestEvent(moved, 'updated', now)]);
-      return { guest: moved, changed: true };
-    }
-    const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+    if (linked) return this.followLinkedReservation(workspaceId, linked, link, tx, now);
     const keys = matchKeysOf(primary);
     const matched = await this.deps.guests.byMatchKeys(workspaceId, keys, tx);
     if (matched) {
@@ -281,6 +275,29 @@ export class GuestProfiles {
     await this.deps.guests.claimKeys(workspaceId, created.id, keys, tx);
     await this.deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
     return { guest: created, changed: true };
+  }
+
+  /**
+   * A change of a reservation already linked to `linked`: the link follows a move to another
+   * listing, and a new email or phone of its primary guest (a PMS-side change arrives as a
+   * reservation change) replaces the one it reported before on the profile
+   * (contactsAfterReservationChange; docs/guests.md, "Contact changes from a PMS"). The profile
+   * keeps its own name and language. A change not newer than the link (replayed, redelivered, or
+   * overtaken) and a change that alters neither changes nothing: no new version, no event.
+   */
+  private async followLinkedReservation(workspaceId: string, linked: GuestRecord, link: ReservationLink, tx: Tx, now: Date): Promise<{ guest: GuestRecord; changed: boolean }> {
+    const current = linked.reservations.find((l) => l.reservationId === link.reservationId);
+    if (isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
+    const contacts = contactsAfterReservationChange(linked.contacts, linked.reservations, link.reservationId, link);
+    const moved = current?.listingId !== link.listingId;
+    if (!moved && !contacts.changed) return { guest: linked, changed: false };
+    const saved = await this.deps.guests.save({ ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, link), updatedAt: now }, tx);
+    if (contacts.changed) {
+      await this.deps.guests.releaseKeys(workspaceId, saved.id, contacts.dropped.flatMap((c) => matchKeysOf(c.type === 'EMAIL' ? { email: c.value } : { phone: c.value })), tx);
+      await this.deps.guests.claimKeys(workspaceId, saved.id, matchKeysOf(link), tx);
+    }
+    await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
+    return { guest: saved, changed: true };
   }
 
   /**

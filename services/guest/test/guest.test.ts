@@ -325,6 +325,33 @@ describe('guest service over gRPC', () => {
       expect((await client.call('listConversations', { workspaceId: 'ws_r', reservationId: 'res_6', listingId: '', guestId: '' })).conversations).toHaveLength(1);
     });
 
+    it('follows a new phone of a linked reservation’s guest: replaced on the profile once, keys moved, name kept', async () => {
+      const at = (iso: string) => new Date(iso);
+      const guest = { firstName: 'Pia', lastName: 'Moss', email: '', phone: '+47 400 00 001', language: 'nb' };
+      await reservationEvent('ws_ph', { id: 'res_ph', propertyId: 'lst_on', primaryGuest: guest, updatedAt: at('2025-01-01T00:00:00Z') });
+      const profileOf = async () => (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_ph' }))).guests;
+      const [before] = await profileOf();
+      await client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_ph', id: before!.id, firstName: 'Pia Local' }));
+      const updated = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED;
+      const change = { id: 'res_ph', propertyId: 'lst_on', primaryGuest: { ...guest, firstName: 'Pia PMS', phone: '+47 499 99 999' }, updatedAt: at('2025-01-02T00:00:00Z') };
+      const value = await reservationEvent('ws_ph', change, updated);
+      const [after] = await profileOf();
+      expect(after).toMatchObject({ id: before!.id, firstName: 'Pia Local', language: 'nb', version: before!.version + 2, contacts: [{ type: 'PHONE', value: '+47 499 99 999', isPrimary: true }] });
+      expect(published.filter((p) => p.key === before!.id).map((p) => p.type)).toEqual(['guest.created', 'guest.updated', 'guest.updated']);
+
+      // Redelivered, and an older change arriving late: nothing changes, no event.
+      await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_on', value }]);
+      await reservationEvent('ws_ph', { ...change, primaryGuest: guest, updatedAt: at('2025-01-01T12:00:00Z') }, updated);
+      expect((await profileOf())[0]).toEqual(after);
+      expect(published.filter((p) => p.key === before!.id)).toHaveLength(3);
+
+      // The new number matches this profile; the old one no longer does (a new profile).
+      await reservationEvent('ws_ph', { id: 'res_ph2', propertyId: 'lst_on', primaryGuest: { ...guest, phone: '+4749999999' } });
+      expect(await profileOf()).toHaveLength(1);
+      await reservationEvent('ws_ph', { id: 'res_ph3', propertyId: 'lst_on', primaryGuest: { ...guest, firstName: 'Other', phone: '+47 400 00 001' } });
+      expect((await profileOf()).map((g) => g.firstName).sort()).toEqual(['Other', 'Pia Local']);
+    });
+
     it('hides a guest whose every reservation is on an inactive listing; 403 on direct read naming them', async () => {
       const kim = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'kim' }))).guests[0]!;
       const ola = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'ola' }))).guests[0]!;

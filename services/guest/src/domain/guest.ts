@@ -19,6 +19,13 @@ export interface ReservationLink {
    * again (at-least-once): one not newer than this changes nothing.
    */
   changedAt?: Date | null;
+  /**
+   * The primary guest's email and phone as the reservation reported them last (raw). A later
+   * change of them replaces these values on the profile (see contactsAfterReservationChange);
+   * absent on links written before contact changes were followed.
+   */
+  email?: string;
+  phone?: string;
 }
 
 /** True when a reservation event changed at `changedAt` is older than (or as old as) the link. */
@@ -148,4 +155,66 @@ export function hidingListings<L extends { id: string }>(listingIds: string[], i
   if (listingIds.length === 0) return null;
   const inactiveIds = new Set(inactive.map((l) => l.id));
   return listingIds.every((id) => inactiveIds.has(id)) ? inactive : null;
+}
+
+const CONTACT_FIELDS = [
+  ['EMAIL', 'email'],
+  ['PHONE', 'phone'],
+] as const;
+
+/** The form two contacts of one type are compared in ('' for an empty value). */
+export function contactKey(type: ContactType, value: string): string {
+  const v = value.trim();
+  if (!v) return '';
+  return type === 'EMAIL' ? normalizeEmail(v) : normalizePhone(v) || v;
+}
+
+export interface ContactChange {
+  contacts: Contact[];
+  /** Contacts removed from the profile (their match keys are released). */
+  dropped: Contact[];
+  /** True when the contacts differ from the profile's. */
+  changed: boolean;
+}
+
+/**
+ * A reservation linked to the profile now reports its primary guest's email and phone as
+ * `reported` (docs/guests.md, "Contact changes from a PMS"). Per type, the value the reservation
+ * reported before (kept on its link) is replaced on the profile by the new one, in place and
+ * keeping its primary flag, unless another linked reservation still reports the old value (then
+ * both stay). Without a known previous value, or when that value is no longer on the profile, the
+ * new one is added as a match adds it. An empty value removes nothing (a PMS that stops sending a
+ * contact has not said the guest lost it). Contacts from any other source are kept.
+ */
+export function contactsAfterReservationChange(contacts: Contact[], links: ReservationLink[], reservationId: string, reported: { email?: string; phone?: string }): ContactChange {
+  const link = links.find((l) => l.reservationId === reservationId);
+  const others = links.filter((l) => l.reservationId !== reservationId);
+  let next = contacts.map((c) => ({ ...c }));
+  const dropped: Contact[] = [];
+  for (const [type, field] of CONTACT_FIELDS) {
+    const now = (reported[field] ?? '').trim();
+    const nowKey = contactKey(type, now);
+    const beforeKey = contactKey(type, link?.[field] ?? '');
+    if (!nowKey || nowKey === beforeKey) continue;
+    const same = (key: string) => (c: Contact) => c.type === type && contactKey(type, c.value) === key;
+    const oldIndex = beforeKey ? next.findIndex(same(beforeKey)) : -1;
+    const oldStillReported = others.some((l) => contactKey(type, l[field] ?? '') === beforeKey);
+    if (oldIndex < 0 || oldStillReported) {
+      next = mergeContacts(next, [{ type, value: now, isPrimary: false }]);
+      continue;
+    }
+    const old = next[oldIndex]!;
+    dropped.push(old);
+    const already = next.findIndex(same(nowKey));
+    if (already >= 0) {
+      // The new value is on the profile already: it takes over the old one's primary flag.
+      next[already] = { ...next[already]!, isPrimary: next[already]!.isPrimary || old.isPrimary };
+      next.splice(oldIndex, 1);
+    } else {
+      next[oldIndex] = { type, value: now, isPrimary: old.isPrimary };
+    }
+  }
+  const shape = (cs: Contact[]) => JSON.stringify(cs.map((c) => [c.type, c.value, c.isPrimary]));
+  const changed = shape(next) !== shape(contacts);
+  return { contacts: next, dropped, changed };
 }

@@ -12,7 +12,14 @@ const contactSchema = new Schema(
 );
 
 const reservationLinkSchema = new Schema(
-  { reservationId: { type: String, required: true }, listingId: { type: String, required: true }, changedAt: { type: Date, default: null } },
+  {
+    reservationId: { type: String, required: true },
+    listingId: { type: String, required: true },
+    changedAt: { type: Date, default: null },
+    /** The primary guest's contacts the reservation reported last (a later change replaces them). */
+    email: { type: String, default: '' },
+    phone: { type: String, default: '' },
+  },
   { _id: false },
 );
 
