@@ -103,7 +103,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...listingDataRoutes(deps.upstreams.listing),
     ...reservationRoutes(deps.upstreams.reservation),
     ...guestRoutes(deps.upstreams.guest), ...conversationRoutes(deps.upstreams.guest), ...reviewRoutes(deps.upstreams.guest),
-    ...connectRoutes(deps.upstreams.pmsAdapter), ...adminConnectionRoutes(deps.upstreams.pmsAdapter, admin),
+    ...connectRoutes(deps.upstreams.pmsAdapter), ...adminConnectionRoutes(deps.upstreams.pmsAdapter, admin, deps.upstreams.syncHealth),
     ...adminRoutes(admin),
     ...adminDeadLetterRoutes(deps.upstreams.deadLetters),
     ...webhookRoutes(deps.upstreams.webhook),

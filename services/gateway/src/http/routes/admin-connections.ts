@@ -1,12 +1,12 @@
 // Operator API for PMS connections: connect a workspace to a PMS account (which imports its
 // listings), list, disconnect (its listings become inactive, spec 3.2) and sync on demand.
 import { z } from 'zod';
-import type { pms } from '@vrp/contracts';
+import type { pms, syncHealth } from '@vrp/contracts';
 import { AppError, dataWorkspaceId, workspaceOfData, type KeyMode, type Upstream } from '@vrp/platform';
 import type { WorkspaceAdmin } from '../../workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
 import { idParam } from '../schemas';
-import { connectionParams, createConnectionBody, pmsConnectionSchema } from '../schemas-connections';
+import { connectionParams, createConnectionBody, pmsConnectionSchema, syncHealthSchema } from '../schemas-connections';
 
 const tags = ['Admin'];
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
@@ -26,6 +26,37 @@ function toApiConnection(c: pms.Connection | undefined): z.input<typeof pmsConne
   };
 }
 
+function toApiSyncHealth(h: syncHealth.SyncHealth | undefined): z.input<typeof syncHealthSchema> {
+  if (!h) throw new Error('pms-adapter answered without a sync health');
+  const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+  return {
+    state: h.state as z.input<typeof syncHealthSchema>['state'],
+    reasons: h.reasons,
+    lastSuccessfulSyncAt: iso(h.lastSuccessfulSyncAt),
+    lastAttemptAt: iso(h.lastAttemptAt),
+    consecutiveFailures: h.consecutiveFailures,
+    lagSeconds: h.lagMs / 1000,
+    changes: {
+      published: h.changesPublished,
+      applied: h.changesApplied,
+      failed: h.changesFailed,
+      deadLettered: h.changesDeadLettered,
+      pending: h.changesPending,
+      deadLettersOpen: h.deadLettersOpen,
+    },
+    lastError: h.lastError
+      ? {
+          source: h.lastError.source as 'pms' | 'apply',
+          code: h.lastError.code,
+          message: h.lastError.message,
+          at: (h.lastError.at ?? new Date(0)).toISOString(),
+          service: h.lastError.service || null,
+          changeId: h.lastError.changeId || null,
+        }
+      : null,
+  };
+}
+
 const MODES: readonly KeyMode[] = ['live', 'test'];
 
 /** Runs a call on a connection of the workspace in whichever mode holds it (ids are unique across modes). */
@@ -38,8 +69,26 @@ async function inEitherMode<R>(workspaceId: string, call: (dataId: string) => Pr
   }
 }
 
-export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>, admin: WorkspaceAdmin): Route[] {
+export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>, admin: WorkspaceAdmin, health: Upstream<syncHealth.SyncHealthServiceClient>): Route[] {
   return [
+    defineRoute({
+      method: 'get',
+      path: '/admin/v1/workspaces/:id/connections/:connectionId',
+      operationId: 'adminGetPmsConnection',
+      summary: 'Get a PMS connection and its sync health',
+      description:
+        'The connection with `syncHealth`: last successful sync, lag (age of the oldest change not applied yet), changes published, applied, failed and dead-lettered, the last error, and `state` (`healthy`, `degraded`, `failing`; thresholds in the schema). "Applied" is counted when the service that owns the change (listing, reservation, guest) has applied it.',
+      tags,
+      auth: 'admin',
+      params: connectionParams,
+      responses: { 200: z.object({ data: pmsConnectionSchema.extend({ syncHealth: syncHealthSchema }) }) },
+      errors: ['not_found'],
+      async handler({ params }) {
+        await admin.getWorkspace(params.id);
+        const res = await inEitherMode(params.id, (workspaceId) => health.call('getSyncHealth', { workspaceId, connectionId: params.connectionId }));
+        return ok({ data: { ...toApiConnection(res.connection), syncHealth: toApiSyncHealth(res.health) } });
+      },
+    }),
     defineRoute({
       method: 'post',
       path: '/admin/v1/workspaces/:id/connections',
