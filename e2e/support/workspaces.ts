@@ -62,3 +62,58 @@ export async function pmsWorkspace(t: TestStack, provider: string, listingNames:
   }, 10_000, 'the import of every listing');
   return { ...w, account, connectionId, listings };
 }
+
+export interface ListingSpec {
+  name: string;
+  /** Managed in this PMS: the listing is created in a simulator account and imported by connecting it. */
+  pmsProvider?: string;
+  inactive?: boolean;
+  /** A CHANNEL_A listing id mapped to it. */
+  channelId?: string;
+}
+
+/** Creates a listing no PMS manages through the admin API (test mode); returns its id. */
+export async function createListing(t: TestStack, workspaceId: string, spec: Omit<ListingSpec, 'pmsProvider'>, prices = { defaultNightlyPrice: 100, cleaningFee: 50, taxRate: 0.1 }): Promise<string> {
+  const res = await t.admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${workspaceId}/listings`, {
+    mode: 'test',
+    name: spec.name,
+    currency: 'EUR',
+    ...prices,
+    channels: spec.channelId ? [{ channel: 'CHANNEL_A', externalId: spec.channelId }] : [],
+    active: !spec.inactive,
+  });
+  if (res.status !== 201) throw new Error(`listing creation answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.data.id;
+}
+
+/**
+ * A workspace of its own with the listings asked for, in order: plain ones through the admin
+ * API, PMS-managed ones imported from a simulator account of their PMS (PMS id `ext-<name>`).
+ */
+export async function listingWorkspace(t: TestStack, specs: ListingSpec[]): Promise<Workspace & { ids: string[]; connections: Map<string, string>; account: string }> {
+  const w = await newWorkspace(t, 'Listings e2e');
+  const pms = simulatorOf(t);
+  const account = `acct-${w.id}`;
+  const ids: (string | undefined)[] = [];
+  const byProvider = new Map<string, ListingSpec[]>();
+  for (const spec of specs) {
+    if (spec.pmsProvider) byProvider.set(spec.pmsProvider, [...(byProvider.get(spec.pmsProvider) ?? []), spec]);
+    ids.push(spec.pmsProvider ? undefined : await createListing(t, w.id, spec));
+  }
+  const connections = new Map<string, string>();
+  for (const [provider, listings] of byProvider) {
+    await pms.createAccount(provider, account);
+    for (const l of listings) await pms.putListing(provider, account, `ext-${l.name}`, { name: l.name });
+    connections.set(provider, await connectPms(t, w.id, provider, account));
+  }
+  if (byProvider.size > 0) {
+    await eventually(async () => {
+      const imported = new Map((await listingsOf(w)).filter((l) => l.pms).map((l) => [l.pms!.externalId, l.id]));
+      specs.forEach((s, i) => {
+        if (s.pmsProvider) ids[i] = imported.get(`ext-${s.name}`);
+      });
+      return ids.every(Boolean);
+    }, 10_000, 'the import of every PMS listing');
+  }
+  return { ...w, ids: ids as string[], connections, account };
+}
