@@ -21,8 +21,8 @@ export interface ApiListing {
 export const simulatorOf = (t: TestStack): SimulatorControl => new SimulatorControl(t.stack.pmsSimulator.url);
 
 /** A new workspace with a test-mode key; `api` calls the API with that key. */
-export async function newWorkspace(t: TestStack, name: string): Promise<Workspace> {
-  const ws = await t.admin<{ data: { id: string } }>('POST', '/admin/v1/workspaces', { name: `${name} ${Math.random()}`, activeListingLimit: 50 });
+export async function newWorkspace(t: TestStack, name: string, activeListingLimit = 50): Promise<Workspace> {
+  const ws = await t.admin<{ data: { id: string } }>('POST', '/admin/v1/workspaces', { name: `${name} ${Math.random()}`, activeListingLimit });
   if (ws.status !== 201) throw new Error(`workspace creation answered ${ws.status}`);
   const key = await t.admin<{ data: { key: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/api-keys`, { mode: 'test' });
   if (key.status !== 201) throw new Error(`key creation answered ${key.status}`);
@@ -90,8 +90,8 @@ export async function createListing(t: TestStack, workspaceId: string, spec: Omi
  * A workspace of its own with the listings asked for, in order: plain ones through the admin
  * API, PMS-managed ones imported from a simulator account of their PMS (PMS id `ext-<name>`).
  */
-export async function listingWorkspace(t: TestStack, specs: ListingSpec[]): Promise<Workspace & { ids: string[]; connections: Map<string, string>; account: string }> {
-  const w = await newWorkspace(t, 'Listings e2e');
+export async function listingWorkspace(t: TestStack, specs: ListingSpec[], activeListingLimit = 50): Promise<Workspace & { ids: string[]; connections: Map<string, string>; account: string }> {
+  const w = await newWorkspace(t, 'Listings e2e', activeListingLimit);
   const pms = simulatorOf(t);
   const account = `acct-${w.id}`;
   const ids: (string | undefined)[] = [];
