@@ -322,7 +322,7 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: riverside, checkIn: '2042-03-01', checkOut: '2042-03-04', primaryGuest: { firstName: 'Local' } });
     expect(local.status).toBe(201);
     // Meanwhile the PMS took a booking over two of those nights itself.
-    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap', {
+    await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap', {
       listing_id: 'riverside',
       arrival: '2042-03-03',
       departure: '2042-03-06',

@@ -1,7 +1,7 @@
 // Black-box setup helpers: a workspace of its own made through the admin API, fed by a PMS
 // account of the simulator (control API over HTTP). Listings arrive the way an integrator's do:
 // the PMS holds them, the connection imports them.
-import { SimulatorControl } from '@vrp/pms-simulator';
+import type { SimulatorControl } from '@vrp/pms-simulator';
 import { eventually, type TestStack } from './stack';
 
 export interface Workspace {
@@ -17,8 +17,8 @@ export interface ApiListing {
   pms?: { provider: string; externalId: string } | null;
 }
 
-/** The simulator's control API, over HTTP, at the address the stack printed. */
-export const simulatorOf = (t: TestStack): SimulatorControl => new SimulatorControl(t.stack.pmsSimulator.url);
+/** The simulator's control API, over HTTP. */
+export const simulatorOf = (t: TestStack): SimulatorControl => t.pms;
 
 /** A new workspace with a test-mode key; `api` calls the API with that key. */
 export async function newWorkspace(t: TestStack, name: string, activeListingLimit = 50): Promise<Workspace> {
