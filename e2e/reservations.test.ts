@@ -258,11 +258,14 @@ describe('reservations end to end', () => {
     ];
     it.each(refusals)('%s -> 422 pms_write_unsupported naming the PMS; nothing stored', async (_what, method, path, body, provider) => {
       const before = (await w.api<Page>('GET', '/v1/reservations')).body.pagination.total;
+      await t.pms.clearRequests();
       const res = await w.api<ErrorBody>(method, path, body(on));
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('pms_write_unsupported');
       expect(res.body.error.provider).toBe(provider);
       expect((await w.api<Page>('GET', '/v1/reservations')).body.pagination.total).toBe(before);
+      // Nothing reached the PMS (its own request log).
+      expect(await t.pms.requests({ account: w.account })).toEqual([]);
     });
 
     /** A reservation made in the PMS (simulator), arriving with the connection's next sync. */
