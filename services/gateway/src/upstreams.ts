@@ -35,6 +35,7 @@ export function createUpstreams(addresses: UpstreamAddresses, deadlineMs: number
       reservation: createUpstream(ops.DeadLetterServiceClient, { name: 'reservation-dead-letters', address: addresses.RESERVATION_ADDR, deadlineMs }),
       guest: createUpstream(ops.DeadLetterServiceClient, { name: 'guest-dead-letters', address: addresses.GUEST_ADDR, deadlineMs }),
       webhook: createUpstream(ops.DeadLetterServiceClient, { name: 'webhook-dead-letters', address: addresses.WEBHOOK_ADDR, deadlineMs }),
+      'pms-adapter': createUpstream(ops.DeadLetterServiceClient, { name: 'pms-adapter-dead-letters', address: addresses.PMS_ADAPTER_ADDR, deadlineMs }),
     },
   };
 }

@@ -1,6 +1,6 @@
 // Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
 import { listing, TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
+import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
 import type { PmsProvider } from './domain/connection';
 import { startOutcomeConsumer } from './events/outcome-consumer';
 import { pmsAdapterHandlers } from './grpc/handlers';
@@ -69,7 +69,7 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [pmsAdapterHandlers({ connections, connectors, syncer, listing: listingUpstream }), syncHealthHandlers(health)],
+    services: [pmsAdapterHandlers({ connections, connectors, syncer, listing: listingUpstream }), syncHealthHandlers(health), deadLetterService(consumerRunner)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: consumers.ready },
     logger: deps.logger,
     onStop: async () => {
