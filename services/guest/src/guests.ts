@@ -23,12 +23,16 @@ import { assertSupported, isProvider } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
   contactsAfterReservationChange,
+  contactSources,
   contactsFrom,
   DEFAULT_LANGUAGE,
   isStaleForLink,
+  keysOfContacts,
   linkReservation,
   matchKeysOf,
   mergeContacts,
+  PMS_GUEST_RECORD,
+  reportedContacts,
   withChangeKey,
   type GuestRecord,
   type ReservationLink,
@@ -288,13 +292,15 @@ export class GuestProfiles {
   private async followLinkedReservation(workspaceId: string, linked: GuestRecord, link: ReservationLink, tx: Tx, now: Date): Promise<{ guest: GuestRecord; changed: boolean }> {
     const current = linked.reservations.find((l) => l.reservationId === link.reservationId);
     if (isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
-    const contacts = contactsAfterReservationChange(linked.contacts, linked.reservations, link.reservationId, link);
-    const moved = current?.listingId !== link.listingId;
+    const contacts = contactsAfterReservationChange(linked.contacts, contactSources(linked), link.reservationId, link);
+    // A contact the reservation stopped sending keeps its last value on the link (it removes nothing).
+    const next: ReservationLink = { ...link, ...reportedContacts(link, current) };
+    const moved = current?.listingId !== next.listingId;
     if (!moved && !contacts.changed) return { guest: linked, changed: false };
-    const saved = await this.deps.guests.save({ ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, link), updatedAt: now }, tx);
+    const saved = await this.deps.guests.save({ ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, next), updatedAt: now }, tx);
     if (contacts.changed) {
-      await this.deps.guests.releaseKeys(workspaceId, saved.id, contacts.dropped.flatMap((c) => matchKeysOf(c.type === 'EMAIL' ? { email: c.value } : { phone: c.value })), tx);
-      await this.deps.guests.claimKeys(workspaceId, saved.id, matchKeysOf(link), tx);
+      await this.deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
+      await this.deps.guests.claimKeys(workspaceId, saved.id, matchKeysOf(next), tx);
     }
     await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
     return { guest: saved, changed: true };
@@ -324,13 +330,17 @@ export class GuestProfiles {
         updatedAt: now,
       };
       if (base) {
-        const saved = await this.deps.guests.save({ ...base, ...fields, contacts: mergeContacts(base.contacts, contactsFrom(payload)) }, tx, sourceUpdatedAt);
+        // The value the PMS's guest record reported before is replaced, as for a reservation's guest.
+        const contacts = contactsAfterReservationChange(base.contacts, contactSources(base), PMS_GUEST_RECORD, payload);
+        const pmsContacts = reportedContacts(payload, base.pmsContacts);
+        const saved = await this.deps.guests.save({ ...base, ...fields, contacts: contacts.contacts, pmsContacts }, tx, sourceUpdatedAt);
+        await this.deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
         await this.deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
         await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
         return true;
       }
       const created = await this.deps.guests.insert(
-        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now, version: 1, changeKeys: [] },
+        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), pmsContacts: reportedContacts(payload, null), reservations: [], createdAt: now, version: 1, changeKeys: [] },
         tx,
         sourceUpdatedAt,
       );

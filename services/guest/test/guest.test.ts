@@ -608,6 +608,21 @@ describe('guest service over gRPC', () => {
   });
 
   describe('guest sync from a PMS', () => {
+    it('replaces the email the PMS guest record reported before, keeping what a stay still reports', async () => {
+      const record = { externalId: 'g-90', firstName: 'Ren', email: 'ren@old.example', phone: '+81 90 1111 2222', updatedAt: '2025-04-01T00:00:00Z' };
+      await syncChange('ws_gr', 'PMS-B', 'guest', record);
+      // A stay of the same guest reports the old phone too.
+      await reservationEvent('ws_gr', { id: 'res_gr', propertyId: 'lst_on', primaryGuest: { firstName: 'Ren', lastName: '', email: '', phone: '+81 90 1111 2222', language: '' } });
+      await syncChange('ws_gr', 'PMS-B', 'guest', { ...record, email: 'ren@new.example', phone: '+81 90 3333 4444', updatedAt: '2025-04-02T00:00:00Z' });
+      const [g] = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gr' }))).guests;
+      expect(g!.contacts).toEqual([
+        { type: 'EMAIL', value: 'ren@new.example', isPrimary: true },
+        { type: 'PHONE', value: '+81 90 1111 2222', isPrimary: false },
+        { type: 'PHONE', value: '+81 90 3333 4444', isPrimary: false },
+      ]);
+    });
+
+
     it('creates, matches and updates PMS guests idempotently, publishing guest events', async () => {
       const payload = { externalId: 'g-77', firstName: 'Hana', lastName: 'Sato', email: 'hana@example.jp', updatedAt: '2025-03-01T00:00:00Z' };
       const value = await syncChange('ws_gs', 'PMS-B', 'guest', payload);

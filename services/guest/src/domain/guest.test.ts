@@ -1,4 +1,4 @@
-import { contactsAfterReservationChange, contactsFrom, hidingListings, isStaleForLink, linkReservation, listingIdsOf, matchKeysOf, mergeContacts, normalizeName, normalizePhone, searchNameOf } from './guest';
+import { contactsAfterReservationChange, contactSources, contactsFrom, PMS_GUEST_RECORD, reportedContacts, hidingListings, isStaleForLink, linkReservation, listingIdsOf, matchKeysOf, mergeContacts, normalizeName, normalizePhone, searchNameOf } from './guest';
 import { answerProblem, messageWrites, preApprovalWrites, preApproveProblem } from './messaging';
 
 describe('guest name normalization', () => {
@@ -122,5 +122,15 @@ describe('contact changes reported by a linked reservation', () => {
     const out = contactsAfterReservationChange([email('old@x.com', true), email('new@x.com')], [link('res_1', { email: 'old@x.com' })], 'res_1', { email: 'new@x.com' });
     expect(out.contacts).toEqual([email('new@x.com', true)]);
     expect(out.dropped).toEqual([email('old@x.com', true)]);
+  });
+});
+
+describe('sources of a profile’s contacts', () => {
+  it('are its reservations and, once it reported, the PMS’s guest record; a contact a source stops sending keeps its last value', () => {
+    const reservations = [{ reservationId: 'res_1', listingId: 'lst_1', phone: '600111222' }];
+    expect(contactSources({ reservations, pmsContacts: null })).toEqual(reservations);
+    expect(contactSources({ reservations, pmsContacts: { email: 'a@x.com', phone: '' } })).toEqual([...reservations, { reservationId: PMS_GUEST_RECORD, listingId: '', email: 'a@x.com', phone: '' }]);
+    expect(reportedContacts({ email: ' new@x.com ', phone: '' }, { email: 'old@x.com', phone: '600111222' })).toEqual({ email: 'new@x.com', phone: '600111222' });
+    expect(reportedContacts({}, null)).toEqual({ email: '', phone: '' });
   });
 });

@@ -53,6 +53,8 @@ export interface GuestRecord {
   version: number;
   /** Idempotency-Keys of the latest API changes, written with each change (MAX_CHANGE_KEYS kept). */
   changeKeys: string[];
+  /** The email and phone the PMS's own guest record (sync entity `guest`) reported last, if any. */
+  pmsContacts?: { email: string; phone: string } | null;
 }
 
 /** How many recent change keys a profile remembers (a retry comes long before 20 other changes). */
@@ -117,6 +119,11 @@ export function matchKeysOf(contact: { email?: string; phone?: string }): string
   return keys;
 }
 
+/** The match keys of some contacts (those a profile gives up are released). */
+export function keysOfContacts(contacts: Contact[]): string[] {
+  return contacts.flatMap((c) => matchKeysOf(c.type === 'EMAIL' ? { email: c.value } : { phone: c.value }));
+}
+
 /** The contacts of a new profile: email first (primary), then phone. */
 export function contactsFrom(contact: { email?: string; phone?: string }): Contact[] {
   const out: Contact[] = [];
@@ -157,6 +164,19 @@ export function hidingListings<L extends { id: string }>(listingIds: string[], i
   return listingIds.every((id) => inactiveIds.has(id)) ? inactive : null;
 }
 
+/** The source id of the PMS's own guest record among a profile's sources of contacts. */
+export const PMS_GUEST_RECORD = 'pms:guest';
+
+/** Every source of a profile's contacts with what it reported last: its reservations, and the PMS's guest record. */
+export function contactSources(guest: Pick<GuestRecord, 'reservations' | 'pmsContacts'>): ReservationLink[] {
+  return guest.pmsContacts ? [...guest.reservations, { reservationId: PMS_GUEST_RECORD, listingId: '', ...guest.pmsContacts }] : guest.reservations;
+}
+
+/** What a source reports now, keeping its last non-empty value of a contact it stopped sending. */
+export function reportedContacts(now: { email?: string; phone?: string }, before: { email?: string; phone?: string } | null | undefined): { email: string; phone: string } {
+  return { email: now.email?.trim() || before?.email || '', phone: now.phone?.trim() || before?.phone || '' };
+}
+
 const CONTACT_FIELDS = [
   ['EMAIL', 'email'],
   ['PHONE', 'phone'],
@@ -178,9 +198,9 @@ export interface ContactChange {
 }
 
 /**
- * A reservation linked to the profile now reports its primary guest's email and phone as
- * `reported` (docs/guests.md, "Contact changes from a PMS"). Per type, the value the reservation
- * reported before (kept on its link) is replaced on the profile by the new one, in place and
+ * A source of the profile's contacts (a linked reservation, or the PMS's guest record: see
+ * contactSources) now reports the email and phone `reported` (docs/guests.md, "Contact changes
+ * from a PMS"). Per type, the value the source reported before (kept with it) is replaced on the profile by the new one, in place and
  * keeping its primary flag, unless another linked reservation still reports the old value (then
  * both stay). Without a known previous value, or when that value is no longer on the profile, the
  * new one is added as a match adds it. An empty value removes nothing (a PMS that stops sending a

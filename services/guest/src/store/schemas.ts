@@ -34,6 +34,8 @@ export const guestSchema = new Schema(
     provider: { type: String, default: '' },
     externalId: { type: String, default: '' },
     reservations: { type: [reservationLinkSchema], default: [] },
+    /** The email and phone the PMS's own guest record reported last (replaced when it changes them). */
+    pmsContacts: { type: new Schema({ email: { type: String, default: '' }, phone: { type: String, default: '' } }, { _id: false }), default: null },
     /**
      * Derived from `reservations` on every write: the distinct listings of the guest, so the
      * visibility rule of spec 2.2 is one filter over an indexed array on both engines.
