@@ -212,6 +212,14 @@ export class ConsumerRunner {
     if (this.groups.has(spec.groupId)) throw new Error(`${this.service}: consumer group ${spec.groupId} is already subscribed`);
     await this.deps.bus.ensureTopics([...spec.topics, ...spec.topics.map(deadLetterTopicOf), ...(spec.reportsSyncOutcomes ? [TOPICS.pmsSyncOutcomes] : [])]);
     const stopping = new AbortController();
+    /** describe() never fails a message: an exception in it tells nothing. */
+    const describe = (payload: T, message: DeliveredMessage): MessageContext => {
+      try {
+        return spec.describe?.(payload, message) ?? {};
+      } catch {
+        return {};
+      }
+    };
     const registered: Registered = {
       topics: spec.topics,
       applyOnce: async (message) => {
@@ -222,12 +230,12 @@ export class ConsumerRunner {
           throw new PermanentError('malformed_payload', `cannot decode the ${message.topic} message: ${(err as Error).message}`, { cause: err });
         }
         await withTimeout(spec.handle(payload, message), this.policy.attemptTimeoutMs);
-        return spec.describe?.(payload, message) ?? {};
+        return describe(payload, message);
       },
       classify: (err) => spec.classify?.(err) ?? classifyFailure(err),
       contextOf: (message) => {
         try {
-          return spec.describe?.(spec.decode(message.value, message), message) ?? {};
+          return describe(spec.decode(message.value, message), message);
         } catch {
           // An undecodable message has no workspace, listing or change to tell.
           return {};
