@@ -34,8 +34,8 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const consumers = new ConsumerRunner({ service: 'guest', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
   await cache.start();
-  const access = new ListingAccess(cache);
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
+  const access = new ListingAccess(cache, (workspaceId, id) => pms.resolveListingId(workspaceId, id));
   const applied = new AppliedRequests(deps.store);
   const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms, applied });
   const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger, applied });

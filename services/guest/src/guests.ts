@@ -25,12 +25,17 @@ import { GUEST_LANGUAGE_PATTERN, MAX_GUEST_NAME_LENGTH } from '@vrp/api-model';
 import { assertSupported, isProvider, PROVIDERS } from '@vrp/pms-matrix';
 import type { ListingAccess } from './access';
 import {
+  contactsAfterReservationChange,
+  contactSources,
   contactsFrom,
   DEFAULT_LANGUAGE,
   isStaleForLink,
+  keysOfContacts,
   linkReservation,
   matchKeysOf,
   mergeContacts,
+  PMS_GUEST_RECORD,
+  reportedContacts,
   type GuestRecord,
   type ReservationLink,
 } from './domain/guest';
@@ -265,18 +270,11 @@ export class GuestProfiles {
    * applied. Returns the profile and whether anything changed.
    */
   async applyReservation(workspaceId: string, r: reservation.Reservation, tx: Tx): Promise<{ guest: GuestRecord; changed: boolean }> {
-    const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null };
+    const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+    const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null, ...primary };
     const now = new Date();
     const linked = await this.deps.guests.byReservation(workspaceId, r.id, tx);
-    if (linked) {
-      const current = linked.reservations.find((l) => l.reservationId === r.id);
-      // Repeated, or older than what the link holds (replayed, or overtaken by a move): nothing to do.
-      if (current?.listingId === link.listingId || isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
-      const moved = await this.deps.guests.save({ ...linked, reservations: linkReservation(linked.reservations, link), updatedAt: now }, tx);
-      await this.deps.outbox.add(tx, [guestEvent(moved, 'updated', now)]);
-      return { guest: moved, changed: true };
-    }
-    const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+    if (linked) return this.followLinkedReservation(workspaceId, linked, link, tx, now);
     const keys = matchKeysOf(primary);
     const matched = await this.deps.guests.byMatchKeys(workspaceId, keys, tx);
     if (matched) {
@@ -312,6 +310,31 @@ export class GuestProfiles {
   }
 
   /**
+   * A change of a reservation already linked to `linked`: the link follows a move to another
+   * listing, and a new email or phone of its primary guest (a PMS-side change arrives as a
+   * reservation change) replaces the one it reported before on the profile
+   * (contactsAfterReservationChange; docs/guests.md, "Contact changes from a PMS"). The profile
+   * keeps its own name and language. A change not newer than the link (replayed, redelivered, or
+   * overtaken) and a change that alters neither changes nothing: no new version, no event.
+   */
+  private async followLinkedReservation(workspaceId: string, linked: GuestRecord, link: ReservationLink, tx: Tx, now: Date): Promise<{ guest: GuestRecord; changed: boolean }> {
+    const current = linked.reservations.find((l) => l.reservationId === link.reservationId);
+    if (isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
+    const contacts = contactsAfterReservationChange(linked.contacts, contactSources(linked), link.reservationId, link);
+    // A contact the reservation stopped sending keeps its last value on the link (it removes nothing).
+    const next: ReservationLink = { ...link, ...reportedContacts(link, current) };
+    const moved = current?.listingId !== next.listingId;
+    if (!moved && !contacts.changed) return { guest: linked, changed: false };
+    const saved = await this.deps.guests.save({ ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, next), updatedAt: now }, tx);
+    if (contacts.changed) {
+      await this.deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
+      await this.deps.guests.claimKeys(workspaceId, saved.id, matchKeysOf(next), tx);
+    }
+    await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
+    return { guest: saved, changed: true };
+  }
+
+  /**
    * entity=guest of pms.sync.v1: the PMS's profile, found by (provider, external id), else
    * matched by email/phone and linked to the PMS, else created. A change not newer than the one
    * applied last (updatedAt) changes nothing, so replays and out-of-order duplicates are harmless.
@@ -335,13 +358,17 @@ export class GuestProfiles {
         updatedAt: now,
       };
       if (base) {
-        const saved = await this.deps.guests.save({ ...base, ...fields, contacts: mergeContacts(base.contacts, contactsFrom(payload)) }, tx, sourceUpdatedAt);
+        // The value the PMS's guest record reported before is replaced, as for a reservation's guest.
+        const contacts = contactsAfterReservationChange(base.contacts, contactSources(base), PMS_GUEST_RECORD, payload);
+        const pmsContacts = reportedContacts(payload, base.pmsContacts);
+        const saved = await this.deps.guests.save({ ...base, ...fields, contacts: contacts.contacts, pmsContacts }, tx, sourceUpdatedAt);
+        await this.deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
         await this.deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
         await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
         return true;
       }
       const created = await this.deps.guests.insert(
-        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now, version: 1 },
+        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), pmsContacts: reportedContacts(payload, null), reservations: [], createdAt: now, version: 1 },
         tx,
         sourceUpdatedAt,
       );

@@ -81,10 +81,10 @@ export class Messaging {
     void this.deps.outbox.flush().catch(() => undefined);
   }
 
-  /** The collection filter of a listing-scoped list (403 when it names an inactive listing). */
-  private scope(workspaceId: string, listingId: string, extra: Record<string, unknown> = {}) {
+  /** The collection filter of a listing-scoped list (404 when it names no listing of the workspace, then 403 when inactive). */
+  private async scope(workspaceId: string, listingId: string, extra: Record<string, unknown> = {}) {
     return listingScopedFilter(workspaceId, {
-      listingId: listingId ? this.deps.access.filterListing(workspaceId, listingId) : '',
+      listingId: listingId ? await this.deps.access.filterListing(workspaceId, listingId) : '',
       inactiveListingIds: this.deps.access.inactiveIds(workspaceId),
       extra,
     });
@@ -92,11 +92,11 @@ export class Messaging {
 
   // ---- conversations and messages ----
 
-  listConversations(workspaceId: string, f: { listingId: string; reservationId: string; guestId: string }, window: PageWindow) {
+  async listConversations(workspaceId: string, f: { listingId: string; reservationId: string; guestId: string }, window: PageWindow) {
     const extra: Record<string, unknown> = {};
     if (f.reservationId) extra.reservationId = f.reservationId;
     if (f.guestId) extra.guestId = f.guestId;
-    return this.deps.messaging.conversationPage(this.scope(workspaceId, f.listingId, extra), window);
+    return this.deps.messaging.conversationPage(await this.scope(workspaceId, f.listingId, extra), window);
   }
 
   async conversation(workspaceId: string, id: string): Promise<ConversationRecord> {
@@ -172,8 +172,8 @@ export class Messaging {
 
   // ---- reviews ----
 
-  listReviews(workspaceId: string, f: { listingId: string }, window: PageWindow) {
-    return this.deps.messaging.reviewPage(this.scope(workspaceId, f.listingId), window);
+  async listReviews(workspaceId: string, f: { listingId: string }, window: PageWindow) {
+    return this.deps.messaging.reviewPage(await this.scope(workspaceId, f.listingId), window);
   }
 
   async review(workspaceId: string, id: string): Promise<ReviewRecord> {
@@ -222,11 +222,11 @@ export class Messaging {
 
   // ---- reservation requests and inquiries ----
 
-  listRequests(workspaceId: string, f: { listingId: string; status: string; kind: string }, window: PageWindow) {
+  async listRequests(workspaceId: string, f: { listingId: string; status: string; kind: string }, window: PageWindow) {
     const extra: Record<string, unknown> = {};
     if (f.status) extra.status = f.status;
     if (f.kind) extra.kind = f.kind;
-    return this.deps.messaging.requestPage(this.scope(workspaceId, f.listingId, extra), window);
+    return this.deps.messaging.requestPage(await this.scope(workspaceId, f.listingId, extra), window);
   }
 
   async request(workspaceId: string, id: string): Promise<RequestRecord> {

@@ -1,11 +1,16 @@
 // Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
 import { listing, TOPICS } from '@vrp/contracts';
-import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
+import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
 import type { PmsProvider } from './domain/connection';
+import { startOutcomeConsumer } from './events/outcome-consumer';
 import { pmsAdapterHandlers } from './grpc/handlers';
+import { syncHealthHandlers } from './grpc/sync-health-handlers';
+import { exposeSyncHealth } from './metrics';
 import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
 import { ConnectionStore } from './store/connection-store';
+import { SyncHealthStore } from './store/sync-health-store';
 import { Syncer } from './sync';
+import { SyncHealth } from './use-cases/sync-health';
 
 export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
 
@@ -49,7 +54,13 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
     breaker: { ...DEFAULT_CONNECTOR_OPTIONS.breaker, ...settings.connector?.breaker },
   };
   const connectors = new ConnectorRegistry(pmsBaseUrlOf(settings.baseUrl), options, deps.logger);
-  const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger);
+  const healthStore = new SyncHealthStore(deps.store);
+  const health = new SyncHealth({ connections, health: healthStore });
+  // What the owning services did with each published change (sync health), and its metrics.
+  const consumerRunner = new ConsumerRunner({ service: 'pms-adapter', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
+  const outcomes = await startOutcomeConsumer(consumerRunner, health);
+  const hideMetrics = exposeSyncHealth(health);
+  const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger, healthStore);
   const listingUpstream = createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
   syncer.start(settings.syncIntervalMs ?? 0);
   return startService({
@@ -58,11 +69,13 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [pmsAdapterHandlers({ connections, connectors, syncer, listing: listingUpstream })],
+    services: [pmsAdapterHandlers({ connections, connectors, syncer, listing: listingUpstream }), syncHealthHandlers(health), deadLetterService(consumerRunner)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: consumers.ready },
     logger: deps.logger,
     onStop: async () => {
       await syncer.stop();
+      hideMetrics();
+      await outcomes.stop();
       await outbox.stop();
       connectors.shutdown();
       listingUpstream.close();

@@ -5,7 +5,7 @@
 // runner: a malformed change (MalformedChange, an invalid document) is a dead letter at once;
 // store trouble is retried in place and dead-lettered past the retry budget.
 import { reservationEvents, TOPICS, pmsSync, syncPayloadOf } from '@vrp/contracts';
-import { PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Subscription } from '@vrp/platform';
+import { describeSyncChange, PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Subscription } from '@vrp/platform';
 import type { GuestProfiles } from '../guests';
 import { MalformedChange, type Messaging } from '../messaging';
 
@@ -69,7 +69,8 @@ export async function startConsumers(deps: { store: DocumentStore; consumers: Co
     topics: [TOPICS.pmsSync],
     fromBeginning: true,
     decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
-    describe: (change) => ({ workspaceId: change.workspaceId }),
+    reportsSyncOutcomes: true,
+    describe: (change) => describeSyncChange(change, (GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)),
     handle: async (change) => {
       if (!(GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)) return;
       await applySync(change);
