@@ -6,6 +6,7 @@ import type { ContentRelay } from './use-cases/listing-data';
 import { listingService } from './grpc/handlers';
 import { connectPmsRelay } from '@vrp/pms-relay';
 import { PmsSyncConsumer } from './events/pms-sync-consumer';
+import { ApplyPmsListing } from './use-cases/pms-sync';
 import { grpcBookedNights, type BookedNights } from './ports/bookings';
 import { pmsContentRelay } from './ports/pms-content-relay';
 import { ListingStore } from './store/listing-store';
@@ -31,7 +32,7 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
   const pmsRelay = deps.contentRelay ? null : connectPmsRelay(deps.addresses.pmsAdapter);
   // Imports and PMS-side changes of listings (pms.sync.v1).
   const consumers = new ConsumerRunner({ service: 'listing', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
-  const pmsSync = new PmsSyncConsumer({ store: deps.store, consumers, listings, outbox, logger: deps.logger });
+  const pmsSync = new PmsSyncConsumer({ consumers, sync: new ApplyPmsListing({ store: deps.store, listings, outbox }) });
   await pmsSync.start();
   const reservationUpstream = deps.bookings ? null : createUpstream(reservation.ReservationServiceClient, { name: 'reservation', address: deps.addresses.reservation });
   const handlerDeps = {

@@ -1,73 +1,24 @@
-// Consumer of pms.sync.v1, entity "listing": imports the listings of a connected PMS account and
-// applies the changes made in the PMS. Idempotent: a listing is found by (workspace, PMS, PMS
-// id), so a replayed message updates it to the values it already has and changes nothing.
+// Use case of pms.sync.v1, entity "listing" (events/pms-sync-consumer.ts calls it): imports the
+// listings of a connected PMS account and applies the changes made in the PMS. Idempotent: a
+// listing is found by (workspace, PMS, PMS id), so a replayed message updates it to the values it
+// already has and changes nothing.
 // Activity is never changed by a sync, except that a NEW listing imported while unlisted on its
 // channel starts inactive (spec 3.2); an inactive listing's data keeps syncing.
-import { pmsSync, TOPICS, type ListingSyncPayload } from '@vrp/contracts';
-import { describeSyncChange, DuplicateKeyError, newId, PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Outbox, type Subscription } from '@vrp/platform';
+import { pmsSync, type ListingSyncPayload } from '@vrp/contracts';
+import { DuplicateKeyError, newId, PermanentError, type DocumentStore, type Outbox } from '@vrp/platform';
 import { canActivate, type ListingRecord } from '../domain/listing';
-import { pmsListingStore, type ListingStore, type PmsListingFields } from '../store/listing-store';
+import { pmsListingStore, type ListingStore } from '../store/listing-store';
 import { alreadyApplied, PmsSyncMarks } from '../store/pms-sync-marks';
-import { activityChanged, recordActivity } from './activity-publisher';
-
-export const PMS_SYNC_GROUP = 'listing.pms-sync';
+import { activityChanged, recordActivity } from '../events/activity-publisher';
+import { fieldsOf, sameFields } from '../domain/pms-sync';
 
 export type ApplyOutcome = 'created' | 'updated' | 'unchanged' | 'ignored';
 
-/** The PMS-owned fields of a listing, from the sync payload (absent values keep the listing's). */
-export function fieldsOf(p: ListingSyncPayload): PmsListingFields {
-  return {
-    name: p.name.trim() || p.externalId,
-    channels: p.channels.filter((c) => c.externalId).map((c) => ({ channel: c.channel, externalId: c.externalId })),
-    timezone: p.timezone,
-    currency: p.currency,
-    maxGuests: p.maxGuests,
-    bedrooms: p.bedrooms,
-    bathrooms: p.bathrooms,
-    beds: p.beds,
-    defaultNightlyPrice: p.defaultNightlyPrice,
-    cleaningFee: p.cleaningFee,
-  };
-}
-
-/** True when applying `fields` would change nothing (a replay, or a change of other data). */
-export function sameFields(listing: ListingRecord, fields: PmsListingFields): boolean {
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    const current = listing[key as keyof ListingRecord];
-    if (JSON.stringify(current) !== JSON.stringify(value)) return false;
-  }
-  return true;
-}
-
-export class PmsSyncConsumer {
-  private subscription: Subscription | null = null;
+export class ApplyPmsListing {
   private readonly marks: PmsSyncMarks;
 
-  constructor(private readonly deps: { store: DocumentStore; consumers: ConsumerRunner; listings: ListingStore; outbox: Outbox; logger: Logger }) {
+  constructor(private readonly deps: { store: DocumentStore; listings: ListingStore; outbox: Outbox }) {
     this.marks = new PmsSyncMarks(deps.store);
-  }
-
-  async start(): Promise<void> {
-    // Failures: an unreadable payload or a channel id taken by another listing are permanent
-    // (dead letters); store trouble is transient (retried in place by the runner).
-    this.subscription = await this.deps.consumers.subscribe({
-      groupId: PMS_SYNC_GROUP,
-      topics: [TOPICS.pmsSync],
-      fromBeginning: true,
-      decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
-      reportsSyncOutcomes: true,
-      describe: (change) => describeSyncChange(change, change.entity === 'listing'),
-      handle: async (change) => {
-        await this.apply(change);
-      },
-    });
-    await this.subscription.ready;
-  }
-
-  async stop(): Promise<void> {
-    await this.subscription?.stop();
-    this.subscription = null;
   }
 
   /** Applies one change; other entities are for the reservation and guest services. */
