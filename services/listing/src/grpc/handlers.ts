@@ -1,12 +1,33 @@
-// gRPC transport of ListingService: registers the use cases (use-cases/listings.ts and
-// use-cases/listing-data.ts) as its methods. grpc-js decodes and encodes the messages; the
-// platform's server maps errors; no rule and no store call lives here.
+// gRPC transport of ListingService: decodes what the use cases need from each message, calls the
+// use case (use-cases/listings.ts, use-cases/listing-data.ts) and encodes its answer
+// (grpc/mappers.ts). grpc-js does the wire format and the platform's server maps errors; no rule
+// and no store call lives here.
 import { listing as pb } from '@vrp/contracts';
 import { service, type ServiceRegistration } from '@vrp/platform';
 import type { ListingDataDeps } from '../use-cases/data-context';
 import { listingDataUseCases } from '../use-cases/listing-data';
 import { listingUseCases } from '../use-cases/listings';
+import { statusFilterFromProto, toProtoListing, toProtoUsage } from './mappers';
 
 export function listingService(deps: ListingDataDeps): ServiceRegistration {
-  return service(pb.ListingServiceService, { ...listingUseCases(deps), ...listingDataUseCases(deps) });
+  const listings = listingUseCases(deps);
+  return service(pb.ListingServiceService, {
+    async listListings(req) {
+      const { listings: items, page } = await listings.listListings(req, statusFilterFromProto(req.status));
+      return { listings: items.map(toProtoListing), page };
+    },
+    getListing: async (req) => ({ listing: toProtoListing(await listings.getListing(req)) }),
+    createListing: async (req) => ({ listing: toProtoListing(await listings.createListing(req)) }),
+    setWorkspacePlan: async (req) => ({ usage: toProtoUsage(await listings.setWorkspacePlan(req)) }),
+    getWorkspaceUsage: async (req) => ({ usage: toProtoUsage(await listings.getWorkspaceUsage(req)) }),
+    setListingsActive: (req) => listings.setListingsActive(req),
+    deleteListing: async (req) => ({ listing: toProtoListing(await listings.deleteListing(req)) }),
+    deactivateConnectionListings: (req) => listings.deactivateConnectionListings(req),
+    resolveListings: async (req) => ({ listings: (await listings.resolveListings(req)).map(toProtoListing) }),
+    async findPmsListing(req) {
+      const found = await listings.findPmsListing(req);
+      return found.listing ? { listing: toProtoListing(found.listing), deleted: false } : { deleted: found.deleted };
+    },
+    ...listingDataUseCases(deps),
+  });
 }

@@ -1,6 +1,6 @@
 // Listings, plans and activity: list, get, create, the workspace's plan and usage, activation,
 // deletion, deactivation of a PMS connection's listings, lookups by id and by PMS id. The use
-// cases take the decoded request message and answer the response message (grpc/ registers them).
+// cases take the decoded request message and answer records; grpc/handlers.ts encodes them.
 import { listing as pb } from '@vrp/contracts';
 import {
   AppError,
@@ -18,11 +18,10 @@ import {
   type Outbox,
 } from '@vrp/platform';
 import { activityOutcomeIds, type ActivityOutcomeIds, type ListingActivity } from './activity';
-import { statusesFor, usageOf, type ListingRecord } from '../domain/listing';
+import { statusesFor, usageOf, type ListingRecord, type ListingStatusFilter } from '../domain/listing';
 import { activityChanged, recordActivity } from '../events/activity-publisher';
 import { pmsListingStore, type ListingStore } from '../store/listing-store';
 import { PmsSyncMarks } from '../store/pms-sync-marks';
-import { statusFilterFromProto, toProtoListing, toProtoUsage } from '../grpc/mappers';
 
 export type ListingHandlers = Handlers<typeof pb.ListingServiceService>;
 
@@ -41,17 +40,17 @@ export function listingUseCases(deps: ListingHandlerDeps) {
   const marks = new PmsSyncMarks(store);
 
   return {
-    async listListings(req: pb.ListListingsRequest) {
+    async listListings(req: Omit<pb.ListListingsRequest, 'status'>, status: ListingStatusFilter) {
       requireWorkspace(req.workspaceId);
       const window = pageWindow(req.page);
-      const { items, total } = await listings.page(req.workspaceId, statusesFor(statusFilterFromProto(req.status)), window);
-      return { listings: items.map(toProtoListing), page: pageInfo(window, items.length, total) };
+      const { items, total } = await listings.page(req.workspaceId, statusesFor(status), window);
+      return { listings: items, page: pageInfo(window, items.length, total) };
     },
 
     async getListing(req: pb.GetListingRequest) {
       requireWorkspace(req.workspaceId);
       const found = req.allowInactive ? await listings.resolve(req.workspaceId, req.id) : await listings.resolveActive(req.workspaceId, req.id);
-      return { listing: toProtoListing(found) };
+      return found;
     },
 
     async createListing(req: pb.CreateListingRequest) {
@@ -106,7 +105,7 @@ export function listingUseCases(deps: ListingHandlerDeps) {
           throw err;
         });
       void outbox.flush().catch(() => undefined);
-      return { listing: toProtoListing(created) };
+      return created;
     },
 
     async setWorkspacePlan(req: pb.SetWorkspacePlanRequest) {
@@ -116,13 +115,13 @@ export function listingUseCases(deps: ListingHandlerDeps) {
       }
       await listings.setLimit(req.workspaceId, req.activeListingLimit);
       const plan = await listings.plan(req.workspaceId);
-      return { usage: toProtoUsage(usageOf(plan, await listings.countByStatus(req.workspaceId, 'inactive'))) };
+      return usageOf(plan, await listings.countByStatus(req.workspaceId, 'inactive'));
     },
 
     async getWorkspaceUsage(req: pb.GetWorkspaceUsageRequest) {
       requireWorkspace(req.workspaceId);
       const plan = await listings.plan(req.workspaceId);
-      return { usage: toProtoUsage(usageOf(plan, await listings.countByStatus(req.workspaceId, 'inactive'))) };
+      return usageOf(plan, await listings.countByStatus(req.workspaceId, 'inactive'));
     },
 
     async setListingsActive(req: pb.SetListingsActiveRequest) {
@@ -141,7 +140,7 @@ export function listingUseCases(deps: ListingHandlerDeps) {
 
     async deleteListing(req: pb.DeleteListingRequest) {
       requireWorkspace(req.workspaceId);
-      return { listing: toProtoListing(await activity.delete(req.workspaceId, req.id)) };
+      return activity.delete(req.workspaceId, req.id);
     },
 
     async deactivateConnectionListings(req: pb.DeactivateConnectionListingsRequest) {
@@ -154,17 +153,17 @@ export function listingUseCases(deps: ListingHandlerDeps) {
     async resolveListings(req: pb.ResolveListingsRequest) {
       requireWorkspace(req.workspaceId);
       const found = await listings.findAll(req.workspaceId, req.ids);
-      return { listings: found.map(toProtoListing) };
+      return found;
     },
 
     async findPmsListing(req: pb.FindPmsListingRequest) {
       requireWorkspace(req.workspaceId);
       if (!req.provider || !req.externalId) throw validationFailed({ ...(req.provider ? {} : { provider: 'is required' }), ...(req.externalId ? {} : { externalId: 'is required' }) });
       const found = await pmsListingStore(listings).findByPmsId(req.workspaceId, req.provider, req.externalId);
-      if (found) return { listing: toProtoListing(found), deleted: false };
+      if (found) return { listing: found, deleted: false };
       // Every import records the PMS listing's sync mark in the same transaction as the listing,
       // and deletion keeps the mark: a mark without a listing is a listing the workspace deleted.
-      return { deleted: (await marks.get(req.workspaceId, req.provider, req.externalId)) !== null };
+      return { listing: null, deleted: (await marks.get(req.workspaceId, req.provider, req.externalId)) !== null };
     },
-  } satisfies Partial<ListingHandlers>;
+  };
 }
