@@ -50,6 +50,10 @@ describe('reservation writes over gRPC', () => {
     listing('lst_plain'),
     listing('lst_other'),
     listing('lst_off', { active: false }),
+    // Inactive as the activity cache knows it; the listing service's answer (active) is not asked for activity.
+    listing('lst_cacheoff'),
+    // Imported unlisted a moment ago: inactive at the listing service, its activity event not received yet.
+    listing('lst_newoff', { active: false }),
     ...['A', 'B', 'C', 'D', 'E', 'F'].map((p) => listing(`lst_pms${p.toLowerCase()}`, { pmsProvider: `PMS-${p}`, pmsExternalId: `ext-${p}` })),
   ]) listings.set(l.id, l);
   /** Nights priced 100, except 2026-03-02 at 150; 2026-03-03 is closed on lst_plain. */
@@ -132,6 +136,7 @@ describe('reservation writes over gRPC', () => {
     await bus.ensureTopics([TOPICS.listingActivity]);
     await bus.publish(TOPICS.listingActivity.name, [
       { key: 'lst_off', value: listingEvents.ListingActivityChanged.encode(listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_off', listingName: 'Listing lst_off', active: false, version: 2 })).finish() },
+      { key: 'lst_cacheoff', value: listingEvents.ListingActivityChanged.encode(listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_cacheoff', listingName: 'Cache Off', active: false, version: 2 })).finish() },
     ]);
     await bus.whenIdle();
   });
@@ -209,6 +214,16 @@ describe('reservation writes over gRPC', () => {
     const inactive = await errorOf(create({ propertyId: 'lst_off' }));
     expect(inactive.code).toBe('listing_inactive');
     expect(inactive.details.listingIds).toEqual(['lst_off']);
+  });
+
+  it('writes decide listing_inactive as reads do: by the activity cache, and by the listing service for a listing the cache has not seen', async () => {
+    const byCache = await errorOf(create({ propertyId: 'lst_cacheoff' }));
+    expect([byCache.code, byCache.details.listings]).toEqual(['listing_inactive', [{ id: 'lst_cacheoff', name: 'Cache Off' }]]);
+    const notSeenYet = await errorOf(create({ propertyId: 'lst_newoff' }));
+    expect([notSeenYet.code, notSeenYet.details.listingIds]).toEqual(['listing_inactive', ['lst_newoff']]);
+    // Moving a stay onto either is refused the same way.
+    const r = (await create()).reservation!;
+    for (const target of ['lst_cacheoff', 'lst_newoff']) expect((await errorOf(update(r.id, { propertyId: target }))).code).toBe('listing_inactive');
   });
 
   describe('spec 7.2: refusals are decided before anything reaches the PMS', () => {
