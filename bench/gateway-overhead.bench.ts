@@ -6,6 +6,7 @@
 // gateway's throughput, with a constant-rate (open-loop, wrk2-style) client.
 // Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 80 s.
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { runConstantRate, runWrk, type WrkResult } from './support/load';
@@ -33,12 +34,24 @@ function stop(proc: ChildProcess): Promise<void> {
     if (proc.exitCode !== null) return resolve();
     proc.once('exit', () => resolve());
     proc.disconnect();
-    setTimeout(() => proc.kill('SIGKILL'), 10_000).unref();
+    setTimeout(() => proc.kill('SIGKILL'), 30_000).unref();
   });
 }
 
+/** CPU time (user + system, ms) a process has used so far; Linux /proc, NaN elsewhere. */
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return NaN;
+  }
+}
+
 const round2 = (n: number) => Math.round(n * 100) / 100;
-const brief = (r: WrkResult) => ({ req_per_s: Math.round(r.requestsPerSecond), p50_ms: round2(r.latencyMs.p50), p99_ms: round2(r.latencyMs.p99), non_2xx: r.non2xx, socket_errors: r.socketErrors });
+const brief = (r: WrkResult & { cpuMsPerRequest?: number }) => ({
+  req_per_s: Math.round(r.requestsPerSecond),
+  ...(r.cpuMsPerRequest !== undefined ? { cpu_ms_per_request: Math.round(r.cpuMsPerRequest * 1000) / 1000 } : {}), p50_ms: round2(r.latencyMs.p50), p99_ms: round2(r.latencyMs.p99), non_2xx: r.non2xx, socket_errors: r.socketErrors });
 
 async function main(): Promise<void> {
   const loadBefore = loadavg().map(round2);
@@ -63,12 +76,24 @@ async function main(): Promise<void> {
   try {
     const gatewayUrl = `${baseUrl}${path}`;
     const wrk = (url: string, seconds = SECONDS) => runWrk(url, { threads: 2, connections: CONNECTIONS, seconds, headers });
+    // CPU the stack's process spent per request: steadier than req/s on a shared machine.
+    const measured = async (url: string, pid: number): Promise<WrkResult & { cpuMsPerRequest: number }> => {
+      const before = cpuMsOf(pid);
+      const result = await wrk(url);
+      return { ...result, cpuMsPerRequest: (cpuMsOf(pid) - before) / result.requests };
+    };
     // Warm-up: JIT, connection pools, the store's indexes.
     await wrk(gatewayUrl, 3);
+    if (process.env.BENCH_PROFILE) {
+      // Profiling (docs/architecture.md, "Per-request cost"): load the gateway only, then stop;
+      // start the stack with BENCH_STACK_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=<dir>".
+      console.log(JSON.stringify({ profiled: brief(await measured(gatewayUrl, stack.proc.pid!)) }));
+      return;
+    }
     await wrk(bareUrl, 2);
-    const rounds: { gateway: WrkResult; bare: WrkResult }[] = [];
-    for (let i = 0; i < ROUNDS; i++) rounds.push({ gateway: await wrk(gatewayUrl), bare: await wrk(bareUrl) });
-    const mean = (pick: (r: { gateway: WrkResult; bare: WrkResult }) => number) => rounds.reduce((s, r) => s + pick(r), 0) / rounds.length;
+    const rounds: { gateway: WrkResult & { cpuMsPerRequest: number }; bare: WrkResult & { cpuMsPerRequest: number } }[] = [];
+    for (let i = 0; i < ROUNDS; i++) rounds.push({ gateway: await measured(gatewayUrl, stack.proc.pid!), bare: await measured(bareUrl, bare.proc.pid!) });
+    const mean = (pick: (r: (typeof rounds)[number]) => number) => rounds.reduce((s, r) => s + pick(r), 0) / rounds.length;
     const gatewayRps = mean((r) => r.gateway.requestsPerSecond);
     const bareRps = mean((r) => r.bare.requestsPerSecond);
     const ratio = gatewayRps / bareRps;
@@ -85,6 +110,7 @@ async function main(): Promise<void> {
       rounds: rounds.map((r) => ({ gateway: brief(r.gateway), bare: brief(r.bare), ratio: round2(r.gateway.requestsPerSecond / r.bare.requestsPerSecond) })),
       gateway_req_per_s: Math.round(gatewayRps),
       bare_req_per_s: Math.round(bareRps),
+      gateway_cpu_ms_per_request: Math.round(mean((r) => r.gateway.cpuMsPerRequest) * 1000) / 1000,
       ratio: round2(ratio),
       half_load: { rate_per_s: halfLoad.rate, sent: halfLoad.sent, ok: halfLoad.ok, failed: halfLoad.failed, p50_ms: round2(halfLoad.latencyMs.p50), p99_ms: round2(halfLoad.latencyMs.p99), max_ms: round2(halfLoad.latencyMs.max) },
       targets: { ratio: TARGET_RATIO, p99_at_half_load_ms: TARGET_P99_MS },
