@@ -1,7 +1,6 @@
 // API key authentication over HTTP: every way a key can be missing, wrong or right, and
 // revocation through the cache of verified keys.
-import { createMemoryStore, type DocumentStore } from '@vrp/platform';
-import { ADMIN_TOKEN, adminHeaders, bearer, makeListing, provision, request, startFakeListingService, startTestGateway, type ErrorBody, type FakeListingService, type TestGateway } from './harness';
+import { ADMIN_TOKEN, adminHeaders, bearer, makeListing, provision, request, startFakeListingService, startTestGateway, startTestReplicas, type ErrorBody, type FakeListingService, type TestGateway, type TestReplicas } from './harness';
 
 describe('gateway API key authentication', () => {
   let listingService: FakeListingService;
@@ -92,24 +91,16 @@ describe('gateway API key authentication', () => {
 });
 
 describe('API key revocation with two gateway replicas over one store', () => {
-  let listingService: FakeListingService;
-  let store: DocumentStore;
+  let replicas: TestReplicas;
   let a: TestGateway;
   let b: TestGateway;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
-    store = createMemoryStore();
     // A TTL far longer than the test: only the eviction can make the revocation visible.
-    a = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store, env: { API_KEY_CACHE_TTL_MS: '60000' } });
-    b = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store, env: { API_KEY_CACHE_TTL_MS: '60000' } });
+    replicas = await startTestReplicas({ API_KEY_CACHE_TTL_MS: '60000' });
+    ({ a, b } = replicas);
   });
-  afterAll(async () => {
-    await a.stop();
-    await b.stop();
-    await store.close();
-    await listingService.stop();
-  });
+  afterAll(() => replicas.stop());
 
   it('a key revoked through one replica is refused at once by the other, which had it cached', async () => {
     const ws = await provision(a.url, { name: 'Replica Rentals' });

@@ -4,7 +4,6 @@
 // apart, and two gateway replicas over one store holding one limit between them (on the embedded
 // store: one in-memory limiter per store object; the store-backed limiter of MongoDB deployments
 // is tested on its own in rate-limit-store.test.ts).
-import { createMemoryStore, type DocumentStore } from '@vrp/platform';
 import { DEFAULT_RATE_LIMITS } from '../src/domain/rate-limits';
 import {
   adminHeaders,
@@ -13,10 +12,12 @@ import {
   request,
   startFakeListingService,
   startTestGateway,
+  startTestReplicas,
   type ApiResponse,
   type ErrorBody,
   type FakeListingService,
   type TestGateway,
+  type TestReplicas,
 } from './harness';
 
 const listings = (gw: TestGateway, key: string) => request<ErrorBody>(`${gw.url}/v1/listings`, { headers: bearer(key) });
@@ -148,23 +149,15 @@ describe('rate limits', () => {
 });
 
 describe('rate limits with two gateway replicas over one store', () => {
-  let listingService: FakeListingService;
-  let store: DocumentStore;
+  let replicas: TestReplicas;
   let a: TestGateway;
   let b: TestGateway;
 
   beforeAll(async () => {
-    listingService = await startFakeListingService();
-    store = createMemoryStore();
-    a = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
-    b = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
+    replicas = await startTestReplicas();
+    ({ a, b } = replicas);
   });
-  afterAll(async () => {
-    await a.stop();
-    await b.stop();
-    await store.close();
-    await listingService.stop();
-  });
+  afterAll(() => replicas.stop());
 
   it('holds one key limit across both replicas: they count against the same counters', async () => {
     const { key } = await provision(a.url, { rateLimits: { keyRequestsPerSecond: 4, keyBurst: 2 } });
