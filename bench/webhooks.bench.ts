@@ -22,6 +22,11 @@ const WRITERS = Number(process.env.BENCH_WRITERS ?? 8);
 const TARGET_LIVE_PER_SECOND = 1000;
 const TARGET_LIVE_P99_MS = 200;
 
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -98,6 +103,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < SUBSCRIPTIONS; i++) liveSubs.push((await call('POST', '/v1/webhooks', { url: `${receiver.url}/live${i}`, eventTypes: ['reservation.created'] })).data.id);
   receiver.received.length = 0;
   const writeStarted = new Map<string, number>();
+  const liveCpu = process.cpuUsage();
   const liveStart = performance.now();
   let next = 0;
   await Promise.all(
@@ -112,6 +118,7 @@ async function main(): Promise<void> {
   const liveWritten = performance.now();
   const liveExpected = LIVE_WRITES * SUBSCRIPTIONS;
   while (receiver.received.length < liveExpected && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 10));
+  const liveCpuMs = cpuMsSince(liveCpu);
   const liveArrivals = receiver.received.filter((r) => r.json.type === 'reservation.created');
   const liveLast = Math.max(...liveArrivals.map((r) => r.arrivedAt));
   const liveLatencies = liveArrivals.map((r) => r.arrivedAt - (writeStarted.get(reservationIdOf(r)) ?? NaN)).sort((x, y) => x - y);
@@ -155,9 +162,11 @@ async function main(): Promise<void> {
   while (receiver.received.length < 2 * SUBSCRIPTIONS && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 10));
   receiver.received.length = 0;
   receiver.respond = () => 200;
+  const drainCpu = process.cpuUsage();
   const drainStart = performance.now();
   clock.advance(60_000);
   while (receiver.received.length < expected && Date.now() < deadline + 120_000) await new Promise((r) => setTimeout(r, 5));
+  const drainCpuMs = cpuMsSince(drainCpu);
   const drainEnd = Math.max(...receiver.received.map((r) => r.arrivedAt));
   const drained = receiver.received.length;
   for (const id of subs) await call('DELETE', `/v1/webhooks/${id}`);
@@ -192,6 +201,8 @@ async function main(): Promise<void> {
           deliveries_per_second: +livePerSecond.toFixed(1),
           write_to_arrival_p50_ms: +percentile(liveLatencies, 50).toFixed(2),
           write_to_arrival_p99_ms: +liveP99.toFixed(2),
+          // The whole process (API writes, services, deliveries and the receiver) per delivery.
+          cpu_ms_per_delivery: +(liveCpuMs / liveArrivals.length).toFixed(3),
         },
         throughput_toggles: {
           subscriptions: SUBSCRIPTIONS,
@@ -206,6 +217,8 @@ async function main(): Promise<void> {
           deliveries: drained,
           duration_ms: +(drainEnd - drainStart).toFixed(1),
           deliveries_per_second: +((drained / (drainEnd - drainStart)) * 1000).toFixed(1),
+          // The whole process (deliveries and the receiver) per delivery.
+          cpu_ms_per_delivery: +(drainCpuMs / drained).toFixed(3),
         },
         targets: { live_deliveries_per_second: TARGET_LIVE_PER_SECOND, live_write_to_arrival_p99_ms: TARGET_LIVE_P99_MS },
         met,

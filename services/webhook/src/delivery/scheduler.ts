@@ -1,6 +1,9 @@
 // The delivery scheduler: picks due deliveries from the durable queue and sends them.
 // - Order: deliveries of one subscription + order key (a listing) go one at a time, oldest
-//   first; a later event waits until the earlier one is acknowledged, failed or dropped.
+//   first; a later event waits until the earlier one is acknowledged, failed or dropped. Once
+//   it is, the queue's next head (if due) joins the end of the current scan's work at once
+//   (round robin over the queues), instead of waiting for the next scan: a scan is no longer a
+//   barrier that the slowest queue holds up for all (issue 17).
 // - Suppression: right before sending, a delivery about a listing that is inactive now is
 //   dropped (the activity cache's onChange drops them eagerly too; see app.ts).
 // - Durability: a delivery is claimed (status delivering, with a wall-clock lease) before the
@@ -128,15 +131,65 @@ export class DeliveryScheduler {
     await deliveries.releaseExpiredClaims(new Date());
     const due = await deliveries.due(clock.now(), options.batchSize);
     // Only queue heads are due (see DeliveryStore); one per queue in any case.
-    const work = [...new Map(due.map((d) => [`${d.subscriptionId}\u0000${d.orderKey}`, d])).values()];
-    let attempted = 0;
-    const worker = async () => {
-      for (let d = work.shift(); d && !this.stopped; d = work.shift()) {
-        if (await this.attempt(d)) attempted += 1;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, work.length) }, worker));
-    return attempted;
+    const queueOf = (d: DeliveryRecord) => `${d.subscriptionId}\u0000${d.orderKey}`;
+    const work = [...new Map(due.map((d) => [queueOf(d), d])).values()];
+    /** Queues with an item in `work` or in flight. */
+    const taken = new Set(work.map(queueOf));
+    // Up to `concurrency` attempts in flight; each settled head hands its queue's next due head
+    // to the end of the work list, and the freed slot takes the next item. Deliveries queued
+    // meanwhile (wake) are read in during the scan, so a busy queue never keeps others waiting.
+    return new Promise<number>((resolve, reject) => {
+      let attempted = 0;
+      let active = 0;
+      let refilling = false;
+      let failure: unknown = null;
+      const refill = () => {
+        refilling = true;
+        this.again = false;
+        deliveries
+          .due(clock.now(), options.batchSize)
+          .then((more) => {
+            for (const d of more) {
+              if (taken.has(queueOf(d))) continue;
+              taken.add(queueOf(d));
+              work.push(d);
+            }
+          })
+          .catch((err: unknown) => {
+            failure ??= err;
+          })
+          .finally(() => {
+            refilling = false;
+            pump();
+          });
+      };
+      const pump = () => {
+        if (this.again && !refilling && !this.stopped && failure === null) refill();
+        while (!this.stopped && failure === null && active < options.concurrency && work.length > 0) {
+          const d = work.shift()!;
+          active += 1;
+          this.attempt(d)
+            .then(async (sent) => {
+              const next = sent ? await deliveries.dueHead(d.subscriptionId, d.orderKey, clock.now()) : null;
+              if (sent) attempted += 1;
+              if (next) work.push(next);
+              else taken.delete(queueOf(d));
+            })
+            .catch((err: unknown) => {
+              failure ??= err;
+            })
+            .finally(() => {
+              active -= 1;
+              pump();
+            });
+        }
+        if (active === 0 && !refilling) {
+          if (failure !== null) reject(failure instanceof Error ? failure : new Error(String(failure)));
+          else resolve(attempted);
+        }
+      };
+      pump();
+    });
   }
 
   /** Sends one delivery (the head of its queue) if it is still deliverable. */

@@ -78,16 +78,30 @@ export class DeliveryStore {
     return docs.map(toDelivery);
   }
 
+  /** The head of one queue if it is pending and due (the scheduler sends it right after its predecessor). */
+  async dueHead(subscriptionId: string, orderKey: string, now: Date): Promise<DeliveryRecord | null> {
+    const [doc] = await this.deliveries.find({ subscriptionId, orderKey, status: 'pending', head: true, nextAttemptAt: { $lte: now } }, { sort: { _id: 1 }, limit: 1 });
+    return doc ? toDelivery(doc) : null;
+  }
+
   /** When the next pending delivery is due (to arm the scheduler's timer). */
   async nextDueAt(): Promise<Date | null> {
     const [doc] = await this.deliveries.find({ status: 'pending', head: true, nextAttemptAt: { $ne: null } }, { sort: { nextAttemptAt: 1 }, limit: 1 });
     return doc?.nextAttemptAt ?? null;
   }
 
-  /** The id of the oldest open delivery of a queue: only it may be sent. */
+  /**
+   * The id of the oldest open delivery of a queue: only it may be sent. One query per open status,
+   * each an equality prefix of the `{subscriptionId, orderKey, status, _id}` index walked in `_id`
+   * order, so the answer costs the same however many settled deliveries the queue has behind it
+   * (a `$in` over the statuses made the embedded engine read them all: issue 17).
+   */
   async headOf(subscriptionId: string, orderKey: string, tx?: Tx): Promise<string | null> {
-    const [doc] = await this.deliveries.find({ subscriptionId, orderKey, status: { $in: OPEN } }, { sort: { _id: 1 }, limit: 1, projection: { _id: 1 }, tx });
-    return doc?._id ?? null;
+    const firsts = await Promise.all(
+      OPEN.map(async (status) => (await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, projection: { _id: 1 }, tx }))[0]?._id),
+    );
+    const ids = firsts.filter((id): id is string => id !== undefined).sort();
+    return ids[0] ?? null;
   }
 
   /** After a head settled: the next open delivery of the queue becomes its head. */
