@@ -98,7 +98,9 @@ export class DeliveryStore {
    */
   async headOf(subscriptionId: string, orderKey: string, tx?: Tx): Promise<string | null> {
     const firsts = await Promise.all(
-      OPEN.map(async (status) => (await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, projection: { _id: 1 }, tx }))[0]?._id),
+      // No projection: on the embedded engine a projection compiles a full mingo query per call,
+      // which costs more than copying one small document.
+      OPEN.map(async (status) => (await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, tx }))[0]?._id),
     );
     const ids = firsts.filter((id): id is string => id !== undefined).sort();
     return ids[0] ?? null;
