@@ -169,10 +169,10 @@ export class DeliveryScheduler {
           const d = work.shift()!;
           active += 1;
           this.attempt(d)
-            .then(async (sent) => {
-              const next = sent ? await deliveries.dueHead(d.subscriptionId, d.orderKey, clock.now()) : null;
-              if (sent) attempted += 1;
-              if (next) work.push(next);
+            .then((result) => {
+              if (result) attempted += 1;
+              const next = result?.next;
+              if (next && next.status === 'pending' && next.nextAttemptAt && next.nextAttemptAt <= clock.now()) work.push(next);
               else taken.delete(queueOf(d));
             })
             .catch((err: unknown) => {
@@ -192,26 +192,22 @@ export class DeliveryScheduler {
     });
   }
 
-  /** Sends one delivery (the head of its queue) if it is still deliverable. */
-  private async attempt(d: DeliveryRecord): Promise<boolean> {
+  /**
+   * Sends one delivery (the head of its queue) if it is still deliverable. Null when nothing was
+   * done (another sender or a drop got there first); otherwise the queue's new head, if any.
+   */
+  private async attempt(d: DeliveryRecord): Promise<{ next: DeliveryRecord | null } | null> {
     const { deliveries, subscriptions, cache, clock, options, logger } = this.deps;
     const now = clock.now();
     const subscription = await subscriptions.getForDelivery(d.subscriptionId);
-    if (!subscription) {
-      await deliveries.drop(d, 'subscription_deleted', now);
-      return true;
-    }
-    if (!subscription.enabled) {
-      await deliveries.drop(d, 'subscription_disabled', now);
-      return true;
-    }
+    if (!subscription) return { next: await deliveries.drop(d, 'subscription_deleted', now) };
+    if (!subscription.enabled) return { next: await deliveries.drop(d, 'subscription_disabled', now) };
     if (d.listingId && !isActivityEvent(d.eventType) && !cache.isActive(d.workspaceId, d.listingId)) {
-      await deliveries.drop(d, 'listing_inactive', now);
-      return true;
+      return { next: await deliveries.drop(d, 'listing_inactive', now) };
     }
     const event = await deliveries.event(d.eventId);
     const claimed = event && (await deliveries.claim(d.id, new Date(Date.now() + options.leaseMs)));
-    if (!event || !claimed) return false;
+    if (!event || !claimed) return null;
 
     // Signed with the wall clock: receivers compare it with theirs (replay tolerance).
     const timestamp = Math.floor(Date.now() / 1000);
@@ -233,7 +229,7 @@ export class DeliveryScheduler {
       });
     const settledAt = clock.now();
     const patch = afterAttempt(claimed, outcome, settledAt, options.random);
-    await deliveries.complete(d, patch);
+    const next = await deliveries.complete(d, patch);
     if (isSuccess(outcome)) {
       await subscriptions.markSuccess(subscription.id, settledAt);
     } else if (patch.status === 'failed') {
@@ -241,9 +237,10 @@ export class DeliveryScheduler {
       if (disable && (await subscriptions.disable(subscription.id, disable))) {
         const dropped = await deliveries.dropPendingOfSubscription(subscription.id, 'subscription_disabled', settledAt);
         logger.warn({ subscriptionId: subscription.id, workspaceId: d.workspaceId, dropped }, 'webhook endpoint disabled after persistent failures');
+        return { next: null };
       }
     }
-    return true;
+    return { next };
   }
 
   private breakerOf(subscriptionId: string) {
