@@ -47,6 +47,12 @@ const SWEEP_BATCH = 100;
 const SWEEP_POLL_MS = 1_000;
 /** Listings whose last confirmation is kept (least recently asked first out). */
 const CONFIRMATIONS_KEPT = 10_000;
+/**
+ * Time limit of asking the listing service for a confirmation: decisions run one at a time, so a
+ * slow listing service must not hold the intake for the upstream's full deadline; past it the
+ * event is held and the windows decide.
+ */
+const CONFIRM_DEADLINE_MS = 500;
 
 export class EventIngest {
   private subscription: Subscription | null = null;
@@ -177,7 +183,7 @@ export class EventIngest {
     const previous = this.confirmations.get(key);
     if (previous && confirms(previous, this.deps.cache.get(workspaceId, listingId)?.version ?? 0, occurredAt)) return previous;
     const at = (this.deps.wallClock ?? (() => new Date()))();
-    const listing = await this.deps.listings.get(workspaceId, listingId).catch((err: unknown) => {
+    const listing = await this.deps.listings.get(workspaceId, listingId, { deadlineMs: CONFIRM_DEADLINE_MS }).catch((err: unknown) => {
       this.deps.logger.debug({ err, listingId }, 'listing activity not confirmed; the event waits for its window');
       return null;
     });
