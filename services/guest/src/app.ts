@@ -5,12 +5,12 @@
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { TOPICS } from '@vrp/contracts';
 import { AppliedRequests, ConsumerRunner, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
-import { ListingAccess } from './access';
+import { ListingAccess } from './ports/access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';
-import { GuestProfiles } from './guests';
-import { Messaging } from './messaging';
-import { grpcPmsPort, type PmsPort } from './pms';
+import { GuestProfiles } from './use-cases/guests';
+import { Messaging } from './use-cases/conversations';
+import { grpcPmsPort, type PmsPort } from './ports/pms';
 import { GuestStore } from './store/guest-store';
 import { MessagingStore } from './store/messaging-store';
 

@@ -6,8 +6,8 @@
 // store trouble is retried in place and dead-lettered past the retry budget.
 import { reservationEvents, TOPICS, pmsSync, syncPayloadOf } from '@vrp/contracts';
 import { PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Subscription } from '@vrp/platform';
-import type { GuestProfiles } from '../guests';
-import { MalformedChange, type Messaging } from '../messaging';
+import type { GuestProfiles } from '../use-cases/guests';
+import { MalformedChange, type Messaging } from '../use-cases/conversations';
 
 export const RESERVATION_GROUP = 'guest-reservation-events';
 export const SYNC_GROUP = 'guest-pms-sync';

@@ -2,8 +2,8 @@
 import { guest as pb } from '@vrp/contracts';
 import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, validationFailed, type ServiceRegistration } from '@vrp/platform';
 import { REQUEST_STATUSES, type Decision } from '../domain/messaging';
-import type { GuestProfiles } from '../guests';
-import type { Messaging } from '../messaging';
+import type { GuestProfiles } from '../use-cases/guests';
+import type { Messaging } from '../use-cases/conversations';
 import { fromProtoAttachment, toProtoConversation, toProtoGuest, toProtoMessage, toProtoRequest, toProtoReview } from './mappers';
 
 const DECISIONS: readonly Decision[] = ['accept', 'decline'];

@@ -23,7 +23,7 @@ import {
 } from '@vrp/platform';
 import { GUEST_LANGUAGE_PATTERN, MAX_GUEST_NAME_LENGTH } from '@vrp/api-model';
 import { assertSupported, isProvider, PROVIDERS } from '@vrp/pms-matrix';
-import type { ListingAccess } from './access';
+import type { ListingAccess } from '../ports/access';
 import {
   contactsFrom,
   DEFAULT_LANGUAGE,
@@ -33,11 +33,11 @@ import {
   mergeContacts,
   type GuestRecord,
   type ReservationLink,
-} from './domain/guest';
-import { guestEvent } from './events/publishers';
-import { date, MalformedChange } from './messaging';
-import type { PmsPort } from './pms';
-import type { GuestStore } from './store/guest-store';
+} from '../domain/guest';
+import { guestEvent } from '../events/publishers';
+import { date, MalformedChange } from './conversations';
+import type { PmsPort } from '../ports/pms';
+import type { GuestStore } from '../store/guest-store';
 
 export interface CreateGuestInput {
   firstName: string;

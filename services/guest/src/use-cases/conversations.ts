@@ -7,7 +7,7 @@ import type { MessageSyncPayload, pmsSync, RequestSyncPayload, ReviewSyncPayload
 import { AppError, newId, PermanentError, TransientError, validationFailed, type AppliedRequests, type DocumentStore, type Logger, type Outbox, type PageWindow, type RequestKey, type Tx } from '@vrp/platform';
 import { ATTACHMENT_URL_PATTERN, MAX_ATTACHMENT_URL_LENGTH, MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH, MAX_REQUEST_NOTE_LENGTH, MAX_REVIEW_REPLY_LENGTH } from '@vrp/api-model';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
-import type { ListingAccess } from './access';
+import type { ListingAccess } from '../ports/access';
 import {
   answerProblem,
   messageWrites,
@@ -24,11 +24,11 @@ import {
   type RequestRecord,
   type RequestStatus,
   type ReviewRecord,
-} from './domain/messaging';
-import { messageEvent, requestEvent, reviewEvent } from './events/publishers';
-import type { PmsPort } from './pms';
-import type { GuestStore } from './store/guest-store';
-import { listingScopedFilter, type MessagingStore } from './store/messaging-store';
+} from '../domain/messaging';
+import { messageEvent, requestEvent, reviewEvent } from '../events/publishers';
+import type { PmsPort } from '../ports/pms';
+import type { GuestStore } from '../store/guest-store';
+import { listingScopedFilter, type MessagingStore } from '../store/messaging-store';
 
 // The limits are the API's vocabulary (@vrp/api-model), which the gateway checks too.
 export { MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH };
