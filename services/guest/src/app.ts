@@ -8,8 +8,11 @@ import { AppliedRequests, ConsumerRunner, deadLetterService, Outbox, startServic
 import { ListingAccess } from './ports/access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';
+import { Conversations } from './use-cases/conversations';
+import type { GuestDeps } from './use-cases/deps';
 import { GuestProfiles } from './use-cases/guests';
-import { Messaging } from './use-cases/conversations';
+import { Requests } from './use-cases/requests';
+import { Reviews } from './use-cases/reviews';
 import { grpcPmsPort, type PmsPort } from './ports/pms';
 import { GuestStore } from './store/guest-store';
 import { MessagingStore } from './store/messaging-store';
@@ -37,16 +40,15 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const access = new ListingAccess(cache);
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
   const applied = new AppliedRequests(deps.store);
-  const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms, applied });
-  const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger, applied });
-  const subscriptions = await startConsumers({ store: deps.store, consumers, logger: deps.logger, profiles, messaging });
+  const useCases: GuestDeps = { store: deps.store, guests, messaging: messagingStore, outbox, access, pms, logger: deps.logger, applied };
+  const subscriptions = await startConsumers(consumers, useCases);
   return startService({
     store: deps.store,
     name: 'guest',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [guestHandlers({ profiles, messaging }), deadLetterService(consumers)],
+    services: [guestHandlers({ profiles: new GuestProfiles(useCases), conversations: new Conversations(useCases), reviews: new Reviews(useCases), requests: new Requests(useCases) }), deadLetterService(consumers)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     async onStop() {

@@ -1,9 +1,8 @@
 // Guest profile use cases: reads under the visibility rule of spec 2.2, create and update
 // (relayed to the guest's PMS when it has one, refused before anything is sent when the PMS
-// cannot write guests), and the two ways profiles arrive: a reservation's primary guest
-// (reservation events) and a PMS guest (pms.sync.v1). Every change and its event are written in
-// one transaction; replaying an input changes nothing.
-import type { GuestSyncPayload, pmsSync, reservation } from '@vrp/contracts';
+// cannot write guests). Every change and its event are written in one transaction; replaying an
+// input changes nothing. Profiles also arrive from reservations (apply-reservation.ts) and from
+// PMS sync (apply-pms-guest.ts).
 import {
   acquireLease,
   AppError,
@@ -13,81 +12,23 @@ import {
   preconditionFailed,
   releaseLease,
   validationFailed,
-  type AppliedRequests,
-  type DocumentStore,
   type Lease,
-  type Outbox,
   type PageWindow,
   type RequestKey,
-  type Tx,
 } from '@vrp/platform';
-import { GUEST_LANGUAGE_PATTERN, MAX_GUEST_NAME_LENGTH } from '@vrp/api-model';
-import { assertSupported, isProvider, PROVIDERS } from '@vrp/pms-matrix';
-import type { ListingAccess } from '../ports/access';
-import {
-  contactsFrom,
-  DEFAULT_LANGUAGE,
-  isStaleForLink,
-  linkReservation,
-  matchKeysOf,
-  mergeContacts,
-  type GuestRecord,
-  type ReservationLink,
-} from '../domain/guest';
+import { assertSupported } from '@vrp/pms-matrix';
+import { contactsFrom, DEFAULT_LANGUAGE, matchKeysOf, type GuestRecord } from '../domain/guest';
+import { createGuestProblems, updateGuestProblems, type CreateGuestInput, type UpdateGuestInput } from '../domain/guest-input';
 import { guestEvent } from '../events/publishers';
-import { date, MalformedChange } from './conversations';
-import type { PmsPort } from '../ports/pms';
-import type { GuestStore } from '../store/guest-store';
+import { publishSoon, type GuestDeps } from './deps';
 
-export interface CreateGuestInput {
-  firstName: string;
-  lastName: string;
-  language: string;
-  provider: string;
-  email: string;
-  phone: string;
-}
-
-export interface UpdateGuestInput {
-  firstName?: string;
-  lastName?: string;
-  language?: string;
-}
-
-/** BCP 47-like: "en", "pt-BR", "zh-Hant" (the API's vocabulary, which the gateway checks too). */
-const LANGUAGE = GUEST_LANGUAGE_PATTERN;
-
-function nameProblems(input: { firstName?: string; lastName?: string }, problems: Record<string, string>): void {
-  for (const field of ['firstName', 'lastName'] as const) {
-    if ((input[field]?.trim().length ?? 0) > MAX_GUEST_NAME_LENGTH) problems[field] = `must be at most ${MAX_GUEST_NAME_LENGTH} characters`;
-  }
-}
-
-export function createGuestProblems(input: CreateGuestInput): Record<string, string> {
-  const problems: Record<string, string> = {};
-  if (!input.firstName.trim()) problems.firstName = 'is required';
-  if (input.language && !LANGUAGE.test(input.language)) problems.language = 'must be a language tag such as en or pt-BR';
-  if (input.provider && !isProvider(input.provider)) problems.provider = `must be one of ${PROVIDERS.join(', ')}`;
-  nameProblems(input, problems);
-  return problems;
-}
-
-export function updateGuestProblems(input: UpdateGuestInput): Record<string, string> {
-  const problems: Record<string, string> = {};
-  if (input.firstName !== undefined && !input.firstName.trim()) problems.firstName = 'must not be empty';
-  if (input.language !== undefined && !LANGUAGE.test(input.language)) problems.language = 'must be a language tag such as en or pt-BR';
-  if (input.firstName === undefined && input.lastName === undefined && input.language === undefined) problems.body = 'must change at least one of firstName, lastName, language';
-  nameProblems(input, problems);
-  return problems;
-}
+export type { CreateGuestInput, UpdateGuestInput };
 
 /** Read-decide-write rounds of a PATCH while other changes of the same profile commit first. */
 const UPDATE_ATTEMPTS = 8;
 
 export class GuestProfiles {
-  constructor(
-    private readonly deps: { store: DocumentStore; guests: GuestStore; outbox: Outbox; access: ListingAccess; pms: PmsPort; applied: AppliedRequests },
-  ) {}
+  constructor(private readonly deps: GuestDeps) {}
 
   list(workspaceId: string, search: string, window: PageWindow) {
     return this.deps.guests.page(workspaceId, search, this.deps.access.inactiveIds(workspaceId), window);
@@ -258,101 +199,7 @@ export class GuestProfiles {
     }
   }
 
-  /**
-   * A reservation was created or changed: its primary guest is matched to a profile (same
-   * email, else same phone, else a new profile) and the reservation is linked to it with its
-   * listing. A reservation already linked keeps its profile; only a change of listing is
-   * applied. Returns the profile and whether anything changed.
-   */
-  async applyReservation(workspaceId: string, r: reservation.Reservation, tx: Tx): Promise<{ guest: GuestRecord; changed: boolean }> {
-    const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null };
-    const now = new Date();
-    const linked = await this.deps.guests.byReservation(workspaceId, r.id, tx);
-    if (linked) {
-      const current = linked.reservations.find((l) => l.reservationId === r.id);
-      // Repeated, or older than what the link holds (replayed, or overtaken by a move): nothing to do.
-      if (current?.listingId === link.listingId || isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
-      const moved = await this.deps.guests.save({ ...linked, reservations: linkReservation(linked.reservations, link), updatedAt: now }, tx);
-      await this.deps.outbox.add(tx, [guestEvent(moved, 'updated', now)]);
-      return { guest: moved, changed: true };
-    }
-    const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
-    const keys = matchKeysOf(primary);
-    const matched = await this.deps.guests.byMatchKeys(workspaceId, keys, tx);
-    if (matched) {
-      const saved = await this.deps.guests.save(
-        { ...matched, contacts: mergeContacts(matched.contacts, contactsFrom(primary)), reservations: linkReservation(matched.reservations, link), updatedAt: now },
-        tx,
-      );
-      await this.deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
-      await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
-      return { guest: saved, changed: true };
-    }
-    const created = await this.deps.guests.insert(
-      {
-        id: newId('gst'),
-        workspaceId,
-        // The reservation API requires firstName; a PMS may still send none.
-        firstName: r.primaryGuest?.firstName.trim() || 'Guest',
-        lastName: r.primaryGuest?.lastName.trim() ?? '',
-        language: r.primaryGuest?.language || DEFAULT_LANGUAGE,
-        contacts: contactsFrom(primary),
-        provider: '',
-        externalId: '',
-        reservations: [link],
-        createdAt: now,
-        updatedAt: now,
-        version: 1,
-        },
-      tx,
-    );
-    await this.deps.guests.claimKeys(workspaceId, created.id, keys, tx);
-    await this.deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
-    return { guest: created, changed: true };
-  }
-
-  /**
-   * entity=guest of pms.sync.v1: the PMS's profile, found by (provider, external id), else
-   * matched by email/phone and linked to the PMS, else created. A change not newer than the one
-   * applied last (updatedAt) changes nothing, so replays and out-of-order duplicates are harmless.
-   */
-  async applySync(change: pmsSync.PmsSyncChange, payload: GuestSyncPayload): Promise<void> {
-    const { workspaceId, provider } = change;
-    const sourceUpdatedAt = date(payload.updatedAt, 'updatedAt');
-    if (!payload.externalId) throw new MalformedChange('externalId is required');
-    const wrote = await this.deps.store.transaction(async (tx) => {
-      const keys = matchKeysOf(payload);
-      const known = await this.deps.guests.byExternalId(workspaceId, provider, payload.externalId, tx);
-      if (known?.sourceUpdatedAt && known.sourceUpdatedAt >= sourceUpdatedAt) return false;
-      const base = known ?? (await this.deps.guests.byMatchKeys(workspaceId, keys, tx));
-      const now = new Date();
-      const fields = {
-        firstName: payload.firstName.trim() || base?.firstName || 'Guest',
-        lastName: payload.lastName?.trim() ?? base?.lastName ?? '',
-        language: payload.language || base?.language || DEFAULT_LANGUAGE,
-        provider,
-        externalId: payload.externalId,
-        updatedAt: now,
-      };
-      if (base) {
-        const saved = await this.deps.guests.save({ ...base, ...fields, contacts: mergeContacts(base.contacts, contactsFrom(payload)) }, tx, sourceUpdatedAt);
-        await this.deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
-        await this.deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
-        return true;
-      }
-      const created = await this.deps.guests.insert(
-        { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now, version: 1 },
-        tx,
-        sourceUpdatedAt,
-      );
-      await this.deps.guests.claimKeys(workspaceId, created.id, keys, tx);
-      await this.deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
-      return true;
-    });
-    if (wrote) this.publishSoon();
-  }
-
-  publishSoon(): void {
-    void this.deps.outbox.flush().catch(() => undefined);
+  private publishSoon(): void {
+    publishSoon(this.deps.outbox);
   }
 }
