@@ -3,11 +3,11 @@ import { listing, TOPICS } from '@vrp/contracts';
 import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
 import type { PmsProvider } from './domain/connection';
 import { pmsAdapterHandlers } from './grpc/handlers';
-import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
+import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
 import { ConnectionStore } from './store/connection-store';
-import { Syncer } from './sync';
+import { Syncer } from './use-cases/sync';
 
-export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
+export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
 
 export interface PmsSettings {
   /**

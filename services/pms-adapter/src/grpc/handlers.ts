@@ -4,9 +4,9 @@ import { assertSupported, pmsCapabilities, reservationCapabilities } from '@vrp/
 import { AppError, newId, notFound, requireId, requireWorkspace, service, validationFailed, type ServiceRegistration, type Upstream } from '@vrp/platform';
 import { connectPlan, INITIAL_CURSOR, providerNamed, type ConnectionRecord, type PmsProvider } from '../domain/connection';
 import { isWrite, pmsRequestFor, RelayInputError } from '../domain/relay';
-import type { ConnectorRegistry } from '../pms/connector';
+import type { ConnectorRegistry } from '../ports/pms-connector';
 import type { ConnectionStore } from '../store/connection-store';
-import type { Syncer } from '../sync';
+import type { Syncer } from '../use-cases/sync';
 import { toProtoConnection } from './mappers';
 
 /**

@@ -3,11 +3,11 @@
 // the syncs of one connection never overlap in this process, and the cursor's compare-and-set
 // keeps two processes from publishing the same page twice.
 import type { DocumentStore, Logger, Outbox } from '@vrp/platform';
-import type { ConnectionRecord } from './domain/connection';
-import { MalformedChange, normalizeChange, type NormalizedChange } from './domain/normalize';
-import { recordSyncChanges } from './events/sync-publisher';
-import type { ConnectorRegistry } from './pms/connector';
-import type { ConnectionStore } from './store/connection-store';
+import type { ConnectionRecord } from '../domain/connection';
+import { MalformedChange, normalizeChange, type NormalizedChange } from '../domain/normalize';
+import { recordSyncChanges } from '../events/sync-publisher';
+import type { ConnectorRegistry } from '../ports/pms-connector';
+import type { ConnectionStore } from '../store/connection-store';
 
 export interface SyncOutcome {
   published: number;
