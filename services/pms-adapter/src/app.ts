@@ -1,10 +1,13 @@
 // Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
-import { listing, TOPICS } from '@vrp/contracts';
-import { createUpstream, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
+import { TOPICS } from '@vrp/contracts';
+import { Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
 import type { PmsProvider } from './domain/connection';
 import { pmsAdapterHandlers } from './grpc/handlers';
+import { grpcListingsPort } from './ports/listings';
 import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
 import { ConnectionStore } from './store/connection-store';
+import { Connections } from './use-cases/connections';
+import { Relay } from './use-cases/relay';
 import { Syncer } from './use-cases/sync';
 
 export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
@@ -50,7 +53,7 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
   };
   const connectors = new ConnectorRegistry(pmsBaseUrlOf(settings.baseUrl), options, deps.logger);
   const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger);
-  const listingUpstream = createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
+  const listings = grpcListingsPort(deps.addresses);
   syncer.start(settings.syncIntervalMs ?? 0);
   return startService({
     store: deps.store,
@@ -58,14 +61,14 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [pmsAdapterHandlers({ connections, connectors, syncer, listing: listingUpstream })],
+    services: [pmsAdapterHandlers({ connections: new Connections({ connections, connectors, syncer, listings }), relay: new Relay({ connections, connectors }) })],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: consumers.ready },
     logger: deps.logger,
     onStop: async () => {
       await syncer.stop();
       await outbox.stop();
       connectors.shutdown();
-      listingUpstream.close();
+      listings.close();
     },
   });
 }
