@@ -1,8 +1,8 @@
 // Pure rules of the pms-adapter: write -> PMS request, feed normalization, connect plan.
 import { WRITES, type PmsWrite } from '@vrp/pms-matrix';
-import { connectPlan, newConnection, providerNamed, requireProvider, type ConnectionRecord } from '../src/domain/connection';
-import { MalformedChange, normalizeChange, syncKey } from '../src/domain/normalize';
-import { isWrite, pmsRequestFor, RelayInputError } from '../src/domain/relay';
+import { connectPlan, newConnection, providerNamed, requireProvider, type ConnectionRecord } from './connection';
+import { MalformedChange, normalizeChange, syncKey } from './normalize';
+import { isWrite, pmsRequestFor, RelayInputError } from './relay';
 
 const base = { listingExternalId: 'L1', entityExternalId: 'R9', payload: { a: 1 }, idempotencyKey: '' };
 
