@@ -51,8 +51,10 @@ function booking(n: number, over: Partial<Booking> = {}): Booking {
 
 const dataDir = tempDirs('vrp-store-persist-');
 
+// The retry budget of contended transactions is the store's time limit; these tests are about the
+// disk, not that budget, so it is generous (a loaded 2-core machine ran 20 contenders past 2 s).
 function openStore(path: string, readOnly = false): DocumentStore {
-  return createMemoryStore({ persistence: openStorePersistence({ path, label: 'test store', readOnly }) });
+  return createMemoryStore({ timeoutMs: 30_000, persistence: openStorePersistence({ path, label: 'test store', readOnly }) });
 }
 
 describe('embedded store persisted to LMDB', () => {
