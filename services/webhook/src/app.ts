@@ -16,7 +16,7 @@ import { grpcListingLookup, type ListingLookup } from './ports/listings';
 import { DeliveryStore } from './store/delivery-store';
 import { HeldEventStore } from './store/held-event-store';
 import { SubscriptionStore } from './store/subscription-store';
-import { Webhooks } from './webhooks';
+import { Webhooks } from './use-cases/subscriptions';
 
 export { ManualClock, systemClock, type WebhookClock } from './clock';
 export { verifySignature, signatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './domain/signature';

@@ -2,7 +2,7 @@
 import { webhook as pb } from '@vrp/contracts';
 import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
 import { EVENT_TYPES } from '../domain/event-types';
-import type { Webhooks } from '../webhooks';
+import type { Webhooks } from '../use-cases/subscriptions';
 import { fromProtoMode, toProtoDelivery, toProtoSubscription } from './mappers';
 
 export function webhookHandlers(deps: { webhooks: Webhooks }): ServiceRegistration {

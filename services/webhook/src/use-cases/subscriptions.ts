@@ -3,14 +3,14 @@
 // is not_found, decided before listing_inactive.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { AppError, newId, sortableId, validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
-import type { WebhookClock } from './clock';
-import { newDelivery, replayOrderKey, DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './domain/delivery';
-import { normalizeEventTypes } from './domain/event-types';
-import { MAX_DESCRIPTION_LENGTH, newSecret, rotation, rotationGrace, type SubscriptionView } from './domain/subscription';
-import type { KeyMode, TargetPolicy } from './domain/target';
-import { urlRefusal, type Resolver } from './delivery/address-guard';
-import type { DeliveryStore } from './store/delivery-store';
-import type { SubscriptionPatch, SubscriptionStore } from './store/subscription-store';
+import type { WebhookClock } from '../clock';
+import { newDelivery, replayOrderKey, DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../domain/delivery';
+import { normalizeEventTypes } from '../domain/event-types';
+import { MAX_DESCRIPTION_LENGTH, newSecret, rotation, rotationGrace, type SubscriptionView } from '../domain/subscription';
+import type { KeyMode, TargetPolicy } from '../domain/target';
+import { urlRefusal, type Resolver } from '../delivery/address-guard';
+import type { DeliveryStore } from '../store/delivery-store';
+import type { SubscriptionPatch, SubscriptionStore } from '../store/subscription-store';
 
 export interface SubscriptionInput {
   url?: string | undefined;
