@@ -16,7 +16,8 @@ import { grpcListingLookup, type ListingLookup } from './ports/listings';
 import { DeliveryStore } from './store/delivery-store';
 import { HeldEventStore } from './store/held-event-store';
 import { SubscriptionStore } from './store/subscription-store';
-import { Webhooks } from './use-cases/subscriptions';
+import { Deliveries } from './use-cases/deliveries';
+import { Subscriptions } from './use-cases/subscriptions';
 
 export { ManualClock, systemClock, type WebhookClock } from './clock';
 export { verifySignature, signatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './domain/signature';
@@ -107,14 +108,20 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   await ingest.start();
   scheduler.start();
 
-  const webhooks = new Webhooks({ store: deps.store, subscriptions, deliveries, cache, clock, resolve, policyOf, onQueued: wake, applied: new AppliedRequests(deps.store) });
+  const applied = new AppliedRequests(deps.store);
   return startService({
     store: deps.store,
     name: 'webhook',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [webhookHandlers({ webhooks }), deadLetterService(consumers)],
+    services: [
+      webhookHandlers({
+        subscriptions: new Subscriptions({ store: deps.store, subscriptions, deliveries, clock, resolve, policyOf, applied }),
+        deliveries: new Deliveries({ store: deps.store, subscriptions, deliveries, cache, clock, onQueued: wake, applied }),
+      }),
+      deadLetterService(consumers),
+    ],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     onStop: async () => {
