@@ -15,4 +15,43 @@ export default tseslint.config(
     },
   },
   { files: ['scripts/**', 'bench/**', 'packages/stack/src/main.ts', '**/*.test.ts', '.ci/**'], rules: { 'no-console': 'off' } },
+  // e2e/ is black-box (docs/architecture.md, "e2e is black-box"): a test speaks HTTP to the API,
+  // the admin API and the PMS simulator's control API; data never comes from a service, a gRPC
+  // client, the bus or a database. Cases that need internals live in component tests or in
+  // packages/stack/test.
+  {
+    files: ['e2e/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@vrp/platform', allowImportNames: ['freePort'], message: 'e2e/ is black-box: no platform engines, clients or bus (freePort only).' },
+            { name: '@vrp/pms-simulator', allowImportNames: ['SimulatorControl'], message: 'e2e/ drives the simulator through its control API (SimulatorControl) only.' },
+            { name: '@vrp/stack', message: 'Boot the stack through e2e/support/stack.ts (startTestStack).' },
+          ],
+          patterns: [
+            { group: ['@vrp/*', '!@vrp/platform', '!@vrp/pms-simulator', '!@vrp/stack'], message: 'e2e/ is black-box: no service, contract, capability matrix or gRPC code; use the HTTP API.' },
+            { group: ['mongoose', 'kafkajs', '@grpc/*', '**/services/**', '**/packages/**', '**/tools/**'], message: 'e2e/ is black-box: no database, bus, gRPC or source of a service; use the HTTP API.' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[property.name='stack']", message: 'e2e/ is black-box: use the TestStack fields (baseUrl, admin, api, pms, demoListingIds), not the in-process stack.' },
+      ],
+    },
+  },
+  // The harness boots the stack in process (what the tests do stays HTTP).
+  { files: ['e2e/support/stack.ts', 'e2e/support/crash-child.ts'], rules: { '@typescript-eslint/no-restricted-imports': 'off' } },
+  // Repository tests: the env catalog is derived from the services' config code, which is its purpose.
+  {
+    files: ['e2e/support/env-catalog.ts', 'e2e/deploy-consistency.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@vrp/platform', allowImportNames: ['freePort', 'serviceConfigSchema', 'checkEngineConfig', 'startOpsServer'], message: 'Repository tests read the config schemas only.' }] },
+      ],
+    },
+  },
 );

@@ -12,10 +12,9 @@ import http from 'node:http';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
-import { TOPICS } from '@vrp/contracts';
 import { checkEngineConfig, startOpsServer } from '@vrp/platform';
-import { PAGE_ENDPOINTS } from '../services/gateway/src/http/pages';
 import { ROOT, serviceProcesses, toolProcesses, type ProcessEnv } from './support/env-catalog';
+import { startTestStack } from './support/stack';
 
 type Env = Record<string, string>;
 interface ComposeService {
@@ -56,6 +55,12 @@ const values = parse(read(`${chartDir}/values.yaml`)) as {
   services: Record<string, HelmService>;
 };
 const operationsDoc = read('docs/operations.md');
+/** The topics of the contracts, read from packages/contracts/src/topics.ts (a repository file, not imported). */
+const TOPICS = [...read('packages/contracts/src/topics.ts').matchAll(/\{ name: '([^']+)', partitions: (\d+), compacted: (true|false) \}/g)].map((m) => ({
+  name: m[1]!,
+  partitions: Number(m[2]),
+  compacted: m[3] === 'true',
+}));
 const processes = serviceProcesses();
 const tools = toolProcesses();
 const ADDR_VARS = ['LISTING_ADDR', 'RESERVATION_ADDR', 'GUEST_ADDR', 'PMS_ADAPTER_ADDR', 'WEBHOOK_ADDR'] as const;
@@ -197,7 +202,7 @@ describe('docker-compose.yml', () => {
       partitions: Number(m[2]),
       compacted: Boolean(m[3]),
     }));
-    const expected = Object.values(TOPICS).map((t) => ({ name: t.name, partitions: t.partitions, compacted: t.compacted }));
+    const expected = TOPICS;
     expect(created).toEqual(expected);
   });
 
@@ -408,7 +413,7 @@ describe('the Helm chart', () => {
   });
 
   it('lists the topics of the contracts', () => {
-    expect(values.topics).toEqual(Object.values(TOPICS).map((t) => ({ name: t.name, partitions: t.partitions, compacted: t.compacted })));
+    expect(values.topics).toEqual(TOPICS);
   });
 
   it('gives pods time for the bounded shutdown after the preStop sleep', () => {
@@ -417,18 +422,20 @@ describe('the Helm chart', () => {
   });
 
   it('probes paths the processes really serve', async () => {
-    const gatewayPaths = PAGE_ENDPOINTS.map((e) => e.path);
-    expect(gatewayPaths).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
+    // The gateway answers its probes over HTTP (a running embedded stack); every other service
+    // serves them from the platform's ops server.
+    const gateway = await startTestStack();
     const ops = await startOpsServer({ port: 0, host: '127.0.0.1', checks: { ok: async () => true } });
     try {
       for (const svc of Object.values(values.services)) {
         for (const path of Object.values(svc.probes)) {
-          if (svc.kind === 'gateway') expect(gatewayPaths).toContain(path);
-          else expect(await get(ops.port, path)).toBe(200);
+          const status = svc.kind === 'gateway' ? (await fetch(`${gateway.baseUrl}${path}`)).status : await get(ops.port, path);
+          expect({ service: svc.kind, path, status }).toEqual({ service: svc.kind, path, status: 200 });
         }
       }
     } finally {
       await ops.close();
+      await gateway.stop();
     }
   });
 });
@@ -444,7 +451,7 @@ describe('docs/operations.md', () => {
   });
 
   it('documents every topic with its partitions and policy', () => {
-    for (const t of Object.values(TOPICS)) {
+    for (const t of TOPICS) {
       const row = operationsDoc.split('\n').find((line) => line.startsWith(`| \`${t.name}\``));
       expect(row).toBeDefined();
       expect(row).toContain(` ${t.partitions} `);

@@ -46,14 +46,14 @@ describe('embedded stack, end to end over HTTP', () => {
     expect(key.status).toBe(201);
     const res = await t.api<ListingPage>('GET', '/v1/listings?status=all', undefined, { key: key.body.data.key });
     expect(res.body.data).toEqual([]);
-    const demoListing = t.stack.demo!.listingIds[0]!;
+    const demoListing = t.demoListingIds[0]!;
     const other = await t.api<ErrorBody>('GET', `/v1/listings/${demoListing}`, undefined, { key: key.body.data.key });
     expect(other.status).toBe(404);
     expect(other.body.error.code).toBe('not_found');
   });
 
   it('answers an inactive listing with the listing_inactive envelope, request id included', async () => {
-    const inactiveId = t.stack.demo!.listingIds[2]!;
+    const inactiveId = t.demoListingIds[2]!;
     const res = await t.api<ErrorBody>('GET', `/v1/properties/${inactiveId}`, undefined, { headers: { 'x-request-id': 'e2e-request-0001' } });
     expect(res.status).toBe(403);
     expect(res.headers.get('x-request-id')).toBe('e2e-request-0001');
@@ -63,7 +63,7 @@ describe('embedded stack, end to end over HTTP', () => {
       listing_ids: [inactiveId],
       listings: [{ id: inactiveId, name: 'Mountain Cabin' }],
     });
-    expect(res.body.error.docs_url).toBe(`${t.stack.publicBaseUrl}/docs/errors/listing_inactive`);
+    expect(res.body.error.docs_url).toBe(`${t.publicBaseUrl}/docs/errors/listing_inactive`);
   });
 
   it('refuses a request without a key with a 401 envelope', async () => {

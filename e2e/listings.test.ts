@@ -1,8 +1,9 @@
 // Issue 3 end to end over HTTP: listing activity (spec 3.2), the listing rows of 4.3, the
-// listing paths of 7.1, the plan limit under concurrency, and the activity event on its topic.
-import { listing as listingPb, listingEvents, TOPICS } from '@vrp/contracts';
-import { createUpstream, dataWorkspaceId } from '@vrp/platform';
+// listing paths of 7.1 and the plan limit under concurrency. Black-box: listings come from the
+// demo seed, the admin API and the PMS simulator. (The activity event on listing.activity.v1 is
+// proven in the listing service's component test.)
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
+import { connectPms, listingWorkspace, newWorkspace, simulatorOf, type ListingSpec } from './support/workspaces';
 
 interface Row {
   id: string;
@@ -19,29 +20,19 @@ describe('listings end to end', () => {
 
   beforeAll(async () => {
     t = await startTestStack();
-    [seaView, oldTown, cabin] = t.stack.demo!.listingIds as [string, string, string];
+    const demo = (await t.api<{ data: Row[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
+    const idOf = (name: string) => demo.find((l) => l.name === name)!.id;
+    [seaView, oldTown, cabin] = [idOf('Sea View Apartment'), idOf('Old Town Loft'), idOf('Mountain Cabin')];
   });
   afterAll(async () => {
     await t.stop();
   });
 
-  /** A workspace of its own, with a key and `count` listings created through the listing service. */
-  async function workspace(limit: number, listings: { name: string; channelId?: string; inactive?: boolean }[]) {
-    const ws = await t.admin<{ data: { id: string } }>('POST', '/admin/v1/workspaces', { name: `WS ${Math.random()}`, activeListingLimit: limit });
-    const key = await t.admin<{ data: { key: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/api-keys`, { mode: 'test' });
-    const client = createUpstream(listingPb.ListingServiceClient, { name: 'listing-e2e', address: `127.0.0.1:${t.stack.services.listing.grpcPort}` });
-    const ids: string[] = [];
-    for (const l of listings) {
-      const { listing } = await client.call('createListing', {
-        workspaceId: dataWorkspaceId(ws.body.data.id, 'test'),
-        listing: listingPb.Listing.create({ name: l.name, channels: l.channelId ? [{ channel: 'CHANNEL_A', externalId: l.channelId }] : [] }),
-        inactive: l.inactive ?? false,
-      });
-      ids.push(listing!.id);
-    }
-    client.close();
-    const api = <T>(method: string, path: string, body?: unknown) => t.api<T>(method, path, body, { key: key.body.data.key });
-    return { id: ws.body.data.id, ids, api };
+  /** A workspace of its own, with a key and its listings made through the admin API. */
+  async function workspace(limit: number, listings: ListingSpec[]) {
+    const w = await listingWorkspace(t, listings, limit);
+    const api = <T>(method: string, path: string, body?: unknown) => w.api<T>(method, path, body);
+    return { id: w.id, ids: w.ids, api };
   }
 
   describe('spec 3.2: activity state machine', () => {
@@ -77,19 +68,47 @@ describe('listings end to end', () => {
     });
 
     it('disconnecting the connected account makes its listings inactive', async () => {
-      const ws = await t.admin<{ data: { id: string } }>('POST', '/admin/v1/workspaces', { name: 'PMS Co', activeListingLimit: 5 });
-      const key = await t.admin<{ data: { key: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/api-keys`, { mode: 'test' });
-      const client = createUpstream(listingPb.ListingServiceClient, { name: 'listing-e2e', address: `127.0.0.1:${t.stack.services.listing.grpcPort}` });
-      const { listing } = await client.call('createListing', { workspaceId: dataWorkspaceId(ws.body.data.id, 'test'), listing: listingPb.Listing.create({ name: 'Managed', pmsProvider: 'PMS-B', pmsExternalId: 'b-1' }), inactive: false });
-      // Managed by another account of the same PMS, which stays connected.
-      const { listing: other } = await client.call('createListing', { workspaceId: dataWorkspaceId(ws.body.data.id, 'test'), listing: listingPb.Listing.create({ name: 'Other account', pmsProvider: 'PMS-B', pmsExternalId: 'b-2' }), inactive: false });
-      const { deactivated } = await client.call('deactivateConnectionListings', { workspaceId: dataWorkspaceId(ws.body.data.id, 'test'), pmsProvider: 'PMS-B', pmsExternalIds: ['b-1'] });
-      client.close();
-      expect(deactivated).toEqual([listing!.id]);
-      const res = await t.api<ErrorBody>('GET', `/v1/listings/${listing!.id}`, undefined, { key: key.body.data.key });
+      const pms = simulatorOf(t);
+      const w = await newWorkspace(t, 'PMS Co', 5);
+      // Two accounts of the same PMS; only the first is disconnected.
+      for (const [account, id, name] of [[`${w.id}-1`, 'b-1', 'Managed'], [`${w.id}-2`, 'b-2', 'Other account']] as const) {
+        await pms.createAccount('PMS-B', account);
+        await pms.putListing('PMS-B', account, id, { name });
+      }
+      const first = await connectPms(t, w.id, 'PMS-B', `${w.id}-1`);
+      await connectPms(t, w.id, 'PMS-B', `${w.id}-2`);
+      let rows: (Row & { pms?: { externalId: string } })[] = [];
+      await eventually(async () => (rows = (await w.api<{ data: typeof rows }>('GET', '/v1/listings?status=all')).body.data).length === 2, 5000, 'both imports');
+      const listing = rows.find((r) => r.pms?.externalId === 'b-1')!;
+      const other = rows.find((r) => r.pms?.externalId === 'b-2')!;
+      const disconnected = await t.admin<{ data: { deactivatedListingIds: string[] } }>('DELETE', `/admin/v1/workspaces/${w.id}/connections/${first}`);
+      expect(disconnected.body.data.deactivatedListingIds).toEqual([listing.id]);
+      const res = await w.api<ErrorBody>('GET', `/v1/listings/${listing.id}`);
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('listing_inactive');
-      expect((await t.api('GET', `/v1/listings/${other!.id}`, undefined, { key: key.body.data.key })).status).toBe(200);
+      expect((await w.api('GET', `/v1/listings/${other.id}`)).status).toBe(200);
+    });
+  });
+
+  describe('admin API: creating a listing no PMS manages', () => {
+    it('creates it in the mode asked, takes a plan slot, and refuses a full plan, a taken channel id and bad input', async () => {
+      const w = await newWorkspace(t, 'Admin listings', 1);
+      const create = (body: object) => t.admin<ErrorBody & { data: Row & { currency: string } }>('POST', `/admin/v1/workspaces/${w.id}/listings`, { mode: 'test', ...body });
+      const made = await create({ name: 'Harbour Flat', currency: 'NOK', channels: [{ channel: 'CHANNEL_B', externalId: 'chb-harbour' }] });
+      expect(made.status).toBe(201);
+      expect(made.body.data).toMatchObject({ name: 'Harbour Flat', status: 'active', currency: 'NOK', channels: [{ channel: 'CHANNEL_B', externalId: 'chb-harbour' }] });
+      // The test key sees it, by id and by its channel id.
+      expect((await w.api<{ data: Row }>('GET', '/v1/listings/chb-harbour')).body.data.id).toBe(made.body.data.id);
+      const full = await create({ name: 'Second' });
+      expect([full.status, full.body.error.code]).toEqual([402, 'listings_limit_exceeded']);
+      const taken = await create({ name: 'Copy', active: false, channels: [{ channel: 'CHANNEL_A', externalId: 'chb-harbour' }] });
+      expect([taken.status, taken.body.error.code]).toEqual([409, 'conflict']);
+      const bad = await create({ name: ' ', currency: 'euro', taxRate: 2, colour: 'red' });
+      expect(bad.status).toBe(400);
+      expect(Object.keys(bad.body.error.fields ?? {}).sort()).toEqual(['colour', 'currency', 'name', 'taxRate']);
+      expect((await w.api<{ data: Row[] }>('GET', '/v1/listings?status=all')).body.data.map((r) => r.name)).toEqual(['Harbour Flat']);
+      expect((await t.admin<ErrorBody>('POST', '/admin/v1/workspaces/ws_nope/listings', { mode: 'test', name: 'X' })).status).toBe(404);
+      expect((await t.api<ErrorBody>('POST', `/admin/v1/workspaces/${w.id}/listings`, { mode: 'test', name: 'X' })).status).toBe(401);
     });
   });
 
@@ -156,16 +175,9 @@ describe('listings end to end', () => {
     });
 
     it('PUT /v1/listings/{id}/content: 422 and nothing stored when the PMS can store no section; everything stored without a PMS', async () => {
-      const ws = await t.admin<{ data: { id: string } }>('POST', '/admin/v1/workspaces', { name: 'Content Co', activeListingLimit: 5 });
-      const key = (await t.admin<{ data: { key: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/api-keys`, { mode: 'test' })).body.data.key;
-      const client = createUpstream(listingPb.ListingServiceClient, { name: 'listing-e2e', address: `127.0.0.1:${t.stack.services.listing.grpcPort}` });
-      const { listing } = await client.call('createListing', { workspaceId: dataWorkspaceId(ws.body.data.id, 'test'), listing: listingPb.Listing.create({ name: 'Plain' }), inactive: false });
-      const { listing: managed } = await client.call('createListing', {
-        workspaceId: dataWorkspaceId(ws.body.data.id, 'test'),
-        listing: listingPb.Listing.create({ name: 'Managed by PMS-G', pmsProvider: 'PMS-G', pmsExternalId: 'g-1' }),
-        inactive: false,
-      });
-      client.close();
+      const w = await listingWorkspace(t, [{ name: 'Plain' }, { name: 'Managed by PMS-G', pmsProvider: 'PMS-G' }], 5);
+      const key = w.key;
+      const [listing, managed] = w.ids.map((id) => ({ id }));
       // PMS-G cannot store room counts nor text in a non-default language: nothing applied -> 422.
       const refused = await t.api<ErrorBody>('PUT', `/v1/listings/${managed!.id}/content`, { sections: { rooms: { bedrooms: 2, bathrooms: 1, beds: 2 }, translations: { fr: { description: 'Appartement' } } } }, { key });
       expect(refused.status).toBe(422);
@@ -245,28 +257,5 @@ describe('listings end to end', () => {
     const usage = await t.admin<{ data: { testUsage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${w.id}`);
     expect(usage.body.data.testUsage.activeListings).toBe(3);
     expect((await w.api<{ data: Row[] }>('GET', '/v1/listings')).body.data).toHaveLength(3);
-  });
-
-  it('every change of state publishes ListingActivityChanged on listing.activity.v1, keyed by listing id', async () => {
-    const seen: listingEvents.ListingActivityChanged[] = [];
-    const sub = await t.stack.bus.subscribe({
-      groupId: `e2e-activity-${Date.now()}`,
-      topics: [TOPICS.listingActivity.name],
-      fromBeginning: false,
-      handler: async (m) => {
-        const event = listingEvents.ListingActivityChanged.decode(m.value);
-        // At-least-once: a repeated event (same id) counts once.
-        if (m.key === event.listingId && !seen.some((e) => e.eventId === event.eventId)) seen.push(event);
-      },
-    });
-    await sub.ready;
-    await t.api('PATCH', `/v1/listings/${oldTown}`, { active: false });
-    await t.api('PATCH', `/v1/listings/${oldTown}`, { active: true });
-    await eventually(() => seen.filter((e) => e.listingId === oldTown).length === 2, 5000, 'two activity events');
-    const [off, on] = seen.filter((e) => e.listingId === oldTown);
-    expect(off).toMatchObject({ workspaceId: t.dataWorkspaceId, active: false, reason: listingEvents.ActivityReason.ACTIVITY_REASON_OWNER, listingName: 'Old Town Loft' });
-    expect(on!.active).toBe(true);
-    expect(on!.version).toBe(off!.version + 1);
-    await sub.stop();
   });
 });

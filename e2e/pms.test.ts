@@ -1,10 +1,30 @@
 // PMS adapter end to end over HTTP: the capability matrix through the gateway, connecting and
 // importing, disconnecting, sync of changes made in the PMS, refused writes that send nothing,
 // and a PMS outage (breaker open, fast envelope, recovery). The PMS is the stack's simulator,
-// driven through its own HTTP control API.
-import { CONTENT_SECTIONS, PROVIDERS, pmsCapabilities, reservationCapabilities, supports } from '@vrp/pms-matrix';
+// driven through its own HTTP control API. The expectations are written from the spec (7.2),
+// not read from the capability matrix the services use, so a wrong matrix entry fails here.
 import type { SimulatorControl } from '@vrp/pms-simulator';
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
+import { simulatorOf } from './support/workspaces';
+
+const PROVIDERS = ['PMS-A', 'PMS-B', 'PMS-C', 'PMS-D', 'PMS-E', 'PMS-F', 'PMS-G'] as const;
+type Provider = (typeof PROVIDERS)[number];
+const CONTENT_SECTIONS = ['description', 'amenities', 'house_rules', 'house_rule_switches', 'rooms', 'translations'] as const;
+type Section = (typeof CONTENT_SECTIONS)[number];
+
+/** Spec 7.2, what each PMS's API cannot do (the flags the spec states; others are not asserted). */
+const REFUSES = {
+  cancel: ['PMS-A'],
+  quote: ['PMS-C', 'PMS-D', 'PMS-E'],
+  reviewReplies: ['PMS-F'],
+  requestAnswers: ['PMS-F'],
+  preApprovals: ['PMS-F'],
+  guests: ['PMS-F'],
+  messageAttachments: ['PMS-F', 'PMS-G'],
+} as const;
+/** Spec 7.2: house-rule switches on PMS-F; bedroom/bathroom/bed counts and non-default-language text on PMS-G. */
+const refusesSection = (provider: Provider, section: Section): boolean =>
+  (provider === 'PMS-F' && section === 'house_rule_switches') || (provider === 'PMS-G' && (section === 'rooms' || section === 'translations'));
 
 interface Listing {
   id: string;
@@ -23,7 +43,7 @@ interface Connection {
 }
 
 /** A value of each content section that passes validation. */
-const SECTION_VALUES: Record<(typeof CONTENT_SECTIONS)[number], unknown> = {
+const SECTION_VALUES: Record<Section, unknown> = {
   description: 'Bright flat by the river.',
   amenities: ['wifi', 'kitchen'],
   house_rules: 'No parties.',
@@ -62,7 +82,7 @@ describe('PMS adapter, end to end over HTTP', () => {
 
   beforeAll(async () => {
     t = await startTestStack();
-    pms = t.stack.pmsSimulator.control;
+    pms = simulatorOf(t);
   });
   afterAll(async () => {
     await t.stop();
@@ -71,11 +91,24 @@ describe('PMS adapter, end to end over HTTP', () => {
     await pms.clearFaults();
   });
 
-  it('GET /v1/connect/{provider} serves every PMS’s capabilities from the matrix; an unknown PMS is 404', async () => {
+  it('GET /v1/connect/{provider} states what each PMS cannot do as the spec says; an unknown PMS is 404', async () => {
     for (const provider of PROVIDERS) {
-      const res = await t.api<{ data: { provider: string; capabilities: { reservations: unknown; pms: unknown } } }>('GET', `/v1/connect/${provider}`);
+      const res = await t.api<{ data: { provider: string; capabilities: { reservations: Record<string, unknown>; pms: Record<string, unknown> } } }>('GET', `/v1/connect/${provider}`);
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ provider, capabilities: { reservations: reservationCapabilities(provider), pms: pmsCapabilities(provider) } });
+      const { reservations, pms: caps } = res.body.data.capabilities;
+      expect([res.body.data.provider, reservations.provider, caps.provider]).toEqual([provider, provider, provider]);
+      const stated = {
+        cancel: reservations.cancel,
+        quote: reservations.quote,
+        reviewReplies: caps.reviewReplies,
+        requestAnswers: caps.requestAnswers,
+        preApprovals: caps.preApprovals,
+        guests: caps.guests,
+        messageAttachments: caps.messageAttachments,
+      };
+      const expected = Object.fromEntries(Object.entries(REFUSES).map(([flag, refusing]) => [flag, !(refusing as readonly string[]).includes(provider)]));
+      expect({ provider, ...stated }).toEqual({ provider, ...expected });
+      expect({ provider, sections: caps.contentSections }).toEqual({ provider, sections: CONTENT_SECTIONS.filter((s) => !refusesSection(provider, s)) });
     }
     expect((await t.api('GET', '/v1/connect/pms-b')).status).toBe(200);
     const unknown = await t.api<ErrorBody>('GET', '/v1/connect/PMS-Z');
@@ -100,7 +133,7 @@ describe('PMS adapter, end to end over HTTP', () => {
         await pms.clearRequests();
         const res = await ws.api<ErrorBody & { data?: unknown }>('PUT', `/v1/listings/${listing!.id}/content`, { sections: { [section]: SECTION_VALUES[section] } });
         const sent = await pms.requests({ provider, account });
-        if (supports(provider, `content.${section}`)) {
+        if (!refusesSection(provider, section)) {
           expect([provider, section, res.status]).toEqual([provider, section, 200]);
           expect(sent.map((r) => [r.method, r.path])).toEqual([['PUT', `/${provider.toLowerCase()}/v1/accounts/${account}/listings/home/content/${section}`]]);
         } else {

@@ -1,9 +1,9 @@
 // Issue 4 end to end over HTTP: reservations (spec 2.1, 3.1, 4.1), their validation, the
 // inactive-listing paths of 7.1, the PMS refusals of 7.2, idempotency and pagination edges.
-// Only the setup (workspaces, listings with a PMS) goes through the listing service's gRPC API.
-import { listing as listingPb, pmsSync, TOPICS, type ReservationSyncPayload } from '@vrp/contracts';
-import { createUpstream, dataWorkspaceId } from '@vrp/platform';
-import { startTestStack, type ErrorBody, type TestStack } from './support/stack';
+// Black-box: listings are made through the admin API, PMS listings and PMS reservations in the
+// PMS simulator (control API) and imported by the connection's sync.
+import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
+import { listingWorkspace, simulatorOf, syncNow, type ListingSpec } from './support/workspaces';
 
 interface Reservation {
   id: string;
@@ -33,32 +33,11 @@ describe('reservations end to end', () => {
     await t.stop();
   });
 
-  /** A workspace of its own with listings made through the listing service. */
-  async function workspace(listings: { name: string; pmsProvider?: string; inactive?: boolean; channelId?: string }[]) {
-    const ws = await t.admin<{ data: { id: string } }>('POST', '/admin/v1/workspaces', { name: `Res ${Math.random()}`, activeListingLimit: 20 });
-    const key = await t.admin<{ data: { key: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/api-keys`, { mode: 'test' });
-    const client = createUpstream(listingPb.ListingServiceClient, { name: 'listing-e2e', address: `127.0.0.1:${t.stack.services.listing.grpcPort}` });
-    const ids: string[] = [];
-    for (const l of listings) {
-      const { listing } = await client.call('createListing', {
-        workspaceId: dataWorkspaceId(ws.body.data.id, 'test'),
-        listing: listingPb.Listing.create({
-          name: l.name,
-          currency: 'EUR',
-          defaultNightlyPrice: 100,
-          cleaningFee: 50,
-          taxRate: 0.1,
-          pmsProvider: l.pmsProvider ?? '',
-          pmsExternalId: l.pmsProvider ? `ext-${l.name}` : '',
-          channels: l.channelId ? [{ channel: 'CHANNEL_A', externalId: l.channelId }] : [],
-        }),
-        inactive: l.inactive ?? false,
-      });
-      ids.push(listing!.id);
-    }
-    client.close();
-    const api: Api = (method, path, body, headers) => t.api(method, path, body, { key: key.body.data.key, ...(headers ? { headers } : {}) });
-    return { id: ws.body.data.id, ids, api };
+  /** A workspace of its own with its listings (admin API, or imported from the simulator). */
+  async function workspace(listings: ListingSpec[]) {
+    const w = await listingWorkspace(t, listings);
+    const api: Api = (method, path, body, headers) => w.api(method, path, body, headers ? { headers } : {});
+    return { ...w, api };
   }
 
   const guest = { firstName: 'Ana', lastName: 'Silva', email: 'ana@example.com' };
@@ -235,8 +214,7 @@ describe('reservations end to end', () => {
       expect((await w.api('PATCH', `/v1/listings/${w.ids[0]}`, { active: false })).status).toBe(200);
 
       // The reservation service learns it from listing.activity.v1.
-      await t.stack.bus.whenIdle();
-      expect(ids(await w.api<Page>('GET', '/v1/reservations'))).toEqual([onOpen.id]);
+      await eventually(async () => ids(await w.api<Page>('GET', '/v1/reservations')).join() === onOpen.id, 5000, 'the reservation left out');
       const expect403 = async (method: string, path: string, body?: unknown) => {
         const res = await w.api<ErrorBody>(method, path, body);
         expect([path, res.status, res.body.error.code, res.body.error.listing_ids]).toEqual([path, 403, 'listing_inactive', [w.ids[0]]]);
@@ -253,7 +231,7 @@ describe('reservations end to end', () => {
 
       // Activation brings them back.
       await w.api('PATCH', `/v1/listings/${w.ids[0]}`, { active: true });
-      await t.stack.bus.whenIdle();
+      await eventually(async () => ids(await w.api<Page>('GET', '/v1/reservations')).length === 2, 5000, 'both reservations listed');
       expect(ids(await w.api<Page>('GET', '/v1/reservations')).sort()).toEqual([onOff.id, onOpen.id].sort());
       expect((await w.api('GET', `/v1/reservations/${onOff.id}`)).status).toBe(200);
     });
@@ -280,28 +258,29 @@ describe('reservations end to end', () => {
     ];
     it.each(refusals)('%s -> 422 pms_write_unsupported naming the PMS; nothing stored', async (_what, method, path, body, provider) => {
       const before = (await w.api<Page>('GET', '/v1/reservations')).body.pagination.total;
+      await t.pms.clearRequests();
       const res = await w.api<ErrorBody>(method, path, body(on));
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('pms_write_unsupported');
       expect(res.body.error.provider).toBe(provider);
       expect((await w.api<Page>('GET', '/v1/reservations')).body.pagination.total).toBe(before);
+      // Nothing reached the PMS (its own request log).
+      expect(await t.pms.requests({ account: w.account })).toEqual([]);
     });
 
-    /** A reservation made in the PMS, arriving with its next sync (pms.sync.v1), as the pms-adapter publishes it. */
+    /** A reservation made in the PMS (simulator), arriving with the connection's next sync. */
     async function syncedFromPms(provider: string, externalId: string): Promise<Reservation> {
-      const payload: ReservationSyncPayload = {
-        externalId, listingExternalId: `ext-${provider} home`, status: 'CONFIRMED', source: 'CHANNEL_A', checkIn: '2030-11-10', checkOut: '2030-11-12',
-        guest: { firstName: 'Pia' }, occupancy: { adults: 1, children: 0, infants: 0, pets: 0 }, totalPrice: 250, currency: 'EUR', updatedAt: new Date('2030-01-01T00:00:00Z'),
-      };
-      await t.stack.bus.publish(TOPICS.pmsSync.name, [{
-        key: payload.listingExternalId,
-        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId: `chg-${externalId}`, workspaceId: dataWorkspaceId(w.id, 'test'), provider, entity: 'reservation', externalId, listingExternalId: payload.listingExternalId, reservation: payload })).finish(),
-      }]);
-      await t.stack.bus.whenIdle();
-      const page = await w.api<Page>('GET', `/v1/reservations?property_id=${on(provider.slice(-1))}`);
-      const found = page.body.data.find((r) => (r as unknown as { pms: { externalId: string } | null }).pms?.externalId === externalId);
-      if (!found) throw new Error(`the ${provider} reservation ${externalId} did not arrive`);
-      return found;
+      await simulatorOf(t).putReservation(provider, w.account, externalId, {
+        listing_id: `ext-${provider} home`, arrival: '2030-11-10', departure: '2030-11-12', source: 'CHANNEL_A', guest: { first_name: 'Pia' }, adults: 1, total: 250, currency: 'EUR',
+      });
+      expect((await syncNow(t, w.id, w.connections.get(provider)!)).status).toBe(200);
+      let found: Reservation | undefined;
+      await eventually(async () => {
+        const page = await w.api<Page>('GET', `/v1/reservations?property_id=${on(provider.slice(-1))}`);
+        found = page.body.data.find((r) => (r as unknown as { pms: { externalId: string } | null }).pms?.externalId === externalId);
+        return !!found;
+      }, 5000, `the ${provider} reservation ${externalId}`);
+      return found!;
     }
 
     it('a PMS reservation arrives with the sync; changes its PMS cannot make are refused and it stays as it was', async () => {

@@ -43,7 +43,7 @@ describe('robustness: hostile input gets a 4xx envelope, never a 5xx', () => {
       return Object.fromEntries(Array.from({ length: 3 }, () => [pick(FIELDS), randomValue(depth + 1)]));
     };
 
-    const listing = t.stack.demo!.listingIds[0]!;
+    const listing = t.demoListingIds[0]!;
     const made = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', { propertyId: listing, checkIn: '2034-06-01', checkOut: '2034-06-04', primaryGuest: { firstName: 'Base' } });
     expect(made.status).toBe(201);
     const reservation = made.body.data.id;

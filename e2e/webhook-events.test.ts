@@ -66,7 +66,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
     const sub = await t.api<{ data: { secret: string } }>('POST', '/v1/webhooks', { url: receiver.url, eventTypes: ['*'] });
     expect(sub.status).toBe(201);
     secret = sub.body.data.secret;
-    plain = t.stack.demo!.listingIds[0]!;
+    plain = t.demoListingIds[0]!;
     let listings: Listing[] = [];
     await eventually(async () => (listings = (await t.api<{ data: Listing[] }>('GET', '/v1/listings?status=all&limit=200')).body.data).some((l) => l.name.startsWith('Riverside')), 5000, 'the demo PMS listing');
     riverside = listings.find((l) => l.name.startsWith('Riverside'))!.id;
@@ -132,7 +132,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
     const listed = await t.api<{ data: Record<string, unknown>[] }>('GET', `/v1/conversations/${conversationId}/messages`);
     expect(onSent.json.data.object).toEqual(listed.body.data.find((m) => m.id === sent.body.data.id));
 
-    await t.stack.pmsSimulator.control.receiveMessage('PMS-A', 'demo', 'm-river-1', { listing_id: 'riverside', thread_id: 'thr-river-1', text: 'Is parking included?' });
+    await t.pms.receiveMessage('PMS-A', 'demo', 'm-river-1', { listing_id: 'riverside', thread_id: 'thr-river-1', text: 'Is parking included?' });
     await syncDemo();
     const onReceived = await arrival('message.received', (o) => o.body === 'Is parking included?');
     expect(onReceived.json.listingId).toBe(riverside);
@@ -143,7 +143,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
   });
 
   it('review.created fires for a review arriving from the PMS; review.updated for a reply relayed to the PMS and for an edit made in the PMS', async () => {
-    const pms = t.stack.pmsSimulator.control;
+    const pms = t.pms;
     await pms.putReview('PMS-A', 'demo', 'rev-river-1', { listing_id: 'riverside', reviewer_name: 'Pia', stars: 5, text: 'Lovely studio' });
     await syncDemo();
     const onCreate = await arrival('review.created', (o) => o.body === 'Lovely studio');
@@ -169,7 +169,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
   });
 
   it('request.created fires for a booking request arriving in the PMS; request.updated when it is answered through the API, once (the PMS reporting the answer back adds none)', async () => {
-    const pms = t.stack.pmsSimulator.control;
+    const pms = t.pms;
     await pms.putRequest('PMS-A', 'demo', 'req-river-1', { kind: 'request', listing_id: 'riverside', arrival: '2033-05-01', departure: '2033-05-04', guest_count: 2, guest: { first_name: 'Noor' }, message: 'Travelling with a baby' });
     await syncDemo();
     const onCreate = await arrival('request.created', (o) => o.checkIn === '2033-05-01');
@@ -195,7 +195,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
   it('a reservation changed in the PMS fires reservation.updated after the next sync', async () => {
     const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
     const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
-    const pms = t.stack.pmsSimulator.control;
+    const pms = t.pms;
     const year = new Date().getUTCFullYear() + 1;
     await pms.putReservation('PMS-A', 'demo', 'booking-1', { departure: `${year}-06-15`, adults: 1 });
     expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);

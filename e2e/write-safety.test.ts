@@ -329,7 +329,7 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: riverside, checkIn: '2042-03-01', checkOut: '2042-03-04', primaryGuest: { firstName: 'Local' } });
     expect(local.status).toBe(201);
     // Meanwhile the PMS took a booking over two of those nights itself.
-    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap', {
+    await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap', {
       listing_id: 'riverside',
       arrival: '2042-03-03',
       departure: '2042-03-06',
@@ -370,7 +370,7 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
       total: 300,
       currency: 'EUR',
     };
-    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap-ends', booking);
+    await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap-ends', booking);
     const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
     const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
     const syncNow = async () => expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
@@ -386,7 +386,7 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     expect(flagged.conflict).toEqual({ reservationIds: [pmsId] });
 
     // The PMS cancels its booking; the next sync ends the overlap on both sides.
-    await t.stack.pmsSimulator.control.putReservation('PMS-A', 'demo', 'booking-overlap-ends', { ...booking, status: 'cancelled' });
+    await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap-ends', { ...booking, status: 'cancelled' });
     await syncNow();
     await eventually(async () => (await read(local.body.data.id)).conflict === null, 10_000, 'the local stay\'s conflict to clear');
     const cleared = await read(local.body.data.id);
@@ -416,7 +416,7 @@ describe('a write whose answer was a 5xx but which committed is not written twic
     riverside = await demoPmsListing(t);
   });
   afterEach(async () => {
-    await t.stack.pmsSimulator.control.clearFaults();
+    await t.pms.clearFaults();
   });
   afterAll(async () => {
     await t.stop();
@@ -424,17 +424,17 @@ describe('a write whose answer was a 5xx but which committed is not written twic
 
   // The PMS receives the caller's key (reservations prefix it with the workspace).
   const relaysWithKey = async (key: string) =>
-    (await t.stack.pmsSimulator.control.requests({ provider: 'PMS-A' })).filter((r) => r.idempotencyKey === key || r.idempotencyKey?.endsWith(`:${key}`));
+    (await t.pms.requests({ provider: 'PMS-A' })).filter((r) => r.idempotencyKey === key || r.idempotencyKey?.endsWith(`:${key}`));
 
   it('reservations: a create that timed out at the gateway and committed answers the same reservation on retry', async () => {
     const key = 'late-create-1';
     const body = { propertyId: riverside, checkIn: '2042-07-01', checkOut: '2042-07-03', primaryGuest: { firstName: 'Late' } };
-    await t.stack.pmsSimulator.control.setFault('PMS-A', { mode: 'slow', delayMs: PMS_DELAY_MS });
+    await t.pms.setFault('PMS-A', { mode: 'slow', delayMs: PMS_DELAY_MS });
     const first = await t.api<{ data: Reservation }>('POST', '/v1/reservations', body, { headers: { 'Idempotency-Key': key } });
     expect(first.status).toBeGreaterThanOrEqual(500);
     const stored = async () => (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-07-01&check_in_before=2042-07-01`)).body.data;
     await eventually(async () => (await stored()).length === 1, 10_000, 'the create to commit behind the 5xx');
-    await t.stack.pmsSimulator.control.clearFaults();
+    await t.pms.clearFaults();
 
     const retry = await t.api<{ data: Reservation }>('POST', '/v1/reservations', body, { headers: { 'Idempotency-Key': key } });
     expect(retry.status).toBe(201);
@@ -454,11 +454,11 @@ describe('a write whose answer was a 5xx but which committed is not written twic
     }, 5000, 'the demo PMS reservation\'s conversation');
     const key = 'late-message-1';
     const messages = async () => (await t.api<{ data: { id: string; body: string }[] }>('GET', `/v1/conversations/${conversationId}/messages?limit=200`)).body.data.filter((m) => m.body === 'Sent once');
-    await t.stack.pmsSimulator.control.setFault('PMS-A', { mode: 'slow', delayMs: PMS_DELAY_MS });
+    await t.pms.setFault('PMS-A', { mode: 'slow', delayMs: PMS_DELAY_MS });
     const first = await t.api('POST', `/v1/conversations/${conversationId}/messages`, { body: 'Sent once' }, { headers: { 'Idempotency-Key': key } });
     expect(first.status).toBeGreaterThanOrEqual(500);
     await eventually(async () => (await messages()).length === 1, 10_000, 'the message to be stored behind the 5xx');
-    await t.stack.pmsSimulator.control.clearFaults();
+    await t.pms.clearFaults();
 
     const retry = await t.api<{ data: { id: string } }>('POST', `/v1/conversations/${conversationId}/messages`, { body: 'Sent once' }, { headers: { 'Idempotency-Key': key } });
     expect(retry.status).toBe(201);

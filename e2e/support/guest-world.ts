@@ -24,7 +24,7 @@ export interface World {
 }
 
 export function simulator(t: TestStack): SimulatorControl {
-  return t.stack.pmsSimulator.control;
+  return t.pms;
 }
 
 let worlds = 0;

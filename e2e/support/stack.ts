@@ -1,4 +1,8 @@
-// Black-box harness: boots the whole embedded stack on free ports and talks to it over HTTP only.
+// Black-box harness: boots the whole embedded stack on free ports and talks to it over HTTP only:
+// the API, the admin API and the PMS simulator's control API. Tests use the fields below, never
+// `stack` (the in-process handle, kept for the harness itself; the lint rule of e2e/ forbids
+// reaching through it).
+import { SimulatorControl } from '@vrp/pms-simulator';
 import type { ErrorEnvelope } from '@vrp/api-model';
 import { startStack, type Stack } from '@vrp/stack';
 import { eventually as waitFor, request, type ApiResponse } from '@vrp/testkit';
@@ -11,6 +15,13 @@ export type ErrorBody = ErrorEnvelope;
 export interface TestStack {
   stack: Stack;
   baseUrl: string;
+  /** The base of the gateway's absolute links (docs_url). */
+  publicBaseUrl: string;
+  adminToken: string;
+  /** The demo workspace's listings as seeded: Sea View Apartment, Old Town Loft, Mountain Cabin (inactive). */
+  demoListingIds: string[];
+  /** The PMS simulator's control API (HTTP): change data "in the PMS", inject faults, read its request log. */
+  pms: SimulatorControl;
   apiKey: string;
   workspaceId: string;
   /** Where the demo key's data lives (the workspace's test-mode sandbox): what the services and the bus see. */
@@ -37,6 +48,10 @@ export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadline
   return {
     stack,
     baseUrl: stack.baseUrl,
+    publicBaseUrl: stack.publicBaseUrl,
+    adminToken: stack.adminToken,
+    demoListingIds: [...demo.listingIds],
+    pms: new SimulatorControl(stack.pmsSimulator.url),
     apiKey: demo.apiKey,
     workspaceId: demo.workspaceId,
     dataWorkspaceId: demo.dataWorkspaceId,

@@ -2,15 +2,16 @@
 // the services' proto messages. Services see data workspaces (`<id>_test` for the test-mode
 // sandbox); operators see the workspace and the mode. Types are the schemas'.
 import type { z } from 'zod';
-import type { ops, pms } from '@vrp/contracts';
+import type { ops, pms, syncHealth } from '@vrp/contracts';
 import type { Provider } from '@vrp/pms-matrix';
 import { workspaceOfData, type DeadLetterReason, type DeadLetterServiceName } from '@vrp/platform';
 import type { deadLetterSchema } from './schemas/dead-letter';
-import type { pmsConnectionSchema } from './schemas/connection';
+import type { pmsConnectionSchema, syncHealthSchema } from './schemas/connection';
 import type { ConnectionStatus } from './vocabulary';
 
 export type ApiPmsConnection = z.infer<typeof pmsConnectionSchema>;
 export type ApiDeadLetter = z.infer<typeof deadLetterSchema>;
+export type ApiSyncHealth = z.infer<typeof syncHealthSchema>;
 
 export function toApiConnection(c: pms.Connection | undefined): ApiPmsConnection {
   if (!c) throw new Error('pms-adapter answered without a connection');
@@ -25,6 +26,38 @@ export function toApiConnection(c: pms.Connection | undefined): ApiPmsConnection
     status: c.status as ConnectionStatus,
     createdAt: (c.createdAt ?? new Date(0)).toISOString(),
     lastSyncedAt: c.lastSyncedAt ? c.lastSyncedAt.toISOString() : null,
+  };
+}
+
+/** A connection's sync health as the pms-adapter folds it (counters, lag, state). */
+export function toApiSyncHealth(h: syncHealth.SyncHealth | undefined): ApiSyncHealth {
+  if (!h) throw new Error('pms-adapter answered without a sync health');
+  const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+  return {
+    state: h.state as ApiSyncHealth['state'],
+    reasons: h.reasons,
+    lastSuccessfulSyncAt: iso(h.lastSuccessfulSyncAt),
+    lastAttemptAt: iso(h.lastAttemptAt),
+    consecutiveFailures: h.consecutiveFailures,
+    lagSeconds: h.lagMs / 1000,
+    changes: {
+      published: h.changesPublished,
+      applied: h.changesApplied,
+      failed: h.changesFailed,
+      deadLettered: h.changesDeadLettered,
+      pending: h.changesPending,
+      deadLettersOpen: h.deadLettersOpen,
+    },
+    lastError: h.lastError
+      ? {
+          source: h.lastError.source as 'pms' | 'apply',
+          code: h.lastError.code,
+          message: h.lastError.message,
+          at: (h.lastError.at ?? new Date(0)).toISOString(),
+          service: h.lastError.service || null,
+          changeId: h.lastError.changeId || null,
+        }
+      : null,
   };
 }
 

@@ -83,6 +83,10 @@ export type ListingStatus = (typeof LISTING_STATUSES)[number];
 export const LISTING_STATUS_FILTERS = ['active', 'inactive', 'all'] as const;
 export type ListingStatusFilter = (typeof LISTING_STATUS_FILTERS)[number];
 export const MAX_TOGGLE_LISTINGS = 200;
+/** A listing's name (admin create). */
+export const MAX_LISTING_NAME_LENGTH = 200;
+/** A listing's default nightly price and cleaning fee (admin create). */
+export const MAX_LISTING_NIGHTLY_PRICE = 1_000_000;
 /** Longest calendar range read or written at once, in days. */
 export const MAX_CALENDAR_RANGE_DAYS = 366;
 export const MAX_AVAILABILITY_UPDATES = 100;

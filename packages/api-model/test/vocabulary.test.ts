@@ -35,15 +35,7 @@ const HOMES: Record<string, string[]> = {
   [join('packages', 'platform', 'src', 'consumer', 'dead-letter-store.ts')]: ['DEAD_LETTER_REASONS', 'DEAD_LETTER_STATUS_FILTERS'],
   [join('packages', 'contracts', 'src', 'pms-sync.ts')]: ['WRITABLE_RESERVATION_STATUSES', 'MESSAGE_DIRECTIONS', 'REQUEST_STATUSES'],
 };
-/**
- * Left for the lead: the pms-adapter is being changed by issue 14 in this same session, so its
- * copies import the vocabulary after the branches are merged. Remove these rows then.
- */
-const LEFT_FOR_THE_MERGE: Record<string, string[]> = {
-  [join('services', 'pms-adapter', 'src', 'domain', 'connection.ts')]: ['CONNECTION_STATUSES'],
-  [join('services', 'pms-adapter', 'src', 'store', 'schemas.ts')]: ['CONNECTION_STATUSES'],
-};
-const isHome = (path: string, name: string) => (HOMES[path]?.includes(name) ?? false) || (LEFT_FOR_THE_MERGE[path]?.includes(name) ?? false);
+const isHome = (path: string, name: string) => (HOMES[path]?.includes(name) ?? false);
 
 /** Every hand-written source file of packages/ and services/ except the vocabulary itself. */
 const FILES = ['packages', 'services']

@@ -9,6 +9,7 @@ export * as guest from './gen/vrp/guest/v1/guest';
 export * as guestEvents from './gen/vrp/guest/v1/events';
 export * as pms from './gen/vrp/pms/v1/pms';
 export * as pmsSync from './gen/vrp/pms/v1/sync';
+export * as syncHealth from './gen/vrp/pms/v1/sync_health';
 export * as webhook from './gen/vrp/webhook/v1/webhook';
 export * as ops from './gen/vrp/ops/v1/dead_letter';
 export * as health from './gen/grpc/health/v1/health';

@@ -15,6 +15,8 @@ export const TOPICS = {
   requestEvents: { name: 'request.events.v1', partitions: 6, compacted: false },
   /** PmsSyncChange, key = PMS listing external id. */
   pmsSync: { name: 'pms.sync.v1', partitions: 6, compacted: false },
+  /** SyncChangeOutcome (what the owning service did with a pms.sync.v1 change), key = connection id. */
+  pmsSyncOutcomes: { name: 'pms.sync.outcomes.v1', partitions: 6, compacted: false },
 } as const;
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]['name'];

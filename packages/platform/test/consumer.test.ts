@@ -4,12 +4,12 @@
 // and dead-lettered past the budget, and the later messages of the partition are applied; that a
 // dead letter is stored once and published on <topic>.dlq; that a store outage makes the bus
 // redeliver instead of losing the message; and the operators' list, replay and delete.
-import { ops } from '@vrp/contracts';
+import { ops, syncHealth, TOPICS } from '@vrp/contracts';
 import { createMemoryBus, type MemoryEventBus } from '../src/bus/memory';
 import type { DeliveredMessage, EventBus, TopicSpec } from '../src/bus/port';
 import { PermanentError, TransientError } from '../src/consumer/failure';
 import { deadLetterService } from '../src/consumer/grpc';
-import { ConsumerRunner, type RetryPolicy } from '../src/consumer/runner';
+import { ConsumerRunner, describeSyncChange, type RetryPolicy } from '../src/consumer/runner';
 import { AppError } from '../src/errors/app-error';
 import { createUpstream, type Upstream } from '../src/grpc/client';
 import { createLogger } from '../src/logging';
@@ -386,5 +386,58 @@ describe('retry classification through the runner', () => {
     ]);
     await sub.stop();
     await outbox.stop();
+  });
+});
+
+describe('outcomes of owned PMS sync changes (pms.sync.outcomes.v1)', () => {
+  it('reports applied, failed once, dead-lettered, replayed and discarded for owned changes only', async () => {
+    const bus: MemoryEventBus = createMemoryBus({ retryInitialMs: 5, retryMaxMs: 20, onHandlerError: () => undefined, redelivery: false });
+    const store = createMemoryStore();
+    const outbox = new Outbox(store, bus, logger);
+    const runner = new ConsumerRunner({ service: 'things', store, bus, outbox, logger, retry: FAST });
+    const failedOnce = new Set<string>();
+    const fixed = new Set<string>();
+    // "<kind>:<x>": ok applies, perm fails for good until fixed, once fails transiently the first time.
+    // Changes named own* belong to this group; the others are skipped by it (no outcome).
+    const sub = await runner.subscribe({
+      groupId: GROUP,
+      topics: [TOPIC],
+      fromBeginning: true,
+      reportsSyncOutcomes: true,
+      decode: (bytes) => dec(bytes),
+      describe: (body) => describeSyncChange({ workspaceId: 'ws_sync', connectionId: 'pmc_1', changeId: `chg_${body.split(':')[1]}` }, body.split(':')[1]!.startsWith('own')),
+      handle: async (body) => {
+        const [kind, x] = body.split(':') as [string, string];
+        if (kind === 'perm' && !fixed.has(x)) throw new PermanentError('thing_missing', `thing ${x} does not exist`);
+        if (kind === 'once' && !failedOnce.has(x)) {
+          failedOnce.add(x);
+          throw new TransientError('busy', `${x} is busy`);
+        }
+      },
+    });
+    await sub.ready;
+    const outcomes: syncHealth.SyncChangeOutcome[] = [];
+    const reader = await bus.subscribe({ groupId: 'outcome-reader', topics: [TOPICS.pmsSyncOutcomes.name], fromBeginning: true, handler: async (m) => void outcomes.push(syncHealth.SyncChangeOutcome.decode(m.value)) });
+    try {
+      await bus.publish(TOPIC.name, ['ok:own1', 'ok:other', 'perm:own2', 'once:own3', 'perm:own4', 'perm:other2'].map((b) => ({ key: 'k', value: enc(b) })));
+      const summary = () => outcomes.map((o) => `${o.changeId}:${o.outcome}${o.errorCode ? `:${o.errorCode}` : ''}`);
+      await until(summary, (s) => s.length >= 5, 'the outcomes');
+      expect(summary()).toEqual(['chg_own1:applied', 'chg_own2:dead_lettered:thing_missing', 'chg_own3:failed:busy', 'chg_own3:applied', 'chg_own4:dead_lettered:thing_missing']);
+      expect(outcomes.every((o) => o.connectionId === 'pmc_1' && o.workspaceId === 'ws_sync' && o.service === 'things')).toBe(true);
+
+      const letters = (await runner.list({ status: 'all' }, { limit: 10, offset: 0 })).docs;
+      const idOf = (x: string) => letters.find((d) => Buffer.from(d.value, 'base64').toString().endsWith(`:${x}`))!._id;
+      fixed.add('own2');
+      await runner.replay(idOf('own2'));
+      await runner.delete(idOf('own4'));
+      // The skipped change's dead letter reports nothing when deleted.
+      await runner.delete(idOf('other2'));
+      await until(summary, (s) => s.length >= 7, 'replay and delete outcomes');
+      expect(summary().slice(5)).toEqual(['chg_own2:applied', 'chg_own4:discarded']);
+    } finally {
+      await reader.stop();
+      await sub.stop();
+      await outbox.stop();
+    }
   });
 });

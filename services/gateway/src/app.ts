@@ -19,6 +19,7 @@ import { WorkspaceConcurrency } from './http/middleware/concurrency';
 import { Admission } from './http/middleware/rate-limit';
 import { adminRoutes } from './http/routes/admin';
 import { adminConnectionRoutes } from './http/routes/admin-connections';
+import { adminListingRoutes } from './http/routes/admin-listings';
 import { adminDeadLetterRoutes } from './http/routes/admin-dead-letters';
 import { connectRoutes } from './http/routes/connect';
 import { listingDataRoutes } from './http/routes/listing-data';
@@ -105,8 +106,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...listingDataRoutes(deps.upstreams.listing),
     ...reservationRoutes(deps.upstreams.reservation),
     ...guestRoutes(deps.upstreams.guest), ...conversationRoutes(deps.upstreams.guest), ...reviewRoutes(deps.upstreams.guest),
-    ...connectRoutes(deps.upstreams.pmsAdapter), ...adminConnectionRoutes(deps.upstreams.pmsAdapter, admin),
+    ...connectRoutes(deps.upstreams.pmsAdapter), ...adminConnectionRoutes(deps.upstreams.pmsAdapter, admin, deps.upstreams.syncHealth),
     ...adminRoutes(admin),
+    ...adminListingRoutes(deps.upstreams.listing, admin),
     ...adminDeadLetterRoutes(deps.upstreams.deadLetters),
     ...webhookRoutes(deps.upstreams.webhook),
     ...metaRoutes(openApiDocument),

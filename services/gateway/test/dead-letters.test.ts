@@ -70,7 +70,7 @@ describe('admin API: dead letters of every consuming service', () => {
       services.set(name, { running, subscription, outbox });
     }
     const addr = (s: DeadLetterServiceName) => `127.0.0.1:${services.get(s)!.running.grpcPort}`;
-    gw = await startTestGateway({ listingAddress: addr('listing'), env: { RESERVATION_ADDR: addr('reservation'), GUEST_ADDR: addr('guest'), WEBHOOK_ADDR: addr('webhook') } });
+    gw = await startTestGateway({ listingAddress: addr('listing'), env: { RESERVATION_ADDR: addr('reservation'), GUEST_ADDR: addr('guest'), WEBHOOK_ADDR: addr('webhook'), PMS_ADAPTER_ADDR: addr('pms-adapter') } });
 
     // Eight messages, two per service, across two workspaces, each failing at a later millisecond.
     const order: DeadLetterServiceName[] = ['listing', 'guest', 'webhook', 'reservation', 'guest', 'listing', 'reservation', 'webhook'];

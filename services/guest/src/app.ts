@@ -37,8 +37,8 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const consumers = new ConsumerRunner({ service: 'guest', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
   await cache.start();
-  const access = new ListingAccess(cache);
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
+  const access = new ListingAccess(cache, (workspaceId, id) => pms.resolveListingId(workspaceId, id));
   const applied = new AppliedRequests(deps.store);
   const useCases: GuestDeps = { store: deps.store, guests, messaging: messagingStore, outbox, access, pms, logger: deps.logger, applied };
   const subscriptions = await startConsumers(consumers, useCases);

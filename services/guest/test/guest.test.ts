@@ -33,6 +33,9 @@ class FakePms implements PmsPort {
     if (!l) throw notFound('listing', id);
     return l;
   }
+  async resolveListingId(_ws: string, id: string) {
+    return this.listings.get(id)?.listingId ?? null;
+  }
   async pmsListing(_ws: string, provider: string, externalId: string) {
     const l = this.listings.get(externalId);
     return { listingId: l && l.provider === provider && l.externalId === externalId ? l.listingId : null, deleted: false };
@@ -345,6 +348,33 @@ describe('guest service over gRPC', () => {
       expect((await client.call('listConversations', { workspaceId: 'ws_r', reservationId: 'res_6', listingId: '', guestId: '' })).conversations).toHaveLength(1);
     });
 
+    it('follows a new phone of a linked reservation’s guest: replaced on the profile once, keys moved, name kept', async () => {
+      const at = (iso: string) => new Date(iso);
+      const guest = { firstName: 'Pia', lastName: 'Moss', email: '', phone: '+47 400 00 001', language: 'nb' };
+      await reservationEvent('ws_ph', { id: 'res_ph', propertyId: 'lst_on', primaryGuest: guest, updatedAt: at('2025-01-01T00:00:00Z') });
+      const profileOf = async () => (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_ph' }))).guests;
+      const [before] = await profileOf();
+      await client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_ph', id: before!.id, firstName: 'Pia Local' }));
+      const updated = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED;
+      const change = { id: 'res_ph', propertyId: 'lst_on', primaryGuest: { ...guest, firstName: 'Pia PMS', phone: '+47 499 99 999' }, updatedAt: at('2025-01-02T00:00:00Z') };
+      const value = await reservationEvent('ws_ph', change, updated);
+      const [after] = await profileOf();
+      expect(after).toMatchObject({ id: before!.id, firstName: 'Pia Local', language: 'nb', version: before!.version + 2, contacts: [{ type: 'PHONE', value: '+47 499 99 999', isPrimary: true }] });
+      expect(published.filter((p) => p.key === before!.id).map((p) => p.type)).toEqual(['guest.created', 'guest.updated', 'guest.updated']);
+
+      // Redelivered, and an older change arriving late: nothing changes, no event.
+      await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_on', value }]);
+      await reservationEvent('ws_ph', { ...change, primaryGuest: guest, updatedAt: at('2025-01-01T12:00:00Z') }, updated);
+      expect((await profileOf())[0]).toEqual(after);
+      expect(published.filter((p) => p.key === before!.id)).toHaveLength(3);
+
+      // The new number matches this profile; the old one no longer does (a new profile).
+      await reservationEvent('ws_ph', { id: 'res_ph2', propertyId: 'lst_on', primaryGuest: { ...guest, phone: '+4749999999' } });
+      expect(await profileOf()).toHaveLength(1);
+      await reservationEvent('ws_ph', { id: 'res_ph3', propertyId: 'lst_on', primaryGuest: { ...guest, firstName: 'Other', phone: '+47 400 00 001' } });
+      expect((await profileOf()).map((g) => g.firstName).sort()).toEqual(['Other', 'Pia Local']);
+    });
+
     it('hides a guest whose every reservation is on an inactive listing; 403 on direct read naming them', async () => {
       const kim = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'kim' }))).guests[0]!;
       const ola = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'ola' }))).guests[0]!;
@@ -465,6 +495,17 @@ describe('guest service over gRPC', () => {
       expect(conversations.map((x) => x.listingId)).not.toContain('lst_off');
       await setActive('ws_msg', 'lst_off', true);
       expect((await client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_off', reservationId: '', guestId: '' })).conversations).toHaveLength(1);
+    });
+
+    it('answers not_found for a listing filter naming no listing of the workspace, before any 403', async () => {
+      for (const call of [
+        client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_nowhere', reservationId: '', guestId: '' }),
+        client.call('listReviews', { workspaceId: 'ws_msg', listingId: 'lst_nowhere' }),
+        client.call('listRequests', { workspaceId: 'ws_msg', listingId: 'lst_nowhere', status: '', kind: '' }),
+      ]) {
+        const err = await errorOf(call);
+        expect(err.code).toBe('not_found');
+      }
     });
 
     it('stores an inbound PMS message once, in the conversation of its PMS thread, and publishes message.received', async () => {
@@ -622,6 +663,21 @@ describe('guest service over gRPC', () => {
   });
 
   describe('guest sync from a PMS', () => {
+    it('replaces the email the PMS guest record reported before, keeping what a stay still reports', async () => {
+      const record = { externalId: 'g-90', firstName: 'Ren', email: 'ren@old.example', phone: '+81 90 1111 2222', updatedAt: '2025-04-01T00:00:00Z' };
+      await syncChange('ws_gr', 'PMS-B', 'guest', record);
+      // A stay of the same guest reports the old phone too.
+      await reservationEvent('ws_gr', { id: 'res_gr', propertyId: 'lst_on', primaryGuest: { firstName: 'Ren', lastName: '', email: '', phone: '+81 90 1111 2222', language: '' } });
+      await syncChange('ws_gr', 'PMS-B', 'guest', { ...record, email: 'ren@new.example', phone: '+81 90 3333 4444', updatedAt: '2025-04-02T00:00:00Z' });
+      const [g] = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gr' }))).guests;
+      expect(g!.contacts).toEqual([
+        { type: 'EMAIL', value: 'ren@new.example', isPrimary: true },
+        { type: 'PHONE', value: '+81 90 1111 2222', isPrimary: false },
+        { type: 'PHONE', value: '+81 90 3333 4444', isPrimary: false },
+      ]);
+    });
+
+
     it('creates, matches and updates PMS guests idempotently, publishing guest events', async () => {
       const payload = { externalId: 'g-77', firstName: 'Hana', lastName: 'Sato', email: 'hana@example.jp', updatedAt: '2025-03-01T00:00:00Z' };
       const value = await syncChange('ws_gs', 'PMS-B', 'guest', payload);

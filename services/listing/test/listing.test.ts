@@ -88,6 +88,31 @@ describe('listing service over gRPC', () => {
     await sub.stop();
   });
 
+  it('publishes every change of state (owner deactivation, activation) on listing.activity.v1, keyed by listing id, with the next version', async () => {
+    const seen: listingEvents.ListingActivityChanged[] = [];
+    await client.call('setWorkspacePlan', { workspaceId: 'ws_toggle', activeListingLimit: 5 });
+    const { listing } = await create('ws_toggle', 'Toggled');
+    const sub = await bus.subscribe({
+      groupId: 'test-activity-toggles',
+      topics: [TOPICS.listingActivity.name],
+      fromBeginning: true,
+      handler: async (m) => {
+        const e = listingEvents.ListingActivityChanged.decode(m.value);
+        // At-least-once: a repeated event (same id) counts once.
+        if (m.key === e.listingId && e.listingId === listing!.id && !seen.some((x) => x.eventId === e.eventId)) seen.push(e);
+      },
+    });
+    await sub.ready;
+    await client.call('setListingsActive', { workspaceId: 'ws_toggle', listingIds: [listing!.id], active: false, expectedVersion: 0, idempotencyKey: '' });
+    await client.call('setListingsActive', { workspaceId: 'ws_toggle', listingIds: [listing!.id], active: true, expectedVersion: 0, idempotencyKey: '' });
+    await bus.whenIdle();
+    const [created, off, on] = seen;
+    expect(seen).toHaveLength(3);
+    expect(off).toMatchObject({ workspaceId: 'ws_toggle', active: false, reason: listingEvents.ActivityReason.ACTIVITY_REASON_OWNER, listingName: 'Toggled', version: created!.version + 1 });
+    expect(on).toMatchObject({ active: true, version: off!.version + 1 });
+    await sub.stop();
+  });
+
   it('rejects a request without a workspace as validation_failed', async () => {
     const err = await errorOf(client.call('listListings', { workspaceId: '', status: 0, page: undefined }));
     expect(err.code).toBe('validation_failed');

@@ -1,13 +1,18 @@
 // Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
 import { TOPICS } from '@vrp/contracts';
-import { Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
+import { ConsumerRunner, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
 import type { PmsProvider } from './domain/connection';
+import { startOutcomeConsumer } from './events/outcome-consumer';
 import { pmsAdapterHandlers } from './grpc/handlers';
+import { syncHealthHandlers } from './grpc/sync-health-handlers';
+import { exposeSyncHealth } from './metrics';
 import { grpcListingsPort } from './ports/listings';
 import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
 import { ConnectionStore } from './store/connection-store';
+import { SyncHealthStore } from './store/sync-health-store';
 import { Connections } from './use-cases/connections';
 import { Relay } from './use-cases/relay';
+import { SyncHealth } from './use-cases/sync-health';
 import { Syncer } from './use-cases/sync';
 
 export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
@@ -52,7 +57,13 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
     breaker: { ...DEFAULT_CONNECTOR_OPTIONS.breaker, ...settings.connector?.breaker },
   };
   const connectors = new ConnectorRegistry(pmsBaseUrlOf(settings.baseUrl), options, deps.logger);
-  const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger);
+  const healthStore = new SyncHealthStore(deps.store);
+  const health = new SyncHealth({ connections, health: healthStore });
+  // What the owning services did with each published change (sync health), and its metrics.
+  const consumerRunner = new ConsumerRunner({ service: 'pms-adapter', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
+  const outcomes = await startOutcomeConsumer(consumerRunner, health);
+  const hideMetrics = exposeSyncHealth(health);
+  const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger, healthStore);
   const listings = grpcListingsPort(deps.addresses);
   syncer.start(settings.syncIntervalMs ?? 0);
   return startService({
@@ -61,11 +72,17 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [pmsAdapterHandlers({ connections: new Connections({ connections, connectors, syncer, listings }), relay: new Relay({ connections, connectors }) })],
+    services: [
+      pmsAdapterHandlers({ connections: new Connections({ connections, connectors, syncer, listings }), relay: new Relay({ connections, connectors }) }),
+      syncHealthHandlers(health),
+      deadLetterService(consumerRunner),
+    ],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: consumers.ready },
     logger: deps.logger,
     onStop: async () => {
       await syncer.stop();
+      hideMetrics();
+      await outcomes.stop();
       await outbox.stop();
       connectors.shutdown();
       listings.close();

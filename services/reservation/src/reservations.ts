@@ -102,9 +102,10 @@ export class Reservations {
   async list(workspaceId: string, query: ReservationQueryInput, window: PageWindow) {
     const filters = parseReservationFilters(query);
     if (filters.propertyId) {
-      // A channel id names its listing here too; filtering on an inactive listing is a 403.
-      const known = this.deps.activity.get(workspaceId, filters.propertyId);
-      if (known) filters.propertyId = known.listingId;
+      // Spec 7: not_found first. The listing service decides existence (an unknown id, another
+      // workspace's or a deleted listing is 404); a channel id names its listing here too; then
+      // filtering on an inactive listing is a 403.
+      filters.propertyId = (await this.deps.listings.resolve(workspaceId, filters.propertyId)).id;
       this.deps.activity.assertActive(workspaceId, [filters.propertyId]);
     }
     const scope = { today: todayUtc(this.now()), excludedPropertyIds: this.deps.activity.inactiveIds(workspaceId) };

@@ -1,6 +1,6 @@
 // Component test: the reservation service over real gRPC with embedded engines.
 import { reservation as pb } from '@vrp/contracts';
-import { createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
+import { notFound, createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
 import { startReservationService } from '../src/app';
 import type { ReservationRecord } from '../src/domain/reservation';
 import type { ListingDirectory } from '../src/ports/listings';
@@ -71,9 +71,15 @@ describe('reservation service over gRPC', () => {
   const B1 = reservation('ws_b', { checkIn: '2025-07-01', propertyId: 'lst_sea', confirmationCode: A1.confirmationCode });
 
   beforeAll(async () => {
-    // Reads never call the listing service or a PMS: these fail loudly if they do.
+    // Reads never call a PMS or the calendar: these fail loudly if they do. A property filter
+    // asks the listing service whether the workspace has the listing (404 first).
     const unused = (what: string) => () => Promise.reject(new Error(`${what} must not be called by reads`));
-    const listings: ListingDirectory = { resolve: unused('resolve'), nights: unused('nights'), byPmsId: unused('byPmsId') };
+    const known = new Set(['ws_a/lst_sea', 'ws_a/lst_town', 'ws_b/lst_sea']);
+    const resolve: ListingDirectory['resolve'] = async (workspaceId, id) => {
+      if (!known.has(`${workspaceId}/${id}`)) throw notFound('listing', id);
+      return { id, name: id, active: true, pmsProvider: '', pmsExternalId: '', currency: 'EUR', defaultNightlyPrice: 100, cleaningFee: 0, taxRate: 0 };
+    };
+    const listings: ListingDirectory = { resolve, nights: unused('nights'), byPmsId: unused('byPmsId') };
     const relay: PmsRelay = { relay: unused('relay') };
     running = await startReservationService({
       store, bus, logger: createLogger('reservation', 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES,
@@ -171,6 +177,11 @@ describe('reservation service over gRPC', () => {
   it('filters by updated_since, strictly after it', async () => {
     expect(ids(await list({ updatedSince: new Date('2025-05-15T00:00:00Z') }))).toEqual([A3.id, A4.id]);
     expect(ids(await list({ updatedSince: new Date('2025-06-01T00:00:00Z') }))).toEqual([A4.id]);
+  });
+
+  it('answers not_found for a property filter naming no listing of the workspace (unknown or another workspace’s)', async () => {
+    expect((await errorOf(list({ propertyId: 'lst_nowhere' }))).code).toBe('not_found');
+    expect((await errorOf(list({ propertyId: 'lst_town', workspaceId: 'ws_b' }))).code).toBe('not_found');
   });
 
   it('combines filters, and the total counts only the matches', async () => {

@@ -22,7 +22,7 @@ import { component, idInput, isoDateTime, pageQuery, paginationSchema } from './
 
 const pms = z.object({ provider: z.string(), externalId: z.string() });
 const optionalId = (description: string) => idInput.optional().describe(description);
-const propertyFilter = optionalId('Only data of this listing (listing id or mapped channel id). An inactive listing answers 403 listing_inactive.');
+const propertyFilter = optionalId('Only data of this listing (listing id or mapped channel id). A listing the workspace does not have answers 404 not_found; an inactive listing 403 listing_inactive.');
 const languageTag = z
   .string()
   .regex(GUEST_LANGUAGE_PATTERN, 'must be a language tag such as en or pt-BR')

@@ -1,6 +1,6 @@
 // Schemas of a listing (spec 2.3): the record, its list row, capabilities and the list query.
 import { z } from 'zod';
-import { LISTING_STATUS_FILTERS } from '../vocabulary';
+import { CURRENCY_PATTERN, LISTING_STATUS_FILTERS, MAX_ID_LENGTH, MAX_LISTING_NAME_LENGTH, MAX_LISTING_NIGHTLY_PRICE, MODES } from '../vocabulary';
 import { component, isoDateTime, paginationSchema } from './common';
 
 export const listingStatusQuery = z
@@ -85,3 +85,19 @@ export const listingWithCapabilitiesSchema = component(
 
 export const listingPageSchema = z.object({ data: z.array(listingRowSchema), pagination: paginationSchema });
 
+/** POST /admin/v1/workspaces/{id}/listings: a listing no PMS manages. */
+export const createListingBody = z.strictObject({
+  mode: z.enum(MODES).describe('`live` creates it among the data live keys see, `test` in the test-mode sandbox of test keys.'),
+  name: z.string().trim().min(1, 'must not be empty').max(MAX_LISTING_NAME_LENGTH),
+  currency: z.string().regex(CURRENCY_PATTERN, 'must be an ISO 4217 code such as EUR').default('EUR'),
+  defaultNightlyPrice: z.number().finite().positive().max(MAX_LISTING_NIGHTLY_PRICE).default(100).describe('Nightly price where the calendar sets none.'),
+  cleaningFee: z.number().finite().min(0).max(MAX_LISTING_NIGHTLY_PRICE).default(0),
+  taxRate: z.number().finite().min(0).max(1).default(0).describe('A fraction: 0.1 is 10 %.'),
+  maxGuests: z.number().int().min(1).max(100).default(2),
+  channels: z
+    .array(z.strictObject({ channel: z.string().trim().min(1).max(50).describe('e.g. CHANNEL_A'), externalId: z.string().trim().min(1).max(MAX_ID_LENGTH).describe('The listing’s id on that channel.') }))
+    .max(20)
+    .default([])
+    .describe('Channel listings mapped to it: their ids name the listing everywhere a listing id is accepted.'),
+  active: z.boolean().default(true).describe('Active listings count toward the plan (402 listings_limit_exceeded when it is full); false creates it inactive.'),
+});

@@ -91,7 +91,7 @@ export const reservationPageSchema = z.object({ data: z.array(reservationSchema)
 export const listReservationsQuery = z.strictObject({
   ...pageQuery,
   status: z.enum(RESERVATION_STATUSES).optional().describe('POST_STAY: the stay has ended (confirmed, check-out day reached). CONFIRMED: confirmed and not yet ended.'),
-  property_id: idInput.optional().describe('A listing id or mapped channel id. An inactive listing answers 403 listing_inactive.'),
+  property_id: idInput.optional().describe('A listing id or mapped channel id. A listing the workspace does not have answers 404 not_found; an inactive listing 403 listing_inactive.'),
   check_in_after: dateString.optional().describe('YYYY-MM-DD; check-in on or after it.'),
   check_in_before: dateString.optional().describe('YYYY-MM-DD; check-in on or before it.'),
   source: z.enum(RESERVATION_SOURCES).optional(),

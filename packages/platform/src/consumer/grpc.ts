@@ -33,7 +33,7 @@ export function deadLetterService(runner: ConsumerRunner): ServiceRegistration {
 }
 
 /** The services that consume topics and so serve DeadLetterService (ids are dlq_<service>_...). */
-export const DEAD_LETTER_SERVICES = ['listing', 'reservation', 'guest', 'webhook'] as const;
+export const DEAD_LETTER_SERVICES = ['listing', 'reservation', 'guest', 'webhook', 'pms-adapter'] as const;
 export type DeadLetterServiceName = (typeof DEAD_LETTER_SERVICES)[number];
 
 /** The service that owns a dead letter, from its id; null for an id no service issued. */

@@ -9,7 +9,7 @@
 // through DeadLetterService (grpc.ts) and the gateway's admin API.
 import client from 'prom-client';
 import { z } from 'zod';
-import { ops } from '@vrp/contracts';
+import { ops, syncHealth, TOPICS } from '@vrp/contracts';
 import type { DeliveredMessage, EventBus, Subscription, TopicSpec } from '../bus/port';
 import { AppError, notFound } from '../errors/app-error';
 import { sortableId } from '../ids';
@@ -59,7 +59,24 @@ export function deadLetterTopicOf(topic: TopicSpec): TopicSpec {
 export interface MessageContext {
   workspaceId?: string;
   listingId?: string;
+  /**
+   * The pms.sync.v1 change this message is, when this consumer group owns it (applies its
+   * entity): what became of it (applied, failed, dead-lettered) is published on
+   * pms.sync.outcomes.v1 for the connection's sync health. Absent for changes the group skips.
+   */
+  syncChange?: { connectionId: string; changeId: string };
 }
+
+/**
+ * describe() of a pms.sync.v1 consumer: the change's workspace, and the change itself when this
+ * group owns its entity (its outcome then counts toward the connection's sync health).
+ */
+export function describeSyncChange(change: { workspaceId: string; connectionId: string; changeId: string }, owned: boolean): MessageContext {
+  return { workspaceId: change.workspaceId, ...(owned && change.connectionId ? { syncChange: { connectionId: change.connectionId, changeId: change.changeId } } : {}) };
+}
+
+/** What became of an owned PMS sync change (SyncChangeOutcome.outcome). */
+export type SyncOutcomeKind = 'applied' | 'failed' | 'dead_lettered' | 'discarded';
 
 export interface ConsumerSpec<T> {
   groupId: string;
@@ -74,6 +91,11 @@ export interface ConsumerSpec<T> {
   describe?: (payload: T, message: DeliveredMessage) => MessageContext;
   /** The consumer's own classification of an error; undefined falls back to classifyFailure. */
   classify?: (err: unknown) => Failure | undefined;
+  /**
+   * The group applies pms.sync.v1 changes and reports their outcomes (see MessageContext.syncChange):
+   * pms.sync.outcomes.v1 is created with the group's topics.
+   */
+  reportsSyncOutcomes?: boolean;
 }
 
 const deadLettersTotal = new client.Counter({
@@ -125,6 +147,14 @@ function sleep(ms: number, signal: AbortSignal, group: string): Promise<void> {
   });
 }
 
+/** The handler applied the message but its outcome could not be stored: the bus must redeliver it. */
+class OutcomeNotReported extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the outcome of an applied sync change could not be stored');
+    this.name = 'OutcomeNotReported';
+  }
+}
+
 class AttemptTimeout extends Error {
   readonly code = 'handler_timeout';
   constructor(ms: number) {
@@ -144,9 +174,11 @@ async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
 
 interface Registered {
   topics: TopicSpec[];
-  /** One attempt: decode and handle, within the attempt time limit. */
-  applyOnce(message: DeliveredMessage): Promise<void>;
+  /** One attempt: decode and handle, within the attempt time limit; answers what describe() tells. */
+  applyOnce(message: DeliveredMessage): Promise<MessageContext>;
   classify(err: unknown): Failure;
+  /** What describe() tells of a message, {} when it cannot be decoded. */
+  contextOf(message: DeliveredMessage): MessageContext;
 }
 
 export interface ConsumerRunnerDeps {
@@ -178,8 +210,16 @@ export class ConsumerRunner {
   /** Subscribes a consumer group; creates its topics and their `.dlq` topics first. */
   async subscribe<T>(spec: ConsumerSpec<T>): Promise<Subscription> {
     if (this.groups.has(spec.groupId)) throw new Error(`${this.service}: consumer group ${spec.groupId} is already subscribed`);
-    await this.deps.bus.ensureTopics([...spec.topics, ...spec.topics.map(deadLetterTopicOf)]);
+    await this.deps.bus.ensureTopics([...spec.topics, ...spec.topics.map(deadLetterTopicOf), ...(spec.reportsSyncOutcomes ? [TOPICS.pmsSyncOutcomes] : [])]);
     const stopping = new AbortController();
+    /** describe() never fails a message: an exception in it tells nothing. */
+    const describe = (payload: T, message: DeliveredMessage): MessageContext => {
+      try {
+        return spec.describe?.(payload, message) ?? {};
+      } catch {
+        return {};
+      }
+    };
     const registered: Registered = {
       topics: spec.topics,
       applyOnce: async (message) => {
@@ -190,8 +230,17 @@ export class ConsumerRunner {
           throw new PermanentError('malformed_payload', `cannot decode the ${message.topic} message: ${(err as Error).message}`, { cause: err });
         }
         await withTimeout(spec.handle(payload, message), this.policy.attemptTimeoutMs);
+        return describe(payload, message);
       },
       classify: (err) => spec.classify?.(err) ?? classifyFailure(err),
+      contextOf: (message) => {
+        try {
+          return describe(spec.decode(message.value, message), message);
+        } catch {
+          // An undecodable message has no workspace, listing or change to tell.
+          return {};
+        }
+      },
     };
     this.groups.set(spec.groupId, registered);
     running.add(this);
@@ -226,9 +275,13 @@ export class ConsumerRunner {
       if (signal.aborted) throw new ConsumerStopping(spec.groupId);
       let failure: Failure;
       try {
-        await consumer.applyOnce(message);
+        const applied = await consumer.applyOnce(message);
+        // Reported before the offset is committed: if this write fails, the bus delivers the
+        // message again, the handler re-applies it idempotently and the outcome is written then.
+        if (applied.syncChange) await this.report(applied, 'applied');
         return;
       } catch (err) {
+        if (err instanceof OutcomeNotReported) throw err.cause;
         failure = consumer.classify(err);
         // A redelivery (at-least-once) of a message already set aside: it is not retried through
         // its whole budget again, the partition moves on at once.
@@ -237,12 +290,15 @@ export class ConsumerRunner {
           return;
         }
         firstFailedAt ??= this.now();
-        if (failure.class === 'permanent') return this.deadLetter(spec, message, failure, 'permanent', attempt, firstFailedAt);
+        if (failure.class === 'permanent') return this.deadLetter(spec, consumer, message, failure, 'permanent', attempt, firstFailedAt);
+        // The first transient failure of an owned sync change tells its connection's health
+        // (best effort: the store may well be the reason it failed).
+        if (attempt === 1) await this.reportBestEffort(consumer.contextOf(message), 'failed', failure);
       }
       const delay = backoffDelay(attempt, this.policy);
       const elapsed = this.now().getTime() - firstFailedAt.getTime();
       if (attempt >= this.policy.maxAttempts || elapsed + delay > this.policy.maxElapsedMs) {
-        return this.deadLetter(spec, message, failure, 'budget_exhausted', attempt, firstFailedAt);
+        return this.deadLetter(spec, consumer, message, failure, 'budget_exhausted', attempt, firstFailedAt);
       }
       consumerRetries.inc({ service: this.service, topic: message.topic, group: spec.groupId, code: failure.code });
       this.deps.logger.warn(
@@ -255,13 +311,8 @@ export class ConsumerRunner {
     }
   }
 
-  private async deadLetter<T>(spec: ConsumerSpec<T>, message: DeliveredMessage, failure: Failure, reason: DeadLetterReason, attempts: number, firstFailedAt: Date): Promise<void> {
-    let context: MessageContext = {};
-    try {
-      if (spec.describe) context = spec.describe(spec.decode(message.value, message), message);
-    } catch {
-      // An undecodable message has no workspace or listing to tell.
-    }
+  private async deadLetter<T>(spec: ConsumerSpec<T>, consumer: Registered, message: DeliveredMessage, failure: Failure, reason: DeadLetterReason, attempts: number, firstFailedAt: Date): Promise<void> {
+    const context = consumer.contextOf(message);
     const id = sortableId(`dlq_${this.service}`);
     const log = { group: spec.groupId, topic: message.topic, partition: message.partition, offset: message.offset, reason, code: failure.code, attempts };
     let recorded: DeadLetterDoc | null;
@@ -292,6 +343,8 @@ export class ConsumerRunner {
               value: envelope,
               headers: { 'event-type': 'DeadLetter', 'consumer-group': spec.groupId, 'workspace-id': doc.workspaceId, 'error-code': failure.code },
             },
+            // The connection's sync health learns it in the same transaction as the dead letter.
+            ...(context.syncChange ? [this.outcomeRow(context, 'dead_lettered', failure)] : []),
           ]);
         }
         return doc;
@@ -326,8 +379,12 @@ export class ConsumerRunner {
     const consumer = this.groups.get(doc.group);
     if (!consumer) throw new AppError('service_unavailable', `The consumer group '${doc.group}' is not running in the ${this.service} service.`);
     try {
-      await consumer.applyOnce(toDelivered(doc));
+      const context = await consumer.applyOnce(toDelivered(doc));
+      // Before it is marked replayed: if this fails the dead letter stays open and a second
+      // replay re-applies (idempotently) and reports again.
+      if (context.syncChange) await this.report(context, 'applied');
     } catch (err) {
+      if (err instanceof OutcomeNotReported) throw new AppError('service_unavailable', `Dead letter '${id}' was applied but its outcome could not be stored; replay it again.`);
       const failure = consumer.classify(err);
       await this.deadLetters.replayFailed(id, failure, this.now());
       this.deps.logger.warn({ id, group: doc.group, code: failure.code, err: failure.message }, 'dead letter replay failed');
@@ -344,10 +401,52 @@ export class ConsumerRunner {
   }
 
   async delete(id: string): Promise<DeadLetterDoc> {
-    await this.own(id);
+    const doc = await this.own(id);
     const removed = await this.deadLetters.remove(id);
     if (!removed) throw notFound('dead letter', id);
+    // An open dead letter deleted unapplied no longer counts against its connection's health.
+    const consumer = this.groups.get(doc.group);
+    if (!doc.replayedAt && consumer) await this.reportBestEffort(consumer.contextOf(toDelivered(doc)), 'discarded', null);
     return removed;
+  }
+
+  /** The outbox row of a sync change's outcome (topic pms.sync.outcomes.v1, key = connection id). */
+  private outcomeRow(context: MessageContext, outcome: SyncOutcomeKind, failure: Failure | null) {
+    const change = context.syncChange!;
+    const message = syncHealth.SyncChangeOutcome.create({
+      eventId: sortableId('sco'),
+      changeId: change.changeId,
+      connectionId: change.connectionId,
+      workspaceId: context.workspaceId ?? '',
+      service: this.service,
+      outcome,
+      errorCode: failure?.code ?? '',
+      errorMessage: failure?.message.slice(0, 1000) ?? '',
+      occurredAt: this.now(),
+    });
+    return {
+      topic: TOPICS.pmsSyncOutcomes.name,
+      key: change.connectionId,
+      value: syncHealth.SyncChangeOutcome.encode(message).finish(),
+      headers: { 'event-id': message.eventId, 'event-type': 'SyncChangeOutcome', 'workspace-id': message.workspaceId },
+    };
+  }
+
+  /** Publishes an owned sync change's outcome through the outbox; throws OutcomeNotReported when it cannot be stored. */
+  private async report(context: MessageContext, outcome: SyncOutcomeKind, failure: Failure | null = null): Promise<void> {
+    if (!context.syncChange) return;
+    try {
+      await this.deps.store.transaction((tx) => this.deps.outbox.add(tx, [this.outcomeRow(context, outcome, failure)]));
+    } catch (err) {
+      throw new OutcomeNotReported(err);
+    }
+    void this.deps.outbox.flush().catch(() => undefined);
+  }
+
+  private async reportBestEffort(context: MessageContext, outcome: SyncOutcomeKind, failure: Failure | null): Promise<void> {
+    await this.report(context, outcome, failure).catch((err: unknown) =>
+      this.deps.logger.warn({ err, outcome, changeId: context.syncChange?.changeId }, 'consumer: the outcome of a sync change could not be reported; its connection health misses it'),
+    );
   }
 
   /** Open dead letters per consumer group of this runner (the vrp_dead_letters_open gauge). */

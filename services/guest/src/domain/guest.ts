@@ -20,6 +20,13 @@ export interface ReservationLink {
    * again (at-least-once): one not newer than this changes nothing.
    */
   changedAt?: Date | null;
+  /**
+   * The primary guest's email and phone as the reservation reported them last (raw). A later
+   * change of them replaces these values on the profile (see contactsAfterReservationChange);
+   * absent on links written before contact changes were followed.
+   */
+  email?: string;
+  phone?: string;
 }
 
 /** True when a reservation event changed at `changedAt` is older than (or as old as) the link. */
@@ -45,6 +52,8 @@ export interface GuestRecord {
   updatedAt: Date;
   /** 1 on create, +1 on every change: the API's ETag and If-Match compare it. */
   version: number;
+  /** The email and phone the PMS's own guest record (sync entity `guest`) reported last, if any. */
+  pmsContacts?: { email: string; phone: string } | null;
 }
 
 export const DEFAULT_LANGUAGE = DEFAULT_GUEST_LANGUAGE;
@@ -101,6 +110,11 @@ export function matchKeysOf(contact: { email?: string; phone?: string }): string
   return keys;
 }
 
+/** The match keys of some contacts (those a profile gives up are released). */
+export function keysOfContacts(contacts: Contact[]): string[] {
+  return contacts.flatMap((c) => matchKeysOf(c.type === 'EMAIL' ? { email: c.value } : { phone: c.value }));
+}
+
 /** The contacts of a new profile: email first (primary), then phone. */
 export function contactsFrom(contact: { email?: string; phone?: string }): Contact[] {
   const out: Contact[] = [];
@@ -139,4 +153,79 @@ export function hidingListings<L extends { id: string }>(listingIds: string[], i
   if (listingIds.length === 0) return null;
   const inactiveIds = new Set(inactive.map((l) => l.id));
   return listingIds.every((id) => inactiveIds.has(id)) ? inactive : null;
+}
+
+/** The source id of the PMS's own guest record among a profile's sources of contacts. */
+export const PMS_GUEST_RECORD = 'pms:guest';
+
+/** Every source of a profile's contacts with what it reported last: its reservations, and the PMS's guest record. */
+export function contactSources(guest: Pick<GuestRecord, 'reservations' | 'pmsContacts'>): ReservationLink[] {
+  return guest.pmsContacts ? [...guest.reservations, { reservationId: PMS_GUEST_RECORD, listingId: '', ...guest.pmsContacts }] : guest.reservations;
+}
+
+/** What a source reports now, keeping its last non-empty value of a contact it stopped sending. */
+export function reportedContacts(now: { email?: string; phone?: string }, before: { email?: string; phone?: string } | null | undefined): { email: string; phone: string } {
+  return { email: now.email?.trim() || before?.email || '', phone: now.phone?.trim() || before?.phone || '' };
+}
+
+const CONTACT_FIELDS = [
+  ['EMAIL', 'email'],
+  ['PHONE', 'phone'],
+] as const;
+
+/** The form two contacts of one type are compared in ('' for an empty value). */
+export function contactKey(type: ContactType, value: string): string {
+  const v = value.trim();
+  if (!v) return '';
+  return type === 'EMAIL' ? normalizeEmail(v) : normalizePhone(v) || v;
+}
+
+export interface ContactChange {
+  contacts: Contact[];
+  /** Contacts removed from the profile (their match keys are released). */
+  dropped: Contact[];
+  /** True when the contacts differ from the profile's. */
+  changed: boolean;
+}
+
+/**
+ * A source of the profile's contacts (a linked reservation, or the PMS's guest record: see
+ * contactSources) now reports the email and phone `reported` (docs/guests.md, "Contact changes
+ * from a PMS"). Per type, the value the source reported before (kept with it) is replaced on the profile by the new one, in place and
+ * keeping its primary flag, unless another linked reservation still reports the old value (then
+ * both stay). Without a known previous value, or when that value is no longer on the profile, the
+ * new one is added as a match adds it. An empty value removes nothing (a PMS that stops sending a
+ * contact has not said the guest lost it). Contacts from any other source are kept.
+ */
+export function contactsAfterReservationChange(contacts: Contact[], links: ReservationLink[], reservationId: string, reported: { email?: string; phone?: string }): ContactChange {
+  const link = links.find((l) => l.reservationId === reservationId);
+  const others = links.filter((l) => l.reservationId !== reservationId);
+  let next = contacts.map((c) => ({ ...c }));
+  const dropped: Contact[] = [];
+  for (const [type, field] of CONTACT_FIELDS) {
+    const now = (reported[field] ?? '').trim();
+    const nowKey = contactKey(type, now);
+    const beforeKey = contactKey(type, link?.[field] ?? '');
+    if (!nowKey || nowKey === beforeKey) continue;
+    const same = (key: string) => (c: Contact) => c.type === type && contactKey(type, c.value) === key;
+    const oldIndex = beforeKey ? next.findIndex(same(beforeKey)) : -1;
+    const oldStillReported = others.some((l) => contactKey(type, l[field] ?? '') === beforeKey);
+    if (oldIndex < 0 || oldStillReported) {
+      next = mergeContacts(next, [{ type, value: now, isPrimary: false }]);
+      continue;
+    }
+    const old = next[oldIndex]!;
+    dropped.push(old);
+    const already = next.findIndex(same(nowKey));
+    if (already >= 0) {
+      // The new value is on the profile already: it takes over the old one's primary flag.
+      next[already] = { ...next[already]!, isPrimary: next[already]!.isPrimary || old.isPrimary };
+      next.splice(oldIndex, 1);
+    } else {
+      next[oldIndex] = { type, value: now, isPrimary: old.isPrimary };
+    }
+  }
+  const shape = (cs: Contact[]) => JSON.stringify(cs.map((c) => [c.type, c.value, c.isPrimary]));
+  const changed = shape(next) !== shape(contacts);
+  return { contacts: next, dropped, changed };
 }

@@ -5,7 +5,7 @@
 // runner: a malformed change (MalformedChange, an invalid document) is a dead letter at once;
 // store trouble is retried in place and dead-lettered past the retry budget.
 import { reservationEvents, TOPICS, pmsSync, syncPayloadOf } from '@vrp/contracts';
-import { PermanentError, type ConsumerRunner, type Subscription } from '@vrp/platform';
+import { describeSyncChange, PermanentError, type ConsumerRunner, type Subscription } from '@vrp/platform';
 import { MalformedChange } from '../domain/sync-change';
 import { applyPmsGuest } from '../use-cases/apply-pms-guest';
 import { applyPmsMessage } from '../use-cases/apply-pms-message';
@@ -68,7 +68,8 @@ export async function startConsumers(consumers: ConsumerRunner, deps: GuestDeps)
     topics: [TOPICS.pmsSync],
     fromBeginning: true,
     decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
-    describe: (change) => ({ workspaceId: change.workspaceId }),
+    reportsSyncOutcomes: true,
+    describe: (change) => describeSyncChange(change, (GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)),
     handle: async (change) => {
       if (!(GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)) return;
       await applySync(change);

@@ -2,11 +2,15 @@
 // data of an inactive listing is left out of collections, a direct read of it is 403, and a
 // collection filtered by an inactive listing is 403 rather than an empty page.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { listingInactive } from '@vrp/platform';
+import { listingInactive, notFound } from '@vrp/platform';
 import { hidingListings } from '../domain/guest';
 
 export class ListingAccess {
-  constructor(private readonly cache: ListingActivityCache) {}
+  constructor(
+    private readonly cache: ListingActivityCache,
+    /** The listing id of an id or channel id in the workspace, or null (the listing service's answer). */
+    private readonly resolve: (workspaceId: string, idOrChannelId: string) => Promise<string | null>,
+  ) {}
 
   /** Ids of the workspace's inactive listings, for `$nin` filters. */
   inactiveIds(workspaceId: string): string[] {
@@ -20,12 +24,15 @@ export class ListingAccess {
 
   /**
    * A collection filter naming a listing (by id or mapped channel id): the listing id to filter
-   * on, or 403 when the listing is inactive. A listing the cache does not know is used as given
-   * (it matches nothing unless data of it exists).
+   * on; 404 not_found when the workspace has no such listing (spec 7: decided first, by the
+   * listing service, which owns listings: an unknown id, another workspace's or a deleted
+   * listing), then 403 when the listing is inactive.
    */
-  filterListing(workspaceId: string, idOrChannelId: string): string {
-    this.cache.assertActive(workspaceId, [idOrChannelId]);
-    return this.cache.get(workspaceId, idOrChannelId)?.listingId ?? idOrChannelId;
+  async filterListing(workspaceId: string, idOrChannelId: string): Promise<string> {
+    const listingId = await this.resolve(workspaceId, idOrChannelId);
+    if (!listingId) throw notFound('listing', idOrChannelId);
+    this.cache.assertActive(workspaceId, [listingId]);
+    return listingId;
   }
 
   /** Spec 2.2 on a direct read: 403 naming the listings when every one of them is inactive. */

@@ -27,6 +27,8 @@ export interface RelayInput {
 export interface PmsPort {
   /** The listing (by id or mapped channel id) and its PMS; not_found when it is not in the workspace. */
   listing(workspaceId: string, idOrChannelId: string): Promise<ListingPms>;
+  /** The listing id of `idOrChannelId`, or null when the workspace has no such listing. */
+  resolveListingId(workspaceId: string, idOrChannelId: string): Promise<string | null>;
   /** The listing the workspace imported from `provider` under its PMS id; `deleted` when the workspace deleted it. */
   pmsListing(workspaceId: string, provider: string, externalId: string): Promise<{ listingId: string | null; deleted: boolean }>;
   /** Relays one supported write; returns the PMS's id of the entity written. */
@@ -48,6 +50,9 @@ export function grpcPmsPort(addresses: Pick<ServiceAddresses, 'listing' | 'pmsAd
       const found = await find(workspaceId, idOrChannelId);
       if (!found) throw notFound('listing', idOrChannelId);
       return { listingId: found.id, name: found.name, provider: found.pmsProvider, externalId: found.pmsExternalId };
+    },
+    async resolveListingId(workspaceId, idOrChannelId) {
+      return (await find(workspaceId, idOrChannelId))?.id ?? null;
     },
     async pmsListing(workspaceId, provider, externalId) {
       const found = await listings.call('findPmsListing', { workspaceId, provider, externalId });

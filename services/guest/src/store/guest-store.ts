@@ -98,6 +98,11 @@ export class GuestStore {
     }
   }
 
+  /** Releases the keys that `guestId` holds among `keys` (a contact it no longer has); others' claims stay. */
+  async releaseKeys(workspaceId: string, guestId: string, keys: string[], tx: Tx): Promise<void> {
+    for (const key of keys) await this.matchKeys.deleteOne({ _id: matchKeyId(workspaceId, key), guestId }, { tx });
+  }
+
   /** The profile a create with this Idempotency-Key wrote within the last 24 h, if any. */
   async byIdempotencyKey(workspaceId: string, key: string, now: Date, tx?: Tx): Promise<GuestRecord | null> {
     const doc = await this.guests.findOne({ workspaceId, idempotencyKey: key, createdAt: { $gt: keyCutoff(now) } }, { tx });

@@ -13,7 +13,14 @@ const contactSchema = new Schema(
 );
 
 const reservationLinkSchema = new Schema(
-  { reservationId: { type: String, required: true }, listingId: { type: String, required: true }, changedAt: { type: Date, default: null } },
+  {
+    reservationId: { type: String, required: true },
+    listingId: { type: String, required: true },
+    changedAt: { type: Date, default: null },
+    /** The primary guest's contacts the reservation reported last (a later change replaces them). */
+    email: { type: String, default: '' },
+    phone: { type: String, default: '' },
+  },
   { _id: false },
 );
 
@@ -28,6 +35,8 @@ export const guestSchema = new Schema(
     provider: { type: String, default: '' },
     externalId: { type: String, default: '' },
     reservations: { type: [reservationLinkSchema], default: [] },
+    /** The email and phone the PMS's own guest record reported last (replaced when it changes them). */
+    pmsContacts: { type: new Schema({ email: { type: String, default: '' }, phone: { type: String, default: '' } }, { _id: false }), default: null },
     /**
      * Derived from `reservations` on every write: the distinct listings of the guest, so the
      * visibility rule of spec 2.2 is one filter over an indexed array on both engines.

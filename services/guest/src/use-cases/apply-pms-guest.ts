@@ -1,7 +1,7 @@
 // entity=guest of pms.sync.v1: the PMS's own guest profile.
 import type { GuestSyncPayload, pmsSync } from '@vrp/contracts';
 import { newId } from '@vrp/platform';
-import { contactsFrom, DEFAULT_LANGUAGE, matchKeysOf, mergeContacts } from '../domain/guest';
+import { contactsAfterReservationChange, contactSources, contactsFrom, DEFAULT_LANGUAGE, keysOfContacts, matchKeysOf, PMS_GUEST_RECORD, reportedContacts } from '../domain/guest';
 import { date, MalformedChange } from '../domain/sync-change';
 import { guestEvent } from '../events/publishers';
 import { publishSoon, type GuestDeps } from './deps';
@@ -30,13 +30,17 @@ export async function applyPmsGuest(deps: GuestDeps, change: pmsSync.PmsSyncChan
       updatedAt: now,
     };
     if (base) {
-      const saved = await deps.guests.save({ ...base, ...fields, contacts: mergeContacts(base.contacts, contactsFrom(payload)) }, tx, sourceUpdatedAt);
+      // The value the PMS's guest record reported before is replaced, as for a reservation's guest.
+      const contacts = contactsAfterReservationChange(base.contacts, contactSources(base), PMS_GUEST_RECORD, payload);
+      const pmsContacts = reportedContacts(payload, base.pmsContacts);
+      const saved = await deps.guests.save({ ...base, ...fields, contacts: contacts.contacts, pmsContacts }, tx, sourceUpdatedAt);
+      await deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
       await deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
       await deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
       return true;
     }
     const created = await deps.guests.insert(
-      { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), reservations: [], createdAt: now, version: 1 },
+      { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), pmsContacts: reportedContacts(payload, null), reservations: [], createdAt: now, version: 1 },
       tx,
       sourceUpdatedAt,
     );

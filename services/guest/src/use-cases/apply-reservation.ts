@@ -3,7 +3,20 @@
 // transaction. Replaying the same reservation changes nothing.
 import type { reservation } from '@vrp/contracts';
 import { newId, type Tx } from '@vrp/platform';
-import { contactsFrom, DEFAULT_LANGUAGE, isStaleForLink, linkReservation, matchKeysOf, mergeContacts, type GuestRecord, type ReservationLink } from '../domain/guest';
+import {
+  contactsAfterReservationChange,
+  contactSources,
+  contactsFrom,
+  DEFAULT_LANGUAGE,
+  isStaleForLink,
+  keysOfContacts,
+  linkReservation,
+  matchKeysOf,
+  mergeContacts,
+  reportedContacts,
+  type GuestRecord,
+  type ReservationLink,
+} from '../domain/guest';
 import { newConversation, pmsReservationKey } from '../domain/messaging';
 import { guestEvent } from '../events/publishers';
 import { publishSoon, type GuestDeps } from './deps';
@@ -23,18 +36,11 @@ export async function applyReservation(deps: GuestDeps, workspaceId: string, r: 
  * applied. Returns the profile and whether anything changed.
  */
 async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Reservation, tx: Tx): Promise<{ guest: GuestRecord; changed: boolean }> {
-  const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null };
+  const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+  const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null, ...primary };
   const now = new Date();
   const linked = await deps.guests.byReservation(workspaceId, r.id, tx);
-  if (linked) {
-    const current = linked.reservations.find((l) => l.reservationId === r.id);
-    // Repeated, or older than what the link holds (replayed, or overtaken by a move): nothing to do.
-    if (current?.listingId === link.listingId || isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
-    const moved = await deps.guests.save({ ...linked, reservations: linkReservation(linked.reservations, link), updatedAt: now }, tx);
-    await deps.outbox.add(tx, [guestEvent(moved, 'updated', now)]);
-    return { guest: moved, changed: true };
-  }
-  const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+  if (linked) return followLinkedReservation(deps, workspaceId, linked, link, tx, now);
   const keys = matchKeysOf(primary);
   const matched = await deps.guests.byMatchKeys(workspaceId, keys, tx);
   if (matched) {
@@ -67,6 +73,31 @@ async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Re
   await deps.guests.claimKeys(workspaceId, created.id, keys, tx);
   await deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
   return { guest: created, changed: true };
+}
+
+/**
+ * A change of a reservation already linked to `linked`: the link follows a move to another
+ * listing, and a new email or phone of its primary guest (a PMS-side change arrives as a
+ * reservation change) replaces the one it reported before on the profile
+ * (contactsAfterReservationChange; docs/guests.md, "Contact changes from a PMS"). The profile
+ * keeps its own name and language. A change not newer than the link (replayed, redelivered, or
+ * overtaken) and a change that alters neither changes nothing: no new version, no event.
+ */
+async function followLinkedReservation(deps: GuestDeps, workspaceId: string, linked: GuestRecord, link: ReservationLink, tx: Tx, now: Date): Promise<{ guest: GuestRecord; changed: boolean }> {
+  const current = linked.reservations.find((l) => l.reservationId === link.reservationId);
+  if (isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
+  const contacts = contactsAfterReservationChange(linked.contacts, contactSources(linked), link.reservationId, link);
+  // A contact the reservation stopped sending keeps its last value on the link (it removes nothing).
+  const next: ReservationLink = { ...link, ...reportedContacts(link, current) };
+  const moved = current?.listingId !== next.listingId;
+  if (!moved && !contacts.changed) return { guest: linked, changed: false };
+  const saved = await deps.guests.save({ ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, next), updatedAt: now }, tx);
+  if (contacts.changed) {
+    await deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
+    await deps.guests.claimKeys(workspaceId, saved.id, matchKeysOf(next), tx);
+  }
+  await deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
+  return { guest: saved, changed: true };
 }
 
 /**

@@ -17,11 +17,11 @@ export interface SendMessageInput {
 export class Conversations {
   constructor(private readonly deps: GuestDeps) {}
 
-  list(workspaceId: string, f: { listingId: string; reservationId: string; guestId: string }, window: PageWindow) {
+  async list(workspaceId: string, f: { listingId: string; reservationId: string; guestId: string }, window: PageWindow) {
     const extra: Record<string, unknown> = {};
     if (f.reservationId) extra.reservationId = f.reservationId;
     if (f.guestId) extra.guestId = f.guestId;
-    return this.deps.messaging.conversationPage(listingScope(this.deps.access, workspaceId, f.listingId, extra), window);
+    return this.deps.messaging.conversationPage(await listingScope(this.deps.access, workspaceId, f.listingId, extra), window);
   }
 
   async get(workspaceId: string, id: string): Promise<ConversationRecord> {

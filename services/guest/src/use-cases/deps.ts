@@ -22,10 +22,10 @@ export function publishSoon(outbox: Outbox): void {
   void outbox.flush().catch(() => undefined);
 }
 
-/** The collection filter of a listing-scoped list (403 when it names an inactive listing). */
-export function listingScope(access: ListingAccess, workspaceId: string, listingId: string, extra: Record<string, unknown> = {}) {
+/** The collection filter of a listing-scoped list (404 when it names no listing of the workspace, then 403 when inactive). */
+export async function listingScope(access: ListingAccess, workspaceId: string, listingId: string, extra: Record<string, unknown> = {}) {
   return listingScopedFilter(workspaceId, {
-    listingId: listingId ? access.filterListing(workspaceId, listingId) : '',
+    listingId: listingId ? await access.filterListing(workspaceId, listingId) : '',
     inactiveListingIds: access.inactiveIds(workspaceId),
     extra,
   });

@@ -19,13 +19,13 @@ function assertNote(note: string): void {
 export class Requests {
   constructor(private readonly deps: GuestDeps) {}
 
-  list(workspaceId: string, f: { listingId: string; status: string; kind: string }, window: PageWindow) {
+  async list(workspaceId: string, f: { listingId: string; status: string; kind: string }, window: PageWindow) {
     if (f.status && !(REQUEST_STATUSES as readonly string[]).includes(f.status)) throw validationFailed({ status: `must be one of ${REQUEST_STATUSES.join(', ')}` });
     if (f.kind && f.kind !== 'request' && f.kind !== 'inquiry') throw validationFailed({ kind: 'must be request or inquiry' });
     const extra: Record<string, unknown> = {};
     if (f.status) extra.status = f.status;
     if (f.kind) extra.kind = f.kind;
-    return this.deps.messaging.requestPage(listingScope(this.deps.access, workspaceId, f.listingId, extra), window);
+    return this.deps.messaging.requestPage(await listingScope(this.deps.access, workspaceId, f.listingId, extra), window);
   }
 
   async get(workspaceId: string, id: string): Promise<RequestRecord> {

@@ -10,8 +10,8 @@ import { listingScope, publishSoon, type GuestDeps } from './deps';
 export class Reviews {
   constructor(private readonly deps: GuestDeps) {}
 
-  list(workspaceId: string, f: { listingId: string }, window: PageWindow) {
-    return this.deps.messaging.reviewPage(listingScope(this.deps.access, workspaceId, f.listingId), window);
+  async list(workspaceId: string, f: { listingId: string }, window: PageWindow) {
+    return this.deps.messaging.reviewPage(await listingScope(this.deps.access, workspaceId, f.listingId), window);
   }
 
   async get(workspaceId: string, id: string): Promise<ReviewRecord> {

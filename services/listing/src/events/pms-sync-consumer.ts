@@ -4,7 +4,7 @@
 // Activity is never changed by a sync, except that a NEW listing imported while unlisted on its
 // channel starts inactive (spec 3.2); an inactive listing's data keeps syncing.
 import { pmsSync, TOPICS, type ListingSyncPayload } from '@vrp/contracts';
-import { DuplicateKeyError, newId, PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Outbox, type Subscription } from '@vrp/platform';
+import { describeSyncChange, DuplicateKeyError, newId, PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Outbox, type Subscription } from '@vrp/platform';
 import { canActivate, type ListingRecord } from '../domain/listing';
 import { pmsListingStore, type ListingStore, type PmsListingFields } from '../store/listing-store';
 import { alreadyApplied, PmsSyncMarks } from '../store/pms-sync-marks';
@@ -56,7 +56,8 @@ export class PmsSyncConsumer {
       topics: [TOPICS.pmsSync],
       fromBeginning: true,
       decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
-      describe: (change) => ({ workspaceId: change.workspaceId }),
+      reportsSyncOutcomes: true,
+      describe: (change) => describeSyncChange(change, change.entity === 'listing'),
       handle: async (change) => {
         await this.apply(change);
       },

@@ -1,6 +1,8 @@
 // gRPC handlers of ListingService: validate the request, run the use case, map the result.
 import { listing as pb } from '@vrp/contracts';
 import {
+  AppError,
+  DuplicateKeyError,
   MAX_PAGE_LIMIT,
   newId,
   pageInfo,
@@ -94,13 +96,19 @@ function coreHandlers(deps: ListingHandlerDeps) {
         createdAt: now,
         updatedAt: now,
       };
-      const created = await store.transaction(async (tx) => {
-        // A listing imported unlisted starts inactive and takes no slot of the plan.
-        if (record.status === 'active') await listings.reserveActiveSlots(req.workspaceId, 1, tx);
-        const saved = await listings.insert(record, tx);
-        await recordActivity(outbox, tx, [activityChanged(saved, req.inactive ? 'imported_unlisted' : 'created', now)]);
-        return saved;
-      });
+      const created = await store
+        .transaction(async (tx) => {
+          // A listing imported unlisted starts inactive and takes no slot of the plan.
+          if (record.status === 'active') await listings.reserveActiveSlots(req.workspaceId, 1, tx);
+          const saved = await listings.insert(record, tx);
+          await recordActivity(outbox, tx, [activityChanged(saved, req.inactive ? 'imported_unlisted' : 'created', now)]);
+          return saved;
+        })
+        .catch((err: unknown) => {
+          // The unique {workspaceId, aliases} index: a channel id already names another listing.
+          if (err instanceof DuplicateKeyError) throw new AppError('conflict', `A channel id of '${record.name}' is already mapped to another listing of the workspace; nothing was created.`, {}, 'Remove the mapping from the other listing, or leave that channel out.');
+          throw err;
+        });
       void outbox.flush().catch(() => undefined);
       return { listing: toProtoListing(created) };
     },

@@ -7,7 +7,9 @@ import { PROVIDERS, type Provider } from '@vrp/pms-matrix';
 export const PMS_PROVIDERS = PROVIDERS;
 export type PmsProvider = Provider;
 
-export type ConnectionStatus = 'connected' | 'disconnected';
+import type { ConnectionStatus } from '@vrp/api-model';
+
+export type { ConnectionStatus };
 
 export interface ConnectionRecord {
   id: string;

@@ -2,12 +2,13 @@
 // on pms.sync.v1 in one transaction with the cursor advance. Runs on a schedule and on demand;
 // the syncs of one connection never overlap in this process, and the cursor's compare-and-set
 // keeps two processes from publishing the same page twice.
-import type { DocumentStore, Logger, Outbox } from '@vrp/platform';
+import { AppError, type DocumentStore, type Logger, type Outbox } from '@vrp/platform';
 import type { ConnectionRecord } from '../domain/connection';
 import { MalformedChange, normalizeChange, type NormalizedChange } from '../domain/normalize';
-import { recordSyncChanges } from '../events/sync-publisher';
+import { changeIdOf, recordSyncChanges } from '../events/sync-publisher';
 import type { ConnectorRegistry } from '../ports/pms-connector';
 import type { ConnectionStore } from '../store/connection-store';
+import type { SyncHealthStore } from '../store/sync-health-store';
 
 export interface SyncOutcome {
   published: number;
@@ -25,6 +26,8 @@ export class Syncer {
     private readonly outbox: Outbox,
     private readonly connectors: ConnectorRegistry,
     private readonly logger: Logger,
+    /** Sync health: each pull's result and the changes published (docs/operations.md, "PMS sync health"). */
+    private readonly health: SyncHealthStore,
     private readonly pageSize = 200,
   ) {}
 
@@ -34,11 +37,31 @@ export class Syncer {
     const next = previous
       .catch(() => null)
       .then(() => this.pull(connection.id, connection.workspaceId, outcome))
+      .then(
+        async (done) => {
+          await this.recordPull(connection, null);
+          return done;
+        },
+        async (err: unknown) => {
+          await this.recordPull(connection, err);
+          throw err;
+        },
+      )
       .finally(() => {
         if (this.running.get(connection.id) === next) this.running.delete(connection.id);
       });
     this.running.set(connection.id, next);
     return next;
+  }
+
+  /** The pull's result in the connection's sync health; a failure to record it is only logged. */
+  private async recordPull(connection: ConnectionRecord, err: unknown): Promise<void> {
+    const ref = { id: connection.id, workspaceId: connection.workspaceId, provider: connection.provider };
+    const at = new Date();
+    const write = err
+      ? this.health.pullFailed(ref, { code: err instanceof AppError ? err.code : 'internal', message: err instanceof Error ? err.message : String(err), at })
+      : this.health.pullSucceeded(ref, at);
+    await write.catch((e: unknown) => this.logger.warn({ err: e, connectionId: connection.id }, 'the sync health of a connection could not be recorded'));
   }
 
   /**
@@ -81,10 +104,12 @@ export class Syncer {
         }
       }
       const listingIds = changes.filter((c) => c.entity === 'listing').map((c) => c.externalId);
+      const readAt = new Date();
       const advanced = await this.store.transaction(async (tx) => {
-        if (!(await this.connections.advanceCursor(id, connection.cursor, page.cursor, new Date(), tx))) return false;
+        if (!(await this.connections.advanceCursor(id, connection.cursor, page.cursor, readAt, tx))) return false;
         await this.connections.recordListings(connection, listingIds, tx);
         await recordSyncChanges(this.outbox, tx, connection, changes);
+        await this.health.published(connection, changes.map((c) => changeIdOf(connection, c.seq)), readAt, tx);
         return true;
       });
       // Another sync moved the cursor, or the connection was disconnected meanwhile.

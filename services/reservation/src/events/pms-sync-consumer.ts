@@ -4,7 +4,7 @@
 // (a dead letter at once); a listing not imported yet, the listing service or the store being
 // unavailable are transient (retried in place, dead-lettered past the budget).
 import { pmsSync, TOPICS } from '@vrp/contracts';
-import type { ConsumerRunner, Subscription } from '@vrp/platform';
+import { describeSyncChange, type ConsumerRunner, type Subscription } from '@vrp/platform';
 import type { Reservations } from '../reservations';
 
 export const PMS_SYNC_GROUP = 'reservation-pms-sync';
@@ -15,7 +15,8 @@ export async function consumePmsSync(consumers: ConsumerRunner, reservations: Re
     topics: [TOPICS.pmsSync],
     fromBeginning: true,
     decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
-    describe: (change) => ({ workspaceId: change.workspaceId }),
+    reportsSyncOutcomes: true,
+    describe: (change) => describeSyncChange(change, change.entity === 'reservation'),
     handle: async (change) => {
       await reservations.applySync(change);
     },

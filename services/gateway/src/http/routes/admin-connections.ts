@@ -1,11 +1,11 @@
 // Operator API for PMS connections: connect a workspace to a PMS account (which imports its
 // listings), list, disconnect (its listings become inactive, spec 3.2) and sync on demand.
 import { z } from 'zod';
-import type { pms } from '@vrp/contracts';
+import type { pms, syncHealth } from '@vrp/contracts';
 import { AppError, dataWorkspaceId, KEY_MODES, type KeyMode, type Upstream } from '@vrp/platform';
 import type { WorkspaceAdmin } from '../../workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
-import { connectionParams, createConnectionBody, idParam, pmsConnectionSchema, toApiConnection } from '@vrp/api-model';
+import { connectionParams, createConnectionBody, idParam, pmsConnectionSchema, syncHealthSchema, toApiConnection, toApiSyncHealth } from '@vrp/api-model';
 
 const tags = ['Admin'];
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
@@ -23,8 +23,26 @@ async function inEitherMode<R>(workspaceId: string, call: (dataId: string) => Pr
   }
 }
 
-export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>, admin: WorkspaceAdmin): Route[] {
+export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>, admin: WorkspaceAdmin, health: Upstream<syncHealth.SyncHealthServiceClient>): Route[] {
   return [
+    defineRoute({
+      method: 'get',
+      path: '/admin/v1/workspaces/:id/connections/:connectionId',
+      operationId: 'adminGetPmsConnection',
+      summary: 'Get a PMS connection and its sync health',
+      description:
+        'The connection with `syncHealth`: last successful sync, lag (age of the oldest change not applied yet), changes published, applied, failed and dead-lettered, the last error, and `state` (`healthy`, `degraded`, `failing`; thresholds in the schema). "Applied" is counted when the service that owns the change (listing, reservation, guest) has applied it.',
+      tags,
+      auth: 'admin',
+      params: connectionParams,
+      responses: { 200: z.object({ data: pmsConnectionSchema.extend({ syncHealth: syncHealthSchema }) }) },
+      errors: ['not_found'],
+      async handler({ params }) {
+        await admin.getWorkspace(params.id);
+        const res = await inEitherMode(params.id, (workspaceId) => health.call('getSyncHealth', { workspaceId, connectionId: params.connectionId }));
+        return ok({ data: { ...toApiConnection(res.connection), syncHealth: toApiSyncHealth(res.health) } });
+      },
+    }),
     defineRoute({
       method: 'post',
       path: '/admin/v1/workspaces/:id/connections',

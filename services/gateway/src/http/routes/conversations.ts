@@ -66,12 +66,12 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       path: '/v1/conversations',
       operationId: 'listConversations',
       summary: 'List conversations',
-      description: 'Newest first. Conversations of inactive listings are left out; filtering by an inactive listing answers 403 listing_inactive.',
+      description: 'Newest first. Conversations of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
       tags: ['Conversations'],
       auth: 'api_key',
       query: listConversationsQuery,
       responses: { 200: conversationPageSchema },
-      errors: ['listing_inactive'],
+      errors: ['not_found', 'listing_inactive'],
       async handler({ query, principal }) {
         const res = await upstream.call(
           'listConversations',
@@ -153,12 +153,12 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       path: '/v1/requests',
       operationId: 'listRequests',
       summary: 'List reservation requests and inquiries',
-      description: 'Newest first. Requests of inactive listings are left out; filtering by an inactive listing answers 403 listing_inactive.',
+      description: 'Newest first. Requests of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
       tags: ['Requests'],
       auth: 'api_key',
       query: listRequestsQuery,
       responses: { 200: requestPageSchema },
-      errors: ['listing_inactive'],
+      errors: ['not_found', 'listing_inactive'],
       async handler({ query, principal }) {
         const res = await upstream.call(
           'listRequests',

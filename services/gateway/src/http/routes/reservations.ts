@@ -42,12 +42,12 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       operationId: 'listReservations',
       summary: 'List reservations',
       description:
-        'In check-in order, ties by id. Reservations on inactive listings are left out; filtering by an inactive listing answers 403 listing_inactive. Unknown parameters are refused (400).',
+        'In check-in order, ties by id. Reservations on inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive. Unknown parameters are refused (400).',
       tags: ['Reservations'],
       auth: 'api_key',
       query: listReservationsQuery,
       responses: { 200: reservationPageSchema },
-      errors: ['listing_inactive'],
+      errors: ['not_found', 'listing_inactive'],
       async handler({ query, principal }) {
         const res = await upstream.call(
           'listReservations',

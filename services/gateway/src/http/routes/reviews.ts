@@ -25,12 +25,12 @@ export function reviewRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[]
       path: '/v1/reviews',
       operationId: 'listReviews',
       summary: 'List reviews',
-      description: 'Newest first. Reviews of inactive listings are left out; filtering by an inactive listing answers 403 listing_inactive.',
+      description: 'Newest first. Reviews of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
       tags: ['Reviews'],
       auth: 'api_key',
       query: listReviewsQuery,
       responses: { 200: reviewPageSchema },
-      errors: ['listing_inactive'],
+      errors: ['not_found', 'listing_inactive'],
       async handler({ query, principal }) {
         const res = await upstream.call('listReviews', pb.ListReviewsRequest.create({ workspaceId: principal.workspaceId, listingId: query.property_id ?? '', page: { limit: query.limit, offset: query.offset } }));
         return ok({ data: res.reviews.map(toApiReview), pagination: toPagination(res.page, query, res.reviews.length) });

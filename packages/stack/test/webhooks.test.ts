@@ -1,13 +1,15 @@
-// Webhooks end to end over HTTP: subscriptions, signed deliveries to a real local receiver,
-// retries driven by a controllable clock (no sleeps), order per listing, no delivery and no
-// backlog for inactive listings, replay and its 403, durability across a restart of the
-// webhook service, and SSRF refusals of live keys.
+// Webhooks through the whole stack over HTTP: subscriptions, signed deliveries to a real local
+// receiver, retries driven by a controllable clock (no sleeps), order per listing, no delivery
+// and no backlog for inactive listings, replay and its 403, durability across a restart of the
+// webhook service, and SSRF refusals of live keys. It lives here, not in e2e/, because it drives
+// the webhook service's clock and restarts the service in place (internals); what it checks is
+// still answered over HTTP.
 import { webhookEventSchemas } from '@vrp/gateway';
 import { createLogger } from '@vrp/platform';
-import { ManualClock, startStack, type Stack } from '@vrp/stack';
 import { startWebhookService } from '@vrp/webhook';
-import { eventually, type ErrorBody } from './support/stack';
-import { startWebhookReceiver, verify, type ReceivedWebhook, type WebhookReceiver } from './support/webhook-receiver';
+import { eventually, type ErrorBody } from '../../../e2e/support/stack';
+import { startWebhookReceiver, verify, type ReceivedWebhook, type WebhookReceiver } from '../../../e2e/support/webhook-receiver';
+import { ManualClock, startStack, type Stack } from '../src';
 
 interface Subscription {
   id: string;

@@ -1,6 +1,7 @@
 // SIGTERM against real processes, started the way a container starts them (their main.ts, their
 // env): a request in flight when the signal arrives completes successfully, new work is refused
-// at once, and the process exits 0 within its bound.
+// at once, and the process exits 0 within its bound. (Here rather than in e2e/: it speaks gRPC to
+// a service process, below the HTTP API.)
 //
 // "In flight" is made deterministic by withholding the request body: the request's headers reach
 // the process before SIGTERM, its body only after the process has started shutting down. The
@@ -13,9 +14,9 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { listing as listingProto } from '@vrp/contracts';
 import { freePort } from '@vrp/platform';
-import { eventually } from './support/stack';
+import { eventually } from '../../../e2e/support/stack';
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..', '..');
 const START_TIMEOUT_MS = 40_000;
 /** stopOnSignals' bound is 25 s; an idle drain takes milliseconds, so a much smaller bound here. */
 const EXIT_BOUND_MS = 5_000;

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { listingEvents, TOPICS } from '@vrp/contracts';
 import { createBus, createStore, newId, type DocumentStore, type EventBus } from '@vrp/platform';
-import { startStack, type Stack } from '@vrp/stack';
-import { eventually, type ErrorBody } from './support/stack';
+import { eventually, type ErrorBody } from '../../../e2e/support/stack';
+import { startStack, type Stack } from '../src';
 
 const MONGO_IMAGE = 'mongo:8';
 const KAFKA_IMAGE = 'confluentinc/cp-kafka:7.6.1';

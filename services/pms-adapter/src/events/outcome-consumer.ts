@@ -1,0 +1,35 @@
+// Consumes pms.sync.outcomes.v1: what the owning services (listing, reservation, guest) did with
+// each pms.sync.v1 change, folded into the connection's sync health once per change.
+import { syncHealth, TOPICS } from '@vrp/contracts';
+import { PermanentError, type ConsumerRunner, type Subscription } from '@vrp/platform';
+import type { OutcomeKind } from '../store/sync-health-store';
+import type { SyncHealth } from '../use-cases/sync-health';
+
+export const OUTCOMES_GROUP = 'pms-adapter-sync-outcomes';
+const KINDS: readonly OutcomeKind[] = ['applied', 'failed', 'dead_lettered', 'discarded'];
+
+export async function startOutcomeConsumer(consumers: ConsumerRunner, health: SyncHealth): Promise<Subscription> {
+  const subscription = await consumers.subscribe({
+    groupId: OUTCOMES_GROUP,
+    topics: [TOPICS.pmsSyncOutcomes],
+    fromBeginning: true,
+    decode: (bytes) => syncHealth.SyncChangeOutcome.decode(bytes),
+    describe: (o) => ({ workspaceId: o.workspaceId }),
+    handle: async (o) => {
+      if (!o.changeId || !o.connectionId || !(KINDS as readonly string[]).includes(o.outcome)) {
+        throw new PermanentError('malformed_payload', `sync outcome ${o.eventId} lacks a change, a connection or a known outcome ('${o.outcome}')`);
+      }
+      await health.record({
+        changeId: o.changeId,
+        connectionId: o.connectionId,
+        service: o.service,
+        outcome: o.outcome as OutcomeKind,
+        errorCode: o.errorCode,
+        errorMessage: o.errorMessage,
+        at: o.occurredAt ?? new Date(),
+      });
+    },
+  });
+  await subscription.ready;
+  return subscription;
+}

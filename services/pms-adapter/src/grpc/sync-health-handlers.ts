@@ -1,0 +1,33 @@
+// gRPC handlers of SyncHealthService: one connection's sync health for the admin API.
+import { syncHealth as pb } from '@vrp/contracts';
+import { service, type ServiceRegistration } from '@vrp/platform';
+import type { SyncHealthView } from '../domain/sync-health';
+import type { SyncHealth } from '../use-cases/sync-health';
+import { toProtoConnection } from './mappers';
+
+export function toProtoSyncHealth(h: SyncHealthView): pb.SyncHealth {
+  return pb.SyncHealth.create({
+    state: h.state,
+    reasons: h.reasons,
+    lastSuccessfulSyncAt: h.lastSuccessfulSyncAt ?? undefined,
+    lastAttemptAt: h.lastAttemptAt ?? undefined,
+    consecutiveFailures: h.consecutiveFailures,
+    lagMs: h.lagMs,
+    changesPublished: h.published,
+    changesApplied: h.applied,
+    changesFailed: h.failed,
+    changesDeadLettered: h.deadLettered,
+    deadLettersOpen: h.deadLettersOpen,
+    changesPending: h.pending,
+    lastError: h.lastError ? pb.SyncError.create({ ...h.lastError }) : undefined,
+  });
+}
+
+export function syncHealthHandlers(health: SyncHealth): ServiceRegistration {
+  return service(pb.SyncHealthServiceService, {
+    async getSyncHealth(req) {
+      const { connection, health: view } = await health.of(req.workspaceId, req.connectionId);
+      return { connection: toProtoConnection(connection), health: toProtoSyncHealth(view) };
+    },
+  });
+}
