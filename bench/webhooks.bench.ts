@@ -1,17 +1,31 @@
-// Issue 6 benchmark, on the embedded stack with a real local HTTP receiver:
-// 1. latency: p50/p99 from the API write (a listing toggle, PATCH /v1/listings/{id}) to the
-//    arrival of its webhook at the receiver, one write at a time;
-// 2. throughput: deliveries per second to the local receiver, with SUBSCRIPTIONS endpoints
-//    each receiving every toggle of a burst of writes: live (while the writes happen, bounded
-//    by the write rate) and draining a backlog (the receiver refused the first attempts, the
-//    clock then jumps past the retry time and the whole queue drains, in order per listing).
+// Issue 6 and 17 benchmark, on the embedded stack with a real local HTTP receiver:
+// 1. latency: p50/p99 from the API write to the arrival of its webhook at the receiver, one
+//    write at a time: a listing toggle (PATCH /v1/listings/{id}, an activity event) and a
+//    reservation (POST /v1/reservations, a domain event, decided by the listing's activity at
+//    its time: the case that used to wait WEBHOOK_ACTIVITY_SETTLE_MS);
+// 2. throughput live: SUBSCRIPTIONS endpoints each receiving every reservation.created of
+//    BURST_WRITES reservations written by WRITERS concurrent clients: deliveries per second
+//    while the writes happen, and each delivery's write -> arrival time (p50/p99);
+// 3. draining a backlog: the receiver refused the first attempts of a burst of toggles, the
+//    clock then jumps past the retry time and the whole queue drains, in order per listing.
+// Targets (issue 17): >= 1,000 deliveries/s live with write -> arrival p99 <= 200 ms.
 // Bounded: at most ~2 minutes; prints one JSON report.
+import { loadavg } from 'node:os';
 import { ManualClock, startStack } from '@vrp/stack';
 import { startWebhookReceiver } from '../e2e/support/webhook-receiver';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 20);
 const BURST_WRITES = Number(process.env.BENCH_BURST_WRITES ?? 100);
+const LIVE_WRITES = Number(process.env.BENCH_LIVE_WRITES ?? 200);
+const WRITERS = Number(process.env.BENCH_WRITERS ?? 8);
+const TARGET_LIVE_PER_SECOND = 1000;
+const TARGET_LIVE_P99_MS = 200;
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -33,6 +47,15 @@ async function main(): Promise<void> {
     return res.json() as Promise<{ data: { id: string } }>;
   };
   const deadline = Date.now() + 110_000;
+  /** Stays that never overlap: the n-th reservation of the run, alternating the two listings. */
+  let stays = 0;
+  const reserve = () => {
+    const n = stays++;
+    const day = (d: number) => new Date(Date.UTC(2035, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
+    const start = Math.floor(n / 2) * 3;
+    return call('POST', '/v1/reservations', { propertyId: n % 2 ? b : a, checkIn: day(start), checkOut: day(start + 2), primaryGuest: { firstName: 'Bench', lastName: String(n), email: 'bench@example.com' } });
+  };
+  const reservationIdOf = (r: { json: { data: { object: Record<string, unknown> } } }) => r.json.data.object.id as string;
 
   // 1. Latency, one subscription, one write at a time.
   const first = await call('POST', '/v1/webhooks', { url: receiver.url, eventTypes: ['listing.activated', 'listing.deactivated'] });
@@ -52,6 +75,54 @@ async function main(): Promise<void> {
   }
   if (!active) await call('PATCH', `/v1/listings/${a}`, { active: true });
   await call('DELETE', `/v1/webhooks/${first.data.id}`);
+
+  // 1b. Latency of a domain event (reservation.created), one write at a time.
+  const onCreate = await call('POST', '/v1/webhooks', { url: receiver.url, eventTypes: ['reservation.created'] });
+  const domainLatencies: number[] = [];
+  for (let i = 0; i < ROUNDS && Date.now() < deadline; i++) {
+    let written = '';
+    const early: { id: string; at: number }[] = [];
+    const arrived = new Promise<number>((resolve) => {
+      receiver.onReceive = (r) => {
+        if (r.json.type !== 'reservation.created') return;
+        if (written && reservationIdOf(r) === written) resolve(r.arrivedAt);
+        else early.push({ id: reservationIdOf(r), at: r.arrivedAt });
+      };
+    });
+    const t0 = performance.now();
+    written = (await reserve()).data.id;
+    const before = early.find((e) => e.id === written);
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no webhook within 5 s')), 5000).unref());
+    domainLatencies.push((before ? before.at : await Promise.race([arrived, timeout])) - t0);
+  }
+  receiver.onReceive = undefined;
+  await call('DELETE', `/v1/webhooks/${onCreate.data.id}`);
+
+  // 2. Live: SUBSCRIPTIONS endpoints, WRITERS clients writing LIVE_WRITES reservations.
+  const liveSubs: string[] = [];
+  for (let i = 0; i < SUBSCRIPTIONS; i++) liveSubs.push((await call('POST', '/v1/webhooks', { url: `${receiver.url}/live${i}`, eventTypes: ['reservation.created'] })).data.id);
+  receiver.received.length = 0;
+  const writeStarted = new Map<string, number>();
+  const liveCpu = process.cpuUsage();
+  const liveStart = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      while (next < LIVE_WRITES) {
+        next += 1;
+        const t = performance.now();
+        writeStarted.set((await reserve()).data.id, t);
+      }
+    }),
+  );
+  const liveWritten = performance.now();
+  const liveExpected = LIVE_WRITES * SUBSCRIPTIONS;
+  while (receiver.received.length < liveExpected && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 10));
+  const liveCpuMs = cpuMsSince(liveCpu);
+  const liveArrivals = receiver.received.filter((r) => r.json.type === 'reservation.created');
+  const liveLast = Math.max(...liveArrivals.map((r) => r.arrivedAt));
+  const liveLatencies = liveArrivals.map((r) => r.arrivedAt - (writeStarted.get(reservationIdOf(r)) ?? NaN)).sort((x, y) => x - y);
+  for (const id of liveSubs) await call('DELETE', `/v1/webhooks/${id}`);
 
   // 2. Throughput: SUBSCRIPTIONS endpoints, a burst of writes on two listings.
   receiver.onReceive = undefined;
@@ -91,9 +162,11 @@ async function main(): Promise<void> {
   while (receiver.received.length < 2 * SUBSCRIPTIONS && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 10));
   receiver.received.length = 0;
   receiver.respond = () => 200;
+  const drainCpu = process.cpuUsage();
   const drainStart = performance.now();
   clock.advance(60_000);
   while (receiver.received.length < expected && Date.now() < deadline + 120_000) await new Promise((r) => setTimeout(r, 5));
+  const drainCpuMs = cpuMsSince(drainCpu);
   const drainEnd = Math.max(...receiver.received.map((r) => r.arrivedAt));
   const drained = receiver.received.length;
   for (const id of subs) await call('DELETE', `/v1/webhooks/${id}`);
@@ -102,12 +175,36 @@ async function main(): Promise<void> {
   await receiver.close();
 
   const sorted = [...latencies].sort((x, y) => x - y);
+  const domainSorted = [...domainLatencies].sort((x, y) => x - y);
+  const livePerSecond = (liveArrivals.length / (liveLast - liveStart)) * 1000;
+  const liveP99 = percentile(liveLatencies, 99);
+  const met = { live_deliveries_per_second: livePerSecond >= TARGET_LIVE_PER_SECOND, live_write_to_arrival_p99: liveP99 <= TARGET_LIVE_P99_MS };
   console.log(
     JSON.stringify(
       {
         benchmark: 'webhooks: API write -> webhook arrival, and deliveries per second (embedded stack, local receiver)',
+        load_average: loadavg().map((l) => +l.toFixed(2)),
         latency: { rounds: sorted.length, p50_ms: +percentile(sorted, 50).toFixed(2), p99_ms: +percentile(sorted, 99).toFixed(2), max_ms: +sorted[sorted.length - 1]!.toFixed(2) },
-        throughput: {
+        latency_domain_event: {
+          rounds: domainSorted.length,
+          p50_ms: +percentile(domainSorted, 50).toFixed(2),
+          p99_ms: +percentile(domainSorted, 99).toFixed(2),
+          max_ms: +domainSorted[domainSorted.length - 1]!.toFixed(2),
+        },
+        live: {
+          subscriptions: SUBSCRIPTIONS,
+          writers: WRITERS,
+          writes: LIVE_WRITES,
+          deliveries_expected: liveExpected,
+          deliveries_received: liveArrivals.length,
+          writes_duration_ms: +(liveWritten - liveStart).toFixed(1),
+          deliveries_per_second: +livePerSecond.toFixed(1),
+          write_to_arrival_p50_ms: +percentile(liveLatencies, 50).toFixed(2),
+          write_to_arrival_p99_ms: +liveP99.toFixed(2),
+          // The whole process (API writes, services, deliveries and the receiver) per delivery.
+          cpu_ms_per_delivery: +(liveCpuMs / liveArrivals.length).toFixed(3),
+        },
+        throughput_toggles: {
           subscriptions: SUBSCRIPTIONS,
           writes: BURST_WRITES,
           deliveries_expected: expected,
@@ -120,13 +217,20 @@ async function main(): Promise<void> {
           deliveries: drained,
           duration_ms: +(drainEnd - drainStart).toFixed(1),
           deliveries_per_second: +((drained / (drainEnd - drainStart)) * 1000).toFixed(1),
+          // The whole process (deliveries and the receiver) per delivery.
+          cpu_ms_per_delivery: +(drainCpuMs / drained).toFixed(3),
         },
+        targets: { live_deliveries_per_second: TARGET_LIVE_PER_SECOND, live_write_to_arrival_p99_ms: TARGET_LIVE_P99_MS },
+        met,
       },
       null,
       2,
     ),
   );
-  if (received < expected || drained < expected) process.exit(1);
+  console.log(
+    `HEADLINE webhooks: ${livePerSecond.toFixed(0)} deliveries/s live (target >= ${TARGET_LIVE_PER_SECOND}${met.live_deliveries_per_second ? ', met' : ', NOT met'}), write -> arrival p99 ${liveP99.toFixed(1)} ms (target <= ${TARGET_LIVE_P99_MS}${met.live_write_to_arrival_p99 ? ', met' : ', NOT met'})`,
+  );
+  if (received < expected || drained < expected || liveArrivals.length < liveExpected) process.exit(1);
 }
 
 main().catch((err: unknown) => {

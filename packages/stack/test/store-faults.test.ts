@@ -43,9 +43,9 @@ describe('a frozen database answers 503 service_unavailable within the request d
     if (!stack) throw new Error('stack did not start');
     return stack;
   };
-  const api = async (path: string): Promise<{ status: number; body: Record<string, unknown>; ms: number; retryAfter: string | null }> => {
+  const api = async (path: string, key = DEMO_API_KEY): Promise<{ status: number; body: Record<string, unknown>; ms: number; retryAfter: string | null }> => {
     const started = Date.now();
-    const res = await fetch(`${theStack().baseUrl}${path}`, { headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
+    const res = await fetch(`${theStack().baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
     const body = (await res.json()) as Record<string, unknown>;
     return { status: res.status, body, ms: Date.now() - started, retryAfter: res.headers.get('retry-after') };
   };
@@ -74,9 +74,18 @@ describe('a frozen database answers 503 service_unavailable within the request d
   }, 30_000);
 
   it("the gateway's own frozen store (API keys): 503 envelope within the deadline, gateway /readyz fails", async () => {
+    // A key never verified before: a key verified within API_KEY_CACHE_TTL_MS is answered from
+    // the gateway's cache of verified keys without reading the store.
+    const created = await fetch(`${theStack().baseUrl}/admin/v1/workspaces/${theStack().demo!.workspaceId}/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${theStack().adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'test' }),
+    });
+    expect(created.status).toBe(201);
+    const { data } = (await created.json()) as { data: { key: string } };
     storeOf('gateway').freeze();
     try {
-      const frozen = await api('/v1/reservations');
+      const frozen = await api('/v1/reservations', data.key);
       expect(frozen.status).toBe(503);
       expect(frozen.body).toMatchObject({ error: { code: 'service_unavailable' } });
       expect(frozen.ms).toBeLessThan(UPSTREAM_DEADLINE_MS);

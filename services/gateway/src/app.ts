@@ -92,7 +92,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const publicBaseUrl = () => config.PUBLIC_BASE_URL ?? `http://localhost:${listeningPort}`;
 
   const admin = workspaceAdminOf(deps);
-  const apiKeys = new ApiKeyStore(deps.store);
+  const apiKeys = new ApiKeyStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
   const idempotencyStore = new IdempotencyStore(deps.store, deps.clock);
 
   // The document describes the route table, which includes the route serving the document.

@@ -29,6 +29,12 @@ export const gatewayConfigSchema = z.object({
   ADMIN_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(20),
   /** Failed authentications (API key or admin token) of one client address per minute before it gets 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  /**
+   * How long a verified API key is reused without reading the store (0 = never). Revoking a key
+   * evicts it from every gateway over the same store object at once; another replica process
+   * stops accepting it within this time.
+   */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** Time limit of one rate-limiter call to the store; past it the replica counts in memory. */
   RATE_LIMIT_STORE_TIMEOUT_MS: z.coerce.number().int().min(5).max(10_000).default(250),
   /**

@@ -1,5 +1,6 @@
-// API key authentication over HTTP: every way a key can be missing, wrong or right.
-import { ADMIN_TOKEN, adminHeaders, bearer, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
+// API key authentication over HTTP: every way a key can be missing, wrong or right, and
+// revocation through the cache of verified keys.
+import { ADMIN_TOKEN, adminHeaders, bearer, provision, request, startListingServiceUnderTest, startTestGateway, startTestReplicas, type ErrorBody, type ListingServiceUnderTest, type TestGateway, type TestReplicas } from './harness';
 
 describe('gateway API key authentication', () => {
   let listingService: ListingServiceUnderTest;
@@ -69,8 +70,10 @@ describe('gateway API key authentication', () => {
     expect(res.body.error.code).toBe('invalid_api_key');
   });
 
-  it('stops accepting a key on the very next request after it is revoked', async () => {
+  it('stops accepting a key on the very next request after it is revoked, although it was just verified (cached)', async () => {
     const fresh = await provision(gw.url, { name: 'Revoked Rentals' });
+    // Verified twice: the second request is answered from the cache of verified keys.
+    expect((await listings(bearer(fresh.key))).status).toBe(200);
     expect((await listings(bearer(fresh.key))).status).toBe(200);
     const revoke = await request(`${gw.url}/admin/v1/api-keys/${fresh.keyId}`, { method: 'DELETE', headers: adminHeaders() });
     expect(revoke.status).toBe(200);
@@ -84,5 +87,30 @@ describe('gateway API key authentication', () => {
     const res = await request<ErrorBody>(`${gw.url}/admin/v1/workspaces/${ws.workspaceId}`, { headers: bearer(ws.key) });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('admin_token_invalid');
+  });
+});
+
+describe('API key revocation with two gateway replicas over one store', () => {
+  let replicas: TestReplicas;
+  let a: TestGateway;
+  let b: TestGateway;
+
+  beforeAll(async () => {
+    // A TTL far longer than the test: only the eviction can make the revocation visible.
+    replicas = await startTestReplicas({ API_KEY_CACHE_TTL_MS: '60000' });
+    ({ a, b } = replicas);
+  });
+  afterAll(() => replicas.stop());
+
+  it('a key revoked through one replica is refused at once by the other, which had it cached', async () => {
+    const ws = await provision(a.url, { name: 'Replica Rentals' });
+    const onA = () => request<ErrorBody>(`${a.url}/v1/listings`, { headers: bearer(ws.key) });
+    expect((await onA()).status).toBe(200);
+    expect((await onA()).status).toBe(200);
+    const revoke = await request(`${b.url}/admin/v1/api-keys/${ws.keyId}`, { method: 'DELETE', headers: adminHeaders() });
+    expect(revoke.status).toBe(200);
+    const res = await onA();
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
   });
 });

@@ -247,3 +247,28 @@ export async function startGatewayFixture(opts: Omit<Parameters<typeof startTest
     },
   };
 }
+
+/** Two gateway replicas over one store and one fake listing service (counters, caches shared through the store). */
+export interface TestReplicas {
+  a: TestGateway;
+  b: TestGateway;
+  stop(): Promise<void>;
+}
+
+export async function startTestReplicas(env?: Record<string, string>): Promise<TestReplicas> {
+  const listingService = await startListingServiceUnderTest();
+  const store = createMemoryStore();
+  const listingAddress = `127.0.0.1:${listingService.port}`;
+  const a = await startTestGateway({ listingAddress, store, ...(env ? { env } : {}) });
+  const b = await startTestGateway({ listingAddress, store, ...(env ? { env } : {}) });
+  return {
+    a,
+    b,
+    async stop() {
+      await a.stop();
+      await b.stop();
+      await store.close();
+      await listingService.stop();
+    },
+  };
+}

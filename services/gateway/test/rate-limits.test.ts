@@ -1,7 +1,9 @@
 // Rate limits through the gateway: per API key and per workspace with the plan's values set by
 // the admin API, RateLimit-* headers on every response, 429 rate_limited with Retry-After,
 // failed authentication and the admin API limited per client address, test and live counted
-// apart, and two gateway replicas over one store holding one limit between them.
+// apart, and two gateway replicas over one store holding one limit between them (on the embedded
+// store: one in-memory limiter per store object; the store-backed limiter of MongoDB deployments
+// is tested on its own in rate-limit-store.test.ts).
 import { createMemoryStore, type DocumentStore } from '@vrp/platform';
 import { DEFAULT_RATE_LIMITS } from '../src/domain/rate-limits';
 import {
@@ -164,7 +166,7 @@ describe('rate limits with two gateway replicas over one store', () => {
     await listingService.stop();
   });
 
-  it('holds one key limit across both replicas: the counters live in the shared store', async () => {
+  it('holds one key limit across both replicas: they count against the same counters', async () => {
     const { key } = await provision(a.url, { rateLimits: { keyRequestsPerSecond: 4, keyBurst: 2 } });
     const responses = await burst(18, (i) => listings(i % 2 === 0 ? a : b, key));
     // One allowance between them (a private one per replica would admit twice as many).

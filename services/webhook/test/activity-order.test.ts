@@ -1,9 +1,12 @@
 // Component test: the webhook service decides delivery by the listing's activity at the time an
 // event happened, whatever the order in which listing.activity.v1 and the domain topic reach it.
 // Real gRPC, embedded engines, a local HTTP receiver; the activity windows run on a manual clock.
+// When the listing service confirms that the cache holds the listing's latest activity version,
+// the decision is made at once (no window); otherwise the windows decide as before.
 import { listing as listingPb, TOPICS, webhook as pb } from '@vrp/contracts';
-import { createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
 import { ManualClock, startWebhookService } from '../src/app';
+import type { ListingLookup } from '../src/ports/listings';
 import { DeliveryStore } from '../src/store/delivery-store';
 import { HeldEventStore } from '../src/store/held-event-store';
 import { publishActivity, publishReservationEvent } from './publish';
@@ -13,74 +16,87 @@ const WS = 'ws_order';
 const SETTLE_MS = 1_000;
 const HOLD_MS = 60_000;
 
-describe('webhook delivery by activity at the event time, not by arrival order', () => {
-  let bus: MemoryEventBus;
-  let store: DocumentStore;
-  let windows: ManualClock;
-  let running: RunningService;
-  let client: Upstream<pb.WebhookServiceClient>;
-  let receiver: Receiver;
-  let events: DeliveryStore;
-  let held: HeldEventStore;
-  let version = 0;
-  const base = Date.now();
-  /** Event times in ms after the start of the test file (real time: what producers stamp). */
-  const at = (ms: number) => new Date(base + ms);
-
-  const reservationEvent = async (listingId: string, occurredAt: Date) => {
-    const { event, value } = await publishReservationEvent(bus, { workspaceId: WS, listingId, occurredAt });
-    return { id: event.eventId, value };
+/** One webhook service with a subscription to reservation.created, and what the tests drive it with. */
+function orderHarness(listings: ListingLookup) {
+  const h = {
+    bus: undefined as unknown as MemoryEventBus,
+    store: undefined as unknown as DocumentStore,
+    windows: undefined as unknown as ManualClock,
+    running: undefined as unknown as RunningService,
+    client: undefined as unknown as Upstream<pb.WebhookServiceClient>,
+    receiver: undefined as unknown as Receiver,
+    events: undefined as unknown as DeliveryStore,
+    held: undefined as unknown as HeldEventStore,
+    version: 0,
+    reservationEvent: async (listingId: string, occurredAt: Date) => {
+      const { event, value } = await publishReservationEvent(h.bus, { workspaceId: WS, listingId, occurredAt });
+      return { id: event.eventId, value };
+    },
+    /** Publishes an activity change with the next version; returns that version. */
+    activity: async (listingId: string, active: boolean, occurredAt: Date) => {
+      const version = (h.version += 1);
+      await publishActivity(h.bus, { workspaceId: WS, listingId, active, version, occurredAt });
+      return version;
+    },
+    delivered: (eventId: string) => h.receiver.received.filter((r) => r.json.id === eventId).length,
+    /** Ends the running windows; the service decides what they held. */
+    endWindow: async (ms: number) => {
+      h.windows.advance(ms);
+      await h.bus.whenIdle();
+    },
   };
-  const activity = (listingId: string, active: boolean, occurredAt: Date) => publishActivity(bus, { workspaceId: WS, listingId, active, version: (version += 1), occurredAt });
-
-  const delivered = (eventId: string) => receiver.received.filter((r) => r.json.id === eventId).length;
-  /** Ends the running windows; the service decides what they held. */
-  const endWindow = async (ms: number) => {
-    windows.advance(ms);
-    await bus.whenIdle();
-  };
-
   beforeAll(async () => {
-    bus = createMemoryBus();
-    store = createMemoryStore();
-    windows = new ManualClock(new Date('2030-01-01T00:00:00Z'));
-    events = new DeliveryStore(store);
-    held = new HeldEventStore(store);
-    receiver = await startReceiver();
-    running = await startWebhookService({
-      store,
-      bus,
+    h.bus = createMemoryBus();
+    h.store = createMemoryStore();
+    h.windows = new ManualClock(new Date('2030-01-01T00:00:00Z'));
+    h.events = new DeliveryStore(h.store);
+    h.held = new HeldEventStore(h.store);
+    h.receiver = await startReceiver();
+    h.running = await startWebhookService({
+      store: h.store,
+      bus: h.bus,
       logger: createLogger('webhook', 'silent'),
       grpcPort: 0,
       opsPort: 0,
       host: '127.0.0.1',
       addresses: DEFAULT_ADDRESSES,
       clock: new ManualClock(new Date('2030-01-01T00:00:00Z')),
-      activityClock: windows,
+      activityClock: h.windows,
       activityWindows: { settleMs: SETTLE_MS, holdMs: HOLD_MS },
       allowLoopbackInTest: true,
-      listings: { get: async (ws, id) => listingPb.Listing.create({ id, workspaceId: ws, name: id, status: 'active' }) },
+      listings,
       scheduler: { random: () => 0.5 },
     });
-    client = createUpstream(pb.WebhookServiceClient, { name: 'webhook', address: `127.0.0.1:${running.grpcPort}` });
-    await client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: pb.KeyMode.KEY_MODE_TEST, url: receiver.url, eventTypes: ['reservation.created'] }));
+    h.client = createUpstream(pb.WebhookServiceClient, { name: 'webhook', address: `127.0.0.1:${h.running.grpcPort}` });
+    await h.client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: pb.KeyMode.KEY_MODE_TEST, url: h.receiver.url, eventTypes: ['reservation.created'] }));
   });
   afterAll(async () => {
-    client.close();
-    await running.stop();
-    await receiver.close();
-    await bus.close();
-    await store.close();
+    h.client.close();
+    await h.running.stop();
+    await h.receiver.close();
+    await h.bus.close();
+    await h.store.close();
   });
+  return h;
+}
+
+describe('webhook delivery by activity at the event time, not by arrival order', () => {
+  // A listing service that never confirms (no activity version): the windows decide.
+  const h = orderHarness({ get: async (ws, id) => listingPb.Listing.create({ id, workspaceId: ws, name: id, status: 'active' }) });
+  const base = Date.now();
+  /** Event times in ms after the start of the test file (real time: what producers stamp). */
+  const at = (ms: number) => new Date(base + ms);
+  const { reservationEvent, delivered, endWindow } = h;
+  const activity = (listingId: string, active: boolean, occurredAt: Date) => h.activity(listingId, active, occurredAt);
 
   it('delivers an event that happened after an activation whose message arrives after it', async () => {
     await activity('lst_late_on', false, at(0));
     const early = await reservationEvent('lst_late_on', at(2_000));
     // Redelivered by the bus: still one event.
-    await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_late_on', value: early.value }]);
-    await bus.whenIdle();
+    await h.bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_late_on', value: early.value }]);
+    await h.bus.whenIdle();
     // The listing looks inactive at the event's time, but that is not settled: held, not dropped.
-    await eventually(async () => (await held.count()) === 1, 'the held event');
+    await eventually(async () => (await h.held.count()) === 1, 'the held event');
     // Meanwhile another listing's event goes through: nothing waits on the held one.
     const other = await reservationEvent('lst_other', at(2_100));
     await endWindow(SETTLE_MS);
@@ -91,7 +107,7 @@ describe('webhook delivery by activity at the event time, not by arrival order',
     await activity('lst_late_on', true, at(1_000));
     await endWindow(SETTLE_MS);
     await eventually(() => delivered(early.id) === 1, 'the event after the late activation');
-    expect(await held.count()).toBe(0);
+    expect(await h.held.count()).toBe(0);
     expect(delivered(early.id)).toBe(1);
   });
 
@@ -100,8 +116,8 @@ describe('webhook delivery by activity at the event time, not by arrival order',
     await activity('lst_early_on', true, at(3_000));
     const before = await reservationEvent('lst_early_on', at(2_000));
     // Settled: a change after the event's time is known. Dropped at once, neither stored nor held.
-    expect(await held.count()).toBe(0);
-    expect(await events.event(before.id)).toBeNull();
+    expect(await h.held.count()).toBe(0);
+    expect(await h.events.event(before.id)).toBeNull();
     const after = await reservationEvent('lst_early_on', at(4_000));
     await endWindow(SETTLE_MS);
     await eventually(() => delivered(after.id) === 1, 'the event after the activation');
@@ -112,27 +128,27 @@ describe('webhook delivery by activity at the event time, not by arrival order',
     await activity('lst_late_off', true, at(0));
     const late = await reservationEvent('lst_late_off', at(2_000));
     // Looks deliverable, but waits the settle window for a late deactivation.
-    await eventually(async () => (await held.count()) === 1, 'the held event');
+    await eventually(async () => (await h.held.count()) === 1, 'the held event');
     expect(delivered(late.id)).toBe(0);
     await activity('lst_late_off', false, at(1_000));
     // Now it looks droppable: held for a late activation (none comes), then dropped.
     await endWindow(SETTLE_MS);
-    expect(await held.count()).toBe(1);
+    expect(await h.held.count()).toBe(1);
     await endWindow(HOLD_MS);
-    await eventually(async () => (await held.count()) === 0, 'the drop');
-    expect(await events.event(late.id)).toBeNull();
+    await eventually(async () => (await h.held.count()) === 0, 'the drop');
+    expect(await h.events.event(late.id)).toBeNull();
     expect(delivered(late.id)).toBe(0);
   });
 
   it('drops a held event when no activation arrives within the hold window', async () => {
     await activity('lst_asleep', false, at(0));
     const whileInactive = await reservationEvent('lst_asleep', at(5_000));
-    await eventually(async () => (await held.count()) === 1, 'the held event');
+    await eventually(async () => (await h.held.count()) === 1, 'the held event');
     await endWindow(HOLD_MS - 1);
-    expect(await held.count()).toBe(1);
+    expect(await h.held.count()).toBe(1);
     await endWindow(1);
-    await eventually(async () => (await held.count()) === 0, 'the drop at the end of the hold window');
-    expect(await events.event(whileInactive.id)).toBeNull();
+    await eventually(async () => (await h.held.count()) === 0, 'the drop at the end of the hold window');
+    expect(await h.events.event(whileInactive.id)).toBeNull();
     // An activation whose message arrives after the window no longer revives it.
     await activity('lst_asleep', true, at(4_000));
     const after = await reservationEvent('lst_asleep', at(6_000));
@@ -148,7 +164,71 @@ describe('webhook delivery by activity at the event time, not by arrival order',
     await activity('lst_seq', true, at(1_000));
     await endWindow(SETTLE_MS);
     await eventually(() => delivered(second.id) === 1, 'both events');
-    const order = receiver.received.filter((r) => r.json.listingId === 'lst_seq').map((r) => r.json.id);
+    const order = h.receiver.received.filter((r) => r.json.listingId === 'lst_seq').map((r) => r.json.id);
     expect(order).toEqual([first.id, second.id]);
+  });
+});
+
+describe('webhook delivery confirmed by the listing service: no window when the cache is provably complete', () => {
+  /** The activity version the listing service reports per listing (0: it does not say). */
+  const reported = new Map<string, number>();
+  let listingServiceDown = false;
+  const h = orderHarness({
+    get: async (ws, id) => {
+      if (listingServiceDown) throw new AppError('service_unavailable');
+      return listingPb.Listing.create({ id, workspaceId: ws, name: id, status: 'active', activityVersion: reported.get(id) ?? 0 });
+    },
+  });
+  /** Times before now: the listing service is asked after the event happened, as in production. */
+  const ago = (ms: number) => new Date(Date.now() - ms);
+
+  it('delivers at once, without waiting for the settle window, when the cache holds the version the listing service reports', async () => {
+    reported.set('lst_c_on', await h.activity('lst_c_on', true, ago(60_000)));
+    const event = await h.reservationEvent('lst_c_on', ago(5));
+    // No window ended: the manual window clock has not moved.
+    await eventually(() => h.delivered(event.id) === 1, 'the event, delivered at once');
+    expect(await h.held.count()).toBe(0);
+  });
+
+  it('drops at once an event of a listing that was inactive when it happened, when that is confirmed', async () => {
+    reported.set('lst_c_off', await h.activity('lst_c_off', false, ago(60_000)));
+    const event = await h.reservationEvent('lst_c_off', ago(5));
+    expect(await h.held.count()).toBe(0);
+    expect(await h.events.event(event.id)).toBeNull();
+    // An event of another listing, delivered after it, proves the intake has moved past it.
+    reported.set('lst_c_other', await h.activity('lst_c_other', true, ago(60_000)));
+    const other = await h.reservationEvent('lst_c_other', ago(5));
+    await eventually(() => h.delivered(other.id) === 1, 'the next event');
+    expect(h.delivered(event.id)).toBe(0);
+  });
+
+  it('holds an event while the listing service knows a change the cache has not applied, and drops it at once when that deactivation arrives', async () => {
+    const on = await h.activity('lst_c_late', true, ago(60_000));
+    const deactivatedAt = ago(1_000);
+    // The listing service has committed the deactivation; its message is still on its way.
+    reported.set('lst_c_late', on + 1);
+    const event = await h.reservationEvent('lst_c_late', ago(5));
+    await eventually(async () => (await h.held.count()) === 1, 'the held event');
+    expect(h.delivered(event.id)).toBe(0);
+    await publishActivity(h.bus, { workspaceId: WS, listingId: 'lst_c_late', active: false, version: on + 1, occurredAt: deactivatedAt });
+    h.version = Math.max(h.version, on + 1);
+    // Decided by the arrival of the change, confirmed: no window has ended.
+    await eventually(async () => (await h.held.count()) === 0, 'the drop');
+    expect(await h.events.event(event.id)).toBeNull();
+    expect(h.delivered(event.id)).toBe(0);
+  });
+
+  it('falls back to the settle window when the listing service does not answer', async () => {
+    reported.set('lst_c_down', await h.activity('lst_c_down', true, ago(60_000)));
+    listingServiceDown = true;
+    try {
+      const event = await h.reservationEvent('lst_c_down', ago(5));
+      await eventually(async () => (await h.held.count()) === 1, 'the held event');
+      expect(h.delivered(event.id)).toBe(0);
+      await h.endWindow(SETTLE_MS);
+      await eventually(() => h.delivered(event.id) === 1, 'the event after its window');
+    } finally {
+      listingServiceDown = false;
+    }
   });
 });

@@ -1206,14 +1206,24 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return (await settleWithin(promise, ms)) !== null;
 }
 
+/**
+ * The transactions the current async context runs inside, innermost first, one list for every
+ * memory store of the process: each AsyncLocalStorage adds work to every promise and callback the
+ * process creates, so the embedded stack's six stores share one instead of holding one each.
+ */
+interface OpenTransaction {
+  readonly store: MemoryStore;
+  readonly tx: MemoryTx;
+  readonly outer: OpenTransaction | undefined;
+}
+const openTransactions = new AsyncLocalStorage<OpenTransaction>();
+
 class MemoryStore implements MemoryDocumentStore {
   readonly engine = 'memory' as const;
   /** Compiled filters, reused across calls and collections of this store. */
   readonly queries = new QueryCache(2048);
   private readonly base = new mongoose.Mongoose();
   private readonly collections = new Map<string, MemoryCollection<Doc>>();
-  /** Which transaction (if any) the current async context runs inside (to refuse nesting). */
-  private readonly context = new AsyncLocalStorage<MemoryTx>();
   private readonly txs = new WeakSet<MemoryTx>();
   /** Commit number of the last commit (lone writes and transactions alike). */
   private clock = 0;
@@ -1243,13 +1253,16 @@ class MemoryStore implements MemoryDocumentStore {
   }
 
   async transaction<R>(work: (tx: Tx) => Promise<R>): Promise<R> {
-    if (this.context.getStore()?.state === 'active') throw new Error('memory store: nested transactions are not supported');
+    const open = openTransactions.getStore();
+    for (let t = open; t; t = t.outer) {
+      if (t.store === this && t.tx.state === 'active') throw new Error('memory store: nested transactions are not supported');
+    }
     const deadline = Date.now() + this.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       await this.gate(deadline);
       const tx = this.begin();
       try {
-        const result = await this.context.run(tx, () => work(tx));
+        const result = await openTransactions.run({ store: this, tx, outer: open }, () => work(tx));
         if (tx.state === 'aborted') throw new TransactionAbortedError(tx.abortReason);
         await this.gate(deadline); // the commit waits for a frozen store too
         await this.commitDurably(tx);

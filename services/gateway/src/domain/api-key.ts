@@ -43,7 +43,12 @@ export function hashApiKey(raw: string, pepper: string): string {
 
 /** Constant-time comparison of a presented key against a stored hash. */
 export function apiKeyMatchesHash(raw: string, pepper: string, storedHash: string): boolean {
-  const presented = Buffer.from(hashApiKey(raw, pepper), 'hex');
+  return hashesMatch(hashApiKey(raw, pepper), storedHash);
+}
+
+/** Constant-time comparison of the hash of a presented key (already computed) with a stored hash. */
+export function hashesMatch(presentedHash: string, storedHash: string): boolean {
+  const presented = Buffer.from(presentedHash, 'hex');
   const stored = Buffer.from(storedHash, 'hex');
   return presented.length === stored.length && timingSafeEqual(presented, stored);
 }

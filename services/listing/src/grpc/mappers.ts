@@ -28,6 +28,7 @@ export function toProtoListing(l: ListingRecord): pb.Listing {
     taxRate: l.taxRate,
     publishedAt: l.publishedAt ?? undefined,
     version: l.version,
+    activityVersion: l.activityVersion,
     // Read from the one capability matrix, never stored per listing.
     capabilities: { reservations: reservationCapabilities(l.pmsProvider), pms: pmsCapabilities(l.pmsProvider) },
   });

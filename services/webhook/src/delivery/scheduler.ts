@@ -1,6 +1,9 @@
 // The delivery scheduler: picks due deliveries from the durable queue and sends them.
 // - Order: deliveries of one subscription + order key (a listing) go one at a time, oldest
-//   first; a later event waits until the earlier one is acknowledged, failed or dropped.
+//   first; a later event waits until the earlier one is acknowledged, failed or dropped. Once
+//   it is, the queue's next head (if due) joins the end of the current scan's work at once
+//   (round robin over the queues), instead of waiting for the next scan: a scan is no longer a
+//   barrier that the slowest queue holds up for all (issue 17).
 // - Suppression: right before sending, a delivery about a listing that is inactive now is
 //   dropped (the activity cache's onChange drops them eagerly too; see app.ts).
 // - Durability: a delivery is claimed (status delivering, with a wall-clock lease) before the
@@ -128,37 +131,83 @@ export class DeliveryScheduler {
     await deliveries.releaseExpiredClaims(new Date());
     const due = await deliveries.due(clock.now(), options.batchSize);
     // Only queue heads are due (see DeliveryStore); one per queue in any case.
-    const work = [...new Map(due.map((d) => [`${d.subscriptionId}\u0000${d.orderKey}`, d])).values()];
-    let attempted = 0;
-    const worker = async () => {
-      for (let d = work.shift(); d && !this.stopped; d = work.shift()) {
-        if (await this.attempt(d)) attempted += 1;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, work.length) }, worker));
-    return attempted;
+    const queueOf = (d: DeliveryRecord) => `${d.subscriptionId}\u0000${d.orderKey}`;
+    const work = [...new Map(due.map((d) => [queueOf(d), d])).values()];
+    /** Queues with an item in `work` or in flight. */
+    const taken = new Set(work.map(queueOf));
+    // Up to `concurrency` attempts in flight; each settled head hands its queue's next due head
+    // to the end of the work list, and the freed slot takes the next item. Deliveries queued
+    // meanwhile (wake) are read in during the scan, so a busy queue never keeps others waiting.
+    return new Promise<number>((resolve, reject) => {
+      let attempted = 0;
+      let active = 0;
+      let refilling = false;
+      let failure: unknown = null;
+      const refill = () => {
+        refilling = true;
+        this.again = false;
+        deliveries
+          .due(clock.now(), options.batchSize)
+          .then((more) => {
+            for (const d of more) {
+              if (taken.has(queueOf(d))) continue;
+              taken.add(queueOf(d));
+              work.push(d);
+            }
+          })
+          .catch((err: unknown) => {
+            failure ??= err;
+          })
+          .finally(() => {
+            refilling = false;
+            pump();
+          });
+      };
+      const pump = () => {
+        if (this.again && !refilling && !this.stopped && failure === null) refill();
+        while (!this.stopped && failure === null && active < options.concurrency && work.length > 0) {
+          const d = work.shift()!;
+          active += 1;
+          this.attempt(d)
+            .then((result) => {
+              if (result) attempted += 1;
+              const next = result?.next;
+              if (next && next.status === 'pending' && next.nextAttemptAt && next.nextAttemptAt <= clock.now()) work.push(next);
+              else taken.delete(queueOf(d));
+            })
+            .catch((err: unknown) => {
+              failure ??= err;
+            })
+            .finally(() => {
+              active -= 1;
+              pump();
+            });
+        }
+        if (active === 0 && !refilling) {
+          if (failure !== null) reject(failure instanceof Error ? failure : new Error(String(failure)));
+          else resolve(attempted);
+        }
+      };
+      pump();
+    });
   }
 
-  /** Sends one delivery (the head of its queue) if it is still deliverable. */
-  private async attempt(d: DeliveryRecord): Promise<boolean> {
+  /**
+   * Sends one delivery (the head of its queue) if it is still deliverable. Null when nothing was
+   * done (another sender or a drop got there first); otherwise the queue's new head, if any.
+   */
+  private async attempt(d: DeliveryRecord): Promise<{ next: DeliveryRecord | null } | null> {
     const { deliveries, subscriptions, cache, clock, options, logger } = this.deps;
     const now = clock.now();
     const subscription = await subscriptions.getForDelivery(d.subscriptionId);
-    if (!subscription) {
-      await deliveries.drop(d, 'subscription_deleted', now);
-      return true;
-    }
-    if (!subscription.enabled) {
-      await deliveries.drop(d, 'subscription_disabled', now);
-      return true;
-    }
+    if (!subscription) return { next: await deliveries.drop(d, 'subscription_deleted', now) };
+    if (!subscription.enabled) return { next: await deliveries.drop(d, 'subscription_disabled', now) };
     if (d.listingId && !isActivityEvent(d.eventType) && !cache.isActive(d.workspaceId, d.listingId)) {
-      await deliveries.drop(d, 'listing_inactive', now);
-      return true;
+      return { next: await deliveries.drop(d, 'listing_inactive', now) };
     }
     const event = await deliveries.event(d.eventId);
     const claimed = event && (await deliveries.claim(d.id, new Date(Date.now() + options.leaseMs)));
-    if (!event || !claimed) return false;
+    if (!event || !claimed) return null;
 
     // Signed with the wall clock: receivers compare it with theirs (replay tolerance).
     const timestamp = Math.floor(Date.now() / 1000);
@@ -180,7 +229,7 @@ export class DeliveryScheduler {
       });
     const settledAt = clock.now();
     const patch = afterAttempt(claimed, outcome, settledAt, options.random);
-    await deliveries.complete(d, patch);
+    const next = await deliveries.complete(d, patch);
     if (isSuccess(outcome)) {
       await subscriptions.markSuccess(subscription.id, settledAt);
     } else if (patch.status === 'failed') {
@@ -188,9 +237,10 @@ export class DeliveryScheduler {
       if (disable && (await subscriptions.disable(subscription.id, disable))) {
         const dropped = await deliveries.dropPendingOfSubscription(subscription.id, 'subscription_disabled', settledAt);
         logger.warn({ subscriptionId: subscription.id, workspaceId: d.workspaceId, dropped }, 'webhook endpoint disabled after persistent failures');
+        return { next: null };
       }
     }
-    return true;
+    return { next };
   }
 
   private breakerOf(subscriptionId: string) {

@@ -1,5 +1,5 @@
 // Unit tests of the delivery decision by listing activity at the event's time.
-import { decideBy, decideByActivity, finalDecision } from './activity-decision';
+import { confirms, decideBy, decideByActivity, finalDecision } from './activity-decision';
 
 const windows = { settleMs: 1_000, holdMs: 60_000 };
 const k = (active: boolean, settled: boolean) => ({ active, settled });
@@ -33,5 +33,21 @@ describe('delivery decision by activity at the event time', () => {
     const at = new Date('2030-01-01T00:00:00Z');
     expect(decideBy(at, 'deliver', windows).getTime() - at.getTime()).toBe(1_000);
     expect(decideBy(at, 'drop', windows).getTime() - at.getTime()).toBe(60_000);
+  });
+
+  it('settles by a confirmation only when the cache holds the confirmed version and the event is not newer than it', () => {
+    const at = new Date('2030-01-01T00:00:10Z');
+    const before = new Date('2030-01-01T00:00:09Z');
+    const after = new Date('2030-01-01T00:00:11Z');
+    expect(confirms({ version: 3, at }, 3, before)).toBe(true);
+    expect(confirms({ version: 3, at }, 3, at)).toBe(true);
+    // The event happened after the answer: a change may have been committed in between.
+    expect(confirms({ version: 3, at }, 3, after)).toBe(false);
+    // The listing service knows a change the cache has not applied yet (or the reverse).
+    expect(confirms({ version: 4, at }, 3, before)).toBe(false);
+    expect(confirms({ version: 3, at }, 4, before)).toBe(false);
+    // No version from the listing service, or no answer at all.
+    expect(confirms({ version: 0, at }, 0, before)).toBe(false);
+    expect(confirms(undefined, 3, before)).toBe(false);
   });
 });

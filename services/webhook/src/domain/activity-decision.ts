@@ -10,6 +10,28 @@
 //   deactivation can still drop it), the hold window when it looks droppable (a late activation
 //   can still release it). Then the knowledge of that moment is final.
 
+// A confirmation settles an answer without waiting: the listing service answered, at `at` or later,
+// that the listing's latest activity change has version `version`. When the cache holds that very
+// version, it has every change the listing service had committed by `at`, so for an event that
+// happened at or before `at` no earlier change can still arrive (issue 17: the common case pays
+// no window). Version 0 means the listing service did not say (an older one): no confirmation.
+
+/** What the listing service said about a listing's activity, and from when that holds. */
+export interface ActivityConfirmation {
+  /** The listing's latest activity version per the listing service (0: unknown). */
+  version: number;
+  /** When the question was sent: the answer covers every change committed before it. */
+  at: Date;
+}
+
+/**
+ * Whether a confirmation settles the answer for an event that happened at `occurredAt`, given the
+ * version the cache holds now.
+ */
+export function confirms(confirmation: ActivityConfirmation | undefined, cachedVersion: number, occurredAt: Date): boolean {
+  return confirmation !== undefined && confirmation.version > 0 && confirmation.version === cachedVersion && occurredAt.getTime() <= confirmation.at.getTime();
+}
+
 export interface ActivityKnowledge {
   active: boolean;
   settled: boolean;

@@ -10,10 +10,24 @@
 // activation releases an event that happened after it, a late deactivation drops one. Nothing
 // blocks the partition: a held event is stored and its message committed; it is decided when
 // its listing's next activity change arrives, at the latest when its window ends.
+//
+// Before holding, the intake asks the listing service for the listing's activity version
+// (GetListing): when the cache holds that version, it has every change committed before the
+// question, so an event that happened before it is decided at once (issue 17: the common case
+// pays no settle window). No answer, or a version the cache does not hold yet: held as above.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId, type ConsumerRunner, type DeliveredMessage, type DocumentStore, type Logger, type Subscription, type Tx } from '@vrp/platform';
 import type { WebhookClock } from '../clock';
-import { decideBy, decideByActivity, finalDecision, type ActivityDecision, type ActivityWindows } from '../domain/activity-decision';
+import {
+  confirms,
+  decideBy,
+  decideByActivity,
+  finalDecision,
+  type ActivityConfirmation,
+  type ActivityDecision,
+  type ActivityKnowledge,
+  type ActivityWindows,
+} from '../domain/activity-decision';
 import { newDelivery, type DeliveryRecord } from '../domain/delivery';
 import { isActivityEvent, subscribesTo } from '../domain/event-types';
 import type { ListingLookup } from '../ports/listings';
@@ -31,6 +45,14 @@ export type IngestResult = 'queued' | 'duplicate' | 'no_subscriber' | 'listing_i
 const SWEEP_BATCH = 100;
 /** Safety net between sweeps (held events of other replicas, missed timers). */
 const SWEEP_POLL_MS = 1_000;
+/** Listings whose last confirmation is kept (least recently asked first out). */
+const CONFIRMATIONS_KEPT = 10_000;
+/**
+ * Time limit of asking the listing service for a confirmation: decisions run one at a time, so a
+ * slow listing service must not hold the intake for the upstream's full deadline; past it the
+ * event is held and the windows decide.
+ */
+const CONFIRM_DEADLINE_MS = 500;
 
 export class EventIngest {
   private subscription: Subscription | null = null;
@@ -45,6 +67,8 @@ export class EventIngest {
   private poll: NodeJS.Timeout | null = null;
   private stopped = true;
   private readonly unsubscribe: (() => void)[] = [];
+  /** The listing service's last answer per listing (`workspace/listing`). */
+  private readonly confirmations = new Map<string, ActivityConfirmation>();
 
   constructor(
     private readonly deps: {
@@ -59,6 +83,8 @@ export class EventIngest {
       now: () => Date;
       /** The clock of the activity windows (held events); tests move it by hand. */
       activityClock: WebhookClock;
+      /** Real time, compared with the events' occurred_at (stamped by the producers' clocks). */
+      wallClock?: () => Date;
       windows: ActivityWindows;
       /** Told after each commit that queued deliveries (the scheduler sends them at once). */
       onQueued: () => void;
@@ -117,7 +143,7 @@ export class EventIngest {
     if (incoming.activity) await this.deps.cache.apply(incoming.activity);
     const event = decidable(incoming);
     if (isActivityEvent(event.type)) return this.enqueue(event);
-    const decision = this.decide(event);
+    const decision = await this.decide(event);
     switch (decision.kind) {
       case 'deliver':
         return this.enqueue(event);
@@ -133,9 +159,40 @@ export class EventIngest {
     }
   }
 
-  private decide(event: DecidableEvent): ActivityDecision {
-    const knowledge = event.listingIds.map((id) => this.deps.cache.activityAt(event.workspaceId, id, event.occurredAt));
+  /** By the cache; when that would hold the event, by the cache confirmed by the listing service. */
+  private async decide(event: DecidableEvent): Promise<ActivityDecision> {
+    const known = () => event.listingIds.map((id) => this.deps.cache.activityAt(event.workspaceId, id, event.occurredAt));
+    const decision = decideByActivity(known(), this.deps.windows);
+    if (decision.kind !== 'hold') return decision;
+    const asked = await Promise.all(event.listingIds.map((id, i) => (known()[i]!.settled ? null : this.confirm(event.workspaceId, id, event.occurredAt))));
+    // The cache may have moved during the calls: judge by what it holds now.
+    const knowledge: ActivityKnowledge[] = known().map((k, i) => {
+      const id = event.listingIds[i]!;
+      return k.settled ? k : { active: k.active, settled: asked[i] !== null && confirms(asked[i], this.deps.cache.get(event.workspaceId, id)?.version ?? 0, event.occurredAt) };
+    });
     return decideByActivity(knowledge, this.deps.windows);
+  }
+
+  /**
+   * The listing service's activity version of a listing, asked at or after `occurredAt` (a
+   * previous answer is reused while it still covers the event and the cache's version); null
+   * when it cannot tell (unavailable, deleted listing): the windows decide then.
+   */
+  private async confirm(workspaceId: string, listingId: string, occurredAt: Date): Promise<ActivityConfirmation | null> {
+    const key = `${workspaceId}/${listingId}`;
+    const previous = this.confirmations.get(key);
+    if (previous && confirms(previous, this.deps.cache.get(workspaceId, listingId)?.version ?? 0, occurredAt)) return previous;
+    const at = (this.deps.wallClock ?? (() => new Date()))();
+    const listing = await this.deps.listings.get(workspaceId, listingId, { deadlineMs: CONFIRM_DEADLINE_MS }).catch((err: unknown) => {
+      this.deps.logger.debug({ err, listingId }, 'listing activity not confirmed; the event waits for its window');
+      return null;
+    });
+    if (!listing) return null;
+    const confirmation = { version: listing.activityVersion, at };
+    this.confirmations.delete(key);
+    this.confirmations.set(key, confirmation);
+    if (this.confirmations.size > CONFIRMATIONS_KEPT) this.confirmations.delete(this.confirmations.keys().next().value!);
+    return confirmation;
   }
 
   /** Stores the event and its deliveries (one per matching subscription); `before` runs in the same transaction. */
@@ -157,7 +214,7 @@ export class EventIngest {
   /** Re-decides the held events of a listing whose activity changed, in the order they were held. */
   private async redecide(workspaceId: string, listingId: string): Promise<void> {
     for (const held of await this.deps.held.ofListing(workspaceId, listingId)) {
-      const decision = this.decide(held.event);
+      const decision = await this.decide(held.event);
       if (decision.kind === 'hold') {
         const decideAt = decideBy(held.heldAt, decision.likely, this.deps.windows);
         if (decideAt.getTime() !== held.decideAt.getTime()) await this.deps.held.reschedule(held.event.id, decideAt);

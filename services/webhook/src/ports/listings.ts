@@ -4,15 +4,15 @@ import { listing as pb } from '@vrp/contracts';
 import { AppError, type Upstream } from '@vrp/platform';
 
 export interface ListingLookup {
-  /** The listing (active or not), or null when it no longer exists. */
-  get(workspaceId: string, id: string): Promise<pb.Listing | null>;
+  /** The listing (active or not), or null when it no longer exists. `deadlineMs` bounds the call below the default. */
+  get(workspaceId: string, id: string, opts?: { deadlineMs?: number }): Promise<pb.Listing | null>;
 }
 
 export function grpcListingLookup(upstream: Upstream<pb.ListingServiceClient>): ListingLookup {
   return {
-    async get(workspaceId, id) {
+    async get(workspaceId, id, opts) {
       try {
-        const { listing } = await upstream.call('getListing', { workspaceId, id, allowInactive: true });
+        const { listing } = await upstream.call('getListing', { workspaceId, id, allowInactive: true }, opts);
         return listing ?? null;
       } catch (err) {
         if (err instanceof AppError && err.code === 'not_found') return null;

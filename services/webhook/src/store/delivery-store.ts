@@ -84,17 +84,31 @@ export class DeliveryStore {
     return doc?.nextAttemptAt ?? null;
   }
 
-  /** The id of the oldest open delivery of a queue: only it may be sent. */
+  /**
+   * The id of the oldest open delivery of a queue: only it may be sent. One query per open status,
+   * each an equality prefix of the `{subscriptionId, orderKey, status, _id}` index walked in `_id`
+   * order, so the answer costs the same however many settled deliveries the queue has behind it
+   * (a `$in` over the statuses made the embedded engine read them all: issue 17).
+   */
   async headOf(subscriptionId: string, orderKey: string, tx?: Tx): Promise<string | null> {
-    const [doc] = await this.deliveries.find({ subscriptionId, orderKey, status: { $in: OPEN } }, { sort: { _id: 1 }, limit: 1, projection: { _id: 1 }, tx });
-    return doc?._id ?? null;
+    return (await this.oldestOpen(subscriptionId, orderKey, tx))?._id ?? null;
   }
 
-  /** After a head settled: the next open delivery of the queue becomes its head. */
-  private async promote(subscriptionId: string, orderKey: string, tx: Tx): Promise<void> {
+  private async oldestOpen(subscriptionId: string, orderKey: string, tx?: Tx): Promise<DeliveryDoc | null> {
+    // No projection: on the embedded engine a projection compiles a full mingo query per call,
+    // which costs more than copying one small document.
+    const firsts = await Promise.all(OPEN.map(async (status) => (await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, tx }))[0]));
+    const open = firsts.filter((d): d is DeliveryDoc => d !== undefined).sort((x, y) => (x._id < y._id ? -1 : x._id > y._id ? 1 : 0));
+    return open[0] ?? null;
+  }
+
+  /** After a head settled: the next open delivery of the queue becomes its head, which is returned. */
+  private async promote(subscriptionId: string, orderKey: string, tx: Tx): Promise<DeliveryRecord | null> {
     await this.lockQueue(subscriptionId, orderKey, tx);
-    const next = await this.headOf(subscriptionId, orderKey, tx);
-    if (next) await this.deliveries.updateOne({ _id: next, head: false }, { $set: { head: true } }, { tx });
+    const next = await this.oldestOpen(subscriptionId, orderKey, tx);
+    if (!next) return null;
+    if (!next.head) await this.deliveries.updateOne({ _id: next._id, head: false }, { $set: { head: true } }, { tx });
+    return toDelivery({ ...next, head: true });
   }
 
   /** Takes a pending delivery for sending; null when another sender (or a drop) got there first. */
@@ -103,11 +117,15 @@ export class DeliveryStore {
     return doc ? toDelivery(doc) : null;
   }
 
-  /** Records an attempt's result on a claimed delivery; a settled head hands over to the next. */
-  async complete(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, patch: Partial<DeliveryRecord>): Promise<void> {
-    await this.store.transaction(async (tx) => {
+  /**
+   * Records an attempt's result on a claimed delivery; a settled head hands over to the next,
+   * which is returned (the scheduler sends it next when it is due). Null when the delivery stays
+   * the head (a retry) or the queue is empty.
+   */
+  async complete(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, patch: Partial<DeliveryRecord>): Promise<DeliveryRecord | null> {
+    return this.store.transaction(async (tx) => {
       await this.deliveries.updateOne({ _id: d.id, status: 'delivering' }, { $set: { ...patch, leaseUntil: null } }, { tx });
-      if (patch.status !== 'pending') await this.promote(d.subscriptionId, d.orderKey, tx);
+      return patch.status !== 'pending' ? this.promote(d.subscriptionId, d.orderKey, tx) : null;
     });
   }
 
@@ -117,10 +135,11 @@ export class DeliveryStore {
     return res.modifiedCount;
   }
 
-  async drop(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, reason: DropReason, now: Date): Promise<void> {
-    await this.store.transaction(async (tx) => {
+  /** Drops a pending head; the queue's next head is returned (null: the queue is empty). */
+  async drop(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, reason: DropReason, now: Date): Promise<DeliveryRecord | null> {
+    return this.store.transaction(async (tx) => {
       await this.deliveries.updateOne({ _id: d.id, status: 'pending' }, { $set: dropped(reason, now) }, { tx });
-      await this.promote(d.subscriptionId, d.orderKey, tx);
+      return this.promote(d.subscriptionId, d.orderKey, tx);
     });
   }
 

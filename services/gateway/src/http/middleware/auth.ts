@@ -1,11 +1,11 @@
 // Authentication of a route: an API key (`Bearer sk_test_…|sk_live_…`, optionally with
 // X-Workspace-Id naming the key's workspace), the operator token of the admin API, or none.
-// Keys are re-read from the store on every request (no cache), so a revocation takes effect on
-// the next request.
+// Verified keys are cached briefly (store/api-key-store.ts); revoking a key evicts it, so a
+// revocation takes effect on the next request.
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@vrp/platform';
 import { adminTokenMatches } from '../../domain/admin-token';
-import { apiKeyMatchesHash, hashApiKey, parseApiKey } from '../../domain/api-key';
+import { hashApiKey, hashesMatch, parseApiKey } from '../../domain/api-key';
 import { principalOf } from '../../domain/api-key-record';
 import type { ApiKeyStore } from '../../store/api-key-store';
 import { requestState } from '../request-state';
@@ -35,10 +35,11 @@ async function authenticateApiKey(req: Request, deps: AuthDeps): Promise<void> {
   const key = parseApiKey(bearer.token);
   if (!key) throw new AppError('invalid_api_key', 'The API key is malformed: keys start with sk_test_ or sk_live_ followed by the secret.');
 
-  const record = await deps.apiKeys.findByHash(hashApiKey(key.raw, deps.apiKeyPepper));
+  const hash = hashApiKey(key.raw, deps.apiKeyPepper);
+  const record = await deps.apiKeys.findUsableByHash(hash);
   // The lookup matched by index; the constant-time re-check keeps a store with looser string
   // equality (a collation) from ever authenticating a near-miss.
-  const verified = record !== null && apiKeyMatchesHash(key.raw, deps.apiKeyPepper, record.hash);
+  const verified = record !== null && hashesMatch(hash, record.hash);
   const principal = verified ? principalOf(record, key) : null;
   if (!principal) throw new AppError('invalid_api_key', 'The API key is unknown or revoked.');
 

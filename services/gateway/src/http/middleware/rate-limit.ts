@@ -6,6 +6,11 @@
 // (the library's insurance limiter) rather than failing the request.
 //
 // Every /v1 and /admin/v1 response carries RateLimit-Limit, RateLimit-Remaining and
+// On the embedded store (STORE=memory) the counters are the library's own in-memory limiter
+// (RateLimiterMemory), shared by every gateway over that store object, as the store's documents
+// would be: the store is in this process anyway, and a store write per limiter per request was
+// the largest item of the gateway's per-request cost (issue 17, docs/architecture.md).
+//
 // RateLimit-Reset (the IETF draft's fields) for the tightest limit that applied; a refusal is
 // 429 rate_limited with Retry-After.
 import type { Request, RequestHandler, Response } from 'express';
@@ -69,6 +74,21 @@ function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
+/**
+ * In-memory limiters per embedded store object: two gateways over one store (replicas in a test,
+ * the embedded stack) count against one limiter, as they would against the store's documents.
+ */
+const embeddedLimiters = new WeakMap<DocumentStore, Map<string, RateLimiterMemory>>();
+
+function embeddedLimiter(store: DocumentStore, keyPrefix: string, points: number, duration: number): RateLimiterMemory {
+  let limiters = embeddedLimiters.get(store);
+  if (!limiters) embeddedLimiters.set(store, (limiters = new Map()));
+  const id = `${keyPrefix}/${points}/${duration}`;
+  let limiter = limiters.get(id);
+  if (!limiter) limiters.set(id, (limiter = new RateLimiterMemory({ keyPrefix, points, duration })));
+  return limiter;
+}
+
 export class Admission {
   private readonly limiters = new Map<string, Limiter>();
   private readonly counters;
@@ -77,8 +97,12 @@ export class Admission {
     this.counters = rateLimitCounters(deps.store);
   }
 
-  /** A store-backed limiter with a time limit and an in-memory fallback; one per prefix and values. */
+  /**
+   * A store-backed limiter with a time limit and an in-memory fallback; one per prefix and values.
+   * On the embedded store: the shared in-memory limiter of that store.
+   */
   private storeLimiter(keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+    if (this.deps.store.engine === 'memory') return embeddedLimiter(this.deps.store, keyPrefix, points, duration);
     const insuranceLimiter = new RateLimiterMemory({ keyPrefix, points, duration });
     const limiter = new RateLimiterDocumentStore({ counters: this.counters, keyPrefix, points, duration, insuranceLimiter });
     return new RLWrapperTimeouts({ limiter, timeoutMs: this.deps.config.RATE_LIMIT_STORE_TIMEOUT_MS, insuranceLimiter }) as unknown as RateLimiterAbstract;

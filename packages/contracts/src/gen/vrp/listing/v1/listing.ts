@@ -151,6 +151,12 @@ export interface Listing {
     | undefined;
   /** +1 on every change of the listing record; the API's ETag. */
   version: number;
+  /**
+   * The version of the listing's last activity change (the `version` of its latest
+   * listing.activity.v1 event): a consumer whose activity cache holds this version has every
+   * activity change the listing service had committed when it answered.
+   */
+  activityVersion: number;
 }
 
 export interface ListListingsRequest {
@@ -1201,6 +1207,7 @@ function createBaseListing(): Listing {
     taxRate: 0,
     publishedAt: undefined,
     version: 0,
+    activityVersion: 0,
   };
 }
 
@@ -1277,6 +1284,9 @@ export const Listing: MessageFns<Listing> = {
     }
     if (message.version !== 0) {
       writer.uint32(192).int32(message.version);
+    }
+    if (message.activityVersion !== 0) {
+      writer.uint32(200).int64(message.activityVersion);
     }
     return writer;
   },
@@ -1486,6 +1496,14 @@ export const Listing: MessageFns<Listing> = {
             message.version = reader.int32();
             continue;
           }
+          case 25: {
+            if (tag !== 200) {
+              break;
+            }
+
+            message.activityVersion = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1574,6 +1592,11 @@ export const Listing: MessageFns<Listing> = {
         ? fromJsonTimestamp(object.published_at)
         : undefined,
       version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      activityVersion: isSet(object.activityVersion)
+        ? globalThis.Number(object.activityVersion)
+        : isSet(object.activity_version)
+        ? globalThis.Number(object.activity_version)
+        : 0,
     };
   },
 
@@ -1651,6 +1674,9 @@ export const Listing: MessageFns<Listing> = {
     if (message.version !== 0) {
       obj.version = Math.round(message.version);
     }
+    if (message.activityVersion !== 0) {
+      obj.activityVersion = Math.round(message.activityVersion);
+    }
     return obj;
   },
 
@@ -1687,6 +1713,7 @@ export const Listing: MessageFns<Listing> = {
     message.taxRate = object.taxRate ?? 0;
     message.publishedAt = object.publishedAt ?? undefined;
     message.version = object.version ?? 0;
+    message.activityVersion = object.activityVersion ?? 0;
     return message;
   },
 };
@@ -6604,6 +6631,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {
