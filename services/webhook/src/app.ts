@@ -4,13 +4,13 @@
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
 import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
-import { systemClock, type WebhookClock } from './clock';
+import { systemClock, type WebhookClock } from './ports/clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
-import { systemResolver, type Resolver } from './delivery/address-guard';
-import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './delivery/http-sender';
-import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from './delivery/scheduler';
-import { EventIngest } from './events/ingest';
+import { systemResolver, type Resolver } from './ports/address-guard';
+import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './ports/http-sender';
+import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from './use-cases/delivery-scheduler';
+import { EventIngest } from './use-cases/intake';
 import { webhookHandlers } from './grpc/handlers';
 import { grpcListingLookup, type ListingLookup } from './ports/listings';
 import { DeliveryStore } from './store/delivery-store';
@@ -19,7 +19,7 @@ import { SubscriptionStore } from './store/subscription-store';
 import { Deliveries } from './use-cases/deliveries';
 import { Subscriptions } from './use-cases/subscriptions';
 
-export { ManualClock, systemClock, type WebhookClock } from './clock';
+export { ManualClock, systemClock, type WebhookClock } from './ports/clock';
 export { verifySignature, signatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './domain/signature';
 export { EVENT_TYPES, type EventType } from './domain/event-types';
 export { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } from './domain/retry';

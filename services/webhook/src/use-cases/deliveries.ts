@@ -2,7 +2,7 @@
 // workspace's id is not_found, decided before listing_inactive.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { AppError, sortableId, validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
-import type { WebhookClock } from '../clock';
+import type { WebhookClock } from '../ports/clock';
 import { DELIVERY_STATUSES, newDelivery, replayOrderKey, type DeliveryRecord, type DeliveryStatus } from '../domain/delivery';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { SubscriptionStore } from '../store/subscription-store';

@@ -2,11 +2,11 @@
 // Tenant-scoped throughout: another workspace's id is not_found. The delivery log and replay
 // are in deliveries.ts.
 import { validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
-import type { WebhookClock } from '../clock';
+import type { WebhookClock } from '../ports/clock';
 import { normalizeEventTypes } from '../domain/event-types';
 import { MAX_DESCRIPTION_LENGTH, newSubscription, rotation, rotationGrace, type SubscriptionView } from '../domain/subscription';
 import type { KeyMode, TargetPolicy } from '../domain/target';
-import { urlRefusal, type Resolver } from '../delivery/address-guard';
+import { urlRefusal, type Resolver } from '../ports/address-guard';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { SubscriptionPatch, SubscriptionStore } from '../store/subscription-store';
 

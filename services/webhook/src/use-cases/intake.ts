@@ -17,7 +17,7 @@
 // pays no settle window). No answer, or a version the cache does not hold yet: held as above.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId, type ConsumerRunner, type DeliveredMessage, type DocumentStore, type Logger, type Subscription, type Tx } from '@vrp/platform';
-import type { WebhookClock } from '../clock';
+import type { WebhookClock } from '../ports/clock';
 import {
   confirms,
   decideBy,
@@ -34,7 +34,7 @@ import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
-import { eventBody, SOURCE_DECODERS, SOURCE_TOPICS, toIncomingEvent, type IncomingEvent } from './render';
+import { eventBody, SOURCE_DECODERS, SOURCE_TOPICS, toIncomingEvent, type IncomingEvent } from '../events/render';
 
 /** The consumer group of ingest; new groups start at the end of each topic (no history replay). */
 export const INGEST_GROUP = 'webhook-ingest';
