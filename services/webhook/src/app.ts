@@ -10,7 +10,8 @@ import type { KeyMode, TargetPolicy } from './domain/target';
 import { systemResolver, type Resolver } from './ports/address-guard';
 import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './ports/http-sender';
 import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from './use-cases/delivery-scheduler';
-import { EventIngest } from './use-cases/intake';
+import { EventIntake } from './use-cases/intake';
+import { startIngestConsumer } from './events/ingest-consumer';
 import { webhookHandlers } from './grpc/handlers';
 import { grpcListingLookup, type ListingLookup } from './ports/listings';
 import { DeliveryStore } from './store/delivery-store';
@@ -91,9 +92,8 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   });
 
   const wake = () => void scheduler.wake();
-  const ingest = new EventIngest({
+  const intake = new EventIntake({
     store: deps.store,
-    consumers,
     subscriptions,
     deliveries,
     held: new HeldEventStore(deps.store),
@@ -105,7 +105,8 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
     windows: { ...DEFAULT_ACTIVITY_WINDOWS, ...deps.activityWindows },
     onQueued: wake,
   });
-  await ingest.start();
+  intake.start();
+  const ingest = await startIngestConsumer(consumers, intake, listings);
   scheduler.start();
 
   const applied = new AppliedRequests(deps.store);
@@ -127,6 +128,7 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
     onStop: async () => {
       // Intake first, then the attempts in flight settle, then the cache.
       await ingest.stop();
+      await intake.stop();
       await scheduler.stop();
       stopWatching();
       await cache.stop();
