@@ -1,7 +1,7 @@
-// Intake: domain events from the bus (events/ingest-consumer.ts) become stored webhook events and one pending delivery per
-// matching subscription, in one transaction. An event about a listing that was inactive when
-// it happened is dropped here, neither stored nor queued: activation resumes delivery for
-// events from that moment on, with no backlog.
+// Intake: domain events from the bus (consumed by events/ingest-consumer.ts) become stored
+// webhook events and one pending delivery per matching subscription, in one transaction. An
+// event about a listing that was inactive when it happened is dropped here, neither stored nor
+// queued: activation resumes delivery for events from that moment on, with no backlog.
 //
 // "When it happened", not "when its message arrived": listing.activity.v1 and the domain topics
 // are separate topics with no order between them, so the decision compares the event's
