@@ -21,7 +21,6 @@ export const SYNC_GROUP = 'guest-pms-sync';
 export const GUEST_SIDE_ENTITIES = ['guest', 'message', 'review', 'request', 'inquiry'] as const;
 
 export async function startConsumers(consumers: ConsumerRunner, deps: GuestDeps): Promise<Subscription[]> {
-
   const reservations = await consumers.subscribe({
     groupId: RESERVATION_GROUP,
     topics: [TOPICS.reservationEvents],
