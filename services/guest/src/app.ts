@@ -5,12 +5,15 @@
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { TOPICS } from '@vrp/contracts';
 import { AppliedRequests, ConsumerRunner, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
-import { ListingAccess } from './access';
+import { ListingAccess } from './ports/access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';
-import { GuestProfiles } from './guests';
-import { Messaging } from './messaging';
-import { grpcPmsPort, type PmsPort } from './pms';
+import { Conversations } from './use-cases/conversations';
+import type { GuestDeps } from './use-cases/deps';
+import { GuestProfiles } from './use-cases/guests';
+import { Requests } from './use-cases/requests';
+import { Reviews } from './use-cases/reviews';
+import { grpcPmsPort, type PmsPort } from './ports/pms';
 import { GuestStore } from './store/guest-store';
 import { MessagingStore } from './store/messaging-store';
 
@@ -37,16 +40,15 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
   const access = new ListingAccess(cache, (workspaceId, id) => pms.resolveListingId(workspaceId, id));
   const applied = new AppliedRequests(deps.store);
-  const profiles = new GuestProfiles({ store: deps.store, guests, outbox, access, pms, applied });
-  const messaging = new Messaging({ store: deps.store, messaging: messagingStore, guests, outbox, access, pms, logger: deps.logger, applied });
-  const subscriptions = await startConsumers({ store: deps.store, consumers, logger: deps.logger, profiles, messaging });
+  const useCases: GuestDeps = { store: deps.store, guests, messaging: messagingStore, outbox, access, pms, logger: deps.logger, applied };
+  const subscriptions = await startConsumers(consumers, useCases);
   return startService({
     store: deps.store,
     name: 'guest',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [guestHandlers({ profiles, messaging }), deadLetterService(consumers)],
+    services: [guestHandlers({ profiles: new GuestProfiles(useCases), conversations: new Conversations(useCases), reviews: new Reviews(useCases), requests: new Requests(useCases) }), deadLetterService(consumers)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     async onStop() {

@@ -15,7 +15,7 @@ import {
 } from '@vrp/platform';
 import { startGuestService } from '../src/app';
 import type { GuestRecord } from '../src/domain/guest';
-import type { ListingPms, PmsPort, RelayInput } from '../src/pms';
+import type { ListingPms, PmsPort, RelayInput } from '../src/ports/pms';
 import { GuestStore } from '../src/store/guest-store';
 import { MAX_ATTACHMENT_URL_LENGTH, MAX_GUEST_NAME_LENGTH, MAX_REQUEST_NOTE_LENGTH } from '@vrp/api-model';
 import { errorOf } from '@vrp/testkit';

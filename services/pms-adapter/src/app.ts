@@ -1,18 +1,21 @@
 // Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
-import { listing, TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
+import { TOPICS } from '@vrp/contracts';
+import { ConsumerRunner, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
 import type { PmsProvider } from './domain/connection';
 import { startOutcomeConsumer } from './events/outcome-consumer';
 import { pmsAdapterHandlers } from './grpc/handlers';
 import { syncHealthHandlers } from './grpc/sync-health-handlers';
 import { exposeSyncHealth } from './metrics';
-import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
+import { grpcListingsPort } from './ports/listings';
+import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
 import { ConnectionStore } from './store/connection-store';
 import { SyncHealthStore } from './store/sync-health-store';
-import { Syncer } from './sync';
+import { Connections } from './use-cases/connections';
+import { Relay } from './use-cases/relay';
 import { SyncHealth } from './use-cases/sync-health';
+import { Syncer } from './use-cases/sync';
 
-export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './pms/connector';
+export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
 
 export interface PmsSettings {
   /**
@@ -61,7 +64,7 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
   const outcomes = await startOutcomeConsumer(consumerRunner, health);
   const hideMetrics = exposeSyncHealth(health);
   const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger, healthStore);
-  const listingUpstream = createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
+  const listings = grpcListingsPort(deps.addresses);
   syncer.start(settings.syncIntervalMs ?? 0);
   return startService({
     store: deps.store,
@@ -69,7 +72,11 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [pmsAdapterHandlers({ connections, connectors, syncer, listing: listingUpstream }), syncHealthHandlers(health), deadLetterService(consumerRunner)],
+    services: [
+      pmsAdapterHandlers({ connections: new Connections({ connections, connectors, syncer, listings }), relay: new Relay({ connections, connectors }) }),
+      syncHealthHandlers(health),
+      deadLetterService(consumerRunner),
+    ],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: consumers.ready },
     logger: deps.logger,
     onStop: async () => {
@@ -78,7 +85,7 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
       await outcomes.stop();
       await outbox.stop();
       connectors.shutdown();
-      listingUpstream.close();
+      listings.close();
     },
   });
 }

@@ -4,21 +4,23 @@
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
 import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
-import { systemClock, type WebhookClock } from './clock';
+import { systemClock, type WebhookClock } from './ports/clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
-import { systemResolver, type Resolver } from './delivery/address-guard';
-import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './delivery/http-sender';
-import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from './delivery/scheduler';
-import { EventIngest } from './events/ingest';
+import { systemResolver, type Resolver } from './ports/address-guard';
+import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './ports/http-sender';
+import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from './use-cases/delivery-scheduler';
+import { EventIntake } from './use-cases/intake';
+import { startIngestConsumer } from './events/ingest-consumer';
 import { webhookHandlers } from './grpc/handlers';
 import { grpcListingLookup, type ListingLookup } from './ports/listings';
 import { DeliveryStore } from './store/delivery-store';
 import { HeldEventStore } from './store/held-event-store';
 import { SubscriptionStore } from './store/subscription-store';
-import { Webhooks } from './webhooks';
+import { Deliveries } from './use-cases/deliveries';
+import { Subscriptions } from './use-cases/subscriptions';
 
-export { ManualClock, systemClock, type WebhookClock } from './clock';
+export { ManualClock, systemClock, type WebhookClock } from './ports/clock';
 export { verifySignature, signatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './domain/signature';
 export { EVENT_TYPES, type EventType } from './domain/event-types';
 export { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } from './domain/retry';
@@ -90,9 +92,8 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   });
 
   const wake = () => void scheduler.wake();
-  const ingest = new EventIngest({
+  const intake = new EventIntake({
     store: deps.store,
-    consumers,
     subscriptions,
     deliveries,
     held: new HeldEventStore(deps.store),
@@ -104,22 +105,30 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
     windows: { ...DEFAULT_ACTIVITY_WINDOWS, ...deps.activityWindows },
     onQueued: wake,
   });
-  await ingest.start();
+  intake.start();
+  const ingest = await startIngestConsumer(consumers, intake, listings);
   scheduler.start();
 
-  const webhooks = new Webhooks({ store: deps.store, subscriptions, deliveries, cache, clock, resolve, policyOf, onQueued: wake, applied: new AppliedRequests(deps.store) });
+  const applied = new AppliedRequests(deps.store);
   return startService({
     store: deps.store,
     name: 'webhook',
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [webhookHandlers({ webhooks }), deadLetterService(consumers)],
+    services: [
+      webhookHandlers({
+        subscriptions: new Subscriptions({ store: deps.store, subscriptions, deliveries, clock, resolve, policyOf, applied }),
+        deliveries: new Deliveries({ store: deps.store, subscriptions, deliveries, cache, clock, onQueued: wake, applied }),
+      }),
+      deadLetterService(consumers),
+    ],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     onStop: async () => {
       // Intake first, then the attempts in flight settle, then the cache.
       await ingest.stop();
+      await intake.stop();
       await scheduler.stop();
       stopWatching();
       await cache.stop();

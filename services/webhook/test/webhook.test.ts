@@ -3,7 +3,7 @@
 import { listing as listingPb, ops, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
 import { createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
 import { ManualClock, startWebhookService, verifySignature, type WebhookServiceDeps } from '../src/app';
-import type { Resolver } from '../src/delivery/address-guard';
+import type { Resolver } from '../src/ports/address-guard';
 import { DeliveryStore } from '../src/store/delivery-store';
 import { publishActivity, publishReservationEvent } from './publish';
 import { eventually, startReceiver, type Receiver } from './receiver';

@@ -1,7 +1,8 @@
 // Conversations, messages, reviews and reservation requests/inquiries, and which PMS writes
 // each action needs (the capability matrix decides whether the PMS can perform them). No I/O.
 import { REQUEST_STATUSES as API_REQUEST_STATUSES, type MessageDirection, type RequestKind, type RequestStatus } from '@vrp/api-model';
-import type { PmsWrite } from '@vrp/pms-matrix';
+import { newId } from '@vrp/platform';
+import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 
 export interface ConversationRecord {
   id: string;
@@ -112,4 +113,27 @@ export function messageWrites(attachments: number): PmsWrite[] {
 /** The PMS writes of a pre-approval: blocking instant booking is a capability of its own. */
 export function preApprovalWrites(blockInstantBooking: boolean): PmsWrite[] {
   return blockInstantBooking ? ['inquiry.pre_approve', 'inquiry.block_instant_booking'] : ['inquiry.pre_approve'];
+}
+
+/** Refuses (422, nothing sent) when the PMS cannot perform every one of `writes`; no PMS, nothing to refuse. */
+export function assertPmsCan(provider: string, writes: PmsWrite[]): void {
+  if (!provider) return;
+  for (const write of writes) assertSupported(provider, write);
+}
+
+/** A PMS reservation as conversations remember it: ids are unique per PMS only. */
+export const pmsReservationKey = (provider: string, externalId: string): string => `${provider}/${externalId}`;
+
+/** Whether two versions of a request say the same to the API (status, stay, guest, message). */
+export function sameRequest(a: RequestRecord, b: RequestRecord): boolean {
+  const seen = (r: RequestRecord) => [r.status, r.checkIn, r.checkOut, r.guests, r.guestName, r.message, r.channel, r.listingId].join('\u0000');
+  return seen(a) === seen(b);
+}
+
+/** A new conversation without messages: of a reservation, of a PMS thread, or both. */
+export function newConversation(
+  of: Pick<ConversationRecord, 'workspaceId' | 'listingId' | 'reservationId' | 'guestId' | 'channel' | 'externalId' | 'pmsReservationId'>,
+  now: Date,
+): ConversationRecord {
+  return { id: newId('cnv'), ...of, messageCount: 0, lastMessageAt: null, createdAt: now, updatedAt: now };
 }

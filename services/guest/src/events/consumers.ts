@@ -5,9 +5,14 @@
 // runner: a malformed change (MalformedChange, an invalid document) is a dead letter at once;
 // store trouble is retried in place and dead-lettered past the retry budget.
 import { reservationEvents, TOPICS, pmsSync, syncPayloadOf } from '@vrp/contracts';
-import { describeSyncChange, PermanentError, type ConsumerRunner, type DocumentStore, type Logger, type Subscription } from '@vrp/platform';
-import type { GuestProfiles } from '../guests';
-import { MalformedChange, type Messaging } from '../messaging';
+import { describeSyncChange, PermanentError, type ConsumerRunner, type Subscription } from '@vrp/platform';
+import { MalformedChange } from '../domain/sync-change';
+import { applyPmsGuest } from '../use-cases/apply-pms-guest';
+import { applyPmsMessage } from '../use-cases/apply-pms-message';
+import { applyPmsRequest } from '../use-cases/apply-pms-request';
+import { applyPmsReview } from '../use-cases/apply-pms-review';
+import { applyReservation } from '../use-cases/apply-reservation';
+import type { GuestDeps } from '../use-cases/deps';
 
 export const RESERVATION_GROUP = 'guest-reservation-events';
 export const SYNC_GROUP = 'guest-pms-sync';
@@ -15,9 +20,7 @@ export const SYNC_GROUP = 'guest-pms-sync';
 /** The pms.sync.v1 entities this service applies; others belong to other services. */
 export const GUEST_SIDE_ENTITIES = ['guest', 'message', 'review', 'request', 'inquiry'] as const;
 
-export async function startConsumers(deps: { store: DocumentStore; consumers: ConsumerRunner; logger: Logger; profiles: GuestProfiles; messaging: Messaging }): Promise<Subscription[]> {
-  const { consumers, store, profiles, messaging } = deps;
-
+export async function startConsumers(consumers: ConsumerRunner, deps: GuestDeps): Promise<Subscription[]> {
   const reservations = await consumers.subscribe({
     groupId: RESERVATION_GROUP,
     topics: [TOPICS.reservationEvents],
@@ -27,12 +30,7 @@ export async function startConsumers(deps: { store: DocumentStore; consumers: Co
     handle: async (event) => {
       const r = event.reservation;
       if (!r?.id || !event.workspaceId) throw new PermanentError('malformed_payload', `reservation event ${event.eventId} has no reservation or workspace`);
-      const reservation = { ...r, propertyId: r.propertyId || event.listingId };
-      await store.transaction(async (tx) => {
-        const { guest } = await profiles.applyReservation(event.workspaceId, reservation, tx);
-        await messaging.openForReservation(event.workspaceId, reservation, guest.id, tx);
-      });
-      profiles.publishSoon();
+      await applyReservation(deps, event.workspaceId, { ...r, propertyId: r.propertyId || event.listingId });
     },
   });
 
@@ -43,23 +41,23 @@ export async function startConsumers(deps: { store: DocumentStore; consumers: Co
       case 'guest': {
         const p = syncPayloadOf(change, 'guest');
         if (!p) throw missing();
-        return profiles.applySync(change, p);
+        return applyPmsGuest(deps, change, p);
       }
       case 'message': {
         const p = syncPayloadOf(change, 'message');
         if (!p) throw missing();
-        return messaging.applyMessageSync(change, p);
+        return applyPmsMessage(deps, change, p);
       }
       case 'review': {
         const p = syncPayloadOf(change, 'review');
         if (!p) throw missing();
-        return messaging.applyReviewSync(change, p);
+        return applyPmsReview(deps, change, p);
       }
       case 'request':
       case 'inquiry': {
         const p = syncPayloadOf(change, change.entity);
         if (!p) throw missing();
-        return messaging.applyRequestSync(change, change.entity, p);
+        return applyPmsRequest(deps, change, change.entity, p);
       }
     }
   };

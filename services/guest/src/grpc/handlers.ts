@@ -1,15 +1,14 @@
-// gRPC handlers of GuestService: validate the request, run the use case, map the result.
+// gRPC handlers of GuestService: decode the request, run one use case, encode the result.
 import { guest as pb } from '@vrp/contracts';
-import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, validationFailed, type ServiceRegistration } from '@vrp/platform';
-import { REQUEST_STATUSES, type Decision } from '../domain/messaging';
-import type { GuestProfiles } from '../guests';
-import type { Messaging } from '../messaging';
+import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import type { Conversations } from '../use-cases/conversations';
+import type { GuestProfiles } from '../use-cases/guests';
+import type { Requests } from '../use-cases/requests';
+import type { Reviews } from '../use-cases/reviews';
 import { fromProtoAttachment, toProtoConversation, toProtoGuest, toProtoMessage, toProtoRequest, toProtoReview } from './mappers';
 
-const DECISIONS: readonly Decision[] = ['accept', 'decline'];
-
-export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messaging }): ServiceRegistration {
-  const { profiles, messaging } = deps;
+export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Conversations; reviews: Reviews; requests: Requests }): ServiceRegistration {
+  const { profiles, conversations, reviews, requests } = deps;
 
   return service(pb.GuestServiceService, {
     async listGuests(req) {
@@ -58,28 +57,28 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
     async listConversations(req) {
       requireWorkspace(req.workspaceId);
       const window = pageWindow(req.page);
-      const { items, total } = await messaging.listConversations(req.workspaceId, { listingId: req.listingId, reservationId: req.reservationId, guestId: req.guestId }, window);
+      const { items, total } = await conversations.list(req.workspaceId, { listingId: req.listingId, reservationId: req.reservationId, guestId: req.guestId }, window);
       return { conversations: items.map(toProtoConversation), page: pageInfo(window, items.length, total) };
     },
 
     async getConversation(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { conversation: toProtoConversation(await messaging.conversation(req.workspaceId, req.id)) };
+      return { conversation: toProtoConversation(await conversations.get(req.workspaceId, req.id)) };
     },
 
     async listMessages(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.conversationId, 'conversationId');
       const window = pageWindow(req.page);
-      const { items, total } = await messaging.listMessages(req.workspaceId, req.conversationId, window);
+      const { items, total } = await conversations.listMessages(req.workspaceId, req.conversationId, window);
       return { messages: items.map(toProtoMessage), page: pageInfo(window, items.length, total) };
     },
 
     async sendMessage(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.conversationId, 'conversationId');
-      const sent = await messaging.send(req.workspaceId, req.conversationId, {
+      const sent = await conversations.send(req.workspaceId, req.conversationId, {
         body: req.body,
         attachments: req.attachments.map(fromProtoAttachment),
         idempotencyKey: req.idempotencyKey,
@@ -90,48 +89,45 @@ export function guestHandlers(deps: { profiles: GuestProfiles; messaging: Messag
     async listReviews(req) {
       requireWorkspace(req.workspaceId);
       const window = pageWindow(req.page);
-      const { items, total } = await messaging.listReviews(req.workspaceId, { listingId: req.listingId }, window);
+      const { items, total } = await reviews.list(req.workspaceId, { listingId: req.listingId }, window);
       return { reviews: items.map(toProtoReview), page: pageInfo(window, items.length, total) };
     },
 
     async getReview(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { review: toProtoReview(await messaging.review(req.workspaceId, req.id)) };
+      return { review: toProtoReview(await reviews.get(req.workspaceId, req.id)) };
     },
 
     async replyToReview(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { review: toProtoReview(await messaging.reply(req.workspaceId, req.id, req.body, requestKey('guest.replyToReview', req))) };
+      return { review: toProtoReview(await reviews.reply(req.workspaceId, req.id, req.body, requestKey('guest.replyToReview', req))) };
     },
 
     async listRequests(req) {
       requireWorkspace(req.workspaceId);
-      if (req.status && !(REQUEST_STATUSES as readonly string[]).includes(req.status)) throw validationFailed({ status: `must be one of ${REQUEST_STATUSES.join(', ')}` });
-      if (req.kind && req.kind !== 'request' && req.kind !== 'inquiry') throw validationFailed({ kind: 'must be request or inquiry' });
       const window = pageWindow(req.page);
-      const { items, total } = await messaging.listRequests(req.workspaceId, { listingId: req.listingId, status: req.status, kind: req.kind }, window);
+      const { items, total } = await requests.list(req.workspaceId, { listingId: req.listingId, status: req.status, kind: req.kind }, window);
       return { requests: items.map(toProtoRequest), page: pageInfo(window, items.length, total) };
     },
 
     async getRequest(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { request: toProtoRequest(await messaging.request(req.workspaceId, req.id)) };
+      return { request: toProtoRequest(await requests.get(req.workspaceId, req.id)) };
     },
 
     async answerRequest(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      if (!(DECISIONS as readonly string[]).includes(req.decision)) throw validationFailed({ decision: 'must be accept or decline' });
-      return { request: toProtoRequest(await messaging.answer(req.workspaceId, req.id, req.decision as Decision, req.message, requestKey('guest.answerRequest', req))) };
+      return { request: toProtoRequest(await requests.answer(req.workspaceId, req.id, req.decision, req.message, requestKey('guest.answerRequest', req))) };
     },
 
     async preApproveInquiry(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { request: toProtoRequest(await messaging.preApprove(req.workspaceId, req.id, req.blockInstantBooking, req.message, requestKey('guest.preApproveInquiry', req))) };
+      return { request: toProtoRequest(await requests.preApprove(req.workspaceId, req.id, req.blockInstantBooking, req.message, requestKey('guest.preApproveInquiry', req))) };
     },
   });
 }

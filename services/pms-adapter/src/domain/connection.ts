@@ -1,5 +1,6 @@
 // PMS connections: a workspace's link to one account in one PMS, and the sync cursor kept per
 // connection. No I/O here.
+import { newId, validationFailed } from '@vrp/platform';
 import { PROVIDERS, type Provider } from '@vrp/pms-matrix';
 
 /** The providers come from the capability matrix, the one table of PMSs. */
@@ -43,4 +44,17 @@ export function connectPlan(existing: ConnectionRecord | null): 'create' | 'reus
 export function providerNamed(value: string): PmsProvider | null {
   const upper = value.trim().toUpperCase();
   return (PMS_PROVIDERS as readonly string[]).includes(upper) ? (upper as PmsProvider) : null;
+}
+
+/** A provider a caller must name: 400 naming the field when it is missing or not a PMS of the matrix. */
+export function requireProvider(value: string, field = 'provider'): PmsProvider {
+  if (!value) throw validationFailed({ [field]: 'is required' });
+  const provider = providerNamed(value);
+  if (!provider) throw validationFailed({ [field]: `must be one of PMS-A..PMS-G, not '${value}'` });
+  return provider;
+}
+
+/** A new connection to an account, connected, with nothing synced yet. */
+export function newConnection(workspaceId: string, provider: PmsProvider, accountId: string, now: Date): ConnectionRecord {
+  return { id: newId('pmc'), workspaceId, provider, accountId, status: 'connected', createdAt: now, lastSyncedAt: null, cursor: INITIAL_CURSOR };
 }

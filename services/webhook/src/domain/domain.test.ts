@@ -3,7 +3,7 @@ import { afterAttempt } from './delivery';
 import { normalizeEventTypes, subscribesTo } from './event-types';
 import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_SECONDS } from './retry';
 import { sign, signatureHeader, verifySignature } from './signature';
-import { persistentFailure, rotation, rotationGrace, signingSecrets } from './subscription';
+import { newSubscription, persistentFailure, rotation, rotationGrace, signingSecrets } from './subscription';
 import { addressRefusal, checkUrlShape, classifyAddress } from './target';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
@@ -153,5 +153,18 @@ describe('event types and persistent failure', () => {
     expect(persistentFailure({ enabled: true, lastSuccessAt: null }, failed, later)).toMatchObject({ disabledReason: expect.stringContaining('HTTP 500'), disabledAt: later });
     expect(persistentFailure({ enabled: true, lastSuccessAt: new Date(T0.getTime() + 1000) }, failed, later)).toBeNull();
     expect(persistentFailure({ enabled: false, lastSuccessAt: null }, failed, later)).toBeNull();
+  });
+});
+
+describe('a new subscription', () => {
+  it('starts healthy, with a fresh secret of its own and no previous one', () => {
+    const input = { url: 'https://example.com/hook', description: 'd', eventTypes: ['reservation.created'], enabled: true };
+    const a = newSubscription('ws', 'live', input, T0);
+    expect(a).toMatchObject({ ...input, workspaceId: 'ws', mode: 'live', disabledReason: null, disabledAt: null, previousSecret: null, previousSecretExpiresAt: null, lastSuccessAt: null, createdAt: T0, updatedAt: T0 });
+    expect(a.id).toMatch(/^whs_/);
+    expect(a.secret).toMatch(/^whsec_/);
+    const b = newSubscription('ws', 'live', input, T0);
+    expect(b.id).not.toBe(a.id);
+    expect(b.secret).not.toBe(a.secret);
   });
 });

@@ -1,7 +1,7 @@
 // Webhook subscriptions: where a workspace's events are delivered, with what secret, and
 // whether the service has given up on the endpoint. No I/O here.
 import { DEFAULT_ROTATION_GRACE_SECONDS, MAX_ROTATION_GRACE_SECONDS, MAX_WEBHOOK_DESCRIPTION_LENGTH } from '@vrp/api-model';
-import { randomBase58 } from '@vrp/platform';
+import { newId, randomBase58 } from '@vrp/platform';
 import type { KeyMode } from './target';
 
 /** A subscription as read back by the API: everything except the signing secrets. */
@@ -43,6 +43,29 @@ export const MAX_DESCRIPTION_LENGTH = MAX_WEBHOOK_DESCRIPTION_LENGTH;
 
 export function newSecret(): string {
   return `whsec_${randomBase58(32)}`;
+}
+
+/** A new subscription with a fresh secret, as the API creates it (enabled unless told otherwise). */
+export function newSubscription(
+  workspaceId: string,
+  mode: KeyMode,
+  input: { url: string; description: string; eventTypes: string[]; enabled: boolean },
+  now: Date,
+): SubscriptionRecord {
+  return {
+    id: newId('whs'),
+    workspaceId,
+    ...input,
+    mode,
+    disabledReason: null,
+    disabledAt: null,
+    previousSecretExpiresAt: null,
+    lastSuccessAt: null,
+    createdAt: now,
+    updatedAt: now,
+    secret: newSecret(),
+    previousSecret: null,
+  };
 }
 
 /** The secrets that sign a delivery now: the current one, and the previous one in its grace period. */

@@ -1,6 +1,6 @@
 // Where a webhook may be delivered (no SSRF through webhook URLs). Pure rules: the URL's shape
 // per mode, and the classification of an IP address. The DNS lookups that feed them live in
-// delivery/address-guard.ts, run at creation and again at every connection (DNS rebinding).
+// ports/address-guard.ts, run at creation and again at every connection (DNS rebinding).
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '@vrp/api-model';

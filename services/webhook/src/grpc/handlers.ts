@@ -1,17 +1,18 @@
-// gRPC handlers of WebhookService: validate the request, run the use case, map the result.
+// gRPC handlers of WebhookService: decode the request, run one use case, encode the result.
 import { webhook as pb } from '@vrp/contracts';
 import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
 import { EVENT_TYPES } from '../domain/event-types';
-import type { Webhooks } from '../webhooks';
+import type { Deliveries } from '../use-cases/deliveries';
+import type { Subscriptions } from '../use-cases/subscriptions';
 import { fromProtoMode, toProtoDelivery, toProtoSubscription } from './mappers';
 
-export function webhookHandlers(deps: { webhooks: Webhooks }): ServiceRegistration {
-  const { webhooks } = deps;
+export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries: Deliveries }): ServiceRegistration {
+  const { subscriptions: subs, deliveries: log } = deps;
 
   return service(pb.WebhookServiceService, {
     async createSubscription(req) {
       requireWorkspace(req.workspaceId);
-      const { subscription, secret } = await webhooks.create(req.workspaceId, fromProtoMode(req.mode), {
+      const { subscription, secret } = await subs.create(req.workspaceId, fromProtoMode(req.mode), {
         url: req.url,
         description: req.description,
         eventTypes: req.eventTypes,
@@ -22,18 +23,18 @@ export function webhookHandlers(deps: { webhooks: Webhooks }): ServiceRegistrati
     async listSubscriptions(req) {
       requireWorkspace(req.workspaceId);
       const window = pageWindow(req.page);
-      const { subscriptions, total } = await webhooks.page(req.workspaceId, window);
+      const { subscriptions, total } = await subs.page(req.workspaceId, window);
       return { subscriptions: subscriptions.map(toProtoSubscription), page: pageInfo(window, subscriptions.length, total) };
     },
     async getSubscription(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { subscription: toProtoSubscription(await webhooks.get(req.workspaceId, req.id)) };
+      return { subscription: toProtoSubscription(await subs.get(req.workspaceId, req.id)) };
     },
     async updateSubscription(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const subscription = await webhooks.update(req.workspaceId, req.id, fromProtoMode(req.mode), {
+      const subscription = await subs.update(req.workspaceId, req.id, fromProtoMode(req.mode), {
         url: req.url,
         description: req.description,
         eventTypes: req.setEventTypes ? req.eventTypes : undefined,
@@ -44,27 +45,27 @@ export function webhookHandlers(deps: { webhooks: Webhooks }): ServiceRegistrati
     async deleteSubscription(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      await webhooks.delete(req.workspaceId, req.id);
+      await subs.delete(req.workspaceId, req.id);
       return { id: req.id };
     },
     async rotateSubscriptionSecret(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const { subscription, secret } = await webhooks.rotateSecret(req.workspaceId, req.id, req.gracePeriodSeconds, requestKey('webhook.rotateSubscriptionSecret', req));
+      const { subscription, secret } = await subs.rotateSecret(req.workspaceId, req.id, req.gracePeriodSeconds, requestKey('webhook.rotateSubscriptionSecret', req));
       return { subscription: toProtoSubscription(subscription), secret };
     },
     async listDeliveries(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.subscriptionId, 'subscriptionId');
       const window = pageWindow(req.page);
-      const { deliveries, total } = await webhooks.deliveriesPage(req.workspaceId, req.subscriptionId, req.status, window);
+      const { deliveries, total } = await log.page(req.workspaceId, req.subscriptionId, req.status, window);
       return { deliveries: deliveries.map(toProtoDelivery), page: pageInfo(window, deliveries.length, total) };
     },
     async replayDelivery(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.subscriptionId, 'subscriptionId');
       requireId(req.deliveryId, 'deliveryId');
-      return { delivery: toProtoDelivery(await webhooks.replay(req.workspaceId, req.subscriptionId, req.deliveryId, requestKey('webhook.replayDelivery', req))) };
+      return { delivery: toProtoDelivery(await log.replay(req.workspaceId, req.subscriptionId, req.deliveryId, requestKey('webhook.replayDelivery', req))) };
     },
     async listEventTypes() {
       return { eventTypes: Object.entries(EVENT_TYPES).map(([type, description]) => ({ type, description })) };

@@ -3,7 +3,7 @@
 // collection filtered by an inactive listing is 403 rather than an empty page.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { listingInactive, notFound } from '@vrp/platform';
-import { hidingListings } from './domain/guest';
+import { hidingListings } from '../domain/guest';
 
 export class ListingAccess {
   constructor(

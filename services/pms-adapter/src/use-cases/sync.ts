@@ -3,12 +3,12 @@
 // the syncs of one connection never overlap in this process, and the cursor's compare-and-set
 // keeps two processes from publishing the same page twice.
 import { AppError, type DocumentStore, type Logger, type Outbox } from '@vrp/platform';
-import type { ConnectionRecord } from './domain/connection';
-import { MalformedChange, normalizeChange, type NormalizedChange } from './domain/normalize';
-import { changeIdOf, recordSyncChanges } from './events/sync-publisher';
-import type { ConnectorRegistry } from './pms/connector';
-import type { ConnectionStore } from './store/connection-store';
-import type { SyncHealthStore } from './store/sync-health-store';
+import type { ConnectionRecord } from '../domain/connection';
+import { MalformedChange, normalizeChange, type NormalizedChange } from '../domain/normalize';
+import { changeIdOf, recordSyncChanges } from '../events/sync-publisher';
+import type { ConnectorRegistry } from '../ports/pms-connector';
+import type { ConnectionStore } from '../store/connection-store';
+import type { SyncHealthStore } from '../store/sync-health-store';
 
 export interface SyncOutcome {
   published: number;

@@ -1,16 +1,14 @@
-// Use cases of the public webhook API: subscriptions (create, read, update, delete, rotate the
-// secret) and the delivery log with replay. Tenant-scoped throughout: another workspace's id
-// is not_found, decided before listing_inactive.
-import type { ListingActivityCache } from '@vrp/activity-cache';
-import { AppError, newId, sortableId, validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
-import type { WebhookClock } from './clock';
-import { newDelivery, replayOrderKey, DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './domain/delivery';
-import { normalizeEventTypes } from './domain/event-types';
-import { MAX_DESCRIPTION_LENGTH, newSecret, rotation, rotationGrace, type SubscriptionView } from './domain/subscription';
-import type { KeyMode, TargetPolicy } from './domain/target';
-import { urlRefusal, type Resolver } from './delivery/address-guard';
-import type { DeliveryStore } from './store/delivery-store';
-import type { SubscriptionPatch, SubscriptionStore } from './store/subscription-store';
+// Subscriptions of the public webhook API: create, read, update, delete, rotate the secret.
+// Tenant-scoped throughout: another workspace's id is not_found. The delivery log and replay
+// are in deliveries.ts.
+import { validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
+import type { WebhookClock } from '../ports/clock';
+import { normalizeEventTypes } from '../domain/event-types';
+import { MAX_DESCRIPTION_LENGTH, newSubscription, rotation, rotationGrace, type SubscriptionView } from '../domain/subscription';
+import type { KeyMode, TargetPolicy } from '../domain/target';
+import { urlRefusal, type Resolver } from '../ports/address-guard';
+import type { DeliveryStore } from '../store/delivery-store';
+import type { SubscriptionPatch, SubscriptionStore } from '../store/subscription-store';
 
 export interface SubscriptionInput {
   url?: string | undefined;
@@ -19,18 +17,15 @@ export interface SubscriptionInput {
   enabled?: boolean | undefined;
 }
 
-export class Webhooks {
+export class Subscriptions {
   constructor(
     private readonly deps: {
       store: DocumentStore;
       subscriptions: SubscriptionStore;
       deliveries: DeliveryStore;
-      cache: ListingActivityCache;
       clock: WebhookClock;
       resolve: Resolver;
       policyOf: (mode: KeyMode) => TargetPolicy;
-      /** A replay was queued: send it now. */
-      onQueued: () => void;
       /** Idempotency-Keys stored with the writes (service-side idempotency). */
       applied: AppliedRequests;
     },
@@ -52,31 +47,13 @@ export class Webhooks {
     const fields = await this.check(mode, input);
     const eventTypes = normalizeEventTypes(input.eventTypes ?? []).types;
     if (Object.keys(fields).length) throw validationFailed(fields);
-    const now = this.deps.clock.now();
-    const secret = newSecret();
-    const record = {
-      id: newId('whs'),
-      workspaceId,
-      url: input.url,
-      description: input.description ?? '',
-      eventTypes,
-      enabled: input.enabled ?? true,
-      mode,
-      disabledReason: null,
-      disabledAt: null,
-      previousSecretExpiresAt: null,
-      lastSuccessAt: null,
-      createdAt: now,
-      updatedAt: now,
-      secret,
-      previousSecret: null,
-    };
+    const record = newSubscription(workspaceId, mode, { url: input.url, description: input.description ?? '', eventTypes, enabled: input.enabled ?? true }, this.deps.clock.now());
     const subscription = await this.deps.store.transaction(async (tx) => {
       const inserted = await this.deps.subscriptions.insert(record, tx);
       await this.deps.applied.remember(key, inserted.id, tx);
       return inserted;
     });
-    return { subscription, secret };
+    return { subscription, secret: record.secret };
   }
 
   /** A key already applied answers the subscription as it is; a later change is not overwritten. */
@@ -140,45 +117,6 @@ export class Webhooks {
       },
       (done) => this.withSecret(workspaceId, done),
     );
-  }
-
-  async deliveriesPage(workspaceId: string, subscriptionId: string, status: string, window: PageWindow) {
-    if (status && !(DELIVERY_STATUSES as readonly string[]).includes(status)) throw validationFailed({ status: `must be one of ${DELIVERY_STATUSES.join(', ')}` });
-    await this.deps.subscriptions.get(workspaceId, subscriptionId);
-    return this.deps.deliveries.page(workspaceId, subscriptionId, (status || null) as DeliveryStatus | null, window);
-  }
-
-  /**
-   * Sends an old delivery's event again, as a new delivery (same event id and body, so a
-   * receiver that de-duplicates ignores it unless it forgot it). 404 before 403: an unknown
-   * subscription or delivery is not_found; a listing that is inactive now is listing_inactive.
-   */
-  replay(workspaceId: string, subscriptionId: string, deliveryId: string, key: RequestKey | null = null): Promise<DeliveryRecord> {
-    // A key already applied answers the delivery it queued: the event is not sent a third time.
-    return this.deps.applied.once(
-      key,
-      () => this.replayOnce(workspaceId, subscriptionId, deliveryId, key),
-      (queued) => this.deps.deliveries.get(workspaceId, subscriptionId, queued),
-    );
-  }
-
-  private async replayOnce(workspaceId: string, subscriptionId: string, deliveryId: string, key: RequestKey | null): Promise<DeliveryRecord> {
-    const subscription = await this.deps.subscriptions.get(workspaceId, subscriptionId);
-    const original = await this.deps.deliveries.get(workspaceId, subscriptionId, deliveryId);
-    if (original.listingId) this.deps.cache.assertActive(workspaceId, [original.listingId]);
-    if (!subscription.enabled) {
-      throw new AppError('conflict', `Webhook subscription '${subscriptionId}' is disabled.`, {}, 'Enable it with PATCH {"enabled": true}, then replay the delivery.');
-    }
-    const now = this.deps.clock.now();
-    const id = sortableId('whd');
-    const source = { id: original.eventId, workspaceId, type: original.eventType, listingId: original.listingId, orderKey: replayOrderKey(id) };
-    const replay = await this.deps.store.transaction(async (tx) => {
-      const queued = await this.deps.deliveries.insertReplay(newDelivery(id, original.subscriptionId, source, now, original.replayOf ?? original.id), tx);
-      await this.deps.applied.remember(key, queued.id, tx);
-      return queued;
-    });
-    this.deps.onQueued();
-    return replay;
   }
 
   /** Field errors of a subscription's input (the URL is resolved: no SSRF through it). */

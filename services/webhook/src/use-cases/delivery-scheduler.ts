@@ -15,7 +15,7 @@
 import CircuitBreaker from 'opossum';
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import type { Logger } from '@vrp/platform';
-import type { WebhookClock } from '../clock';
+import type { WebhookClock } from '../ports/clock';
 import { afterAttempt, isSuccess, type AttemptOutcome, type DeliveryRecord } from '../domain/delivery';
 import { isActivityEvent } from '../domain/event-types';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
@@ -23,7 +23,7 @@ import { persistentFailure, signingSecrets } from '../domain/subscription';
 import type { TargetPolicy, KeyMode } from '../domain/target';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { SubscriptionStore } from '../store/subscription-store';
-import type { Sender } from './http-sender';
+import type { Sender } from '../ports/http-sender';
 
 export interface SchedulerOptions {
   /** Due deliveries read per scan. */

@@ -1,7 +1,7 @@
-// Ingest: domain events from the bus become stored webhook events and one pending delivery per
-// matching subscription, in one transaction. An event about a listing that was inactive when
-// it happened is dropped here, neither stored nor queued: activation resumes delivery for
-// events from that moment on, with no backlog.
+// Intake: domain events from the bus (consumed by events/ingest-consumer.ts) become stored
+// webhook events and one pending delivery per matching subscription, in one transaction. An
+// event about a listing that was inactive when it happened is dropped here, neither stored nor
+// queued: activation resumes delivery for events from that moment on, with no backlog.
 //
 // "When it happened", not "when its message arrived": listing.activity.v1 and the domain topics
 // are separate topics with no order between them, so the decision compares the event's
@@ -16,8 +16,8 @@
 // question, so an event that happened before it is decided at once (issue 17: the common case
 // pays no settle window). No answer, or a version the cache does not hold yet: held as above.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { sortableId, type ConsumerRunner, type DeliveredMessage, type DocumentStore, type Logger, type Subscription, type Tx } from '@vrp/platform';
-import type { WebhookClock } from '../clock';
+import { sortableId, type DocumentStore, type Logger, type Tx } from '@vrp/platform';
+import type { WebhookClock } from '../ports/clock';
 import {
   confirms,
   decideBy,
@@ -34,10 +34,7 @@ import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
-import { eventBody, SOURCE_DECODERS, SOURCE_TOPICS, toIncomingEvent, type IncomingEvent } from './render';
-
-/** The consumer group of ingest; new groups start at the end of each topic (no history replay). */
-export const INGEST_GROUP = 'webhook-ingest';
+import { eventBody, type IncomingEvent } from '../events/render';
 
 export type IngestResult = 'queued' | 'duplicate' | 'no_subscriber' | 'listing_inactive' | 'held';
 
@@ -54,8 +51,7 @@ const CONFIRMATIONS_KEPT = 10_000;
  */
 const CONFIRM_DEADLINE_MS = 500;
 
-export class EventIngest {
-  private subscription: Subscription | null = null;
+export class EventIntake {
   /**
    * One decision at a time in this process, in order: incoming events, re-decisions after an
    * activity change, and sweeps. An event decided at once then never overtakes an earlier held
@@ -73,7 +69,6 @@ export class EventIngest {
   constructor(
     private readonly deps: {
       store: DocumentStore;
-      consumers: ConsumerRunner;
       subscriptions: SubscriptionStore;
       deliveries: DeliveryStore;
       held: HeldEventStore;
@@ -91,7 +86,8 @@ export class EventIngest {
     },
   ) {}
 
-  async start(): Promise<void> {
+  /** Starts deciding held events (activity changes, the clock, the sweep); the consumer (events/ingest-consumer.ts) feeds accept(). */
+  start(): void {
     this.stopped = false;
     const { cache, activityClock } = this.deps;
     // An activity change may settle held events of its listing.
@@ -100,29 +96,10 @@ export class EventIngest {
     this.poll = setInterval(() => void this.enqueueWork(() => this.sweep()), SWEEP_POLL_MS);
     this.poll.unref();
     void this.enqueueWork(() => this.sweep());
-    // Failures: an undecodable message is a dead letter at once; the listing service (rendering
-    // activity events) or the store being unavailable is transient, retried in place.
-    this.subscription = await this.deps.consumers.subscribe<{ message: DeliveredMessage; workspaceId: string; listingId: string }>({
-      groupId: INGEST_GROUP,
-      topics: SOURCE_TOPICS,
-      // A subscription receives what happens after it exists; committed offsets make restarts resume exactly.
-      fromBeginning: false,
-      decode: (bytes, message) => {
-        const decoded = SOURCE_DECODERS[message.topic]?.(bytes);
-        return { message, workspaceId: decoded?.workspaceId ?? '', listingId: decoded?.listingId ?? '' };
-      },
-      describe: (d) => ({ workspaceId: d.workspaceId, listingId: d.listingId }),
-      handle: async ({ message }) => {
-        const event = await toIncomingEvent(message.topic, message.value, this.deps.listings);
-        if (event) await this.accept(event);
-      },
-    });
-    await this.subscription.ready;
   }
 
+  /** Call after the consumer stopped: decisions in progress finish, none start. */
   async stop(): Promise<void> {
-    await this.subscription?.stop();
-    this.subscription = null;
     this.stopped = true;
     for (const off of this.unsubscribe.splice(0)) off();
     if (this.poll) clearInterval(this.poll);

@@ -1,8 +1,8 @@
 // Pure rules of the pms-adapter: write -> PMS request, feed normalization, connect plan.
 import { WRITES, type PmsWrite } from '@vrp/pms-matrix';
-import { connectPlan, providerNamed, type ConnectionRecord } from '../src/domain/connection';
-import { MalformedChange, normalizeChange, syncKey } from '../src/domain/normalize';
-import { isWrite, pmsRequestFor, RelayInputError } from '../src/domain/relay';
+import { connectPlan, newConnection, providerNamed, requireProvider, type ConnectionRecord } from './connection';
+import { MalformedChange, normalizeChange, syncKey } from './normalize';
+import { isWrite, pmsRequestFor, RelayInputError } from './relay';
 
 const base = { listingExternalId: 'L1', entityExternalId: 'R9', payload: { a: 1 }, idempotencyKey: '' };
 
@@ -87,5 +87,21 @@ describe('connections (pure)', () => {
   it('reads provider names case-insensitively, from the matrix only', () => {
     expect(providerNamed(' pms-g ')).toBe('PMS-G');
     expect(providerNamed('PMS-H')).toBeNull();
+  });
+});
+
+describe('connection rules (pure)', () => {
+  it('requires a provider of the matrix, naming the field in the 400', () => {
+    expect(requireProvider('pms-c')).toBe('PMS-C');
+    expect(() => requireProvider('')).toThrow(expect.objectContaining({ code: 'validation_failed', details: { fields: { provider: 'is required' } } }));
+    expect(() => requireProvider('PMS-Z', 'target')).toThrow(expect.objectContaining({ details: { fields: { target: "must be one of PMS-A..PMS-G, not 'PMS-Z'" } } }));
+  });
+
+  it('creates a connection connected, at the start of the feed, never synced', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const c = newConnection('ws', 'PMS-A', 'acct', now);
+    expect(c).toMatchObject({ workspaceId: 'ws', provider: 'PMS-A', accountId: 'acct', status: 'connected', createdAt: now, lastSyncedAt: null, cursor: '0' });
+    expect(c.id).toMatch(/^pmc_/);
+    expect(connectPlan(c)).toBe('reuse');
   });
 });

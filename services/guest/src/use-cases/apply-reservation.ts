@@ -1,0 +1,132 @@
+// A reservation event (created or changed): its primary guest becomes or matches a profile, the
+// reservation is linked to it with its listing, and its conversation is opened, all in one
+// transaction. Replaying the same reservation changes nothing.
+import type { reservation } from '@vrp/contracts';
+import { newId, type Tx } from '@vrp/platform';
+import {
+  contactsAfterReservationChange,
+  contactSources,
+  contactsFrom,
+  DEFAULT_LANGUAGE,
+  isStaleForLink,
+  keysOfContacts,
+  linkReservation,
+  matchKeysOf,
+  mergeContacts,
+  reportedContacts,
+  type GuestRecord,
+  type ReservationLink,
+} from '../domain/guest';
+import { newConversation, pmsReservationKey } from '../domain/messaging';
+import { guestEvent } from '../events/publishers';
+import { publishSoon, type GuestDeps } from './deps';
+
+export async function applyReservation(deps: GuestDeps, workspaceId: string, r: reservation.Reservation): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const { guest } = await linkGuest(deps, workspaceId, r, tx);
+    await openConversation(deps, workspaceId, r, guest.id, tx);
+  });
+  publishSoon(deps.outbox);
+}
+
+/**
+ * A reservation was created or changed: its primary guest is matched to a profile (same
+ * email, else same phone, else a new profile) and the reservation is linked to it with its
+ * listing. A reservation already linked keeps its profile; only a change of listing is
+ * applied. Returns the profile and whether anything changed.
+ */
+async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Reservation, tx: Tx): Promise<{ guest: GuestRecord; changed: boolean }> {
+  const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+  const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null, ...primary };
+  const now = new Date();
+  const linked = await deps.guests.byReservation(workspaceId, r.id, tx);
+  if (linked) return followLinkedReservation(deps, workspaceId, linked, link, tx, now);
+  const keys = matchKeysOf(primary);
+  const matched = await deps.guests.byMatchKeys(workspaceId, keys, tx);
+  if (matched) {
+    const saved = await deps.guests.save(
+      { ...matched, contacts: mergeContacts(matched.contacts, contactsFrom(primary)), reservations: linkReservation(matched.reservations, link), updatedAt: now },
+      tx,
+    );
+    await deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
+    await deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
+    return { guest: saved, changed: true };
+  }
+  const created = await deps.guests.insert(
+    {
+      id: newId('gst'),
+      workspaceId,
+      // The reservation API requires firstName; a PMS may still send none.
+      firstName: r.primaryGuest?.firstName.trim() || 'Guest',
+      lastName: r.primaryGuest?.lastName.trim() ?? '',
+      language: r.primaryGuest?.language || DEFAULT_LANGUAGE,
+      contacts: contactsFrom(primary),
+      provider: '',
+      externalId: '',
+      reservations: [link],
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+      },
+    tx,
+  );
+  await deps.guests.claimKeys(workspaceId, created.id, keys, tx);
+  await deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
+  return { guest: created, changed: true };
+}
+
+/**
+ * A change of a reservation already linked to `linked`: the link follows a move to another
+ * listing, and a new email or phone of its primary guest (a PMS-side change arrives as a
+ * reservation change) replaces the one it reported before on the profile
+ * (contactsAfterReservationChange; docs/guests.md, "Contact changes from a PMS"). The profile
+ * keeps its own name and language. A change not newer than the link (replayed, redelivered, or
+ * overtaken) and a change that alters neither changes nothing: no new version, no event.
+ */
+async function followLinkedReservation(deps: GuestDeps, workspaceId: string, linked: GuestRecord, link: ReservationLink, tx: Tx, now: Date): Promise<{ guest: GuestRecord; changed: boolean }> {
+  const current = linked.reservations.find((l) => l.reservationId === link.reservationId);
+  if (isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
+  const contacts = contactsAfterReservationChange(linked.contacts, contactSources(linked), link.reservationId, link);
+  // A contact the reservation stopped sending keeps its last value on the link (it removes nothing).
+  const next: ReservationLink = { ...link, ...reportedContacts(link, current) };
+  const moved = current?.listingId !== next.listingId;
+  if (!moved && !contacts.changed) return { guest: linked, changed: false };
+  const saved = await deps.guests.save({ ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, next), updatedAt: now }, tx);
+  if (contacts.changed) {
+    await deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
+    await deps.guests.claimKeys(workspaceId, saved.id, matchKeysOf(next), tx);
+  }
+  await deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
+  return { guest: saved, changed: true };
+}
+
+/**
+ * Opens the conversation of a reservation (one per reservation), or follows the reservation
+ * to another listing. Replaying the same reservation changes nothing.
+ */
+async function openConversation(deps: GuestDeps, workspaceId: string, event: { id: string; propertyId: string; source: string; pmsProvider?: string; pmsExternalId?: string }, guestId: string, tx: Tx): Promise<void> {
+  // The listing is the one the guest's link holds (linkGuest ran first, in this
+  // transaction): it is version-checked, so a replayed or overtaken older event cannot move
+  // the conversation back.
+  const link = (await deps.guests.byReservation(workspaceId, event.id, tx))?.reservations.find((l) => l.reservationId === event.id);
+  const r = { ...event, propertyId: link?.listingId ?? event.propertyId };
+  const pmsReservationId = event.pmsProvider && event.pmsExternalId ? pmsReservationKey(event.pmsProvider, event.pmsExternalId) : '';
+  const known =
+    (await deps.messaging.conversationOf(workspaceId, { reservationId: r.id }, tx)) ??
+    // A PMS thread of this reservation whose first message arrived before the reservation did.
+    (pmsReservationId ? await deps.messaging.conversationOf(workspaceId, { pmsReservationId }, tx) : null);
+  const now = new Date();
+  if (!known) {
+    await deps.messaging.insertConversation(
+      newConversation({ workspaceId, listingId: r.propertyId, reservationId: r.id, guestId, channel: r.source, externalId: '', pmsReservationId }, now),
+      tx,
+    );
+  } else if (known.reservationId !== r.id || known.listingId !== r.propertyId || known.guestId !== guestId || (pmsReservationId && known.pmsReservationId !== pmsReservationId)) {
+    await deps.messaging.updateConversation(
+      workspaceId,
+      known.id,
+      { reservationId: r.id, listingId: r.propertyId, guestId, ...(pmsReservationId ? { pmsReservationId } : {}), updatedAt: now },
+      tx,
+    );
+  }
+}

@@ -1,0 +1,32 @@
+// What every use case of the guest service works with, and the two helpers they share.
+import type { AppliedRequests, DocumentStore, Logger, Outbox } from '@vrp/platform';
+import type { ListingAccess } from '../ports/access';
+import type { PmsPort } from '../ports/pms';
+import type { GuestStore } from '../store/guest-store';
+import { listingScopedFilter, type MessagingStore } from '../store/messaging-store';
+
+export interface GuestDeps {
+  store: DocumentStore;
+  guests: GuestStore;
+  messaging: MessagingStore;
+  outbox: Outbox;
+  access: ListingAccess;
+  pms: PmsPort;
+  logger: Logger;
+  /** Idempotency-Keys of the writes, stored with them (service-side idempotency). */
+  applied: AppliedRequests;
+}
+
+/** Publishes what a committed transaction put in the outbox now rather than at the relay's next tick. */
+export function publishSoon(outbox: Outbox): void {
+  void outbox.flush().catch(() => undefined);
+}
+
+/** The collection filter of a listing-scoped list (404 when it names no listing of the workspace, then 403 when inactive). */
+export async function listingScope(access: ListingAccess, workspaceId: string, listingId: string, extra: Record<string, unknown> = {}) {
+  return listingScopedFilter(workspaceId, {
+    listingId: listingId ? await access.filterListing(workspaceId, listingId) : '',
+    inactiveListingIds: access.inactiveIds(workspaceId),
+    extra,
+  });
+}
