@@ -272,3 +272,59 @@ function withChange(history: ActivityChange[], change: ActivityChange): Activity
   if (history.some((c) => c.version === change.version)) return history;
   return [...history, change].sort((x, y) => x.version - y.version).slice(-HISTORY_LIMIT);
 }
+
+/** A listing as the listing service answers it now (ResolveListings): a write's fallback for a listing the cache has not seen. */
+export interface CurrentListing {
+  id: string;
+  name: string;
+  active: boolean;
+}
+
+/**
+ * The one way a service other than the listing service decides `listing_inactive` (issue 16):
+ * the inactive listings among `listingIds` (ids or channel ids), from the activity cache.
+ *
+ * - Reads pass no `current`: a listing the cache has not seen counts as active (the service
+ *   decided existence, 404, from its own data first).
+ * - Writes pass `current`, the listing service's answer for the listings the cache has not seen
+ *   (a write fetches the listing anyway for its PMS and prices, so this costs no extra call):
+ *   a listing created or imported unlisted moments ago, whose first activity event is still on
+ *   its way, is decided by its current state instead of "active by default".
+ *
+ * A listing the cache has seen is decided by the cache, for reads and writes alike: a toggle
+ * reaches it within the lag measured by bench/activity-lag.bench.ts, the same window in which
+ * a write racing the toggle could land on either side of it anyway.
+ */
+export async function inactiveOf(
+  cache: ListingActivityCache,
+  workspaceId: string,
+  listingIds: Iterable<string>,
+  current?: (unseen: string[]) => CurrentListing[] | Promise<CurrentListing[]>,
+): Promise<{ id: string; name: string }[]> {
+  const ids = [...listingIds];
+  const unseen = [...new Set(ids.filter((id) => cache.get(workspaceId, id) === undefined))];
+  if (!current || unseen.length === 0) return cache.inactiveAmong(workspaceId, ids);
+  const now = new Map((await current(unseen)).map((l) => [l.id, l]));
+  const out: { id: string; name: string }[] = [];
+  const named = new Set<string>();
+  for (const id of ids) {
+    const known = cache.get(workspaceId, id);
+    const listing = known ? { id: known.listingId, name: known.name, active: known.active } : now.get(id);
+    if (listing && !listing.active && !named.has(listing.id)) {
+      named.add(listing.id);
+      out.push({ id: listing.id, name: listing.name });
+    }
+  }
+  return out;
+}
+
+/** Throws `listing_inactive` naming every inactive listing among `listingIds` (see inactiveOf). */
+export async function assertListingsActive(
+  cache: ListingActivityCache,
+  workspaceId: string,
+  listingIds: Iterable<string>,
+  current?: (unseen: string[]) => CurrentListing[] | Promise<CurrentListing[]>,
+): Promise<void> {
+  const inactive = await inactiveOf(cache, workspaceId, listingIds, current);
+  if (inactive.length) throw listingInactive(inactive);
+}

@@ -1,6 +1,7 @@
 import { listingEvents, TOPICS } from '@vrp/contracts';
 import { AppError, ConsumerRunner, createLogger, createMemoryBus, createMemoryStore, Outbox, type DocumentStore, type EventBus } from '@vrp/platform';
-import { HISTORY_LIMIT, ListingActivityCache } from '../src';
+import { errorOf } from '@vrp/testkit';
+import { assertListingsActive, HISTORY_LIMIT, inactiveOf, ListingActivityCache, type CurrentListing } from '../src';
 
 const logger = createLogger('test', 'silent');
 
@@ -180,5 +181,43 @@ describe('ListingActivityCache', () => {
     await restarted.apply(event('lst_a', true, 1));
     expect(restarted.get('ws_1', 'lst_a')).toBeUndefined();
     await restarted.stop();
+  });
+
+  describe('inactiveOf / assertListingsActive: the one listing_inactive rule of a service', () => {
+    it('reads: decided by the cache; a listing it has not seen counts as active', async () => {
+      const bus = createMemoryBus();
+      const cache = new ListingActivityCache({ ...engines(bus), groupId: 'g', logger });
+      await cache.start();
+      await publish(bus, event('lst_a', false, 1), event('lst_b', true, 1));
+      expect(await inactiveOf(cache, 'ws_1', ['lst_a', 'ch_lst_a', 'lst_b', 'lst_new'])).toEqual([{ id: 'lst_a', name: 'Name of lst_a' }]);
+      const err = await errorOf(assertListingsActive(cache, 'ws_1', ['lst_b', 'ch_lst_a']));
+      expect([err.code, err.httpStatus, err.details.listingIds]).toEqual(['listing_inactive', 403, ['lst_a']]);
+      await expect(assertListingsActive(cache, 'ws_1', ['lst_b', 'lst_new'])).resolves.toBeUndefined();
+      await cache.stop();
+    });
+
+    it('writes: a listing the cache has not seen is decided by the listing service; a seen one by the cache, without asking', async () => {
+      const bus = createMemoryBus();
+      const cache = new ListingActivityCache({ ...engines(bus), groupId: 'g', logger });
+      await cache.start();
+      await publish(bus, event('lst_a', false, 1), event('lst_b', true, 1));
+      const asked: string[][] = [];
+      const listingService = (answers: CurrentListing[]) => (unseen: string[]) => {
+        asked.push(unseen);
+        return answers.filter((l) => unseen.includes(l.id));
+      };
+      // Imported unlisted a moment ago: its first activity event has not arrived yet.
+      const current = listingService([{ id: 'lst_new', name: 'New', active: false }, { id: 'lst_b', name: 'B', active: false }]);
+      expect(await inactiveOf(cache, 'ws_1', ['lst_b', 'lst_new', 'lst_a', 'lst_new'], current)).toEqual([
+        { id: 'lst_new', name: 'New' },
+        { id: 'lst_a', name: 'Name of lst_a' },
+      ]);
+      expect(asked).toEqual([['lst_new']]);
+      // Every listing seen: the listing service is not asked.
+      asked.length = 0;
+      await expect(assertListingsActive(cache, 'ws_1', ['lst_b'], current)).resolves.toBeUndefined();
+      expect(asked).toEqual([]);
+      await cache.stop();
+    });
   });
 });

@@ -33,19 +33,19 @@ import { webhookRoutes } from './http/routes/webhooks';
 import { ApiKeyStore } from './store/api-key-store';
 import { IdempotencyStore } from './store/idempotency-store';
 import { WorkspaceStore } from './store/workspace-store';
-import type { GatewayUpstreams } from './upstreams';
-import { WorkspaceAdmin, type BootstrapWorkspaceInput, type BootstrapWorkspaceResult } from './workspace-admin';
+import type { GatewayUpstreams } from './ports/upstreams';
+import { WorkspaceAdmin, type BootstrapWorkspaceInput, type BootstrapWorkspaceResult } from './use-cases/workspace-admin';
 
 export type { GatewayConfig } from './config';
 export { gatewayConfigSchema } from './config';
-export type { BootstrapWorkspaceInput, BootstrapWorkspaceResult } from './workspace-admin';
+export type { BootstrapWorkspaceInput, BootstrapWorkspaceResult } from './use-cases/workspace-admin';
 export type { Route } from './http/route';
 export { defineRoute } from './http/route';
 /** The body schema of each webhook event type, as documented in the OpenAPI `webhooks`. */
 export { webhookEventSchemas } from '@vrp/api-model';
 
-export type { GatewayUpstreams } from './upstreams';
-export { createUpstreams, closeUpstreams } from './upstreams';
+export type { GatewayUpstreams } from './ports/upstreams';
+export { createUpstreams, closeUpstreams } from './ports/upstreams';
 
 export interface GatewayDeps {
   store: DocumentStore;

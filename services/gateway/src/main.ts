@@ -1,7 +1,7 @@
 // The gateway as its own process (docker-compose, Kubernetes).
 import { collectDefaultMetrics, ConfigError, createLogger, createStore, loadConfigOrExit, runMain, stopOnSignals } from '@vrp/platform';
 import { startGateway } from './app';
-import { closeUpstreams, createUpstreams } from './upstreams';
+import { closeUpstreams, createUpstreams } from './ports/upstreams';
 import { gatewayConfigSchema } from './config';
 
 async function main(): Promise<void> {

@@ -1,12 +1,14 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
-import { pms, reservation, TOPICS } from '@vrp/contracts';
+import { reservation, TOPICS } from '@vrp/contracts';
 import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
-import { ListingActivity } from './activity';
-import { dataHandlers, type ContentRelay } from './grpc/data-handlers';
-import { listingHandlers } from './grpc/handlers';
+import { ListingActivity } from './use-cases/activity';
+import type { ContentRelay } from './use-cases/listing-data';
+import { listingService } from './grpc/handlers';
+import { connectPmsRelay } from '@vrp/pms-relay';
 import { PmsSyncConsumer } from './events/pms-sync-consumer';
+import { ApplyPmsListing } from './use-cases/pms-sync';
 import { grpcBookedNights, type BookedNights } from './ports/bookings';
-import { pmsContentRelay } from './pms-content-relay';
+import { pmsContentRelay } from './ports/pms-content-relay';
 import { ListingStore } from './store/listing-store';
 
 export interface ListingServiceDeps extends ServiceDeps {
@@ -26,11 +28,11 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
   outbox.start();
   const applied = new AppliedRequests(deps.store);
   const activity = new ListingActivity(deps.store, listings, outbox, applied);
-  // Content of a PMS listing goes to its PMS first (through the pms-adapter's RelayWrite).
-  const pmsAdapter = createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: deps.addresses.pmsAdapter });
+  // Content of a PMS listing goes to its PMS first (the one PMS relay client: the pms-adapter's RelayWrite).
+  const pmsRelay = deps.contentRelay ? null : connectPmsRelay(deps.addresses.pmsAdapter);
   // Imports and PMS-side changes of listings (pms.sync.v1).
   const consumers = new ConsumerRunner({ service: 'listing', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
-  const pmsSync = new PmsSyncConsumer({ store: deps.store, consumers, listings, outbox, logger: deps.logger });
+  const pmsSync = new PmsSyncConsumer({ consumers, sync: new ApplyPmsListing({ store: deps.store, listings, outbox }) });
   await pmsSync.start();
   const reservationUpstream = deps.bookings ? null : createUpstream(reservation.ReservationServiceClient, { name: 'reservation', address: deps.addresses.reservation });
   const handlerDeps = {
@@ -39,7 +41,7 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
     outbox,
     activity,
     applied,
-    contentRelay: deps.contentRelay ?? pmsContentRelay(pmsAdapter),
+    contentRelay: deps.contentRelay ?? pmsContentRelay(pmsRelay!),
     bookings: deps.bookings ?? grpcBookedNights(reservationUpstream!),
   };
   return startService({
@@ -48,13 +50,13 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [listingHandlers(handlerDeps, dataHandlers(handlerDeps)), deadLetterService(consumers)],
+    services: [listingService(handlerDeps), deadLetterService(consumers)],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     onStop: async () => {
       await pmsSync.stop();
       await outbox.stop();
-      pmsAdapter.close();
+      pmsRelay?.close();
       reservationUpstream?.close();
     },
   });

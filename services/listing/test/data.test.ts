@@ -13,12 +13,12 @@ import {
   type RunningService,
   type Upstream,
 } from '@vrp/platform';
-import { ListingActivity } from '../src/activity';
+import { ListingActivity } from '../src/use-cases/activity';
 import { startListingService } from '../src/app';
 import { addDays, availabilityRequestProblems, eachDate, isRealDate, nightsOf, rangeProblems, updateProblems } from '../src/domain/calendar';
 import { parseSections, photoProblems, sectionProblems, splitByPms } from '../src/domain/content';
 import type { ListingRecord } from '../src/domain/listing';
-import { dataHandlers, type ContentRelay, type DataHandlers } from '../src/grpc/data-handlers';
+import { listingDataUseCases, type ContentRelay, type ListingDataUseCases } from '../src/use-cases/listing-data';
 import { DataStore } from '../src/store/data-store';
 import { ListingStore } from '../src/store/listing-store';
 import { errorOf } from '@vrp/testkit';
@@ -666,8 +666,8 @@ describe('content relay to the PMS', () => {
   const applied = new AppliedRequests(store);
   const activity = new ListingActivity(store, listings, outbox, applied);
   // The handlers ignore the gRPC call object.
-  const call = {} as Parameters<DataHandlers['putContent']>[1];
-  const readCall = {} as Parameters<DataHandlers['getContent']>[1];
+  const call = {} as Parameters<ListingDataUseCases['putContent']>[1];
+  const readCall = {} as Parameters<ListingDataUseCases['getContent']>[1];
 
   const insert = (pmsProvider: string): Promise<ListingRecord> => {
     const now = new Date();
@@ -709,7 +709,7 @@ describe('content relay to the PMS', () => {
     const l = await insert('PMS-G');
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
+    const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
     const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')], expectedVersion: 0 }, call);
     expect(res.applied).toEqual(['description']);
     expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
@@ -724,7 +724,7 @@ describe('content relay to the PMS', () => {
         throw new AppError('pms_unavailable');
       },
     };
-    const handlers = dataHandlers({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
+    const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
     const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call));
     expect(err.code).toBe('pms_unavailable');
     expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);

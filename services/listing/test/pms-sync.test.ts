@@ -1,6 +1,6 @@
 // Pure rules of the listing service's pms.sync.v1 consumer.
 import type { ListingRecord } from '../src/domain/listing';
-import { fieldsOf, sameFields } from '../src/events/pms-sync-consumer';
+import { fieldsOf, sameFields } from '../src/domain/pms-sync';
 import { alreadyApplied } from '../src/store/pms-sync-marks';
 
 describe('pms.sync.v1 listing consumer rules (pure)', () => {

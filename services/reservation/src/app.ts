@@ -1,12 +1,12 @@
 // Wiring of the reservation service: store and bus engines in, gRPC + ops servers out.
 import { ListingActivityCache } from '@vrp/activity-cache';
-import { listing, pms, TOPICS } from '@vrp/contracts';
+import { listing, TOPICS } from '@vrp/contracts';
+import { connectPmsRelay, type PmsRelay } from '@vrp/pms-relay';
 import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
-import { grpcPmsRelay, type PmsRelay } from './ports/pms-relay';
-import { Reservations } from './reservations';
+import { Reservations } from './use-cases/reservations';
 import { MigrationStore } from './store/migration-store';
 import { NightStore } from './store/night-store';
 import { ReservationStore } from './store/reservation-store';
@@ -41,7 +41,8 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
   await activity.start();
 
   const listingUpstream = deps.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
-  const pmsUpstream = deps.relay ? null : createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: deps.addresses.pmsAdapter });
+  // Writes on PMS listings go to the PMS first, through the one PMS relay client.
+  const pmsRelay = deps.relay ? null : connectPmsRelay(deps.addresses.pmsAdapter);
   const nights = new NightStore(deps.store);
   // Reservations stored before booked_nights existed get their nights before requests are served.
   const backfill = new NightBackfill({
@@ -62,7 +63,7 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
     await activity.stop();
     await outbox.stop();
     listingUpstream?.close();
-    pmsUpstream?.close();
+    pmsRelay?.close();
     throw err;
   }
   const useCases = new Reservations({
@@ -71,7 +72,7 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
     nights,
     outbox,
     listings: deps.listings ?? grpcListingDirectory(listingUpstream!),
-    relay: deps.relay ?? grpcPmsRelay(pmsUpstream!),
+    relay: deps.relay ?? pmsRelay!,
     activity,
     logger: deps.logger,
     applied: new AppliedRequests(deps.store, deps.clock),
@@ -94,7 +95,7 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
       await activity.stop();
       await outbox.stop();
       listingUpstream?.close();
-      pmsUpstream?.close();
+      pmsRelay?.close();
     },
   });
 }

@@ -4,8 +4,9 @@
 import { reservationEvents, reservation as pb, TOPICS } from '@vrp/contracts';
 import { createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, Outbox, type MemoryDocumentStore, type RunningService, type Upstream } from '@vrp/platform';
 import { startReservationService } from '../src/app';
+import { newReservationRecord } from '../src/domain/reservation';
 import type { ListingDirectory } from '../src/ports/listings';
-import type { PmsRelay } from '../src/ports/pms-relay';
+import type { PmsRelay } from '@vrp/pms-relay';
 import { MigrationStore } from '../src/store/migration-store';
 import { NightStore } from '../src/store/night-store';
 import { ReservationStore } from '../src/store/reservation-store';
@@ -15,35 +16,22 @@ const logger = createLogger('reservation', 'silent');
 
 /** A reservation document as stored before issue 12: no version, conflicts, key or nights. */
 function preIssueDoc(id: string, extra: Record<string, unknown>): Record<string, unknown> & { _id: string } {
-  return {
-    _id: id,
+  const { id: _id, version: _version, conflictsWith: _conflicts, idempotencyKey: _key, ...doc } = newReservationRecord({
+    id,
     workspaceId: 'ws_old',
     propertyId: 'lst_sea',
-    roomTypeId: '',
     status: 'CONFIRMED',
     source: 'DIRECT',
     confirmationCode: `C${id.slice(-6).toUpperCase()}`,
     checkIn: '2025-07-01',
     checkOut: '2025-07-05',
     primaryGuest: { firstName: 'Ana', lastName: '', email: '', language: '', phone: '' },
-    guestId: '',
     occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
     financials: { totalPrice: 100, currency: 'EUR', paymentStatus: 'UNPAID', breakdown: { basePrice: 100, cleaningFee: 0, fees: [], taxes: [], discounts: [] } },
     bookedAt: new Date('2025-05-01T10:00:00Z'),
     updatedAt: new Date('2025-05-01T10:00:00Z'),
-    notes: { host: '', guest: '' },
-    customFields: {},
-    checkInTime: '',
-    checkOutTime: '',
-    platform: '',
-    unitId: '',
-    tentativeHold: false,
-    groupId: '',
-    pmsProvider: '',
-    pmsExternalId: '',
-    pmsUpdatedAt: null,
-    ...extra,
-  };
+  });
+  return { _id, ...doc, ...extra };
 }
 
 async function seed(store: MemoryDocumentStore, docs: (Record<string, unknown> & { _id: string })[]): Promise<void> {

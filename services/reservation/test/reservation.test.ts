@@ -2,9 +2,9 @@
 import { reservation as pb } from '@vrp/contracts';
 import { notFound, createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
 import { startReservationService } from '../src/app';
-import type { ReservationRecord } from '../src/domain/reservation';
+import { newReservationRecord, type ReservationRecord } from '../src/domain/reservation';
 import type { ListingDirectory } from '../src/ports/listings';
-import type { PmsRelay } from '../src/ports/pms-relay';
+import type { PmsRelay } from '@vrp/pms-relay';
 import { ReservationStore } from '../src/store/reservation-store';
 import { errorOf } from '@vrp/testkit';
 
@@ -18,18 +18,16 @@ describe('reservation service over gRPC', () => {
   let seq = 0;
   const reservation = (workspaceId: string, extra: Partial<ReservationRecord> = {}): ReservationRecord => {
     seq += 1;
-    return {
+    return newReservationRecord({
       id: `res_${String(seq).padStart(3, '0')}`,
       workspaceId,
       propertyId: 'lst_sea',
-      roomTypeId: '',
       status: 'CONFIRMED',
       source: 'DIRECT',
       confirmationCode: `CONF${seq}`,
       checkIn: '2025-07-01',
       checkOut: '2025-07-05',
       primaryGuest: { firstName: 'Ana', lastName: 'Silva', email: 'ana@example.com', language: 'pt', phone: '' },
-      guestId: '',
       occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
       financials: {
         totalPrice: 480,
@@ -39,22 +37,8 @@ describe('reservation service over gRPC', () => {
       },
       bookedAt: new Date('2025-05-01T10:00:00Z'),
       updatedAt: new Date('2025-05-01T10:00:00Z'),
-      notes: { host: '', guest: '' },
-      customFields: {},
-      checkInTime: '',
-      checkOutTime: '',
-      platform: '',
-      unitId: '',
-      tentativeHold: false,
-      groupId: '',
-      pmsProvider: '',
-      pmsExternalId: '',
-      pmsUpdatedAt: null,
-      version: 1,
-      conflictsWith: [],
-      idempotencyKey: '',
       ...extra,
-    };
+    });
   };
 
   const list = (req: Partial<pb.ListReservationsRequest>) =>

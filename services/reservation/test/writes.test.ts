@@ -50,6 +50,10 @@ describe('reservation writes over gRPC', () => {
     listing('lst_plain'),
     listing('lst_other'),
     listing('lst_off', { active: false }),
+    // Inactive as the activity cache knows it; the listing service's answer (active) is not asked for activity.
+    listing('lst_cacheoff'),
+    // Imported unlisted a moment ago: inactive at the listing service, its activity event not received yet.
+    listing('lst_newoff', { active: false }),
     ...['A', 'B', 'C', 'D', 'E', 'F'].map((p) => listing(`lst_pms${p.toLowerCase()}`, { pmsProvider: `PMS-${p}`, pmsExternalId: `ext-${p}` })),
   ]) listings.set(l.id, l);
   /** Nights priced 100, except 2026-03-02 at 150; 2026-03-03 is closed on lst_plain. */
@@ -75,9 +79,10 @@ describe('reservation writes over gRPC', () => {
     },
   };
 
-  // The fake pms-adapter: records every relayed write; `pmsDown` makes it answer like a PMS that is down.
+  // The fake pms-adapter: records every relayed write; `pmsDown` makes it answer what the
+  // pms-adapter answers for a PMS that is down (an error of the PMS, then its open breaker).
   const relayed: pms.RelayWriteRequest[] = [];
-  let pmsDown = false;
+  let pmsDown: AppError | null = null;
   const START = new Date('2026-01-10T09:00:00Z');
   let clockNow = START;
   const inFlight = new Map<string, number>();
@@ -93,7 +98,7 @@ describe('reservation writes over gRPC', () => {
     const handlers = {
       ...unimplemented,
       async relayWrite(req: pms.RelayWriteRequest) {
-        if (pmsDown) throw new AppError('pms_unavailable');
+        if (pmsDown) throw pmsDown;
         // A PMS takes a moment; concurrent writes of one reservation would overlap here.
         const entity = req.entityExternalId;
         if (entity) {
@@ -131,6 +136,7 @@ describe('reservation writes over gRPC', () => {
     await bus.ensureTopics([TOPICS.listingActivity]);
     await bus.publish(TOPICS.listingActivity.name, [
       { key: 'lst_off', value: listingEvents.ListingActivityChanged.encode(listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_off', listingName: 'Listing lst_off', active: false, version: 2 })).finish() },
+      { key: 'lst_cacheoff', value: listingEvents.ListingActivityChanged.encode(listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_cacheoff', listingName: 'Cache Off', active: false, version: 2 })).finish() },
     ]);
     await bus.whenIdle();
   });
@@ -210,6 +216,16 @@ describe('reservation writes over gRPC', () => {
     expect(inactive.details.listingIds).toEqual(['lst_off']);
   });
 
+  it('writes decide listing_inactive as reads do: by the activity cache, and by the listing service for a listing the cache has not seen', async () => {
+    const byCache = await errorOf(create({ propertyId: 'lst_cacheoff' }));
+    expect([byCache.code, byCache.details.listings]).toEqual(['listing_inactive', [{ id: 'lst_cacheoff', name: 'Cache Off' }]]);
+    const notSeenYet = await errorOf(create({ propertyId: 'lst_newoff' }));
+    expect([notSeenYet.code, notSeenYet.details.listingIds]).toEqual(['listing_inactive', ['lst_newoff']]);
+    // Moving a stay onto either is refused the same way.
+    const r = (await create()).reservation!;
+    for (const target of ['lst_cacheoff', 'lst_newoff']) expect((await errorOf(update(r.id, { propertyId: target }))).code).toBe('listing_inactive');
+  });
+
   describe('spec 7.2: refusals are decided before anything reaches the PMS', () => {
     const refusals: [string, () => Promise<unknown>, string][] = [
       ['platform: owner on a PMS listing', () => create({ propertyId: 'lst_pmsb', platform: 'owner' }), 'PMS-B'],
@@ -282,17 +298,22 @@ describe('reservation writes over gRPC', () => {
       expect((await errorOf(update(r.id, { propertyId: 'lst_pmsd' }))).details.provider).toBe('PMS-D');
     });
 
-    it('a PMS that is down: 503, nothing stored, no event', async () => {
+    // The one PMS relay client's policy (@vrp/pms-relay): the pms-adapter's answer is the answer,
+    // as for content (listing) and guest-side writes.
+    it.each([
+      ['a PMS that fails: 502 pms_unavailable with its reason', new AppError('pms_unavailable', 'PMS-D did not accept the request: connect ECONNREFUSED. Nothing was changed here.'), 502],
+      ['a PMS whose breaker is open: 503 service_unavailable with Retry-After', new AppError('service_unavailable', 'PMS-D is unavailable; calls to it are paused for a few seconds. Nothing was changed.', { retryAfterSeconds: 5 }), 503],
+    ])('%s; nothing stored, no event', async (_what, failure, status) => {
       const count = async () => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).page?.total;
       const before = await count();
       const eventsBefore = (await bus.whenIdle(), events.length);
-      pmsDown = true;
+      pmsDown = failure;
       try {
         const err = await errorOf(create({ propertyId: 'lst_pmsd' }));
-        expect(err.code).toBe('service_unavailable');
-        expect(err.httpStatus).toBe(503);
+        expect([err.code, err.httpStatus, err.message]).toEqual([failure.code, status, failure.message]);
+        expect(err.details.retryAfterSeconds).toBe(failure.details.retryAfterSeconds);
       } finally {
-        pmsDown = false;
+        pmsDown = null;
       }
       expect(await count()).toBe(before);
       await bus.whenIdle();

@@ -2,9 +2,9 @@
 // a listing (the listing service's ResolveListings: authoritative and current, since a listing
 // can be connected to a PMS after its reservations were made), and the pms-adapter's RelayWrite.
 // Refusals are decided from the capability matrix BEFORE any of this is called.
-import { listing, pms } from '@vrp/contracts';
+import { listing } from '@vrp/contracts';
+import { connectPmsRelay, type RelayRequest } from '@vrp/pms-relay';
 import { createUpstream, notFound, type ServiceAddresses, type Upstream } from '@vrp/platform';
-import type { PmsWrite } from '@vrp/pms-matrix';
 
 export interface ListingPms {
   listingId: string;
@@ -14,15 +14,7 @@ export interface ListingPms {
   externalId: string;
 }
 
-export interface RelayInput {
-  workspaceId: string;
-  provider: string;
-  operation: PmsWrite;
-  listingExternalId: string;
-  entityExternalId: string;
-  payload: unknown;
-  idempotencyKey: string;
-}
+export type RelayInput = RelayRequest;
 
 export interface PmsPort {
   /** The listing (by id or mapped channel id) and its PMS; not_found when it is not in the workspace. */
@@ -38,7 +30,7 @@ export interface PmsPort {
 
 export function grpcPmsPort(addresses: Pick<ServiceAddresses, 'listing' | 'pmsAdapter'>): PmsPort {
   const listings: Upstream<listing.ListingServiceClient> = createUpstream(listing.ListingServiceClient, { name: 'listing', address: addresses.listing });
-  const adapter: Upstream<pms.PmsAdapterServiceClient> = createUpstream(pms.PmsAdapterServiceClient, { name: 'pms-adapter', address: addresses.pmsAdapter });
+  const relay = connectPmsRelay(addresses.pmsAdapter);
 
   const find = async (workspaceId: string, id: string) => {
     const { listings: found } = await listings.call('resolveListings', { workspaceId, ids: [id] });
@@ -58,21 +50,10 @@ export function grpcPmsPort(addresses: Pick<ServiceAddresses, 'listing' | 'pmsAd
       const found = await listings.call('findPmsListing', { workspaceId, provider, externalId });
       return { listingId: found.listing?.id ?? null, deleted: found.deleted };
     },
-    async relay(input) {
-      const res = await adapter.call('relayWrite', {
-        workspaceId: input.workspaceId,
-        provider: input.provider,
-        operation: input.operation,
-        listingExternalId: input.listingExternalId,
-        entityExternalId: input.entityExternalId,
-        payloadJson: JSON.stringify(input.payload),
-        idempotencyKey: input.idempotencyKey,
-      });
-      return { entityExternalId: res.entityExternalId };
-    },
+    relay: (input) => relay.relay(input),
     close() {
       listings.close();
-      adapter.close();
+      relay.close();
     },
   };
 }

@@ -1,174 +1,33 @@
-// gRPC handlers of ListingService: validate the request, run the use case, map the result.
+// gRPC transport of ListingService: decodes what the use cases need from each message, calls the
+// use case (use-cases/listings.ts, use-cases/listing-data.ts) and encodes its answer
+// (grpc/mappers.ts). grpc-js does the wire format and the platform's server maps errors; no rule
+// and no store call lives here.
 import { listing as pb } from '@vrp/contracts';
-import {
-  AppError,
-  DuplicateKeyError,
-  MAX_PAGE_LIMIT,
-  newId,
-  pageInfo,
-  pageWindow,
-  requestKey,
-  requireWorkspace,
-  service,
-  validationFailed,
-  type AppliedRequests,
-  type DocumentStore,
-  type Handlers,
-  type Outbox,
-  type ServiceRegistration,
-} from '@vrp/platform';
-import { activityOutcomeIds, type ActivityOutcomeIds, type ListingActivity } from '../activity';
-import { statusesFor, usageOf, type ListingRecord } from '../domain/listing';
-import { activityChanged, recordActivity } from '../events/activity-publisher';
-import { pmsListingStore, type ListingStore } from '../store/listing-store';
-import { PmsSyncMarks } from '../store/pms-sync-marks';
+import { service, type ServiceRegistration } from '@vrp/platform';
+import type { ListingDataDeps } from '../use-cases/data-context';
+import { listingDataUseCases } from '../use-cases/listing-data';
+import { listingUseCases } from '../use-cases/listings';
 import { statusFilterFromProto, toProtoListing, toProtoUsage } from './mappers';
 
-export type ListingHandlers = Handlers<typeof pb.ListingServiceService>;
-
-export interface ListingHandlerDeps {
-  store: DocumentStore;
-  listings: ListingStore;
-  outbox: Outbox;
-  activity: ListingActivity;
-  /** Idempotency-Keys stored with the writes (service-side idempotency). */
-  applied: AppliedRequests;
-}
-
-export function listingHandlers(deps: ListingHandlerDeps, data: Omit<ListingHandlers, keyof ReturnType<typeof coreHandlers>>): ServiceRegistration {
-  return service(pb.ListingServiceService, { ...coreHandlers(deps), ...data });
-}
-
-/** Listings, plans and activity; the data of a listing lives in data-handlers.ts. */
-function coreHandlers(deps: ListingHandlerDeps) {
-  const { listings, outbox, store, activity, applied } = deps;
-  const marks = new PmsSyncMarks(store);
-
-  return {
-    async listListings(req: pb.ListListingsRequest) {
-      requireWorkspace(req.workspaceId);
-      const window = pageWindow(req.page);
-      const { items, total } = await listings.page(req.workspaceId, statusesFor(statusFilterFromProto(req.status)), window);
-      return { listings: items.map(toProtoListing), page: pageInfo(window, items.length, total) };
+export function listingService(deps: ListingDataDeps): ServiceRegistration {
+  const listings = listingUseCases(deps);
+  return service(pb.ListingServiceService, {
+    async listListings(req) {
+      const { listings: items, page } = await listings.listListings(req, statusFilterFromProto(req.status));
+      return { listings: items.map(toProtoListing), page };
     },
-
-    async getListing(req: pb.GetListingRequest) {
-      requireWorkspace(req.workspaceId);
-      const found = req.allowInactive ? await listings.resolve(req.workspaceId, req.id) : await listings.resolveActive(req.workspaceId, req.id);
-      return { listing: toProtoListing(found) };
+    getListing: async (req) => ({ listing: toProtoListing(await listings.getListing(req)) }),
+    createListing: async (req) => ({ listing: toProtoListing(await listings.createListing(req)) }),
+    setWorkspacePlan: async (req) => ({ usage: toProtoUsage(await listings.setWorkspacePlan(req)) }),
+    getWorkspaceUsage: async (req) => ({ usage: toProtoUsage(await listings.getWorkspaceUsage(req)) }),
+    setListingsActive: (req) => listings.setListingsActive(req),
+    deleteListing: async (req) => ({ listing: toProtoListing(await listings.deleteListing(req)) }),
+    deactivateConnectionListings: (req) => listings.deactivateConnectionListings(req),
+    resolveListings: async (req) => ({ listings: (await listings.resolveListings(req)).map(toProtoListing) }),
+    async findPmsListing(req) {
+      const found = await listings.findPmsListing(req);
+      return found.listing ? { listing: toProtoListing(found.listing), deleted: false } : { deleted: found.deleted };
     },
-
-    async createListing(req: pb.CreateListingRequest) {
-      requireWorkspace(req.workspaceId);
-      const input = req.listing;
-      if (!input?.name.trim()) throw validationFailed({ 'listing.name': 'is required' });
-      const now = new Date();
-      const record: ListingRecord = {
-        id: newId('lst'),
-        workspaceId: req.workspaceId,
-        name: input.name.trim(),
-        status: req.inactive ? 'inactive' : 'active',
-        channels: input.channels.map((c) => ({ channel: c.channel, externalId: c.externalId })),
-        address: {
-          line1: input.address?.line1 ?? '',
-          line2: input.address?.line2 ?? '',
-          city: input.address?.city ?? '',
-          region: input.address?.region ?? '',
-          postalCode: input.address?.postalCode ?? '',
-          country: input.address?.country ?? '',
-        },
-        timezone: input.timezone || 'UTC',
-        currency: input.currency || 'EUR',
-        maxGuests: input.maxGuests || 2,
-        bedrooms: input.bedrooms,
-        bathrooms: input.bathrooms,
-        beds: input.beds,
-        checkInTime: input.checkInTime || '15:00',
-        checkOutTime: input.checkOutTime || '11:00',
-        pmsProvider: input.pmsProvider,
-        pmsExternalId: input.pmsExternalId,
-        defaultNightlyPrice: input.defaultNightlyPrice || 100,
-        cleaningFee: input.cleaningFee,
-        taxRate: input.taxRate,
-        publishedAt: null,
-        activityVersion: 1,
-        version: 1,
-        createdAt: now,
-        updatedAt: now,
-      };
-      const created = await store
-        .transaction(async (tx) => {
-          // A listing imported unlisted starts inactive and takes no slot of the plan.
-          if (record.status === 'active') await listings.reserveActiveSlots(req.workspaceId, 1, tx);
-          const saved = await listings.insert(record, tx);
-          await recordActivity(outbox, tx, [activityChanged(saved, req.inactive ? 'imported_unlisted' : 'created', now)]);
-          return saved;
-        })
-        .catch((err: unknown) => {
-          // The unique {workspaceId, aliases} index: a channel id already names another listing.
-          if (err instanceof DuplicateKeyError) throw new AppError('conflict', `A channel id of '${record.name}' is already mapped to another listing of the workspace; nothing was created.`, {}, 'Remove the mapping from the other listing, or leave that channel out.');
-          throw err;
-        });
-      void outbox.flush().catch(() => undefined);
-      return { listing: toProtoListing(created) };
-    },
-
-    async setWorkspacePlan(req: pb.SetWorkspacePlanRequest) {
-      requireWorkspace(req.workspaceId);
-      if (!Number.isInteger(req.activeListingLimit) || req.activeListingLimit < 0) {
-        throw validationFailed({ activeListingLimit: 'must be a non-negative integer' });
-      }
-      await listings.setLimit(req.workspaceId, req.activeListingLimit);
-      const plan = await listings.plan(req.workspaceId);
-      return { usage: toProtoUsage(usageOf(plan, await listings.countByStatus(req.workspaceId, 'inactive'))) };
-    },
-
-    async getWorkspaceUsage(req: pb.GetWorkspaceUsageRequest) {
-      requireWorkspace(req.workspaceId);
-      const plan = await listings.plan(req.workspaceId);
-      return { usage: toProtoUsage(usageOf(plan, await listings.countByStatus(req.workspaceId, 'inactive'))) };
-    },
-
-    async setListingsActive(req: pb.SetListingsActiveRequest) {
-      requireWorkspace(req.workspaceId);
-      if (req.listingIds.length === 0) throw validationFailed({ listingIds: 'must name at least one listing' });
-      if (req.listingIds.length > MAX_PAGE_LIMIT) throw validationFailed({ listingIds: `must name at most ${MAX_PAGE_LIMIT} listings` });
-      if (req.expectedVersion && req.listingIds.length !== 1) throw validationFailed({ expectedVersion: 'applies to exactly one listing' });
-      // A key already applied answers the first outcome (which listings it changed).
-      const key = requestKey('listing.setListingsActive', req);
-      return applied.once(
-        key,
-        async () => activityOutcomeIds(await activity.setActive(req.workspaceId, req.listingIds, req.active, 'owner', req.expectedVersion, key)),
-        async (result) => JSON.parse(result) as ActivityOutcomeIds,
-      );
-    },
-
-    async deleteListing(req: pb.DeleteListingRequest) {
-      requireWorkspace(req.workspaceId);
-      return { listing: toProtoListing(await activity.delete(req.workspaceId, req.id)) };
-    },
-
-    async deactivateConnectionListings(req: pb.DeactivateConnectionListingsRequest) {
-      requireWorkspace(req.workspaceId);
-      if (!req.pmsProvider) throw validationFailed({ pmsProvider: 'is required' });
-      const changed = await activity.deactivatePmsAccount(req.workspaceId, req.pmsProvider, req.pmsExternalIds);
-      return { deactivated: changed.map((l) => l.id) };
-    },
-
-    async resolveListings(req: pb.ResolveListingsRequest) {
-      requireWorkspace(req.workspaceId);
-      const found = await listings.findAll(req.workspaceId, req.ids);
-      return { listings: found.map(toProtoListing) };
-    },
-
-    async findPmsListing(req: pb.FindPmsListingRequest) {
-      requireWorkspace(req.workspaceId);
-      if (!req.provider || !req.externalId) throw validationFailed({ ...(req.provider ? {} : { provider: 'is required' }), ...(req.externalId ? {} : { externalId: 'is required' }) });
-      const found = await pmsListingStore(listings).findByPmsId(req.workspaceId, req.provider, req.externalId);
-      if (found) return { listing: toProtoListing(found), deleted: false };
-      // Every import records the PMS listing's sync mark in the same transaction as the listing,
-      // and deletion keeps the mark: a mark without a listing is a listing the workspace deleted.
-      return { deleted: (await marks.get(req.workspaceId, req.provider, req.externalId)) !== null };
-    },
-  } satisfies Partial<ListingHandlers>;
+    ...listingDataUseCases(deps),
+  });
 }

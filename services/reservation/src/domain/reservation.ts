@@ -119,6 +119,36 @@ export interface ReservationRecord {
   idempotencyKey: string;
 }
 
+/** What every new reservation is given; every other field starts empty (no notes, times, PMS link or conflicts). */
+export type NewReservationFields = Pick<
+  ReservationRecord,
+  'id' | 'workspaceId' | 'propertyId' | 'status' | 'source' | 'confirmationCode' | 'checkIn' | 'checkOut' | 'primaryGuest' | 'occupancy' | 'financials' | 'bookedAt' | 'updatedAt'
+> &
+  Partial<ReservationRecord>;
+
+/** The one factory of a new reservation record (API create, PMS sync, tests, benchmarks). */
+export function newReservationRecord(fields: NewReservationFields): ReservationRecord {
+  return {
+    roomTypeId: '',
+    guestId: '',
+    notes: { host: '', guest: '' },
+    customFields: {},
+    checkInTime: '',
+    checkOutTime: '',
+    platform: '',
+    unitId: '',
+    tentativeHold: false,
+    groupId: '',
+    pmsProvider: '',
+    pmsExternalId: '',
+    pmsUpdatedAt: null,
+    version: 1,
+    conflictsWith: [],
+    idempotencyKey: '',
+    ...fields,
+  };
+}
+
 /** Statuses a caller may set through PATCH; POST_STAY is derived from the dates. */
 export const WRITABLE_STATUSES = WRITABLE_RESERVATION_STATUSES;
 export type WritableStatus = WritableReservationStatus;

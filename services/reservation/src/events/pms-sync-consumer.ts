@@ -5,7 +5,7 @@
 // unavailable are transient (retried in place, dead-lettered past the budget).
 import { pmsSync, TOPICS } from '@vrp/contracts';
 import { describeSyncChange, type ConsumerRunner, type Subscription } from '@vrp/platform';
-import type { Reservations } from '../reservations';
+import type { Reservations } from '../use-cases/reservations';
 
 export const PMS_SYNC_GROUP = 'reservation-pms-sync';
 

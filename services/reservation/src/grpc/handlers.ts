@@ -1,7 +1,7 @@
 // gRPC handlers of ReservationService: validate the request shape, run the use case, map the result.
 import { reservation as pb } from '@vrp/contracts';
 import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
-import type { Reservations } from '../reservations';
+import type { Reservations } from '../use-cases/reservations';
 import { newReservationFromProto, patchFromProto, queryInputFromProto, toProtoQuote, toProtoReservation } from './mappers';
 
 export function reservationHandlers(deps: { reservations: Reservations }): ServiceRegistration {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { pms, syncHealth } from '@vrp/contracts';
 import { AppError, dataWorkspaceId, KEY_MODES, type KeyMode, type Upstream } from '@vrp/platform';
-import type { WorkspaceAdmin } from '../../workspace-admin';
+import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
 import { connectionParams, createConnectionBody, idParam, pmsConnectionSchema, syncHealthSchema, toApiConnection, toApiSyncHealth } from '@vrp/api-model';
 

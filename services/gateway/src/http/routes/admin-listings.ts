@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { listing } from '@vrp/contracts';
 import { dataWorkspaceId, type Upstream } from '@vrp/platform';
-import type { WorkspaceAdmin } from '../../workspace-admin';
+import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
 import { createListingBody, idParam, listingSchema, toApiListing } from '@vrp/api-model';
 import { created, defineRoute, type Route } from '../route';
 

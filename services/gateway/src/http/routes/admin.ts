@@ -9,7 +9,7 @@ import { created, defineRoute, ok, type Route } from '../route';
 import { idParam, pageQuery, paginationSchema } from '@vrp/api-model';
 import { activeListingLimitInput, apiKeyModeSchema, apiKeySummarySchema, createdApiKeySchema, workspaceNameInput } from '../schemas-admin';
 import { planWorkspaceSchema, rateLimitsInput, toApiPlanWorkspace, workspaceWithUsageSchema } from '../schemas-limits';
-import type { WorkspaceAdmin } from '../../workspace-admin';
+import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
 
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
 const apiKeyIdParams = z.strictObject({ id: idParam('API key id (key_...).') });

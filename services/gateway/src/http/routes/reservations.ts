@@ -87,13 +87,13 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       operationId: 'createReservation',
       summary: 'Create a reservation',
       description:
-        'Answers the reservation with status CONFIRMED and a confirmation code. Priced from the listing’s calendar unless `financials.totalPrice` is given. The stay holds its nights `[checkIn, checkOut)` on the listing (owner blocks too): a night already booked by a PENDING or CONFIRMED reservation, or closed on the calendar, answers 409 dates_unavailable with `error.conflicts` naming each night, and nothing is written — of concurrent creates for the same nights exactly one succeeds. On a PMS listing the reservation is created in the PMS first; writes the PMS cannot perform answer 422 pms_write_unsupported and nothing is sent; a PMS that is down answers 503 and nothing is stored. Honours Idempotency-Key (the key is stored with the reservation, so a retry never creates a second one).',
+        'Answers the reservation with status CONFIRMED and a confirmation code. Priced from the listing’s calendar unless `financials.totalPrice` is given. The stay holds its nights `[checkIn, checkOut)` on the listing (owner blocks too): a night already booked by a PENDING or CONFIRMED reservation, or closed on the calendar, answers 409 dates_unavailable with `error.conflicts` naming each night, and nothing is written — of concurrent creates for the same nights exactly one succeeds. On a PMS listing the reservation is created in the PMS first; writes the PMS cannot perform answer 422 pms_write_unsupported and nothing is sent; a PMS that fails or refuses answers 502 pms_unavailable with its reason (503 service_unavailable with Retry-After once its breaker is open), and nothing is stored. Honours Idempotency-Key (the key is stored with the reservation, so a retry never creates a second one).',
       tags: ['Reservations'],
       auth: 'api_key',
       body: createReservationBody,
       versioned: true,
       responses: { 201: one },
-      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'dates_unavailable', 'service_unavailable'],
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'dates_unavailable', 'pms_unavailable', 'service_unavailable'],
       async handler({ body, principal, req, res: http }) {
         const res = await upstream.call('createReservation', {
           workspaceId: principal.workspaceId,
@@ -152,7 +152,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       body: updateReservationBody,
       versioned: true,
       responses: { 200: one },
-      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'dates_unavailable', 'service_unavailable', 'conflict'],
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'dates_unavailable', 'pms_unavailable', 'service_unavailable', 'conflict'],
       async handler({ params, body, principal, req, res: http }) {
         const res = await upstream.call(
           'updateReservation',
@@ -187,7 +187,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       params: reservationParams,
       versioned: true,
       responses: { 200: one },
-      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'service_unavailable'],
+      errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable', 'service_unavailable'],
       async handler({ params, principal, req, res: http }) {
         const res = await upstream.call('cancelReservation', { workspaceId: principal.workspaceId, id: params.id, idempotencyKey: idempotencyKeyOf(req), expectedVersion: expectedVersion(req) });
         return ok(oneOf(res, http));

@@ -2,12 +2,12 @@
 // service, set through it) and API keys. Used by the admin API and by bootstrapWorkspace.
 import type { listing } from '@vrp/contracts';
 import { dataWorkspaceId, DuplicateKeyError, KEY_MODES, notFound, validationFailed, type AppliedRequests, type DocumentStore, type KeyMode, type RequestKey, type Upstream } from '@vrp/platform';
-import { mergeRateLimitOverrides, type RateLimitOverrides, type RateLimits } from './domain/rate-limits';
-import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from './domain/api-key';
-import { newApiKeyRecord, type ApiKeyRecord } from './domain/api-key-record';
-import { newWorkspace, type Workspace } from './domain/workspace';
-import type { ApiKeyStore } from './store/api-key-store';
-import type { WorkspaceStore } from './store/workspace-store';
+import { mergeRateLimitOverrides, type RateLimitOverrides, type RateLimits } from '../domain/rate-limits';
+import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from '../domain/api-key';
+import { newApiKeyRecord, type ApiKeyRecord } from '../domain/api-key-record';
+import { newWorkspace, type Workspace } from '../domain/workspace';
+import type { ApiKeyStore } from '../store/api-key-store';
+import type { WorkspaceStore } from '../store/workspace-store';
 
 export interface WorkspaceAdminDeps {
   workspaces: WorkspaceStore;

@@ -2,9 +2,9 @@
 // in one transaction that changes the listings, the plan's active count and the outbox
 // together, so either everything happens or nothing does.
 import { preconditionFailed, type AppliedRequests, type DocumentStore, type Outbox, type RequestKey } from '@vrp/platform';
-import { planToggle, type ListingRecord } from './domain/listing';
-import { activityChanged, recordActivity, type ActivityReason } from './events/activity-publisher';
-import type { ListingStore } from './store/listing-store';
+import { planToggle, type ListingRecord } from '../domain/listing';
+import { activityChanged, recordActivity, type ActivityReason } from '../events/activity-publisher';
+import type { ListingStore } from '../store/listing-store';
 
 /** What an owner toggle answers: the ids it changed and those it left as they were. */
 export interface ActivityOutcomeIds {

@@ -1,0 +1,31 @@
+// The rules of a PMS's listing changes (pms.sync.v1): which fields a PMS owns, and when a change
+// changes nothing. No I/O here.
+import type { ListingSyncPayload } from '@vrp/contracts';
+import type { PmsListingFields } from '../store/listing-store';
+import type { ListingRecord } from './listing';
+
+/** The PMS-owned fields of a listing, from the sync payload (absent values keep the listing's). */
+export function fieldsOf(p: ListingSyncPayload): PmsListingFields {
+  return {
+    name: p.name.trim() || p.externalId,
+    channels: p.channels.filter((c) => c.externalId).map((c) => ({ channel: c.channel, externalId: c.externalId })),
+    timezone: p.timezone,
+    currency: p.currency,
+    maxGuests: p.maxGuests,
+    bedrooms: p.bedrooms,
+    bathrooms: p.bathrooms,
+    beds: p.beds,
+    defaultNightlyPrice: p.defaultNightlyPrice,
+    cleaningFee: p.cleaningFee,
+  };
+}
+
+/** True when applying `fields` would change nothing (a replay, or a change of other data). */
+export function sameFields(listing: ListingRecord, fields: PmsListingFields): boolean {
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    const current = listing[key as keyof ListingRecord];
+    if (JSON.stringify(current) !== JSON.stringify(value)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,62 @@
+// The content of a listing (sections): read, and PUT relayed first to the PMS managing it (only the
+// sections the capability matrix lets it store; the others are deferred), then stored.
+import { listing as pb } from '@vrp/contracts';
+import { pmsWriteUnsupported, preconditionFailed, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
+import { inSectionOrder, parseSections, refusedWrites, splitByPms, type SectionValues } from '../domain/content';
+import { assertValid, dataContext, type DataContext, type ListingDataDeps, type ListingDataUseCases } from './data-context';
+
+const toProtoSections = (values: SectionValues): pb.ContentSection[] =>
+  inSectionOrder(values).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
+
+export function contentUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)): Pick<ListingDataUseCases, 'getContent' | 'putContent'> {
+  const { listings, contentRelay } = deps;
+  const { data, activeListing } = ctx;
+
+  return {
+    async getContent(req) {
+      const listing = await activeListing(req);
+      const content = await data.readContent(listing);
+      return { listingId: listing.id, sections: toProtoSections(content.sections), updatedAt: content.updatedAt ?? undefined, version: content.version };
+    },
+
+    async putContent(req) {
+      requireWorkspace(req.workspaceId);
+      requireId(req.listingId, 'listingId');
+      if (req.sections.length === 0) throw validationFailed({ sections: 'must contain at least one section' });
+      const { values, problems } = parseSections(req.sections);
+      assertValid(problems);
+      const listing = await listings.resolveActive(req.workspaceId, req.listingId);
+
+      // Decided from the capability matrix alone, before anything reaches the PMS (spec 7.2).
+      const provider = listing.pmsProvider;
+      const split = splitByPms(provider, inSectionOrder(values).map(([name]) => name));
+      if (split.applied.length === 0) throw pmsWriteUnsupported(provider, refusedWrites(split.deferred));
+      const toStore: SectionValues = {};
+      for (const name of split.applied) toStore[name] = values[name];
+      // If-Match is checked before anything reaches the PMS, and again by the guarded write.
+      if (req.expectedVersion) {
+        const current = await data.readContent(listing);
+        if (current.version !== req.expectedVersion) throw preconditionFailed('Content of listing', listing.id, req.expectedVersion, current.version);
+      }
+
+      // The PMS is the source of truth of a PMS listing: it must accept the sections before
+      // they are stored here. Should storing fail after the PMS accepted, the next sync from
+      // the PMS brings the same values back, so the two never diverge for long.
+      if (provider && contentRelay) await contentRelay.apply(listing, toStore);
+      const stored = await data.putContent(listing, toStore, new Date(), req.expectedVersion);
+      if (!stored) {
+        const current = await data.readContent(listing);
+        throw preconditionFailed('Content of listing', listing.id, req.expectedVersion, current.version);
+      }
+      return {
+        listingId: listing.id,
+        applied: split.applied,
+        deferred: split.deferred,
+        pmsProvider: provider,
+        pmsErrors: split.errors,
+        sections: toProtoSections(stored.sections),
+        version: stored.version,
+      };
+    },
+  };
+}
