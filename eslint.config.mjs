@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'packages/contracts/src/gen/**', 'coverage/**'] },
@@ -27,18 +28,31 @@ export default tseslint.config(
         {
           paths: [
             { name: '@vrp/platform', allowImportNames: ['freePort'], message: 'e2e/ is black-box: no platform engines, clients or bus (freePort only).' },
-            { name: '@vrp/pms-simulator', allowImportNames: ['SimulatorControl'], message: 'e2e/ drives the simulator through its control API (SimulatorControl) only.' },
+            {
+              name: '@vrp/pms-simulator',
+              allowImportNames: ['SimulatorControl'],
+              message: 'e2e/ drives the simulator through its control API (SimulatorControl) only.',
+            },
             { name: '@vrp/stack', message: 'Boot the stack through e2e/support/stack.ts (startTestStack).' },
           ],
           patterns: [
-            { group: ['@vrp/*', '!@vrp/platform', '!@vrp/pms-simulator', '!@vrp/stack'], message: 'e2e/ is black-box: no service, contract, capability matrix or gRPC code; use the HTTP API.' },
-            { group: ['mongoose', 'kafkajs', '@grpc/*', '**/services/**', '**/packages/**', '**/tools/**'], message: 'e2e/ is black-box: no database, bus, gRPC or source of a service; use the HTTP API.' },
+            {
+              group: ['@vrp/*', '!@vrp/platform', '!@vrp/pms-simulator', '!@vrp/stack'],
+              message: 'e2e/ is black-box: no service, contract, capability matrix or gRPC code; use the HTTP API.',
+            },
+            {
+              group: ['mongoose', 'kafkajs', '@grpc/*', '**/services/**', '**/packages/**', '**/tools/**'],
+              message: 'e2e/ is black-box: no database, bus, gRPC or source of a service; use the HTTP API.',
+            },
           ],
         },
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[property.name='stack']", message: 'e2e/ is black-box: use the TestStack fields (baseUrl, admin, api, pms, demoListingIds), not the in-process stack.' },
+        {
+          selector: "MemberExpression[property.name='stack']",
+          message: 'e2e/ is black-box: use the TestStack fields (baseUrl, admin, api, pms, demoListingIds), not the in-process stack.',
+        },
       ],
     },
   },
@@ -50,8 +64,18 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: '@vrp/platform', allowImportNames: ['freePort', 'serviceConfigSchema', 'checkEngineConfig', 'startOpsServer'], message: 'Repository tests read the config schemas only.' }] },
+        {
+          paths: [
+            {
+              name: '@vrp/platform',
+              allowImportNames: ['freePort', 'serviceConfigSchema', 'checkEngineConfig', 'startOpsServer'],
+              message: 'Repository tests read the config schemas only.',
+            },
+          ],
+        },
       ],
     },
   },
+  // Formatting is prettier's (pnpm format); eslint keeps the rules about code.
+  prettier,
 );

@@ -21,7 +21,10 @@ const TARGET_P99_MS = 15;
 const PER_CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
 function child<T>(script: string, stdout: 'ignore' | 'inherit', message?: unknown): Promise<{ proc: ChildProcess; reply: T }> {
-  const proc = fork(join(__dirname, 'support', script), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_STACK_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [])], stdio: ['ignore', stdout, 'inherit', 'ipc'] });
+  const proc = fork(join(__dirname, 'support', script), [], {
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_STACK_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [])],
+    stdio: ['ignore', stdout, 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     proc.once('message', (reply: T) => resolve({ proc, reply }));
     proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
@@ -51,7 +54,12 @@ function cpuMsOf(pid: number): number {
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const brief = (r: WrkResult & { cpuMsPerRequest?: number }) => ({
   req_per_s: Math.round(r.requestsPerSecond),
-  ...(r.cpuMsPerRequest !== undefined ? { cpu_ms_per_request: Math.round(r.cpuMsPerRequest * 1000) / 1000 } : {}), p50_ms: round2(r.latencyMs.p50), p99_ms: round2(r.latencyMs.p99), non_2xx: r.non2xx, socket_errors: r.socketErrors });
+  ...(r.cpuMsPerRequest !== undefined ? { cpu_ms_per_request: Math.round(r.cpuMsPerRequest * 1000) / 1000 } : {}),
+  p50_ms: round2(r.latencyMs.p50),
+  p99_ms: round2(r.latencyMs.p99),
+  non_2xx: r.non2xx,
+  socket_errors: r.socketErrors,
+});
 
 async function main(): Promise<void> {
   const loadBefore = loadavg().map(round2);
@@ -112,7 +120,15 @@ async function main(): Promise<void> {
       bare_req_per_s: Math.round(bareRps),
       gateway_cpu_ms_per_request: Math.round(mean((r) => r.gateway.cpuMsPerRequest) * 1000) / 1000,
       ratio: round2(ratio),
-      half_load: { rate_per_s: halfLoad.rate, sent: halfLoad.sent, ok: halfLoad.ok, failed: halfLoad.failed, p50_ms: round2(halfLoad.latencyMs.p50), p99_ms: round2(halfLoad.latencyMs.p99), max_ms: round2(halfLoad.latencyMs.max) },
+      half_load: {
+        rate_per_s: halfLoad.rate,
+        sent: halfLoad.sent,
+        ok: halfLoad.ok,
+        failed: halfLoad.failed,
+        p50_ms: round2(halfLoad.latencyMs.p50),
+        p99_ms: round2(halfLoad.latencyMs.p99),
+        max_ms: round2(halfLoad.latencyMs.max),
+      },
       targets: { ratio: TARGET_RATIO, p99_at_half_load_ms: TARGET_P99_MS },
       met,
     };

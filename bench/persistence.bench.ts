@@ -79,7 +79,9 @@ async function recovery(): Promise<void> {
     const first = createEmbeddedStore('reservation', dataDir);
     const writer = new ReservationStore(first);
     for (let i = 0; i < RECOVERY_TOTAL; i += 1_000) {
-      await writer.insertMany(Array.from({ length: Math.min(1_000, RECOVERY_TOTAL - i) }, (_, k) => benchReservation(i + k, 'ws_bench', `lst_bench${(i + k) % 20}`)));
+      await writer.insertMany(
+        Array.from({ length: Math.min(1_000, RECOVERY_TOTAL - i) }, (_, k) => benchReservation(i + k, 'ws_bench', `lst_bench${(i + k) % 20}`)),
+      );
     }
     await first.close();
     console.log(`recovery: wrote ${RECOVERY_TOTAL} reservations to ${dataDir} in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
@@ -106,7 +108,11 @@ async function recover(dataDir: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; concurrency ${CONCURRENCY}`);
+  console.log(
+    `load average at start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; concurrency ${CONCURRENCY}`,
+  );
   const results: Record<'off' | 'on', { rps: number; p50: number; p99: number; n: number }[]> = { off: [], on: [] };
   for (const persisted of [false, true, false, true]) {
     const r = await writePass(persisted);

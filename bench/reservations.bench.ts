@@ -18,18 +18,25 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REQUESTS = 400;
 const CASE_BUDGET_MS = 15_000;
 
-
 async function main(): Promise<void> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: 'silent' });
   try {
     const admin = (method: string, path: string, body?: unknown) =>
-      fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json() as Promise<{ data: Record<string, string> }>);
+      fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      }).then((r) => r.json() as Promise<{ data: Record<string, string> }>);
     const ws = (await admin('POST', '/admin/v1/workspaces', { name: 'Bench', activeListingLimit: LISTINGS, rateLimits: BENCH_RATE_LIMITS })).data.id!;
     const key = (await admin('POST', `/admin/v1/workspaces/${ws}/api-keys`, { mode: 'test' })).data.key!;
     const client = createUpstream(listingPb.ListingServiceClient, { name: 'bench', address: `127.0.0.1:${stack.services.listing.grpcPort}` });
     const listingIds: string[] = [];
     for (let i = 0; i < LISTINGS; i++) {
-      const { listing } = await client.call('createListing', { workspaceId: dataWorkspaceId(ws, 'test'), listing: listingPb.Listing.create({ name: `Bench ${i}` }), inactive: false });
+      const { listing } = await client.call('createListing', {
+        workspaceId: dataWorkspaceId(ws, 'test'),
+        listing: listingPb.Listing.create({ name: `Bench ${i}` }),
+        inactive: false,
+      });
       listingIds.push(listing!.id);
     }
     client.close();
@@ -47,7 +54,9 @@ async function main(): Promise<void> {
     // The admin calls' keep-alive connections were closed by the gateway while seeding ran; the
     // first request on each may meet a reset socket. Warm up (with retries) before measuring.
     for (let i = 0; i < CONCURRENCY * 2; i++) {
-      await fetch(`${stack.baseUrl}/v1/reservations?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer()).catch(() => undefined);
+      await fetch(`${stack.baseUrl}/v1/reservations?limit=1`, { headers: { authorization: `Bearer ${key}` } })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
     }
 
     const cases: [string, string][] = [
@@ -86,7 +95,9 @@ async function main(): Promise<void> {
       latencies.sort((a, b) => a - b);
       const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(1) : '-');
       const failed = [...failures].map(([status, n]) => `${n} x HTTP ${status}`).join(', ');
-      console.log(`${name} | ${latencies.length} | ${(latencies.length / seconds).toFixed(1)} | ${pct(0.5)} | ${pct(0.99)}${failed ? ` | failed: ${failed}` : ''}`);
+      console.log(
+        `${name} | ${latencies.length} | ${(latencies.length / seconds).toFixed(1)} | ${pct(0.5)} | ${pct(0.99)}${failed ? ` | failed: ${failed}` : ''}`,
+      );
     }
   } finally {
     await stack.stop();

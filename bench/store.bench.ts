@@ -126,7 +126,10 @@ async function main(): Promise<void> {
   const rand = rng(42);
   const docs = Array.from({ length: DOCS }, (_, i) => makeDoc(i, rand));
 
-  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
   console.log(`memory store bench: ${DOCS} reservations in one workspace, node ${process.version}, load average ${load()}`);
   const t0 = performance.now();
   for (let i = 0; i < docs.length; i += INSERT_BATCH) await reservations.insertMany(docs.slice(i, i + INSERT_BATCH));
@@ -152,7 +155,10 @@ async function main(): Promise<void> {
   row('find {workspaceId, propertyId} page + count', await measure((i) => listing({ workspaceId: WORKSPACE, propertyId: `prp_${i % PROPERTIES}` })));
   row('find {workspaceId, status} page + count', await measure((i) => listing({ workspaceId: WORKSPACE, status: STATUSES[i % STATUSES.length] })));
   row('findOne {_id}', await measure((i) => reservations.findOne({ _id: idOf(i) })));
-  row('findOne {workspaceId, confirmationCode}', await measure((i) => reservations.findOne({ workspaceId: WORKSPACE, confirmationCode: `CONF${(i * 7919) % DOCS}` })));
+  row(
+    'findOne {workspaceId, confirmationCode}',
+    await measure((i) => reservations.findOne({ workspaceId: WORKSPACE, confirmationCode: `CONF${(i * 7919) % DOCS}` })),
+  );
   row('updateOne {_id} $set', await measure((i) => reservations.updateOne({ _id: idOf(i) }, { $set: { totalPrice: i, updatedAt: new Date() } })));
   row(
     'findOneAndUpdate {_id, $expr guard} $inc',

@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   const ws = await admin('POST', '/admin/v1/workspaces', { name: 'Sync bench', activeListingLimit: LISTINGS, rateLimits: DEMO_RATE_LIMITS });
   const workspaceId = ws.body.data.id as string;
   const key = (await admin('POST', `/admin/v1/workspaces/${workspaceId}/api-keys`, { mode: 'test' })).body.data.key as string;
-  const api = (path: string) => fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as Promise<{ data: { name: string }[]; pagination: { total: number } }>);
+  const api = (path: string) =>
+    fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then(
+      (r) => r.json() as Promise<{ data: { name: string }[]; pagination: { total: number } }>,
+    );
 
   await pms.createAccount('PMS-A', 'bench');
   const connection = await admin('POST', `/admin/v1/workspaces/${workspaceId}/connections`, { provider: 'PMS-A', accountId: 'bench', mode: 'test' });

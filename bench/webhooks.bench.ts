@@ -53,7 +53,12 @@ async function main(): Promise<void> {
     const n = stays++;
     const day = (d: number) => new Date(Date.UTC(2035, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
     const start = Math.floor(n / 2) * 3;
-    return call('POST', '/v1/reservations', { propertyId: n % 2 ? b : a, checkIn: day(start), checkOut: day(start + 2), primaryGuest: { firstName: 'Bench', lastName: String(n), email: 'bench@example.com' } });
+    return call('POST', '/v1/reservations', {
+      propertyId: n % 2 ? b : a,
+      checkIn: day(start),
+      checkOut: day(start + 2),
+      primaryGuest: { firstName: 'Bench', lastName: String(n), email: 'bench@example.com' },
+    });
   };
   const reservationIdOf = (r: { json: { data: { object: Record<string, unknown> } } }) => r.json.data.object.id as string;
 
@@ -100,7 +105,8 @@ async function main(): Promise<void> {
 
   // 2. Live: SUBSCRIPTIONS endpoints, WRITERS clients writing LIVE_WRITES reservations.
   const liveSubs: string[] = [];
-  for (let i = 0; i < SUBSCRIPTIONS; i++) liveSubs.push((await call('POST', '/v1/webhooks', { url: `${receiver.url}/live${i}`, eventTypes: ['reservation.created'] })).data.id);
+  for (let i = 0; i < SUBSCRIPTIONS; i++)
+    liveSubs.push((await call('POST', '/v1/webhooks', { url: `${receiver.url}/live${i}`, eventTypes: ['reservation.created'] })).data.id);
   receiver.received.length = 0;
   const writeStarted = new Map<string, number>();
   const liveCpu = process.cpuUsage();
@@ -127,7 +133,8 @@ async function main(): Promise<void> {
   // 2. Throughput: SUBSCRIPTIONS endpoints, a burst of writes on two listings.
   receiver.onReceive = undefined;
   const subs: string[] = [];
-  for (let i = 0; i < SUBSCRIPTIONS; i++) subs.push((await call('POST', '/v1/webhooks', { url: `${receiver.url}/${i}`, eventTypes: ['listing.activated', 'listing.deactivated'] })).data.id);
+  for (let i = 0; i < SUBSCRIPTIONS; i++)
+    subs.push((await call('POST', '/v1/webhooks', { url: `${receiver.url}/${i}`, eventTypes: ['listing.activated', 'listing.deactivated'] })).data.id);
   receiver.received.length = 0;
   const expected = BURST_WRITES * SUBSCRIPTIONS;
   const t0 = performance.now();
@@ -184,7 +191,12 @@ async function main(): Promise<void> {
       {
         benchmark: 'webhooks: API write -> webhook arrival, and deliveries per second (embedded stack, local receiver)',
         load_average: loadavg().map((l) => +l.toFixed(2)),
-        latency: { rounds: sorted.length, p50_ms: +percentile(sorted, 50).toFixed(2), p99_ms: +percentile(sorted, 99).toFixed(2), max_ms: +sorted[sorted.length - 1]!.toFixed(2) },
+        latency: {
+          rounds: sorted.length,
+          p50_ms: +percentile(sorted, 50).toFixed(2),
+          p99_ms: +percentile(sorted, 99).toFixed(2),
+          max_ms: +sorted[sorted.length - 1]!.toFixed(2),
+        },
         latency_domain_event: {
           rounds: domainSorted.length,
           p50_ms: +percentile(domainSorted, 50).toFixed(2),

@@ -53,7 +53,12 @@ describe('collection filters naming a listing', () => {
       // The activity cache of each service follows the toggle within moments.
       let inactive = await mine.api<ErrorBody>('GET', `${path}?property_id=${paused}`);
       await eventually(async () => (inactive = await mine.api<ErrorBody>('GET', `${path}?property_id=${paused}`)).status === 403, 5000, `403 on ${path}`);
-      expect({ path, status: inactive.status, code: inactive.body.error?.code, ids: inactive.body.error?.listing_ids }).toEqual({ path, status: 403, code: 'listing_inactive', ids: [paused] });
+      expect({ path, status: inactive.status, code: inactive.body.error?.code, ids: inactive.body.error?.listing_ids }).toEqual({
+        path,
+        status: 403,
+        code: 'listing_inactive',
+        ids: [paused],
+      });
     }
   });
 });

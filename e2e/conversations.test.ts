@@ -69,7 +69,12 @@ describe('conversations, reviews and requests end to end', () => {
     });
 
     it('opens one conversation per reservation, tied to its listing and guest', async () => {
-      expect(conversation).toMatchObject({ propertyId: w.listings.Plain, reservationId: expect.stringMatching(/^res_/), guestId: expect.stringMatching(/^gst_/), messageCount: 0 });
+      expect(conversation).toMatchObject({
+        propertyId: w.listings.Plain,
+        reservationId: expect.stringMatching(/^res_/),
+        guestId: expect.stringMatching(/^gst_/),
+        messageCount: 0,
+      });
       const got = await w.api<{ data: Conversation }>('GET', `/v1/conversations/${conversation.id}`);
       expect(got.body.data).toEqual(conversation);
       const byGuest = await w.api<Page<Conversation>>('GET', `/v1/conversations?guest_id=${conversation.guestId}`);
@@ -77,10 +82,25 @@ describe('conversations, reviews and requests end to end', () => {
     });
 
     it('sends messages (201), lists them oldest first with pagination edges, and replays an idempotent send', async () => {
-      const first = await w.api<{ data: Message }>('POST', `/v1/conversations/${conversation.id}/messages`, { body: 'Welcome!', attachments: [attachment] }, { 'Idempotency-Key': 'send-welcome-1' });
+      const first = await w.api<{ data: Message }>(
+        'POST',
+        `/v1/conversations/${conversation.id}/messages`,
+        { body: 'Welcome!', attachments: [attachment] },
+        { 'Idempotency-Key': 'send-welcome-1' },
+      );
       expect(first.status).toBe(201);
-      expect(first.body.data).toMatchObject({ direction: 'outbound', body: 'Welcome!', attachments: [{ url: attachment.url, name: 'guide.pdf', contentType: 'application/pdf' }], pms: { provider: 'PMS-A' } });
-      const replay = await w.api<{ data: Message }>('POST', `/v1/conversations/${conversation.id}/messages`, { body: 'Welcome!', attachments: [attachment] }, { 'Idempotency-Key': 'send-welcome-1' });
+      expect(first.body.data).toMatchObject({
+        direction: 'outbound',
+        body: 'Welcome!',
+        attachments: [{ url: attachment.url, name: 'guide.pdf', contentType: 'application/pdf' }],
+        pms: { provider: 'PMS-A' },
+      });
+      const replay = await w.api<{ data: Message }>(
+        'POST',
+        `/v1/conversations/${conversation.id}/messages`,
+        { body: 'Welcome!', attachments: [attachment] },
+        { 'Idempotency-Key': 'send-welcome-1' },
+      );
       expect(replay.status).toBe(201);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body.data.id).toBe(first.body.data.id);
@@ -128,7 +148,11 @@ describe('conversations, reviews and requests end to end', () => {
 
     it('404s unknown and foreign conversations', async () => {
       expect((await w.api<ErrorBody>('GET', '/v1/conversations/cnv_nope')).status).toBe(404);
-      for (const [method, path] of [['GET', `/v1/conversations/${conversation.id}`], ['GET', `/v1/conversations/${conversation.id}/messages`], ['POST', `/v1/conversations/${conversation.id}/messages`]] as const) {
+      for (const [method, path] of [
+        ['GET', `/v1/conversations/${conversation.id}`],
+        ['GET', `/v1/conversations/${conversation.id}/messages`],
+        ['POST', `/v1/conversations/${conversation.id}/messages`],
+      ] as const) {
         const res = await t.api<ErrorBody>(method, path, method === 'POST' ? { body: 'hi' } : undefined);
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('not_found');
@@ -138,7 +162,12 @@ describe('conversations, reviews and requests end to end', () => {
     it('files the PMS thread of a PMS reservation in the reservation’s conversation; the host’s answer goes into that thread', async () => {
       const pms = simulator(t);
       const { provider, externalId: listing } = w.pmsOf.Plain!;
-      await pms.putReservation(provider, w.account, 'pms-stay-1', { listing_id: listing, arrival: '2031-09-01', departure: '2031-09-05', guest: { first_name: 'Ivo', email: 'ivo@example.com' } });
+      await pms.putReservation(provider, w.account, 'pms-stay-1', {
+        listing_id: listing,
+        arrival: '2031-09-01',
+        departure: '2031-09-05',
+        guest: { first_name: 'Ivo', email: 'ivo@example.com' },
+      });
       let reservationId = '';
       let conversation: Conversation | undefined;
       await syncUntil(
@@ -146,7 +175,10 @@ describe('conversations, reviews and requests end to end', () => {
         w,
         provider,
         async () => {
-          reservationId = (await w.api<Page<{ id: string; checkIn: string }>>('GET', `/v1/reservations?property_id=${w.listings.Plain}&limit=200`)).body.data.find((r) => r.checkIn === '2031-09-01')?.id ?? '';
+          reservationId =
+            (await w.api<Page<{ id: string; checkIn: string }>>('GET', `/v1/reservations?property_id=${w.listings.Plain}&limit=200`)).body.data.find(
+              (r) => r.checkIn === '2031-09-01',
+            )?.id ?? '';
           conversation = reservationId ? (await w.api<Page<Conversation>>('GET', `/v1/conversations?reservation_id=${reservationId}`)).body.data[0] : undefined;
           return conversation !== undefined;
         },
@@ -156,7 +188,11 @@ describe('conversations, reviews and requests end to end', () => {
       const messages = async () => (await w.api<Page<Message>>('GET', `/v1/conversations/${conversation!.id}/messages`)).body.data;
       await syncUntil(t, w, provider, async () => (await messages()).length === 1, 'the guest message in the reservation’s conversation');
       expect((await messages())[0]).toMatchObject({ direction: 'inbound', body: 'What is the wifi password?' });
-      expect((await w.api<Page<Conversation>>('GET', `/v1/conversations?property_id=${w.listings.Plain}&limit=200`)).body.data.filter((c) => c.reservationId === reservationId)).toHaveLength(1);
+      expect(
+        (await w.api<Page<Conversation>>('GET', `/v1/conversations?property_id=${w.listings.Plain}&limit=200`)).body.data.filter(
+          (c) => c.reservationId === reservationId,
+        ),
+      ).toHaveLength(1);
 
       expect((await w.api('POST', `/v1/conversations/${conversation!.id}/messages`, { body: 'It is on the fridge.' })).status).toBe(201);
       const thread = (await pms.account(provider, w.account)).messages.filter((m) => m.reservation_id === 'pms-stay-1');
@@ -167,21 +203,32 @@ describe('conversations, reviews and requests end to end', () => {
     });
 
     it('stores a guest message arriving in the PMS once, with its attachments, and lists it as inbound', async () => {
-      const { id } = await guestWrites(t, w, 'Glen', 'Hello? Photo of the door attached.', [{ url: 'https://files.example/door.jpg', filename: 'door.jpg', mime_type: 'image/jpeg' }]);
+      const { id } = await guestWrites(t, w, 'Glen', 'Hello? Photo of the door attached.', [
+        { url: 'https://files.example/door.jpg', filename: 'door.jpg', mime_type: 'image/jpeg' },
+      ]);
       const c = (await w.api<{ data: Conversation }>('GET', `/v1/conversations/${id}`)).body.data;
       expect(c).toMatchObject({ propertyId: w.listings.Glen, reservationId: null, messageCount: 1 });
       // Synced again (the whole feed from a rewound cursor is not needed: a second sync and the
       // bus's redeliveries both repeat it): still one message.
       await syncUntil(t, w, 'PMS-G', async () => true, 'a second sync');
       const messages = await w.api<Page<Message>>('GET', `/v1/conversations/${c.id}/messages`);
-      expect(messages.body.data).toMatchObject([{ direction: 'inbound', body: 'Hello? Photo of the door attached.', attachments: [{ url: 'https://files.example/door.jpg', name: 'door.jpg', contentType: 'image/jpeg' }] }]);
+      expect(messages.body.data).toMatchObject([
+        {
+          direction: 'inbound',
+          body: 'Hello? Photo of the door attached.',
+          attachments: [{ url: 'https://files.example/door.jpg', name: 'door.jpg', contentType: 'image/jpeg' }],
+        },
+      ]);
       expect(messages.body.pagination.total).toBe(1);
     });
   });
 
   describe('refused writes of spec 7.2 on data synced from the PMS (nothing reaches the PMS)', () => {
     it('refuses attachments on messages sent through PMS-G and PMS-F', async () => {
-      for (const [listing, provider] of [['Glen', 'PMS-G'], ['Fjord', 'PMS-F']] as const) {
+      for (const [listing, provider] of [
+        ['Glen', 'PMS-G'],
+        ['Fjord', 'PMS-F'],
+      ] as const) {
         const c = await pmsThread(listing);
         const before = await pmsWrites(t, w);
         const res = await w.api<ErrorBody>('POST', `/v1/conversations/${c.id}/messages`, { body: 'See attached', attachments: [attachment] });
@@ -195,7 +242,9 @@ describe('conversations, reviews and requests end to end', () => {
     it('sends a message without attachments through PMS-G: it reaches the PMS, in the guest’s thread', async () => {
       const c = await pmsThread('Glen');
       const before = (await pmsWrites(t, w)).length;
-      const sent = await w.api<{ data: Message & { pms: { provider: string; externalId: string } } }>('POST', `/v1/conversations/${c.id}/messages`, { body: 'Plain text is fine' });
+      const sent = await w.api<{ data: Message & { pms: { provider: string; externalId: string } } }>('POST', `/v1/conversations/${c.id}/messages`, {
+        body: 'Plain text is fine',
+      });
       expect(sent.status).toBe(201);
       expect(await pmsWrites(t, w)).toHaveLength(before + 1);
       const held = (await simulator(t).account('PMS-G', w.account)).messages;
@@ -213,7 +262,12 @@ describe('conversations, reviews and requests end to end', () => {
       expect(res.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-F' });
       expect(await pmsWrites(t, w)).toEqual(before);
       expect((await w.api<{ data: Review }>('GET', `/v1/reviews/${review.id}`)).body.data.reply).toBeNull();
-      for (const [body, fields] of [[{}, { body: 'is required' }], [{ body: '  ' }, { body: 'is required' }], [{ body: 'x'.repeat(5001) }, { body: 'must be at most 5000 characters' }], [{ body: 'ok', rating: 5 }, { rating: 'is not a known field' }]] as const) {
+      for (const [body, fields] of [
+        [{}, { body: 'is required' }],
+        [{ body: '  ' }, { body: 'is required' }],
+        [{ body: 'x'.repeat(5001) }, { body: 'must be at most 5000 characters' }],
+        [{ body: 'ok', rating: 5 }, { rating: 'is not a known field' }],
+      ] as const) {
         const bad = await w.api<ErrorBody>('POST', `/v1/reviews/${review.id}/reply`, body);
         expect([bad.status, bad.body.error.fields]).toEqual([400, fields]);
       }
@@ -255,7 +309,9 @@ describe('conversations, reviews and requests end to end', () => {
       // Without blockInstantBooking, PMS-G pre-approves: it reaches the PMS, which holds it.
       const ok = await w.api<{ data: Request }>('POST', `/v1/requests/${inqG.id}/pre-approve`, {});
       expect([ok.status, ok.body.data.status]).toEqual([200, 'pre_approved']);
-      expect((await simulator(t).account('PMS-G', w.account)).requests.map((r) => [r.kind, r.status, r.block_instant_booking])).toEqual([['inquiry', 'pre_approved', false]]);
+      expect((await simulator(t).account('PMS-G', w.account)).requests.map((r) => [r.kind, r.status, r.block_instant_booking])).toEqual([
+        ['inquiry', 'pre_approved', false],
+      ]);
     });
   });
 
@@ -273,7 +329,13 @@ describe('conversations, reviews and requests end to end', () => {
     it('a PMS refusing a write the matrix allows: a clear envelope, nothing stored here, the next write goes through', async () => {
       const review = await reviewArrives<Review>(t, w, 'Plain', { stars: 3, text: 'Noisy at night', reviewer_name: 'Cas' });
       // The PMS says it cannot do it (its own 422 unsupported): the API says so, naming the PMS.
-      await simulator(t).refuseNext('PMS-A', { kind: 'review.reply', count: 1, status: 422, code: 'unsupported', reason: 'Replies are closed for this review.' });
+      await simulator(t).refuseNext('PMS-A', {
+        kind: 'review.reply',
+        count: 1,
+        status: 422,
+        code: 'unsupported',
+        reason: 'Replies are closed for this review.',
+      });
       const unsupported = await w.api<ErrorBody>('POST', `/v1/reviews/${review.id}/reply`, { body: 'Sorry about that' });
       expect([unsupported.status, unsupported.body.error.code, unsupported.body.error.provider]).toEqual([422, 'pms_write_unsupported', 'PMS-A']);
       expect(unsupported.body.error.message).toContain('Replies are closed for this review.');
@@ -287,7 +349,13 @@ describe('conversations, reviews and requests end to end', () => {
       expect((await simulator(t).account('PMS-A', w.account)).reviews.find((r) => r.text === 'Noisy at night')!.response).toBeNull();
       // Same for a message: nothing listed in the conversation.
       const c = await pmsThread('Plain');
-      await simulator(t).refuseNext('PMS-A', { kind: 'message.send', count: 1, status: 400, code: 'blocked_words', reason: 'The message contains a phone number.' });
+      await simulator(t).refuseNext('PMS-A', {
+        kind: 'message.send',
+        count: 1,
+        status: 400,
+        code: 'blocked_words',
+        reason: 'The message contains a phone number.',
+      });
       const blocked = await w.api<ErrorBody>('POST', `/v1/conversations/${c.id}/messages`, { body: 'Call me on 555-0100' });
       expect([blocked.status, blocked.body.error.code]).toEqual([502, 'pms_unavailable']);
       expect((await w.api<Page<Message>>('GET', `/v1/conversations/${c.id}/messages`)).body.pagination.total).toBe(1);
@@ -340,14 +408,19 @@ describe('conversations, reviews and requests end to end', () => {
       }
       expect(await pmsWrites(t, w)).toEqual(writesBefore);
       // Another workspace asking for the same ids: 404, never 403.
-      for (const path of [`/v1/conversations/${conversation.id}`, `/v1/reviews/${review.id}`, `/v1/requests/${request.id}`]) expect((await t.api('GET', path)).status).toBe(404);
+      for (const path of [`/v1/conversations/${conversation.id}`, `/v1/reviews/${review.id}`, `/v1/requests/${request.id}`])
+        expect((await t.api('GET', path)).status).toBe(404);
 
       // Activation: the data is back, including what arrived while inactive (it kept syncing).
       await simulator(t).putReview('PMS-A', w.account, 'rev-closed-2', { listing_id: w.pmsOf.Closed!.externalId, stars: 3, text: 'Ok' });
       await syncUntil(t, w, 'PMS-A', async () => true, 'a sync while inactive');
       expect((await w.api('PATCH', `/v1/listings/${closed}`, { active: true })).status).toBe(200);
       await eventually(async () => (await w.api('GET', `/v1/conversations/${conversation.id}`)).status === 200, 5000, 'the conversation to come back');
-      await eventually(async () => (await w.api<Page<Review>>('GET', `/v1/reviews?property_id=${closed}`)).body.pagination.total === 2, 10_000, 'the review synced while inactive');
+      await eventually(
+        async () => (await w.api<Page<Review>>('GET', `/v1/reviews?property_id=${closed}`)).body.pagination.total === 2,
+        10_000,
+        'the review synced while inactive',
+      );
     });
   });
 });

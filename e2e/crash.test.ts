@@ -166,7 +166,11 @@ describe('crash safety: SIGKILL under write load, 20 rounds', () => {
           const checkIn = day.toISOString().slice(0, 10);
           const checkOut = new Date(day.getTime() + 2 * 86_400_000).toISOString().slice(0, 10);
           const created = await api<{ data: Reservation }>(c.baseUrl, 'POST', '/v1/reservations', {
-            propertyId: listing, checkIn, checkOut, primaryGuest: { firstName: `Crash${n}` }, source: 'DIRECT',
+            propertyId: listing,
+            checkIn,
+            checkOut,
+            primaryGuest: { firstName: `Crash${n}` },
+            source: 'DIRECT',
           });
           if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
           const id = created.body.data.id;
@@ -260,7 +264,9 @@ describe('crash safety: SIGKILL under write load, 20 rounds', () => {
     if (!arrived) {
       const got = eventKeys();
       const missing = [...expectedEvents].filter((k) => !got.has(k));
-      throw new Error(`${missing.length} of ${expectedEvents.size} events of acknowledged writes never arrived, e.g. ${missing.slice(0, 5).join(', ')}\n${c.output().slice(-2000)}`);
+      throw new Error(
+        `${missing.length} of ${expectedEvents.size} events of acknowledged writes never arrived, e.g. ${missing.slice(0, 5).join(', ')}\n${c.output().slice(-2000)}`,
+      );
     }
     expect(expectedEvents.size).toBeGreaterThan(ROUNDS * 3);
     c.proc.kill('SIGKILL');

@@ -95,12 +95,29 @@ describe('dead letters, end to end over HTTP', () => {
     const connB = await connect(b.id, 'PMS-D', 'dlq-b');
     let listingA: Listing | undefined;
     let listingsB: Listing[] = [];
-    await eventually(async () => !!(listingA = (await listingsOf(a.api))[0]) && (listingsB = await listingsOf(b.api)).length === keptKeys.length, 5000, 'both imports');
+    await eventually(
+      async () => !!(listingA = (await listingsOf(a.api))[0]) && (listingsB = await listingsOf(b.api)).length === keptKeys.length,
+      5000,
+      'both imports',
+    );
 
     // Workspace A deletes its PMS-imported listing; the PMS still has it and books it.
     expect((await a.api('DELETE', `/v1/listings/${listingA!.id}`)).status).toBe(200);
-    await pms.putReservation('PMS-D', 'dlq-a', 'res-on-gone', { listing_id: goneKey, arrival: '2033-05-01', departure: '2033-05-04', guest: { first_name: 'Ada', last_name: 'Gone' }, adults: 2 });
-    for (const k of keptKeys) await pms.putReservation('PMS-D', 'dlq-b', `res-on-${k}`, { listing_id: k, arrival: '2033-05-01', departure: '2033-05-04', guest: { first_name: 'Bo', last_name: 'Kept' }, adults: 1 });
+    await pms.putReservation('PMS-D', 'dlq-a', 'res-on-gone', {
+      listing_id: goneKey,
+      arrival: '2033-05-01',
+      departure: '2033-05-04',
+      guest: { first_name: 'Ada', last_name: 'Gone' },
+      adults: 2,
+    });
+    for (const k of keptKeys)
+      await pms.putReservation('PMS-D', 'dlq-b', `res-on-${k}`, {
+        listing_id: k,
+        arrival: '2033-05-01',
+        departure: '2033-05-04',
+        guest: { first_name: 'Bo', last_name: 'Kept' },
+        adults: 1,
+      });
     await sync(a.id, connA);
     await sync(b.id, connB);
 
@@ -139,7 +156,9 @@ describe('dead letters, end to end over HTTP', () => {
     expect(Buffer.from(dl!.payloadBase64, 'base64').toString()).toContain('res-on-gone');
     expect(listed.pagination).toEqual({ total: 1, limit: 50, offset: 0, hasMore: false });
     // The filters combine; other workspaces, topics and groups do not see it.
-    expect((await deadLetters(`?topic=${SYNC_TOPIC}&group=reservation-pms-sync&service=reservation&workspace_id=${a.id}`)).body.data.map((d) => d.id)).toEqual([dl!.id]);
+    expect((await deadLetters(`?topic=${SYNC_TOPIC}&group=reservation-pms-sync&service=reservation&workspace_id=${a.id}`)).body.data.map((d) => d.id)).toEqual([
+      dl!.id,
+    ]);
     expect((await deadLetters(`?workspace_id=${b.id}`)).body.data).toEqual([]);
     expect((await deadLetters(`?workspace_id=${a.id}&group=guest-pms-sync`)).body.data).toEqual([]);
     expect((await deadLetters(`?workspace_id=${a.id}&topic=reservation.events.v1`)).body.data).toEqual([]);

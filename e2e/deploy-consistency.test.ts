@@ -45,7 +45,10 @@ interface HelmService {
 }
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService>; networks: Record<string, { internal?: boolean } | null> };
+const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+  networks: Record<string, { internal?: boolean } | null>;
+};
 const chartDir = 'deploy/helm/vrp';
 const values = parse(read(`${chartDir}/values.yaml`)) as {
   defaultEnv: Record<string, string>;
@@ -73,17 +76,20 @@ const ADDR_OWNER: Record<(typeof ADDR_VARS)[number], string> = {
 };
 
 /** Values an operator gives the required secrets (`${X:?message}`), as compose would get them. */
-const SECRET_SAMPLES: Env = { ADMIN_TOKEN: 'a'.repeat(24), API_KEY_PEPPER: 'p'.repeat(40), MONGO_ROOT_PASSWORD: 'r'.repeat(32), MONGO_APP_PASSWORD: 's'.repeat(32) };
+const SECRET_SAMPLES: Env = {
+  ADMIN_TOKEN: 'a'.repeat(24),
+  API_KEY_PEPPER: 'p'.repeat(40),
+  MONGO_ROOT_PASSWORD: 'r'.repeat(32),
+  MONGO_APP_PASSWORD: 's'.repeat(32),
+};
 
 /** Compose interpolation as `docker compose` applies it: ${X:-default} -> default, ${X:?msg} -> the operator's value. */
 function interpolate(value: string): string {
-  return value
-    .replace(/\$\{([A-Z0-9_]+):-([^}]*)\}/g, '$2')
-    .replace(/\$\{([A-Z0-9_]+):\?[^}]*\}/g, (_m, name: string) => {
-      const sample = SECRET_SAMPLES[name];
-      if (!sample) throw new Error(`docker-compose.yml requires \${${name}}, which this test has no sample for`);
-      return sample;
-    });
+  return value.replace(/\$\{([A-Z0-9_]+):-([^}]*)\}/g, '$2').replace(/\$\{([A-Z0-9_]+):\?[^}]*\}/g, (_m, name: string) => {
+    const sample = SECRET_SAMPLES[name];
+    if (!sample) throw new Error(`docker-compose.yml requires \${${name}}, which this test has no sample for`);
+    return sample;
+  });
 }
 
 function composeEnv(service: ComposeService): Env {
@@ -119,10 +125,12 @@ const missing = (required: Iterable<string>, present: Set<string>) => [...requir
 
 function get(port: number, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
   });
 }
 
@@ -130,7 +138,19 @@ describe('the env catalog derived from the code', () => {
   it('finds the gateway and the five domain services, each with its own settings', () => {
     expect(processes.map((p) => p.name).sort()).toEqual(['gateway', 'guest', 'listing', 'pms-adapter', 'reservation', 'webhook']);
     for (const p of processes.filter((x) => x.kind === 'grpc')) {
-      expect([...p.vars.keys()]).toEqual(expect.arrayContaining([`${p.prefix}_GRPC_PORT`, `${p.prefix}_OPS_PORT`, `${p.prefix}_MONGO_DB`, 'STORE', 'BUS', 'MONGO_URL', 'KAFKA_BROKERS', 'LOG_LEVEL', ...ADDR_VARS]));
+      expect([...p.vars.keys()]).toEqual(
+        expect.arrayContaining([
+          `${p.prefix}_GRPC_PORT`,
+          `${p.prefix}_OPS_PORT`,
+          `${p.prefix}_MONGO_DB`,
+          'STORE',
+          'BUS',
+          'MONGO_URL',
+          'KAFKA_BROKERS',
+          'LOG_LEVEL',
+          ...ADDR_VARS,
+        ]),
+      );
     }
   });
 });
@@ -276,7 +296,12 @@ describe('docker-compose.yml: Compose Specification and security', () => {
     expect(JSON.stringify(mongo.healthcheck)).toContain('--authenticationDatabase admin');
     for (const proc of processes) {
       const url = new URL(composeEnv(compose.services[proc.name]!).MONGO_URL!);
-      expect({ service: proc.name, user: url.username, password: url.password, authSource: url.searchParams.get('authSource') }).toEqual({ service: proc.name, user: 'vrp', password: SECRET_SAMPLES.MONGO_APP_PASSWORD, authSource: 'admin' });
+      expect({ service: proc.name, user: url.username, password: url.password, authSource: url.searchParams.get('authSource') }).toEqual({
+        service: proc.name,
+        user: 'vrp',
+        password: SECRET_SAMPLES.MONGO_APP_PASSWORD,
+        authSource: 'admin',
+      });
     }
     // The init script grants the services' user exactly the databases they use.
     const init = read('deploy/compose/mongo-init.js');
@@ -298,7 +323,9 @@ describe('docker-compose.yml: Compose Specification and security', () => {
     expect(simulator.ports).toBeUndefined();
     expect(simulator.networks).toEqual(['pms']);
     expect(compose.networks.pms?.internal).toBe(true);
-    const onPms = Object.entries(compose.services).filter(([, s]) => s.networks?.includes('pms')).map(([n]) => n);
+    const onPms = Object.entries(compose.services)
+      .filter(([, s]) => s.networks?.includes('pms'))
+      .map(([n]) => n);
     expect(onPms.sort()).toEqual(['pms-adapter', 'pms-simulator']);
   });
 
@@ -327,7 +354,18 @@ describe('images', () => {
 });
 
 describe('the Helm chart', () => {
-  const templates = ['_helpers.tpl', 'deployment.yaml', 'service.yaml', 'hpa.yaml', 'pdb.yaml', 'configmap.yaml', 'secret.yaml', 'ingress.yaml', 'serviceaccount.yaml', 'NOTES.txt'];
+  const templates = [
+    '_helpers.tpl',
+    'deployment.yaml',
+    'service.yaml',
+    'hpa.yaml',
+    'pdb.yaml',
+    'configmap.yaml',
+    'secret.yaml',
+    'ingress.yaml',
+    'serviceaccount.yaml',
+    'NOTES.txt',
+  ];
   const template = (name: string) => read(`${chartDir}/templates/${name}`);
   const helmService = (name: string) => Object.values(values.services).find((s) => s.name === name);
   /** What the chart puts in a service's environment: shared ConfigMap, its own, computed, secrets. */
@@ -357,12 +395,14 @@ describe('the Helm chart', () => {
     // every top-level key of values.yaml carries a comment
     const raw = read(`${chartDir}/values.yaml`).split('\n');
     raw.forEach((line, i) => {
-      if (/^[a-zA-Z]/.test(line)) expect(raw.slice(Math.max(0, i - 3), i).some((l) => l.trim().startsWith('#')) || line.startsWith('imagePullSecrets')).toBe(true);
+      if (/^[a-zA-Z]/.test(line))
+        expect(raw.slice(Math.max(0, i - 3), i).some((l) => l.trim().startsWith('#')) || line.startsWith('imagePullSecrets')).toBe(true);
     });
   });
 
   it('renders every per-service object from one loop over .Values.services', () => {
-    for (const t of ['deployment.yaml', 'service.yaml', 'hpa.yaml', 'pdb.yaml', 'configmap.yaml']) expect(template(t)).toContain('range $key, $svc := .Values.services');
+    for (const t of ['deployment.yaml', 'service.yaml', 'hpa.yaml', 'pdb.yaml', 'configmap.yaml'])
+      expect(template(t)).toContain('range $key, $svc := .Values.services');
     const deployment = template('deployment.yaml');
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect(deployment).toContain(probe);
     expect(deployment).toMatch(/path: \{\{ \$svc\.probes\.readiness \}\}, port: \{\{ include "vrp\.probePort" \$ctx \}\}/);
@@ -380,32 +420,35 @@ describe('the Helm chart', () => {
     for (const key of ['ADMIN_TOKEN', 'API_KEY_PEPPER', 'MONGO_URL']) expect(template('secret.yaml')).toContain(`${key}:`);
   });
 
-  it.each(processes.map((p) => [p.name, p] as const))('%s: every variable it reads is wired, none is stale, and the values parse with its schemas', (name, proc) => {
-    const svc = helmService(name);
-    expect(svc).toBeDefined();
-    expect(svc!.enabled).toBe(true);
-    expect(svc!.kind).toBe(proc.kind);
-    if (proc.kind === 'grpc') expect(svc!.envPrefix).toBe(proc.prefix);
-    const env = chartEnv(svc!);
-    expect(missing(proc.vars.keys(), new Set(Object.keys(env)))).toEqual([]);
-    // its own env and secrets hold only what it reads (the shared ConfigMap may carry more)
-    expect(missing([...Object.keys(svc!.env), ...svc!.secretEnv], new Set(proc.vars.keys()))).toEqual([]);
-    const { data, problems } = parseWithCode(proc, env);
-    expect(problems).toEqual([]);
-    if (proc.kind === 'gateway') {
-      expect(data.GATEWAY_PORT).toBe(svc!.ports.http);
-      expect(data.GATEWAY_HOST).toBe('0.0.0.0');
-    } else {
-      expect(data[`${proc.prefix}_OPS_PORT`]).toBe(svc!.ports.ops);
-      expect(data[`${proc.prefix}_GRPC_PORT`]).toBe(svc!.ports.grpc);
-      expect(data.BUS).toBe('kafka');
-    }
-    expect(data.STORE).toBe('mongo');
-    expect(svc!.probes).toEqual({ liveness: '/healthz', readiness: '/readyz', startup: '/healthz' });
-    expect(svc!.resources.requests).toBeDefined();
-    expect(svc!.autoscaling.maxReplicas).toBeGreaterThanOrEqual(svc!.autoscaling.minReplicas);
-    expect(svc!.pdb.enabled).toBe(true);
-  });
+  it.each(processes.map((p) => [p.name, p] as const))(
+    '%s: every variable it reads is wired, none is stale, and the values parse with its schemas',
+    (name, proc) => {
+      const svc = helmService(name);
+      expect(svc).toBeDefined();
+      expect(svc!.enabled).toBe(true);
+      expect(svc!.kind).toBe(proc.kind);
+      if (proc.kind === 'grpc') expect(svc!.envPrefix).toBe(proc.prefix);
+      const env = chartEnv(svc!);
+      expect(missing(proc.vars.keys(), new Set(Object.keys(env)))).toEqual([]);
+      // its own env and secrets hold only what it reads (the shared ConfigMap may carry more)
+      expect(missing([...Object.keys(svc!.env), ...svc!.secretEnv], new Set(proc.vars.keys()))).toEqual([]);
+      const { data, problems } = parseWithCode(proc, env);
+      expect(problems).toEqual([]);
+      if (proc.kind === 'gateway') {
+        expect(data.GATEWAY_PORT).toBe(svc!.ports.http);
+        expect(data.GATEWAY_HOST).toBe('0.0.0.0');
+      } else {
+        expect(data[`${proc.prefix}_OPS_PORT`]).toBe(svc!.ports.ops);
+        expect(data[`${proc.prefix}_GRPC_PORT`]).toBe(svc!.ports.grpc);
+        expect(data.BUS).toBe('kafka');
+      }
+      expect(data.STORE).toBe('mongo');
+      expect(svc!.probes).toEqual({ liveness: '/healthz', readiness: '/readyz', startup: '/healthz' });
+      expect(svc!.resources.requests).toBeDefined();
+      expect(svc!.autoscaling.maxReplicas).toBeGreaterThanOrEqual(svc!.autoscaling.minReplicas);
+      expect(svc!.pdb.enabled).toBe(true);
+    },
+  );
 
   it('every shared variable is read by some process', () => {
     const read = new Set(processes.flatMap((p) => [...p.vars.keys()]));

@@ -72,17 +72,68 @@ function seeded(seed: number): () => number {
 const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
 const OPERATOR_OBJECTS = [{ $gt: '' }, { $ne: null }, { $where: 'sleep(100)' }, { $regex: '.*' }, { $in: [] }, { $expr: { $eq: [1, 1] } }];
 const BAD_TEXT = ['x\u0000y', '\u0000', 'a\ud800b', '\udc00', '\udfff\ud800'];
-const JUNK_BODIES = ['{"truncated', '{"a":', '[', 'null', '[]', '"text"', '42', 'true', '{"a":1}}', '\u0000', '{"__proto__":{"polluted":true}}', `${'['.repeat(200)}${']'.repeat(200)}`, `{"k":"${'x'.repeat(5000)}"`, '{"a":NaN}', "{'a':1}"];
+const JUNK_BODIES = [
+  '{"truncated',
+  '{"a":',
+  '[',
+  'null',
+  '[]',
+  '"text"',
+  '42',
+  'true',
+  '{"a":1}}',
+  '\u0000',
+  '{"__proto__":{"polluted":true}}',
+  `${'['.repeat(200)}${']'.repeat(200)}`,
+  `{"k":"${'x'.repeat(5000)}"`,
+  '{"a":NaN}',
+  "{'a':1}",
+];
 // No bare '..': a client resolves it as a dot segment, which is another URL, not a hostile id.
-const HOSTILE_IDS = ['does_not_exist', 'lst_000000000000000000000', '...', '%00', '__proto__', 'constructor', '$gt', 'x'.repeat(400), '%E0%A4%A', "'; DROP TABLE x;--", '\u0000', '💥', '%2e%2e%2fadmin'];
-const HOSTILE_QUERY_VALUES = ['-1', '0', '99999999999', '1e3', '0x10', ' ', '', 'abc', '%00', '__proto__', '{"$gt":""}', '2024-02-30', 'x'.repeat(3000), '%ud800'];
+const HOSTILE_IDS = [
+  'does_not_exist',
+  'lst_000000000000000000000',
+  '...',
+  '%00',
+  '__proto__',
+  'constructor',
+  '$gt',
+  'x'.repeat(400),
+  '%E0%A4%A',
+  "'; DROP TABLE x;--",
+  '\u0000',
+  '💥',
+  '%2e%2e%2fadmin',
+];
+const HOSTILE_QUERY_VALUES = [
+  '-1',
+  '0',
+  '99999999999',
+  '1e3',
+  '0x10',
+  ' ',
+  '',
+  'abc',
+  '%00',
+  '__proto__',
+  '{"$gt":""}',
+  '2024-02-30',
+  'x'.repeat(3000),
+  '%ud800',
+];
 const UNKNOWN_QUERY = [...PROTOTYPE_KEYS, '$where', 'sort', 'a[b]', 'extra'];
 
 function resolver(doc: { components?: { schemas?: Record<string, Schema> } }) {
   const resolve = (schema: Schema | undefined): Schema => {
     if (!schema) return {};
     if (schema.$ref) return resolve(doc.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')]);
-    if (schema.allOf) return schema.allOf.map(resolve).reduce<Schema>((a, b) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties }, required: [...(a.required ?? []), ...(b.required ?? [])] }), {});
+    if (schema.allOf)
+      return schema.allOf
+        .map(resolve)
+        .reduce<Schema>(
+          (a, b) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties }, required: [...(a.required ?? []), ...(b.required ?? [])] }),
+          {},
+        );
     return schema;
   };
   return resolve;
@@ -111,12 +162,21 @@ describe('fuzz: every operation of the OpenAPI document', () => {
     t = await startTestStack({ demoPms: true });
     const listings = await t.api<{ data: { id: string }[] }>('GET', '/v1/listings?status=all&limit=200');
     const listingIds = listings.body.data.map((l) => l.id);
-    const reservation = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', { propertyId: listingIds[0], checkIn: '2034-06-01', checkOut: '2034-06-04', primaryGuest: { firstName: 'Fuzz', email: 'fuzz@example.com' } });
+    const reservation = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', {
+      propertyId: listingIds[0],
+      checkIn: '2034-06-01',
+      checkOut: '2034-06-04',
+      primaryGuest: { firstName: 'Fuzz', email: 'fuzz@example.com' },
+    });
     const guest = await t.api<{ data: { id: string } }>('POST', '/v1/guests', { firstName: 'Fuzzy' });
     const photo = await t.api<{ data: { id: string } }>('POST', `/v1/listings/${listingIds[0]}/photos`, { url: 'https://example.com/a.jpg' });
     // The reservation opens its conversation once the guest service has applied its event.
     let conversations = await t.api<{ data: { id: string }[] }>('GET', '/v1/conversations');
-    await eventually(async () => (conversations = await t.api<{ data: { id: string }[] }>('GET', '/v1/conversations')).body.data.length > 0, 5000, 'the reservation’s conversation');
+    await eventually(
+      async () => (conversations = await t.api<{ data: { id: string }[] }>('GET', '/v1/conversations')).body.data.length > 0,
+      5000,
+      'the reservation’s conversation',
+    );
     const connections = await t.admin<{ data: { id: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
     const keys = await t.admin<{ data: { id: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/api-keys`);
     // Subscribed to an event nothing in the run can cause (every write is refused), so no
@@ -150,7 +210,12 @@ describe('fuzz: every operation of the OpenAPI document', () => {
       '/v1/reviews?limit=200',
       '/v1/requests?limit=200',
       '/v1/webhooks?limit=200',
-      ...ids.listing!.flatMap((id) => [`/v1/listings/${id}`, `/v1/listings/${id}/content`, `/v1/listings/${id}/photos`, `/v1/listings/${id}/calendar?from=2034-01-01&to=2034-12-31`]),
+      ...ids.listing!.flatMap((id) => [
+        `/v1/listings/${id}`,
+        `/v1/listings/${id}/content`,
+        `/v1/listings/${id}/photos`,
+        `/v1/listings/${id}/calendar?from=2034-01-01&to=2034-12-31`,
+      ]),
       ...ids.conversation!.map((id) => `/v1/conversations/${id}/messages?limit=200`),
     ];
     const state: Record<string, unknown> = {};
@@ -158,7 +223,11 @@ describe('fuzz: every operation of the OpenAPI document', () => {
       const res = await t.api('GET', path);
       state[path] = { status: res.status, body: res.body };
     }
-    for (const path of [`/admin/v1/workspaces/${t.workspaceId}`, `/admin/v1/workspaces/${t.workspaceId}/api-keys`, `/admin/v1/workspaces/${t.workspaceId}/connections`]) {
+    for (const path of [
+      `/admin/v1/workspaces/${t.workspaceId}`,
+      `/admin/v1/workspaces/${t.workspaceId}/api-keys`,
+      `/admin/v1/workspaces/${t.workspaceId}/connections`,
+    ]) {
       const res = await t.admin('GET', path);
       state[path] = { status: res.status, body: res.body };
     }
@@ -169,10 +238,24 @@ describe('fuzz: every operation of the OpenAPI document', () => {
   it(
     `answers ${REQUESTS} seeded hostile requests across every operation: 0 5xx, 0 bodies without the envelope, 0 partial writes`,
     async () => {
-      const doc = (await t.api<{ paths: Record<string, Record<string, { operationId: string; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>; components?: { schemas?: Record<string, Schema> } }>('GET', '/v1/openapi.json')).body;
+      const doc = (
+        await t.api<{
+          paths: Record<
+            string,
+            Record<string, { operationId: string; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }>
+          >;
+          components?: { schemas?: Record<string, Schema> };
+        }>('GET', '/v1/openapi.json')
+      ).body;
       const resolve = resolver(doc);
       const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
-        Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, operationId: op.operationId, parameters: op.parameters ?? [], body: op.requestBody ? resolve(op.requestBody.content['application/json']?.schema) : null })),
+        Object.entries(item).map(([method, op]) => ({
+          method: method.toUpperCase(),
+          path,
+          operationId: op.operationId,
+          parameters: op.parameters ?? [],
+          body: op.requestBody ? resolve(op.requestBody.content['application/json']?.schema) : null,
+        })),
       );
       expect(operations.length).toBeGreaterThanOrEqual(50);
 
@@ -187,8 +270,16 @@ describe('fuzz: every operation of the OpenAPI document', () => {
         if (name === 'deliveryId') return 'dlv_unknown';
         const resource = path.split('/').filter((s) => s && !s.startsWith('{') && s !== 'v1' && s !== 'admin')[0];
         const table: Record<string, string[] | undefined> = {
-          listings: ids.listing, properties: ids.listing, reservations: ids.reservation, guests: ids.guest, conversations: ids.conversation,
-          webhooks: ids.webhook, workspaces: ids.workspace, 'api-keys': ids.apiKey, requests: ['req_unknown'], reviews: ['rev_unknown'],
+          listings: ids.listing,
+          properties: ids.listing,
+          reservations: ids.reservation,
+          guests: ids.guest,
+          conversations: ids.conversation,
+          webhooks: ids.webhook,
+          workspaces: ids.workspace,
+          'api-keys': ids.apiKey,
+          requests: ['req_unknown'],
+          reviews: ['rev_unknown'],
         };
         return pick(table[resource ?? ''] ?? ['unknown']);
       };
@@ -252,7 +343,8 @@ describe('fuzz: every operation of the OpenAPI document', () => {
           if (s.type === 'integer') candidates.push({ value: 1.5, what: 'not an integer' });
           if (!allowed.has('null')) candidates.push({ value: 1e308 * 10, what: 'Infinity (null in JSON)' });
         }
-        if (allowed.has('array') && s.maxItems !== undefined) candidates.push({ value: Array.from({ length: s.maxItems + 1 }, () => sample(s.items ?? {}, 'item')), what: 'over maxItems' });
+        if (allowed.has('array') && s.maxItems !== undefined)
+          candidates.push({ value: Array.from({ length: s.maxItems + 1 }, () => sample(s.items ?? {}, 'item')), what: 'over maxItems' });
         if (allowed.has('array') && (s.minItems ?? 0) >= 1) candidates.push({ value: [], what: 'under minItems' });
         if (candidates.length === 0) return { value: { __proto__: { polluted: true } }, what: 'unserializable fallback' };
         return pick(candidates);
@@ -279,7 +371,15 @@ describe('fuzz: every operation of the OpenAPI document', () => {
         const key = pick(present.length > 0 && rand() < 0.7 ? present : props);
         const prop = resolve(s.properties![key]!);
         const inner = base[key];
-        if (depth < 3 && inner && typeof inner === 'object' && !Array.isArray(inner) && typesOf(prop, resolve).has('object') && prop.properties && rand() < 0.5) {
+        if (
+          depth < 3 &&
+          inner &&
+          typeof inner === 'object' &&
+          !Array.isArray(inner) &&
+          typesOf(prop, resolve).has('object') &&
+          prop.properties &&
+          rand() < 0.5
+        ) {
           const nested = breakBody(prop, inner as Record<string, unknown>, depth + 1);
           return { body: { ...base, [key]: nested.body }, defect: `${key}.${nested.defect}` };
         }
@@ -288,7 +388,8 @@ describe('fuzz: every operation of the OpenAPI document', () => {
       };
 
       /** JSON with `__proto__` kept as an own key (JSON.stringify of a spread would drop it). */
-      const toJson = (body: unknown): string => JSON.stringify(body, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v)) : v));
+      const toJson = (body: unknown): string =>
+        JSON.stringify(body, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v)) : v));
 
       const probe = (op: Operation): Probe => {
         const writes = op.method !== 'GET';
@@ -327,7 +428,8 @@ describe('fuzz: every operation of the OpenAPI document', () => {
         }
         let body: string | undefined;
         if (op.body) {
-          headers['content-type'] = rand() < 0.04 ? pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']) : 'application/json';
+          headers['content-type'] =
+            rand() < 0.04 ? pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']) : 'application/json';
           if (headers['content-type'] !== 'application/json') defects.push(`content-type ${headers['content-type']}`);
           const roll = rand();
           if (roll < 0.12) {
@@ -380,7 +482,8 @@ describe('fuzz: every operation of the OpenAPI document', () => {
               error = undefined;
             }
             const complete = error && ['code', 'message', 'fix', 'docs_url', 'request_id'].every((k) => typeof error[k] === 'string' && error[k] !== '');
-            if (!complete || error!.request_id !== res.headers.get('x-request-id') || /at \S+ \(|node_modules|Error:/.test(text)) problems.push(`${what} -> ${res.status} without a proper envelope: ${text.slice(0, 300)}`);
+            if (!complete || error!.request_id !== res.headers.get('x-request-id') || /at \S+ \(|node_modules|Error:/.test(text))
+              problems.push(`${what} -> ${res.status} without a proper envelope: ${text.slice(0, 300)}`);
           }
         }
       };

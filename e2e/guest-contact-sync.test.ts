@@ -34,7 +34,10 @@ describe('guest contact changes from a PMS', () => {
     expect(hook.status).toBe(201);
 
     await pms.putReservation('PMS-D', w.account, 'stay-1', {
-      listing_id: listingExternalId, arrival: '2034-03-01', departure: '2034-03-05', adults: 2,
+      listing_id: listingExternalId,
+      arrival: '2034-03-01',
+      departure: '2034-03-05',
+      adults: 2,
       guest: { first_name: 'Ines', last_name: 'Berg', email: 'ines@old.example', phone: '+47 400 11 222' },
     });
     expect((await syncNow(t, w.id, w.connectionId)).status).toBe(200);
@@ -54,7 +57,11 @@ describe('guest contact changes from a PMS', () => {
     await pms.putReservation('PMS-D', w.account, 'stay-1', { guest: { first_name: 'INES', phone: '+47 499 00 000', email: 'ines@new.example' } });
     expect((await syncNow(t, w.id, w.connectionId)).body.data.changesPublished).toBe(1);
     let after: Guest | undefined;
-    await eventually(async () => (after = (await w.api<{ data: Guest }>('GET', `/v1/guests/${guest!.id}`)).body.data).version > localVersion, 5000, 'the contact change');
+    await eventually(
+      async () => (after = (await w.api<{ data: Guest }>('GET', `/v1/guests/${guest!.id}`)).body.data).version > localVersion,
+      5000,
+      'the contact change',
+    );
     expect(after).toMatchObject({
       id: guest!.id,
       firstName: 'Inés',
@@ -71,7 +78,11 @@ describe('guest contact changes from a PMS', () => {
     expect(stale.status).toBe(412);
 
     // The webhook carries the profile as the API shows it.
-    await eventually(() => receiver.received.some((r) => (r.json.data.object as { contacts?: Guest['contacts'] }).contacts?.some((c) => c.value === '+47 499 00 000')), 10_000, 'guest.updated with the new phone');
+    await eventually(
+      () => receiver.received.some((r) => (r.json.data.object as { contacts?: Guest['contacts'] }).contacts?.some((c) => c.value === '+47 499 00 000')),
+      10_000,
+      'guest.updated with the new phone',
+    );
 
     // Syncing again (nothing new on the PMS side) changes nothing.
     expect((await syncNow(t, w.id, w.connectionId)).body.data.changesPublished).toBe(0);
@@ -79,7 +90,10 @@ describe('guest contact changes from a PMS', () => {
 
     // The old phone no longer leads to this profile: a stay booked with it gets its own.
     await pms.putReservation('PMS-D', w.account, 'stay-2', {
-      listing_id: listingExternalId, arrival: '2034-04-01', departure: '2034-04-03', guest: { first_name: 'Someone', last_name: 'Else', phone: '+47 400 11 222' },
+      listing_id: listingExternalId,
+      arrival: '2034-04-01',
+      departure: '2034-04-03',
+      guest: { first_name: 'Someone', last_name: 'Else', phone: '+47 400 11 222' },
     });
     await syncNow(t, w.id, w.connectionId);
     await eventually(async () => (await w.api<{ data: Guest[] }>('GET', '/v1/guests?search=someone')).body.data.length === 1, 5000, 'a profile of its own');

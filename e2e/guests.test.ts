@@ -51,7 +51,12 @@ describe('guests end to end', () => {
       });
       const got = await w.api<{ data: ApiGuest }>('GET', `/v1/guests/${res.body.data.id}`);
       expect(got.body.data).toEqual(res.body.data);
-      const withLanguage = await w.api<{ data: ApiGuest }>('POST', '/v1/guests', { firstName: 'Jürgen', language: 'de', email: 'jurgen@example.de', phone: '+49 30 1234567' });
+      const withLanguage = await w.api<{ data: ApiGuest }>('POST', '/v1/guests', {
+        firstName: 'Jürgen',
+        language: 'de',
+        email: 'jurgen@example.de',
+        phone: '+49 30 1234567',
+      });
       expect(withLanguage.body.data).toMatchObject({
         language: 'de',
         contacts: [
@@ -97,7 +102,13 @@ describe('guests end to end', () => {
     });
     it('a PMS refusing a guest it could create: a clear envelope, nothing created here or there', async () => {
       const before = (await simulator(t).account('PMS-A', w.account)).guests.length;
-      await simulator(t).refuseNext('PMS-A', { kind: 'guest.create', count: 1, status: 400, code: 'duplicate_email', reason: 'A guest with this email exists.' });
+      await simulator(t).refuseNext('PMS-A', {
+        kind: 'guest.create',
+        count: 1,
+        status: 400,
+        code: 'duplicate_email',
+        reason: 'A guest with this email exists.',
+      });
       const res = await w.api<ErrorBody>('POST', '/v1/guests', { firstName: 'Hugo', email: 'hugo@example.com', provider: 'PMS-A' });
       expect([res.status, res.body.error.code]).toEqual([502, 'pms_unavailable']);
       expect(res.body.error.message).toContain('A guest with this email exists.');
@@ -120,7 +131,13 @@ describe('guests end to end', () => {
       // The guest is created in PMS-F, and arrives with its next sync.
       await simulator(t).putGuest('PMS-F', w.account, 'f-guest-1', { first_name: 'Fenna', last_name: 'Fisher', email: 'fenna@example.com' });
       let fenna: ApiGuest | undefined;
-      await syncUntil(t, w, 'PMS-F', async () => (fenna = (await w.api<Page<ApiGuest>>('GET', '/v1/guests?search=fenna')).body.data[0]) !== undefined, 'the PMS-F guest');
+      await syncUntil(
+        t,
+        w,
+        'PMS-F',
+        async () => (fenna = (await w.api<Page<ApiGuest>>('GET', '/v1/guests?search=fenna')).body.data[0]) !== undefined,
+        'the PMS-F guest',
+      );
       expect(fenna!.pms).toEqual({ provider: 'PMS-F', externalId: 'f-guest-1' });
       const before = await pmsWrites(t, w);
       const res = await w.api<ErrorBody>('PATCH', `/v1/guests/${fenna!.id}`, { firstName: 'Fen' });
@@ -158,7 +175,13 @@ describe('guests end to end', () => {
     let s: World;
     beforeAll(async () => {
       s = await newWorld(t, []);
-      for (const [firstName, lastName] of [['José', 'García'], ['Zoë', 'Ångström'], ['Anna', 'Joseph'], ['Bob', 'Smith'], ['jose', 'LOPEZ']]) {
+      for (const [firstName, lastName] of [
+        ['José', 'García'],
+        ['Zoë', 'Ångström'],
+        ['Anna', 'Joseph'],
+        ['Bob', 'Smith'],
+        ['jose', 'LOPEZ'],
+      ]) {
         await s.api('POST', '/v1/guests', { firstName, lastName });
       }
     });
@@ -184,7 +207,8 @@ describe('guests end to end', () => {
       expect(past.body).toEqual({ data: [], pagination: { total: 5, limit: 50, offset: 99, hasMore: false } });
       // Pages neither repeat nor skip.
       const paged: string[] = [];
-      for (let offset = 0; offset < 5; offset += 2) paged.push(...(await s.api<Page<ApiGuest>>('GET', `/v1/guests?limit=2&offset=${offset}`)).body.data.map((g) => g.id));
+      for (let offset = 0; offset < 5; offset += 2)
+        paged.push(...(await s.api<Page<ApiGuest>>('GET', `/v1/guests?limit=2&offset=${offset}`)).body.data.map((g) => g.id));
       expect(paged).toEqual(all.body.data.map((g) => g.id));
       const searched = await s.api<Page<ApiGuest>>('GET', '/v1/guests?search=jose&limit=1&offset=1');
       expect(searched.body.pagination).toEqual({ total: 3, limit: 1, offset: 1, hasMore: true });
@@ -239,7 +263,11 @@ describe('guests end to end', () => {
       expect((await r.api<Page<ApiGuest>>('GET', '/v1/guests?search=sol')).body.pagination.total).toBe(0);
       const direct = await r.api<ErrorBody>('GET', `/v1/guests/${sol.id}`);
       expect(direct.status).toBe(403);
-      expect(direct.body.error).toMatchObject({ code: 'listing_inactive', listing_ids: [r.listings.South], listings: [{ id: r.listings.South, name: 'South' }] });
+      expect(direct.body.error).toMatchObject({
+        code: 'listing_inactive',
+        listing_ids: [r.listings.South],
+        listings: [{ id: r.listings.South, name: 'South' }],
+      });
       // Not transient.
       expect((await r.api<ErrorBody>('GET', `/v1/guests/${sol.id}`)).status).toBe(403);
       const patch = await r.api<ErrorBody>('PATCH', `/v1/guests/${sol.id}`, { firstName: 'X' });

@@ -51,37 +51,40 @@ describe('container image runtime trees', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it.each(TARGETS.map((t) => [t.name, t] as const))('%s: production dependencies only, boots from dist/main.js, passes its HEALTHCHECK, exits 0 on SIGTERM', async (_name, target) => {
-    const dir = join(work, target.name);
-    expect(existsSync(join(dir, 'dist', 'main.js'))).toBe(true);
-    const installed = packagesIn(join(dir, 'node_modules'));
-    expect(installed.filter((p) => DEV_ONLY.includes(p))).toEqual([]);
-    expect(installed.filter((p) => p.startsWith('@vrp/'))).toEqual([]); // inlined in the bundle
+  it.each(TARGETS.map((t) => [t.name, t] as const))(
+    '%s: production dependencies only, boots from dist/main.js, passes its HEALTHCHECK, exits 0 on SIGTERM',
+    async (_name, target) => {
+      const dir = join(work, target.name);
+      expect(existsSync(join(dir, 'dist', 'main.js'))).toBe(true);
+      const installed = packagesIn(join(dir, 'node_modules'));
+      expect(installed.filter((p) => DEV_ONLY.includes(p))).toEqual([]);
+      expect(installed.filter((p) => p.startsWith('@vrp/'))).toEqual([]); // inlined in the bundle
 
-    const ports = { main: await freePort(), ops: await freePort() };
-    const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', SERVICE: target.name, LOG_LEVEL: 'warn', ...target.env(ports) };
-    const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+      const ports = { main: await freePort(), ops: await freePort() };
+      const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', SERVICE: target.name, LOG_LEVEL: 'warn', ...target.env(ports) };
+      const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      let output = '';
+      child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+      const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
 
-    const healthy = async (): Promise<boolean> => {
-      if (child.exitCode !== null) throw new Error(`${target.name} exited at start:\n${output}`);
-      try {
-        await run(process.execPath, ['healthcheck.js', ...target.healthArgs(ports)], { cwd: dir, env });
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    await eventually(healthy, 30_000, `${target.name} to pass its HEALTHCHECK`);
+      const healthy = async (): Promise<boolean> => {
+        if (child.exitCode !== null) throw new Error(`${target.name} exited at start:\n${output}`);
+        try {
+          await run(process.execPath, ['healthcheck.js', ...target.healthArgs(ports)], { cwd: dir, env });
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      await eventually(healthy, 30_000, `${target.name} to pass its HEALTHCHECK`);
 
-    const signalledAt = Date.now();
-    child.kill('SIGTERM');
-    const { code, at } = await exited;
-    expect({ service: target.name, code }).toEqual({ service: target.name, code: 0 });
-    expect(at - signalledAt).toBeLessThan(EXIT_BOUND_MS);
-  });
+      const signalledAt = Date.now();
+      child.kill('SIGTERM');
+      const { code, at } = await exited;
+      expect({ service: target.name, code }).toEqual({ service: target.name, code: 0 });
+      expect(at - signalledAt).toBeLessThan(EXIT_BOUND_MS);
+    },
+  );
 });

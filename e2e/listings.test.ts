@@ -38,7 +38,10 @@ describe('listings end to end', () => {
   describe('spec 3.2: activity state machine', () => {
     it('owner deactivation: active -> inactive, no longer billed, stops counting toward the limit', async () => {
       const w = await workspace(2, [{ name: 'A' }, { name: 'B' }]);
-      expect((await t.admin<{ data: { testUsage: { activeListings: number; billableListings: number } } }>('GET', `/admin/v1/workspaces/${w.id}`)).body.data.testUsage).toMatchObject({ activeListings: 2, billableListings: 2 });
+      expect(
+        (await t.admin<{ data: { testUsage: { activeListings: number; billableListings: number } } }>('GET', `/admin/v1/workspaces/${w.id}`)).body.data
+          .testUsage,
+      ).toMatchObject({ activeListings: 2, billableListings: 2 });
       const res = await w.api<{ data: Row }>('PATCH', `/v1/listings/${w.ids[0]}`, { active: false });
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({ id: w.ids[0], name: 'A', status: 'inactive', channels: [] });
@@ -71,14 +74,21 @@ describe('listings end to end', () => {
       const pms = simulatorOf(t);
       const w = await newWorkspace(t, 'PMS Co', 5);
       // Two accounts of the same PMS; only the first is disconnected.
-      for (const [account, id, name] of [[`${w.id}-1`, 'b-1', 'Managed'], [`${w.id}-2`, 'b-2', 'Other account']] as const) {
+      for (const [account, id, name] of [
+        [`${w.id}-1`, 'b-1', 'Managed'],
+        [`${w.id}-2`, 'b-2', 'Other account'],
+      ] as const) {
         await pms.createAccount('PMS-B', account);
         await pms.putListing('PMS-B', account, id, { name });
       }
       const first = await connectPms(t, w.id, 'PMS-B', `${w.id}-1`);
       await connectPms(t, w.id, 'PMS-B', `${w.id}-2`);
       let rows: (Row & { pms?: { externalId: string } })[] = [];
-      await eventually(async () => (rows = (await w.api<{ data: typeof rows }>('GET', '/v1/listings?status=all')).body.data).length === 2, 5000, 'both imports');
+      await eventually(
+        async () => (rows = (await w.api<{ data: typeof rows }>('GET', '/v1/listings?status=all')).body.data).length === 2,
+        5000,
+        'both imports',
+      );
       const listing = rows.find((r) => r.pms?.externalId === 'b-1')!;
       const other = rows.find((r) => r.pms?.externalId === 'b-2')!;
       const disconnected = await t.admin<{ data: { deactivatedListingIds: string[] } }>('DELETE', `/admin/v1/workspaces/${w.id}/connections/${first}`);
@@ -93,10 +103,16 @@ describe('listings end to end', () => {
   describe('admin API: creating a listing no PMS manages', () => {
     it('creates it in the mode asked, takes a plan slot, and refuses a full plan, a taken channel id and bad input', async () => {
       const w = await newWorkspace(t, 'Admin listings', 1);
-      const create = (body: object) => t.admin<ErrorBody & { data: Row & { currency: string } }>('POST', `/admin/v1/workspaces/${w.id}/listings`, { mode: 'test', ...body });
+      const create = (body: object) =>
+        t.admin<ErrorBody & { data: Row & { currency: string } }>('POST', `/admin/v1/workspaces/${w.id}/listings`, { mode: 'test', ...body });
       const made = await create({ name: 'Harbour Flat', currency: 'NOK', channels: [{ channel: 'CHANNEL_B', externalId: 'chb-harbour' }] });
       expect(made.status).toBe(201);
-      expect(made.body.data).toMatchObject({ name: 'Harbour Flat', status: 'active', currency: 'NOK', channels: [{ channel: 'CHANNEL_B', externalId: 'chb-harbour' }] });
+      expect(made.body.data).toMatchObject({
+        name: 'Harbour Flat',
+        status: 'active',
+        currency: 'NOK',
+        channels: [{ channel: 'CHANNEL_B', externalId: 'chb-harbour' }],
+      });
       // The test key sees it, by id and by its channel id.
       expect((await w.api<{ data: Row }>('GET', '/v1/listings/chb-harbour')).body.data.id).toBe(made.body.data.id);
       const full = await create({ name: 'Second' });
@@ -139,10 +155,16 @@ describe('listings end to end', () => {
       const unknown = await w.api<ErrorBody>('POST', '/v1/listings/status', { listingIds: [w.ids[0], 'lst_missing'], active: false });
       expect(unknown.status).toBe(404);
       expect((await w.api<{ data: Row[] }>('GET', '/v1/listings')).body.data).toHaveLength(2);
-      const res = await w.api<{ active: boolean; updated: string[]; unchanged: string[] }>('POST', '/v1/listings/status', { listingIds: [w.ids[0], w.ids[2]], active: false });
+      const res = await w.api<{ active: boolean; updated: string[]; unchanged: string[] }>('POST', '/v1/listings/status', {
+        listingIds: [w.ids[0], w.ids[2]],
+        active: false,
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ active: false, updated: [w.ids[0]], unchanged: [w.ids[2]] });
-      const over = await workspace(1, [{ name: 'X', inactive: true }, { name: 'Y', inactive: true }]);
+      const over = await workspace(1, [
+        { name: 'X', inactive: true },
+        { name: 'Y', inactive: true },
+      ]);
       const refused = await over.api<ErrorBody>('POST', '/v1/listings/status', { listingIds: over.ids, active: true });
       expect(refused.status).toBe(402);
       expect((await over.api<{ data: Row[] }>('GET', '/v1/listings')).body.data).toEqual([]);
@@ -170,7 +192,9 @@ describe('listings end to end', () => {
       ]);
       const cal = await w.api<{ data: { days: { price: number }[] } }>('GET', `/v1/listings/${w.ids[0]}/calendar?from=2027-01-01&to=2027-01-03`);
       expect(cal.body.data.days.map((d) => d.price)).toEqual([100, 100, 100]);
-      const okRes = await w.api<{ data: { daysUpdated: number } }>('PATCH', '/v1/availability/batch', { updates: [{ listingId: w.ids[0], from: '2027-01-01', to: '2027-01-03', price: 180 }] });
+      const okRes = await w.api<{ data: { daysUpdated: number } }>('PATCH', '/v1/availability/batch', {
+        updates: [{ listingId: w.ids[0], from: '2027-01-01', to: '2027-01-03', price: 180 }],
+      });
       expect(okRes.body.data.daysUpdated).toBe(3);
     });
 
@@ -179,20 +203,38 @@ describe('listings end to end', () => {
       const key = w.key;
       const [listing, managed] = w.ids.map((id) => ({ id }));
       // PMS-G cannot store room counts nor text in a non-default language: nothing applied -> 422.
-      const refused = await t.api<ErrorBody>('PUT', `/v1/listings/${managed!.id}/content`, { sections: { rooms: { bedrooms: 2, bathrooms: 1, beds: 2 }, translations: { fr: { description: 'Appartement' } } } }, { key });
+      const refused = await t.api<ErrorBody>(
+        'PUT',
+        `/v1/listings/${managed!.id}/content`,
+        { sections: { rooms: { bedrooms: 2, bathrooms: 1, beds: 2 }, translations: { fr: { description: 'Appartement' } } } },
+        { key },
+      );
       expect(refused.status).toBe(422);
       expect(refused.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-G' });
       expect(refused.body.error.fix).toContain('PMS-G');
       expect((await t.api<{ data: { sections: object } }>('GET', `/v1/listings/${managed!.id}/content`, undefined, { key })).body.data.sections).toEqual({});
-      const stored = await t.api<{ data: { applied: string[]; deferred: string[]; pms: null } }>('PUT', `/v1/listings/${listing!.id}/content`, { sections: { description: 'Sunny flat', rooms: { bedrooms: 2, bathrooms: 1.5, beds: 3 } } }, { key });
+      const stored = await t.api<{ data: { applied: string[]; deferred: string[]; pms: null } }>(
+        'PUT',
+        `/v1/listings/${listing!.id}/content`,
+        { sections: { description: 'Sunny flat', rooms: { bedrooms: 2, bathrooms: 1.5, beds: 3 } } },
+        { key },
+      );
       expect(stored.status).toBe(200);
       expect(stored.body.data).toMatchObject({ applied: ['description', 'rooms'], deferred: [], pms: null });
-      const bad = await t.api<ErrorBody>('PUT', `/v1/listings/${listing!.id}/content`, { sections: { rooms: { bedrooms: -1, bathrooms: 1, beds: 1 } } }, { key });
+      const bad = await t.api<ErrorBody>(
+        'PUT',
+        `/v1/listings/${listing!.id}/content`,
+        { sections: { rooms: { bedrooms: -1, bathrooms: 1, beds: 1 } } },
+        { key },
+      );
       expect(bad.status).toBe(400);
     });
 
     it('photos and publish', async () => {
-      const added = await t.api<{ data: { id: string } }>('POST', `/v1/listings/${seaView}/photos`, { url: 'https://img.example.com/1.jpg', caption: 'Living room' });
+      const added = await t.api<{ data: { id: string } }>('POST', `/v1/listings/${seaView}/photos`, {
+        url: 'https://img.example.com/1.jpg',
+        caption: 'Living room',
+      });
       expect(added.status).toBe(201);
       expect((await t.api<{ data: unknown[] }>('GET', `/v1/listings/${seaView}/photos`)).body.data).toHaveLength(1);
       expect((await t.api<ErrorBody>('POST', `/v1/listings/${seaView}/photos`, { url: 'http://img.example.com/1.jpg' })).status).toBe(400);

@@ -93,7 +93,10 @@ describe('PMS adapter, end to end over HTTP', () => {
 
   it('GET /v1/connect/{provider} states what each PMS cannot do as the spec says; an unknown PMS is 404', async () => {
     for (const provider of PROVIDERS) {
-      const res = await t.api<{ data: { provider: string; capabilities: { reservations: Record<string, unknown>; pms: Record<string, unknown> } } }>('GET', `/v1/connect/${provider}`);
+      const res = await t.api<{ data: { provider: string; capabilities: { reservations: Record<string, unknown>; pms: Record<string, unknown> } } }>(
+        'GET',
+        `/v1/connect/${provider}`,
+      );
       expect(res.status).toBe(200);
       const { reservations, pms: caps } = res.body.data.capabilities;
       expect([res.body.data.provider, reservations.provider, caps.provider]).toEqual([provider, provider, provider]);
@@ -131,13 +134,21 @@ describe('PMS adapter, end to end over HTTP', () => {
 
       for (const section of CONTENT_SECTIONS) {
         await pms.clearRequests();
-        const res = await ws.api<ErrorBody & { data?: unknown }>('PUT', `/v1/listings/${listing!.id}/content`, { sections: { [section]: SECTION_VALUES[section] } });
+        const res = await ws.api<ErrorBody & { data?: unknown }>('PUT', `/v1/listings/${listing!.id}/content`, {
+          sections: { [section]: SECTION_VALUES[section] },
+        });
         const sent = await pms.requests({ provider, account });
         if (!refusesSection(provider, section)) {
           expect([provider, section, res.status]).toEqual([provider, section, 200]);
           expect(sent.map((r) => [r.method, r.path])).toEqual([['PUT', `/${provider.toLowerCase()}/v1/accounts/${account}/listings/home/content/${section}`]]);
         } else {
-          expect([provider, section, res.status, res.body.error.code, res.body.error.provider]).toEqual([provider, section, 422, 'pms_write_unsupported', provider]);
+          expect([provider, section, res.status, res.body.error.code, res.body.error.provider]).toEqual([
+            provider,
+            section,
+            422,
+            'pms_write_unsupported',
+            provider,
+          ]);
           expect(res.body.error.fix).toContain(provider);
           expect(sent).toEqual([]); // nothing reached the PMS
         }
@@ -200,7 +211,11 @@ describe('PMS adapter, end to end over HTTP', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('validation_failed');
     expect(Object.keys(bad.body.error.fields ?? {}).sort()).toEqual(['accountId', 'mode', 'provider']);
-    const noAccount = await t.admin<ErrorBody>('POST', `/admin/v1/workspaces/${ws.id}/connections`, { provider: 'PMS-A', accountId: 'nobody-here', mode: 'test' });
+    const noAccount = await t.admin<ErrorBody>('POST', `/admin/v1/workspaces/${ws.id}/connections`, {
+      provider: 'PMS-A',
+      accountId: 'nobody-here',
+      mode: 'test',
+    });
     expect([noAccount.status, noAccount.body.error.code]).toEqual([404, 'not_found']);
     const noWorkspace = await t.admin<ErrorBody>('POST', '/admin/v1/workspaces/ws_nope/connections', { provider: 'PMS-A', accountId: 'x', mode: 'test' });
     expect([noWorkspace.status, noWorkspace.body.error.code]).toEqual([404, 'not_found']);
@@ -233,16 +248,36 @@ describe('PMS adapter, end to end over HTTP', () => {
     await pms.putListing('PMS-D', 'dune', 'd1', { name: 'Dune House' });
     const connection = await connect(ws.id, 'PMS-D', 'dune');
     const [house] = await imported(ws.api, 1);
-    await pms.putReservation('PMS-D', 'dune', 'res-77', { listing_id: 'd1', arrival: '2032-07-01', departure: '2032-07-05', guest: { first_name: 'Lia', last_name: 'Moss' }, adults: 2 });
+    await pms.putReservation('PMS-D', 'dune', 'res-77', {
+      listing_id: 'd1',
+      arrival: '2032-07-01',
+      departure: '2032-07-05',
+      guest: { first_name: 'Lia', last_name: 'Moss' },
+      adults: 2,
+    });
     await t.admin('POST', `/admin/v1/workspaces/${ws.id}/connections/${connection.id}/sync`);
     type Page = { data: { propertyId: string; checkIn: string; checkOut: string; status: string; primaryGuest: { firstName: string } }[] };
     let page: Page = { data: [] };
-    await eventually(async () => (page = (await ws.api<Page>('GET', `/v1/reservations?property_id=${house!.id}`)).body).data?.length === 1, 5000, 'the synced reservation');
-    expect(page.data[0]).toMatchObject({ propertyId: house!.id, checkIn: '2032-07-01', checkOut: '2032-07-05', status: 'CONFIRMED', primaryGuest: { firstName: 'Lia' } });
+    await eventually(
+      async () => (page = (await ws.api<Page>('GET', `/v1/reservations?property_id=${house!.id}`)).body).data?.length === 1,
+      5000,
+      'the synced reservation',
+    );
+    expect(page.data[0]).toMatchObject({
+      propertyId: house!.id,
+      checkIn: '2032-07-01',
+      checkOut: '2032-07-05',
+      status: 'CONFIRMED',
+      primaryGuest: { firstName: 'Lia' },
+    });
 
     await pms.putReservation('PMS-D', 'dune', 'res-77', { status: 'cancelled' });
     await t.admin('POST', `/admin/v1/workspaces/${ws.id}/connections/${connection.id}/sync`);
-    await eventually(async () => (await ws.api<Page>('GET', `/v1/reservations?property_id=${house!.id}`)).body.data[0]?.status === 'CANCELLED', 5000, 'the cancellation');
+    await eventually(
+      async () => (await ws.api<Page>('GET', `/v1/reservations?property_id=${house!.id}`)).body.data[0]?.status === 'CANCELLED',
+      5000,
+      'the cancellation',
+    );
   });
 
   it('a PMS outage opens the breaker: the API answers fast with an envelope, stores nothing, then recovers', async () => {
@@ -271,7 +306,9 @@ describe('PMS adapter, end to end over HTTP', () => {
     expect(Number(fast.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await pms.requests({ provider: 'PMS-E' })).toEqual([]);
     // The local record was left as it was.
-    expect((await ws.api<{ data: { sections: Record<string, unknown> } }>('GET', `/v1/listings/${villa!.id}/content`)).body.data.sections.description).toBeUndefined();
+    expect(
+      (await ws.api<{ data: { sections: Record<string, unknown> } }>('GET', `/v1/listings/${villa!.id}/content`)).body.data.sections.description,
+    ).toBeUndefined();
 
     await pms.clearFaults();
     await eventually(async () => (await put('after recovery')).status === 200, 15_000, 'the PMS breaker to close again');

@@ -7,7 +7,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = join(__dirname, '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The text of a page without fenced code blocks and inline code (links there are not links). */
 function prose(markdown: string): string {
@@ -63,7 +68,8 @@ describe('links in README.md and docs/*.md', () => {
         problems.push(`${target}: no such file`);
         continue;
       }
-      if (fragment && statSync(file).isFile() && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(fragment)) problems.push(`${target}: no heading #${fragment}`);
+      if (fragment && statSync(file).isFile() && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(fragment))
+        problems.push(`${target}: no heading #${fragment}`);
     }
     expect(problems).toEqual([]);
   });
@@ -75,7 +81,8 @@ describe('links in README.md and docs/*.md', () => {
   });
 
   it('no page cites the workspace outside the repository (shared/...)', () => {
-    for (const page of PAGES) expect({ page, cites: /(^|[\s(`])\.{0,2}\/?shared\/(spec|design|conventions)/m.test(read(page)) }).toEqual({ page, cites: false });
+    for (const page of PAGES)
+      expect({ page, cites: /(^|[\s(`])\.{0,2}\/?shared\/(spec|design|conventions)/m.test(read(page)) }).toEqual({ page, cites: false });
   });
 });
 
@@ -92,7 +99,8 @@ describe('what a clone needs', () => {
     expect(nvmrc).toMatch(/^20(\.\d+)*$/);
     const pkg = JSON.parse(read('package.json')) as { engines: { node: string } };
     expect(pkg.engines.node).toBe('>=20');
-    for (const file of ['deploy/docker/Dockerfile.service', 'deploy/docker/Dockerfile.pms-simulator']) expect(read(file)).toMatch(/^ARG NODE_VERSION=20\.\d+$/m);
+    for (const file of ['deploy/docker/Dockerfile.service', 'deploy/docker/Dockerfile.pms-simulator'])
+      expect(read(file)).toMatch(/^ARG NODE_VERSION=20\.\d+$/m);
     expect(read('README.md')).toMatch(/## Node versions/);
   });
 });

@@ -13,7 +13,11 @@ interface Reservation {
   confirmationCode: string;
   checkIn: string;
   checkOut: string;
-  financials: { totalPrice: number; currency: string; breakdown: { basePrice: number; cleaningFee: number; taxes: { type: string; amount: number; rate: number }[] } };
+  financials: {
+    totalPrice: number;
+    currency: string;
+    breakdown: { basePrice: number; cleaningFee: number; taxes: { type: string; amount: number; rate: number }[] };
+  };
   notes: { host: string; guest: string };
   customFields: Record<string, string>;
   updatedAt: string;
@@ -52,32 +56,60 @@ describe('reservations end to end', () => {
 
     it('POST creates a CONFIRMED reservation priced from the calendar with a confirmation code', async () => {
       const res = await w.api<{ data: Reservation }>('POST', '/v1/reservations', {
-        propertyId: w.ids[0], checkIn: '2030-05-01', checkOut: '2030-05-04', primaryGuest: guest, occupancy: { adults: 2, children: 1, infants: 0, pets: 0 }, source: 'MANUAL',
+        propertyId: w.ids[0],
+        checkIn: '2030-05-01',
+        checkOut: '2030-05-04',
+        primaryGuest: guest,
+        occupancy: { adults: 2, children: 1, infants: 0, pets: 0 },
+        source: 'MANUAL',
       });
       expect(res.status).toBe(201);
       const r = res.body.data;
       expect(r).toMatchObject({ propertyId: w.ids[0], status: 'CONFIRMED', source: 'MANUAL', checkIn: '2030-05-01', checkOut: '2030-05-04' });
       expect(r.confirmationCode).toMatch(/^[34679ACDEFGHJKMNPQRTWXY]{8}$/);
       // 3 nights x 100 + 50 cleaning, 10 % tax on both.
-      expect(r.financials).toMatchObject({ totalPrice: 385, currency: 'EUR', breakdown: { basePrice: 300, cleaningFee: 50, taxes: [{ type: 'TAX', amount: 35, rate: 0.1 }] } });
+      expect(r.financials).toMatchObject({
+        totalPrice: 385,
+        currency: 'EUR',
+        breakdown: { basePrice: 300, cleaningFee: 50, taxes: [{ type: 'TAX', amount: 35, rate: 0.1 }] },
+      });
       const got = await w.api<{ data: Reservation }>('GET', `/v1/reservations/${r.id}`);
       expect(got.status).toBe(200);
       expect(got.body.data).toEqual(r);
     });
 
     it('accepts a channel id as propertyId and stores the listing id', async () => {
-      const res = await w.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: 'cha-77', checkIn: '2030-06-01', checkOut: '2030-06-02', primaryGuest: { firstName: 'Bo' } });
+      const res = await w.api<{ data: Reservation }>('POST', '/v1/reservations', {
+        propertyId: 'cha-77',
+        checkIn: '2030-06-01',
+        checkOut: '2030-06-02',
+        primaryGuest: { firstName: 'Bo' },
+      });
       expect(res.status).toBe(201);
       expect(res.body.data.propertyId).toBe(w.ids[0]);
     });
 
     it('PATCH changes status, dates, notes and custom fields, returned in reads', async () => {
-      const { body } = await w.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: w.ids[1], checkIn: '2030-07-01', checkOut: '2030-07-03', primaryGuest: guest });
+      const { body } = await w.api<{ data: Reservation }>('POST', '/v1/reservations', {
+        propertyId: w.ids[1],
+        checkIn: '2030-07-01',
+        checkOut: '2030-07-03',
+        primaryGuest: guest,
+      });
       const res = await w.api<{ data: Reservation }>('PATCH', `/v1/reservations/${body.data.id}`, {
-        status: 'PENDING', checkOut: '2030-07-05', notes: { host: 'early check-in' }, customFields: { door: '4321' },
+        status: 'PENDING',
+        checkOut: '2030-07-05',
+        notes: { host: 'early check-in' },
+        customFields: { door: '4321' },
       });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ status: 'PENDING', checkIn: '2030-07-01', checkOut: '2030-07-05', notes: { host: 'early check-in', guest: '' }, customFields: { door: '4321' } });
+      expect(res.body.data).toMatchObject({
+        status: 'PENDING',
+        checkIn: '2030-07-01',
+        checkOut: '2030-07-05',
+        notes: { host: 'early check-in', guest: '' },
+        customFields: { door: '4321' },
+      });
       expect((await w.api<{ data: Reservation }>('GET', `/v1/reservations/${body.data.id}`)).body.data.customFields).toEqual({ door: '4321' });
       const cancelled = await w.api<{ data: Reservation }>('POST', `/v1/reservations/${body.data.id}/cancel`);
       expect(cancelled.status).toBe(200);
@@ -85,14 +117,28 @@ describe('reservations end to end', () => {
     });
 
     it('quotes a stay as a breakdown', async () => {
-      const res = await w.api<{ data: { nights: number; totalPrice: number; breakdown: unknown; available: boolean } }>('POST', '/v1/reservations/quote', { propertyId: w.ids[0], checkIn: '2030-08-01', checkOut: '2030-08-03' });
+      const res = await w.api<{ data: { nights: number; totalPrice: number; breakdown: unknown; available: boolean } }>('POST', '/v1/reservations/quote', {
+        propertyId: w.ids[0],
+        checkIn: '2030-08-01',
+        checkOut: '2030-08-03',
+      });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ nights: 2, totalPrice: 275, available: true, breakdown: { basePrice: 200, cleaningFee: 50, fees: [], taxes: [{ type: 'TAX', amount: 25, rate: 0.1 }], discounts: [] } });
+      expect(res.body.data).toMatchObject({
+        nights: 2,
+        totalPrice: 275,
+        available: true,
+        breakdown: { basePrice: 200, cleaningFee: 50, fees: [], taxes: [{ type: 'TAX', amount: 25, rate: 0.1 }], discounts: [] },
+      });
     });
 
     it('another workspace’s reservation and an unknown id are 404', async () => {
       const other = await workspace([{ name: 'Other' }]);
-      const { body } = await other.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: other.ids[0], checkIn: '2030-05-01', checkOut: '2030-05-02', primaryGuest: guest });
+      const { body } = await other.api<{ data: Reservation }>('POST', '/v1/reservations', {
+        propertyId: other.ids[0],
+        checkIn: '2030-05-01',
+        checkOut: '2030-05-02',
+        primaryGuest: guest,
+      });
       for (const [method, path, payload] of [
         ['GET', `/v1/reservations/${body.data.id}`, undefined],
         ['PATCH', `/v1/reservations/${body.data.id}`, { status: 'PENDING' }],
@@ -102,7 +148,12 @@ describe('reservations end to end', () => {
         const res = await w.api<ErrorBody>(method, path, payload);
         expect([path, res.status, res.body.error.code]).toEqual([path, 404, 'not_found']);
       }
-      const missingListing = await w.api<ErrorBody>('POST', '/v1/reservations', { propertyId: other.ids[0], checkIn: '2030-05-01', checkOut: '2030-05-02', primaryGuest: guest });
+      const missingListing = await w.api<ErrorBody>('POST', '/v1/reservations', {
+        propertyId: other.ids[0],
+        checkIn: '2030-05-01',
+        checkOut: '2030-05-02',
+        primaryGuest: guest,
+      });
       expect(missingListing.status).toBe(404);
     });
   });
@@ -120,11 +171,50 @@ describe('reservations end to end', () => {
       ['list: bad updated_since', 'GET', '/v1/reservations?updated_since=yesterday', undefined, ['updated_since']],
       ['list: unknown parameter', 'GET', '/v1/reservations?guest=ana', undefined, ['guest']],
       ['create: required fields', 'POST', '/v1/reservations', {}, ['checkIn', 'checkOut', 'primaryGuest', 'propertyId']],
-      ['create: unreal dates', 'POST', '/v1/reservations', { propertyId: 'x', checkIn: '2030-13-01', checkOut: '2030-2-01', primaryGuest: guest }, ['checkIn', 'checkOut']],
-      ['create: empty first name, bad email', 'POST', '/v1/reservations', { propertyId: 'x', checkIn: '2030-01-01', checkOut: '2030-01-02', primaryGuest: { firstName: '', email: 'nope' } }, ['primaryGuest.email', 'primaryGuest.firstName']],
-      ['create: occupancy not non-negative integers', 'POST', '/v1/reservations', { propertyId: 'x', checkIn: '2030-01-01', checkOut: '2030-01-02', primaryGuest: guest, occupancy: { adults: -1, children: 1.5, infants: 'two' } }, ['occupancy.adults', 'occupancy.children', 'occupancy.infants']],
-      ['create: unknown source, platform, currency, field', 'POST', '/v1/reservations', { propertyId: 'x', checkIn: '2030-01-01', checkOut: '2030-01-02', primaryGuest: guest, source: 'FAX', platform: 'agent', financials: { currency: 'euro' }, vip: true }, ['financials.currency', 'platform', 'source', 'vip']],
-      ['patch: POST_STAY, bad date, bad time', 'PATCH', '/v1/reservations/res_x', { status: 'POST_STAY', checkIn: '2030-02-30', checkInTime: '7pm' }, ['checkIn', 'checkInTime', 'status']],
+      [
+        'create: unreal dates',
+        'POST',
+        '/v1/reservations',
+        { propertyId: 'x', checkIn: '2030-13-01', checkOut: '2030-2-01', primaryGuest: guest },
+        ['checkIn', 'checkOut'],
+      ],
+      [
+        'create: empty first name, bad email',
+        'POST',
+        '/v1/reservations',
+        { propertyId: 'x', checkIn: '2030-01-01', checkOut: '2030-01-02', primaryGuest: { firstName: '', email: 'nope' } },
+        ['primaryGuest.email', 'primaryGuest.firstName'],
+      ],
+      [
+        'create: occupancy not non-negative integers',
+        'POST',
+        '/v1/reservations',
+        { propertyId: 'x', checkIn: '2030-01-01', checkOut: '2030-01-02', primaryGuest: guest, occupancy: { adults: -1, children: 1.5, infants: 'two' } },
+        ['occupancy.adults', 'occupancy.children', 'occupancy.infants'],
+      ],
+      [
+        'create: unknown source, platform, currency, field',
+        'POST',
+        '/v1/reservations',
+        {
+          propertyId: 'x',
+          checkIn: '2030-01-01',
+          checkOut: '2030-01-02',
+          primaryGuest: guest,
+          source: 'FAX',
+          platform: 'agent',
+          financials: { currency: 'euro' },
+          vip: true,
+        },
+        ['financials.currency', 'platform', 'source', 'vip'],
+      ],
+      [
+        'patch: POST_STAY, bad date, bad time',
+        'PATCH',
+        '/v1/reservations/res_x',
+        { status: 'POST_STAY', checkIn: '2030-02-30', checkInTime: '7pm' },
+        ['checkIn', 'checkInTime', 'status'],
+      ],
       ['patch: empty body', 'PATCH', '/v1/reservations/res_x', {}, ['body']],
       ['quote: missing dates', 'POST', '/v1/reservations/quote', { propertyId: 'x' }, ['checkIn', 'checkOut']],
     ];
@@ -136,9 +226,19 @@ describe('reservations end to end', () => {
     });
 
     it('checkOut not after checkIn, on create and on a change (decided by the service)', async () => {
-      const same = await w.api<ErrorBody>('POST', '/v1/reservations', { propertyId: w.ids[0], checkIn: '2030-01-05', checkOut: '2030-01-05', primaryGuest: guest });
+      const same = await w.api<ErrorBody>('POST', '/v1/reservations', {
+        propertyId: w.ids[0],
+        checkIn: '2030-01-05',
+        checkOut: '2030-01-05',
+        primaryGuest: guest,
+      });
       expect([same.status, same.body.error.fields]).toEqual([400, { checkOut: 'must be after checkIn' }]);
-      const { body } = await w.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: w.ids[0], checkIn: '2030-01-05', checkOut: '2030-01-07', primaryGuest: guest });
+      const { body } = await w.api<{ data: Reservation }>('POST', '/v1/reservations', {
+        propertyId: w.ids[0],
+        checkIn: '2030-01-05',
+        checkOut: '2030-01-07',
+        primaryGuest: guest,
+      });
       const before = await w.api<ErrorBody>('PATCH', `/v1/reservations/${body.data.id}`, { checkOut: '2030-01-04' });
       expect([before.status, before.body.error.fields]).toEqual([400, { checkOut: 'must be after checkIn' }]);
     });
@@ -208,7 +308,9 @@ describe('reservations end to end', () => {
   describe('spec 7.1: reservations of an inactive listing', () => {
     it('are left out of lists; a filter on the listing, a read, a change, a cancel, a quote and a create are 403', async () => {
       const w = await workspace([{ name: 'Stays', channelId: 'cha-off' }, { name: 'Open' }]);
-      const mk = async (propertyId: string) => (await w.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId, checkIn: '2030-09-01', checkOut: '2030-09-03', primaryGuest: guest })).body.data;
+      const mk = async (propertyId: string) =>
+        (await w.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId, checkIn: '2030-09-01', checkOut: '2030-09-03', primaryGuest: guest }))
+          .body.data;
       const onOff = await mk(w.ids[0]!);
       const onOpen = await mk(w.ids[1]!);
       expect((await w.api('PATCH', `/v1/listings/${w.ids[0]}`, { active: false })).status).toBe(200);
@@ -249,7 +351,13 @@ describe('reservations end to end', () => {
       ['owner block on a PMS listing', 'POST', '/v1/reservations', (id) => ({ ...stay, propertyId: id('B'), platform: 'owner' }), 'PMS-B'],
       ['unitId on PMS-F', 'POST', '/v1/reservations', (id) => ({ ...stay, propertyId: id('F'), unitId: 'u-2' }), 'PMS-F'],
       ['unitId on PMS-E', 'POST', '/v1/reservations', (id) => ({ ...stay, propertyId: id('E'), unitId: 'u-2', financials: { totalPrice: 300 } }), 'PMS-E'],
-      ['tentative hold on PMS-E', 'POST', '/v1/reservations', (id) => ({ ...stay, propertyId: id('E'), tentativeHold: true, financials: { totalPrice: 300 } }), 'PMS-E'],
+      [
+        'tentative hold on PMS-E',
+        'POST',
+        '/v1/reservations',
+        (id) => ({ ...stay, propertyId: id('E'), tentativeHold: true, financials: { totalPrice: 300 } }),
+        'PMS-E',
+      ],
       ['group booking on PMS-A', 'POST', '/v1/reservations', (id) => ({ ...stay, propertyId: id('A'), groupId: 'grp-9' }), 'PMS-A'],
       ['group booking on PMS-C', 'POST', '/v1/reservations', (id) => ({ ...stay, propertyId: id('C'), groupId: 'grp-9' }), 'PMS-C'],
       ['quote on PMS-C', 'POST', '/v1/reservations/quote', (id) => ({ propertyId: id('C'), checkIn: '2030-11-01', checkOut: '2030-11-03' }), 'PMS-C'],
@@ -271,15 +379,26 @@ describe('reservations end to end', () => {
     /** A reservation made in the PMS (simulator), arriving with the connection's next sync. */
     async function syncedFromPms(provider: string, externalId: string): Promise<Reservation> {
       await simulatorOf(t).putReservation(provider, w.account, externalId, {
-        listing_id: `ext-${provider} home`, arrival: '2030-11-10', departure: '2030-11-12', source: 'CHANNEL_A', guest: { first_name: 'Pia' }, adults: 1, total: 250, currency: 'EUR',
+        listing_id: `ext-${provider} home`,
+        arrival: '2030-11-10',
+        departure: '2030-11-12',
+        source: 'CHANNEL_A',
+        guest: { first_name: 'Pia' },
+        adults: 1,
+        total: 250,
+        currency: 'EUR',
       });
       expect((await syncNow(t, w.id, w.connections.get(provider)!)).status).toBe(200);
       let found: Reservation | undefined;
-      await eventually(async () => {
-        const page = await w.api<Page>('GET', `/v1/reservations?property_id=${on(provider.slice(-1))}`);
-        found = page.body.data.find((r) => (r as unknown as { pms: { externalId: string } | null }).pms?.externalId === externalId);
-        return !!found;
-      }, 5000, `the ${provider} reservation ${externalId}`);
+      await eventually(
+        async () => {
+          const page = await w.api<Page>('GET', `/v1/reservations?property_id=${on(provider.slice(-1))}`);
+          found = page.body.data.find((r) => (r as unknown as { pms: { externalId: string } | null }).pms?.externalId === externalId);
+          return !!found;
+        },
+        5000,
+        `the ${provider} reservation ${externalId}`,
+      );
       return found!;
     }
 

@@ -17,13 +17,79 @@ function seeded(seed: number): () => number {
 }
 
 const HOSTILE: unknown[] = [
-  null, true, false, 0, -1, -0, 3.7, 1e21, '', ' ', 'x'.repeat(5000), '2024-02-30', '2024-13-01', '1e3', 'not-a-date',
-  '2025-01-01T00:00:00Z', 'CONFIRMED', '💥', '../..', '$gt', '__proto__', 'constructor', { $gt: '' }, { $where: 'sleep(1)' },
-  [], [1, 2], {}, { a: { b: { c: 1 } } },
+  null,
+  true,
+  false,
+  0,
+  -1,
+  -0,
+  3.7,
+  1e21,
+  '',
+  ' ',
+  'x'.repeat(5000),
+  '2024-02-30',
+  '2024-13-01',
+  '1e3',
+  'not-a-date',
+  '2025-01-01T00:00:00Z',
+  'CONFIRMED',
+  '💥',
+  '../..',
+  '$gt',
+  '__proto__',
+  'constructor',
+  { $gt: '' },
+  { $where: 'sleep(1)' },
+  [],
+  [1, 2],
+  {},
+  { a: { b: { c: 1 } } },
 ];
 
-const FIELDS = ['propertyId', 'checkIn', 'checkOut', 'primaryGuest', 'occupancy', 'financials', 'source', 'status', 'notes', 'customFields', 'firstName', 'language', 'provider', 'active', 'listingIds', 'url', 'eventTypes', 'body', 'attachments', 'sections', 'updates', '__proto__', 'constructor', 'platform', 'unitId', 'tentativeHold', 'groupId'];
-const QUERY = ['limit', 'offset', 'status', 'property_id', 'check_in_after', 'check_in_before', 'source', 'updated_since', 'search', 'from', 'to', 'reservation_id'];
+const FIELDS = [
+  'propertyId',
+  'checkIn',
+  'checkOut',
+  'primaryGuest',
+  'occupancy',
+  'financials',
+  'source',
+  'status',
+  'notes',
+  'customFields',
+  'firstName',
+  'language',
+  'provider',
+  'active',
+  'listingIds',
+  'url',
+  'eventTypes',
+  'body',
+  'attachments',
+  'sections',
+  'updates',
+  '__proto__',
+  'constructor',
+  'platform',
+  'unitId',
+  'tentativeHold',
+  'groupId',
+];
+const QUERY = [
+  'limit',
+  'offset',
+  'status',
+  'property_id',
+  'check_in_after',
+  'check_in_before',
+  'source',
+  'updated_since',
+  'search',
+  'from',
+  'to',
+  'reservation_id',
+];
 
 describe('robustness: hostile input gets a 4xx envelope, never a 5xx', () => {
   let t: TestStack;
@@ -44,13 +110,30 @@ describe('robustness: hostile input gets a 4xx envelope, never a 5xx', () => {
     };
 
     const listing = t.demoListingIds[0]!;
-    const made = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', { propertyId: listing, checkIn: '2034-06-01', checkOut: '2034-06-04', primaryGuest: { firstName: 'Base' } });
+    const made = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', {
+      propertyId: listing,
+      checkIn: '2034-06-01',
+      checkOut: '2034-06-04',
+      primaryGuest: { firstName: 'Base' },
+    });
     expect(made.status).toBe(201);
     const reservation = made.body.data.id;
     // A valid request per endpoint (body, or query of a read); the stream breaks one field of
     // it at a time.
     const endpoints: Array<[string, string, Record<string, unknown>]> = [
-      ['POST', '/v1/reservations', { propertyId: listing, checkIn: '2034-01-01', checkOut: '2034-01-03', primaryGuest: { firstName: 'A', email: 'a@example.com' }, occupancy: { adults: 2, children: 0, infants: 0, pets: 0 }, financials: { totalPrice: 100, currency: 'EUR' }, source: 'DIRECT' }],
+      [
+        'POST',
+        '/v1/reservations',
+        {
+          propertyId: listing,
+          checkIn: '2034-01-01',
+          checkOut: '2034-01-03',
+          primaryGuest: { firstName: 'A', email: 'a@example.com' },
+          occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
+          financials: { totalPrice: 100, currency: 'EUR' },
+          source: 'DIRECT',
+        },
+      ],
       ['PATCH', `/v1/reservations/${reservation}`, { status: 'CONFIRMED', notes: { host: 'h' }, customFields: { a: 'b' } }],
       ['POST', '/v1/reservations/quote', { propertyId: listing, checkIn: '2034-01-01', checkOut: '2034-01-03', occupancy: { adults: 1 } }],
       ['POST', `/v1/reservations/${reservation}/cancel`, {}],
@@ -61,7 +144,20 @@ describe('robustness: hostile input gets a 4xx envelope, never a 5xx', () => {
       ['PUT', `/v1/listings/${listing}/content`, { sections: { description: 'x' } }],
       ['POST', `/v1/listings/${listing}/photos`, { url: 'https://example.com/a.jpg', caption: 'c' }],
       ['POST', '/v1/webhooks', { url: 'https://example.com/hooks', eventTypes: ['*'] }],
-      ['GET', '/v1/reservations', { limit: '10', offset: '0', status: 'CONFIRMED', property_id: listing, check_in_after: '2030-01-01', check_in_before: '2040-01-01', source: 'DIRECT', updated_since: '2020-01-01T00:00:00Z' }],
+      [
+        'GET',
+        '/v1/reservations',
+        {
+          limit: '10',
+          offset: '0',
+          status: 'CONFIRMED',
+          property_id: listing,
+          check_in_after: '2030-01-01',
+          check_in_before: '2040-01-01',
+          source: 'DIRECT',
+          updated_since: '2020-01-01T00:00:00Z',
+        },
+      ],
       ['GET', '/v1/guests', { limit: '10', search: 'a' }],
       ['GET', '/v1/listings', { status: 'all', limit: '10', offset: '0' }],
       ['GET', `/v1/listings/${listing}/calendar`, { from: '2034-01-01', to: '2034-01-31' }],
@@ -75,7 +171,8 @@ describe('robustness: hostile input gets a 4xx envelope, never a 5xx', () => {
       if (fields.length > 0 && rand() < 0.85) {
         const field = pick(fields);
         const inner = broken[field];
-        if (inner && typeof inner === 'object' && !Array.isArray(inner) && rand() < 0.5) (inner as Record<string, unknown>)[pick([...Object.keys(inner), 'extra'])] = pick(HOSTILE);
+        if (inner && typeof inner === 'object' && !Array.isArray(inner) && rand() < 0.5)
+          (inner as Record<string, unknown>)[pick([...Object.keys(inner), 'extra'])] = pick(HOSTILE);
         else broken[field] = pick(HOSTILE);
       } else {
         broken[pick(['extra', 'id', '__proto__'])] = randomValue();
@@ -90,14 +187,20 @@ describe('robustness: hostile input gets a 4xx envelope, never a 5xx', () => {
       let url = path;
       let body: string | undefined;
       if (method === 'GET') {
-        const query = Object.entries(breakOne(valid)).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`);
+        const query = Object.entries(breakOne(valid)).map(
+          ([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`,
+        );
         url += `?${query.join('&')}`;
       } else {
         if (rand() < 0.2) url += `?${pick(QUERY)}=${encodeURIComponent(String(pick(HOSTILE)))}`;
         const roll = rand();
         body = roll < 0.1 ? '{"truncated' : roll < 0.2 ? JSON.stringify(randomValue()) : JSON.stringify(breakOne(valid));
       }
-      const res = await fetch(`${t.baseUrl}${url}`, { method, headers: { authorization: `Bearer ${t.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body });
+      const res = await fetch(`${t.baseUrl}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${t.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body,
+      });
       const text = await res.text();
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       const what = `${method} ${url} ${body?.slice(0, 200) ?? ''} -> ${res.status} ${text.slice(0, 300)}`;

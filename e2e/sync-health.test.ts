@@ -51,7 +51,12 @@ describe('per-connection sync health', () => {
 
     // Three reservations and a guest change in the PMS: published, then applied by their services.
     for (const [i, listing] of ['one', 'two', 'one'].entries()) {
-      await pms.putReservation('PMS-C', w.account, `hr-${i}`, { listing_id: `${w.account}-${listing}`, arrival: `2035-0${i + 1}-01`, departure: `2035-0${i + 1}-04`, guest: { first_name: `G${i}` } });
+      await pms.putReservation('PMS-C', w.account, `hr-${i}`, {
+        listing_id: `${w.account}-${listing}`,
+        arrival: `2035-0${i + 1}-01`,
+        departure: `2035-0${i + 1}-04`,
+        guest: { first_name: `G${i}` },
+      });
     }
     await pms.putGuest('PMS-C', w.account, 'guest-1', { first_name: 'Lone', email: 'lone@example.com' });
     expect((await syncNow(t, w.id, w.connectionId)).body.data.changesPublished).toBe(4);
@@ -115,7 +120,12 @@ describe('per-connection sync health', () => {
     const listing = (await listingsOf(w))[0]!;
     expect((await w.api('DELETE', `/v1/listings/${listing.id}`)).status).toBe(200);
     // The PMS still has the listing and books it: the reservation service cannot apply that.
-    await pms.putReservation('PMS-D', w.account, 'poison', { listing_id: `${w.account}-gone`, arrival: '2035-06-01', departure: '2035-06-03', guest: { first_name: 'Pax' } });
+    await pms.putReservation('PMS-D', w.account, 'poison', {
+      listing_id: `${w.account}-gone`,
+      arrival: '2035-06-01',
+      departure: '2035-06-03',
+      guest: { first_name: 'Pax' },
+    });
     await syncNow(t, w.id, w.connectionId);
     let h = await healthOf(w.id, w.connectionId);
     await eventually(async () => (h = await healthOf(w.id, w.connectionId)).changes.deadLettered === 1, 5000, 'the dead letter counted');
@@ -139,8 +149,13 @@ describe('per-connection sync health', () => {
     const w = await pmsWorkspace(t, 'PMS-A', ['metered']);
     await eventually(async () => (await healthOf(w.id, w.connectionId)).changes.applied === 1, 5000, 'the import applied');
     let text = '';
-    await eventually(async () => (text = await (await fetch(`${t.baseUrl}/metrics`)).text()).includes(`connection="${w.connectionId}"`), 5000, 'the series of the connection');
-    const line = (name: string, extra = '') => text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`connection="${w.connectionId}"`) && l.includes(extra));
+    await eventually(
+      async () => (text = await (await fetch(`${t.baseUrl}/metrics`)).text()).includes(`connection="${w.connectionId}"`),
+      5000,
+      'the series of the connection',
+    );
+    const line = (name: string, extra = '') =>
+      text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`connection="${w.connectionId}"`) && l.includes(extra));
     expect(line('vrp_pms_sync_state', 'state="healthy"')).toMatch(/ 1$/);
     expect(line('vrp_pms_sync_state', 'state="failing"')).toMatch(/ 0$/);
     expect(line('vrp_pms_sync_changes_total', 'outcome="applied"')).toMatch(/provider="PMS-A".* 1$/);
@@ -151,7 +166,10 @@ describe('per-connection sync health', () => {
   it('answers 404 for an unknown connection or one of another workspace', async () => {
     const a = await pmsWorkspace(t, 'PMS-G', ['a']);
     const b = await pmsWorkspace(t, 'PMS-G', ['b']);
-    for (const [ws, conn] of [[a.id, 'pmc_unknown'], [a.id, b.connectionId]]) {
+    for (const [ws, conn] of [
+      [a.id, 'pmc_unknown'],
+      [a.id, b.connectionId],
+    ]) {
       const res = await t.admin<ErrorBody>('GET', `/admin/v1/workspaces/${ws}/connections/${conn}`);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');

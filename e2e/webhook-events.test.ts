@@ -68,7 +68,12 @@ describe('webhook events of reservations, guests, messages, reviews and requests
     secret = sub.body.data.secret;
     plain = t.demoListingIds[0]!;
     let listings: Listing[] = [];
-    await eventually(async () => (listings = (await t.api<{ data: Listing[] }>('GET', '/v1/listings?status=all&limit=200')).body.data).some((l) => l.name.startsWith('Riverside')), 5000, 'the demo PMS listing');
+    await eventually(
+      async () =>
+        (listings = (await t.api<{ data: Listing[] }>('GET', '/v1/listings?status=all&limit=200')).body.data).some((l) => l.name.startsWith('Riverside')),
+      5000,
+      'the demo PMS listing',
+    );
     riverside = listings.find((l) => l.name.startsWith('Riverside'))!.id;
   });
   afterAll(async () => {
@@ -77,7 +82,12 @@ describe('webhook events of reservations, guests, messages, reviews and requests
   });
 
   it('reservation.created, .updated and .cancelled fire for API writes, carrying the reservation as GET returns it', async () => {
-    const created = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', { propertyId: plain, checkIn: '2033-03-01', checkOut: '2033-03-04', primaryGuest: { firstName: 'Wren', lastName: 'Hook', email: 'wren@example.com' } });
+    const created = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', {
+      propertyId: plain,
+      checkIn: '2033-03-01',
+      checkOut: '2033-03-04',
+      primaryGuest: { firstName: 'Wren', lastName: 'Hook', email: 'wren@example.com' },
+    });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
     const isIt = (o: Record<string, unknown>) => o.id === id;
@@ -117,13 +127,22 @@ describe('webhook events of reservations, guests, messages, reviews and requests
   });
 
   it('message.sent fires for a message sent through the API; message.received for a guest message arriving in the PMS, after the next sync', async () => {
-    const reservation = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', { propertyId: plain, checkIn: '2033-04-01', checkOut: '2033-04-03', primaryGuest: { firstName: 'Oda' } });
+    const reservation = await t.api<{ data: { id: string } }>('POST', '/v1/reservations', {
+      propertyId: plain,
+      checkIn: '2033-04-01',
+      checkOut: '2033-04-03',
+      primaryGuest: { firstName: 'Oda' },
+    });
     let conversationId = '';
-    await eventually(async () => {
-      const page = await t.api<{ data: { id: string }[] }>('GET', `/v1/conversations?reservation_id=${reservation.body.data.id}`);
-      conversationId = page.body.data[0]?.id ?? '';
-      return conversationId !== '';
-    }, 5000, 'the reservation’s conversation');
+    await eventually(
+      async () => {
+        const page = await t.api<{ data: { id: string }[] }>('GET', `/v1/conversations?reservation_id=${reservation.body.data.id}`);
+        conversationId = page.body.data[0]?.id ?? '';
+        return conversationId !== '';
+      },
+      5000,
+      'the reservation’s conversation',
+    );
     const sent = await t.api<{ data: { id: string } }>('POST', `/v1/conversations/${conversationId}/messages`, { body: 'Welcome! The key is in the box.' });
     expect(sent.status).toBe(201);
     const onSent = await arrival('message.sent', (o) => o.id === sent.body.data.id);
@@ -170,12 +189,25 @@ describe('webhook events of reservations, guests, messages, reviews and requests
 
   it('request.created fires for a booking request arriving in the PMS; request.updated when it is answered through the API, once (the PMS reporting the answer back adds none)', async () => {
     const pms = t.pms;
-    await pms.putRequest('PMS-A', 'demo', 'req-river-1', { kind: 'request', listing_id: 'riverside', arrival: '2033-05-01', departure: '2033-05-04', guest_count: 2, guest: { first_name: 'Noor' }, message: 'Travelling with a baby' });
+    await pms.putRequest('PMS-A', 'demo', 'req-river-1', {
+      kind: 'request',
+      listing_id: 'riverside',
+      arrival: '2033-05-01',
+      departure: '2033-05-04',
+      guest_count: 2,
+      guest: { first_name: 'Noor' },
+      message: 'Travelling with a baby',
+    });
     await syncDemo();
     const onCreate = await arrival('request.created', (o) => o.checkIn === '2033-05-01');
     const id = String(onCreate.json.data.object.id);
     expect(onCreate.json.listingId).toBe(riverside);
-    expect(onCreate.json.data.object).toMatchObject({ kind: 'request', status: 'pending', message: 'Travelling with a baby', pms: { provider: 'PMS-A', externalId: 'req-river-1' } });
+    expect(onCreate.json.data.object).toMatchObject({
+      kind: 'request',
+      status: 'pending',
+      message: 'Travelling with a baby',
+      pms: { provider: 'PMS-A', externalId: 'req-river-1' },
+    });
     expect(onCreate.json.data.object).toEqual(await served(`/v1/requests/${id}`));
 
     expect((await t.api('POST', `/v1/requests/${id}/accept`)).status).toBe(200);
@@ -185,7 +217,13 @@ describe('webhook events of reservations, guests, messages, reviews and requests
     // The PMS holds the answer and reports it back with the next sync: already applied, no event.
     expect((await pms.account('PMS-A', 'demo')).requests.find((r) => r.id === 'req-river-1')!.status).toBe('accepted');
     await syncDemo();
-    await pms.putRequest('PMS-A', 'demo', 'req-river-2', { kind: 'inquiry', listing_id: 'riverside', arrival: '2033-06-01', departure: '2033-06-03', guest: { first_name: 'Ole' } });
+    await pms.putRequest('PMS-A', 'demo', 'req-river-2', {
+      kind: 'inquiry',
+      listing_id: 'riverside',
+      arrival: '2033-06-01',
+      departure: '2033-06-03',
+      guest: { first_name: 'Ole' },
+    });
     await syncDemo();
     await arrival('request.created', (o) => o.checkIn === '2033-06-01');
     expect(receiver.received.filter((r) => r.json.type === 'request.updated' && r.json.data.object.id === id)).toHaveLength(1);

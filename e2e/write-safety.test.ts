@@ -60,12 +60,19 @@ describe('write safety end to end (issue 12)', () => {
 
   /** A create over HTTP; a stay's `nights` list is the test's own, not part of the body. */
   const create = ({ nights: _nights, ...body }: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.api<{ data: Reservation } & ConflictBody>('POST', '/v1/reservations', { propertyId: listingId, primaryGuest: guest, ...body }, headers ? { headers } : {});
+    t.api<{ data: Reservation } & ConflictBody>(
+      'POST',
+      '/v1/reservations',
+      { propertyId: listingId, primaryGuest: guest, ...body },
+      headers ? { headers } : {},
+    );
   const calendar = async (from: string, to: string) =>
     (await t.api<{ data: { days: CalendarDay[] } }>('GET', `/v1/listings/${listingId}/calendar?from=${from}&to=${to}`)).body.data.days;
-  const quote = (s: { checkIn: string; checkOut: string }) => t.api<ConflictBody>('POST', '/v1/reservations/quote', { propertyId: listingId, checkIn: s.checkIn, checkOut: s.checkOut });
+  const quote = (s: { checkIn: string; checkOut: string }) =>
+    t.api<ConflictBody>('POST', '/v1/reservations/quote', { propertyId: listingId, checkIn: s.checkIn, checkOut: s.checkOut });
   const reservationsFrom = async (checkIn: string) =>
-    (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${listingId}&check_in_after=${checkIn}&check_in_before=${checkIn}&limit=200`)).body.data;
+    (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${listingId}&check_in_after=${checkIn}&check_in_before=${checkIn}&limit=200`))
+      .body.data;
 
   describe('availability is the source of truth', () => {
     it('20 concurrent creates for the same nights: exactly one 201, the rest 409 dates_unavailable naming it', async () => {
@@ -223,7 +230,12 @@ describe('write safety end to end (issue 12)', () => {
           port: url.port,
           path,
           method: 'POST',
-          headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'idempotency-key': key },
+          headers: {
+            authorization: `Bearer ${t.apiKey}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+            'idempotency-key': key,
+          },
         });
         req.on('error', () => resolve());
         req.on('response', (res) => {
@@ -270,7 +282,13 @@ describe('write safety end to end (issue 12)', () => {
       expect(other.status).toBe(409);
       expect(other.body.error.code).toBe('idempotency_conflict');
 
-      const patch = () => t.api<{ data: Reservation }>('PATCH', `/v1/reservations/${first.body.data.id}`, { customFields: { paid: 'yes' } }, { headers: { 'Idempotency-Key': 'patch-1' } });
+      const patch = () =>
+        t.api<{ data: Reservation }>(
+          'PATCH',
+          `/v1/reservations/${first.body.data.id}`,
+          { customFields: { paid: 'yes' } },
+          { headers: { 'Idempotency-Key': 'patch-1' } },
+        );
       const p1 = await patch();
       const p2 = await patch();
       expect(p2.headers.get('idempotent-replayed')).toBe('true');
@@ -280,7 +298,15 @@ describe('write safety end to end (issue 12)', () => {
   });
 
   it('OpenAPI and /docs describe it', async () => {
-    const doc = (await t.api<{ paths: Record<string, Record<string, { parameters: { name: string }[]; responses: Record<string, { 'x-error-codes'?: string[]; headers?: Record<string, unknown> }> }>>; components: { schemas: Record<string, unknown> } }>('GET', '/v1/openapi.json')).body;
+    const doc = (
+      await t.api<{
+        paths: Record<
+          string,
+          Record<string, { parameters: { name: string }[]; responses: Record<string, { 'x-error-codes'?: string[]; headers?: Record<string, unknown> }> }>
+        >;
+        components: { schemas: Record<string, unknown> };
+      }>('GET', '/v1/openapi.json')
+    ).body;
     const patch = doc.paths['/v1/reservations/{id}']!.patch!;
     expect(patch.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['If-Match', 'Idempotency-Key']));
     expect(patch.responses['412']?.['x-error-codes']).toEqual(['precondition_failed']);
@@ -301,11 +327,15 @@ describe('write safety end to end (issue 12)', () => {
 /** The id of the demo's PMS-A listing ("Riverside ..."), once its import landed. */
 async function demoPmsListing(t: TestStack): Promise<string> {
   let id = '';
-  await eventually(async () => {
-    const listings = (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
-    id = listings.find((l) => l.name.startsWith('Riverside'))?.id ?? '';
-    return id !== '';
-  }, 10_000, 'the demo PMS listing');
+  await eventually(
+    async () => {
+      const listings = (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
+      id = listings.find((l) => l.name.startsWith('Riverside'))?.id ?? '';
+      return id !== '';
+    },
+    10_000,
+    'the demo PMS listing',
+  );
   return id;
 }
 
@@ -321,12 +351,21 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
   });
 
   it('the demo data has no overlaps; a booking made in the PMS over a local one is applied, and both are flagged', async () => {
-    await eventually(async () => (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}`)).body.data.length > 0, 5000, 'the demo PMS reservation');
+    await eventually(
+      async () => (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}`)).body.data.length > 0,
+      5000,
+      'the demo PMS reservation',
+    );
     const demo = (await t.api<{ data: Reservation[] }>('GET', '/v1/reservations?limit=200')).body.data;
     expect(demo.every((r) => r.conflict === null)).toBe(true);
 
     // Booked here (and relayed to PMS-A, which accepts it).
-    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: riverside, checkIn: '2042-03-01', checkOut: '2042-03-04', primaryGuest: { firstName: 'Local' } });
+    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', {
+      propertyId: riverside,
+      checkIn: '2042-03-01',
+      checkOut: '2042-03-04',
+      primaryGuest: { firstName: 'Local' },
+    });
     expect(local.status).toBe(201);
     // Meanwhile the PMS took a booking over two of those nights itself.
     await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap', {
@@ -344,21 +383,37 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
 
     let pmsOne: Reservation | undefined;
-    await eventually(async () => {
-      const page = (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-03-03&check_in_before=2042-03-03`)).body.data;
-      pmsOne = page[0];
-      return pmsOne !== undefined;
-    }, 10_000, 'the PMS booking to be synced');
+    await eventually(
+      async () => {
+        const page = (
+          await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-03-03&check_in_before=2042-03-03`)
+        ).body.data;
+        pmsOne = page[0];
+        return pmsOne !== undefined;
+      },
+      10_000,
+      'the PMS booking to be synced',
+    );
     expect(pmsOne!.conflict).toEqual({ reservationIds: [local.body.data.id] });
     const flagged = await t.api<{ data: Reservation }>('GET', `/v1/reservations/${local.body.data.id}`);
     expect(flagged.body.data.conflict).toEqual({ reservationIds: [pmsOne!.id] });
     expect(flagged.body.data.version).toBeGreaterThan(local.body.data.version); // the flag is a change (the PMS's echo of the local booking is another)
     // Each keeps what it could hold: the local stay its nights, the PMS booking the free ones.
-    const days = (await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>('GET', `/v1/listings/${riverside}/calendar?from=2042-03-01&to=2042-03-05`)).body.data.days;
+    const days = (
+      await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>(
+        'GET',
+        `/v1/listings/${riverside}/calendar?from=2042-03-01&to=2042-03-05`,
+      )
+    ).body.data.days;
     expect(days.map((d) => d.reservationId)).toEqual([local.body.data.id, local.body.data.id, local.body.data.id, pmsOne!.id, pmsOne!.id]);
   });
   it('when the overlap ends (the PMS booking cancelled in the PMS, then synced) the local stay loses its conflict, with a new version', async () => {
-    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: riverside, checkIn: '2042-05-01', checkOut: '2042-05-04', primaryGuest: { firstName: 'Local' } });
+    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', {
+      propertyId: riverside,
+      checkIn: '2042-05-01',
+      checkOut: '2042-05-04',
+      primaryGuest: { firstName: 'Local' },
+    });
     expect(local.status).toBe(201);
     const booking = {
       listing_id: 'riverside',
@@ -377,25 +432,36 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     await syncNow();
     const read = async (id: string) => (await t.api<{ data: Reservation }>('GET', `/v1/reservations/${id}`)).body.data;
     let pmsId = '';
-    await eventually(async () => {
-      const page = (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-05-03&check_in_before=2042-05-03`)).body.data;
-      pmsId = page[0]?.id ?? '';
-      return pmsId !== '' && (await read(local.body.data.id)).conflict !== null;
-    }, 10_000, 'the overlapping PMS booking to be synced and flagged');
+    await eventually(
+      async () => {
+        const page = (
+          await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-05-03&check_in_before=2042-05-03`)
+        ).body.data;
+        pmsId = page[0]?.id ?? '';
+        return pmsId !== '' && (await read(local.body.data.id)).conflict !== null;
+      },
+      10_000,
+      'the overlapping PMS booking to be synced and flagged',
+    );
     const flagged = await read(local.body.data.id);
     expect(flagged.conflict).toEqual({ reservationIds: [pmsId] });
 
     // The PMS cancels its booking; the next sync ends the overlap on both sides.
     await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap-ends', { ...booking, status: 'cancelled' });
     await syncNow();
-    await eventually(async () => (await read(local.body.data.id)).conflict === null, 10_000, 'the local stay\'s conflict to clear');
+    await eventually(async () => (await read(local.body.data.id)).conflict === null, 10_000, "the local stay's conflict to clear");
     const cleared = await read(local.body.data.id);
     expect(cleared.version).toBeGreaterThan(flagged.version);
     expect(cleared.status).toBe('CONFIRMED');
     const cancelled = await read(pmsId);
     expect([cancelled.status, cancelled.conflict]).toEqual(['CANCELLED', null]);
     // The local stay keeps its nights; the cancelled booking holds none.
-    const days = (await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>('GET', `/v1/listings/${riverside}/calendar?from=2042-05-01&to=2042-05-05`)).body.data.days;
+    const days = (
+      await t.api<{ data: { days: { date: string; reservationId: string | null }[] } }>(
+        'GET',
+        `/v1/listings/${riverside}/calendar?from=2042-05-01&to=2042-05-05`,
+      )
+    ).body.data.days;
     expect(days.map((d) => d.reservationId)).toEqual([local.body.data.id, local.body.data.id, local.body.data.id, null, null]);
   });
 });
@@ -432,7 +498,8 @@ describe('a write whose answer was a 5xx but which committed is not written twic
     await t.pms.setFault('PMS-A', { mode: 'slow', delayMs: PMS_DELAY_MS });
     const first = await t.api<{ data: Reservation }>('POST', '/v1/reservations', body, { headers: { 'Idempotency-Key': key } });
     expect(first.status).toBeGreaterThanOrEqual(500);
-    const stored = async () => (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-07-01&check_in_before=2042-07-01`)).body.data;
+    const stored = async () =>
+      (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}&check_in_after=2042-07-01&check_in_before=2042-07-01`)).body.data;
     await eventually(async () => (await stored()).length === 1, 10_000, 'the create to commit behind the 5xx');
     await t.pms.clearFaults();
 
@@ -448,19 +515,31 @@ describe('a write whose answer was a 5xx but which committed is not written twic
 
   it('conversations: a message that timed out at the gateway and was sent is not sent again on retry', async () => {
     let conversationId = '';
-    await eventually(async () => {
-      conversationId = (await t.api<{ data: { id: string }[] }>('GET', `/v1/conversations?property_id=${riverside}`)).body.data[0]?.id ?? '';
-      return conversationId !== '';
-    }, 5000, 'the demo PMS reservation\'s conversation');
+    await eventually(
+      async () => {
+        conversationId = (await t.api<{ data: { id: string }[] }>('GET', `/v1/conversations?property_id=${riverside}`)).body.data[0]?.id ?? '';
+        return conversationId !== '';
+      },
+      5000,
+      "the demo PMS reservation's conversation",
+    );
     const key = 'late-message-1';
-    const messages = async () => (await t.api<{ data: { id: string; body: string }[] }>('GET', `/v1/conversations/${conversationId}/messages?limit=200`)).body.data.filter((m) => m.body === 'Sent once');
+    const messages = async () =>
+      (await t.api<{ data: { id: string; body: string }[] }>('GET', `/v1/conversations/${conversationId}/messages?limit=200`)).body.data.filter(
+        (m) => m.body === 'Sent once',
+      );
     await t.pms.setFault('PMS-A', { mode: 'slow', delayMs: PMS_DELAY_MS });
     const first = await t.api('POST', `/v1/conversations/${conversationId}/messages`, { body: 'Sent once' }, { headers: { 'Idempotency-Key': key } });
     expect(first.status).toBeGreaterThanOrEqual(500);
     await eventually(async () => (await messages()).length === 1, 10_000, 'the message to be stored behind the 5xx');
     await t.pms.clearFaults();
 
-    const retry = await t.api<{ data: { id: string } }>('POST', `/v1/conversations/${conversationId}/messages`, { body: 'Sent once' }, { headers: { 'Idempotency-Key': key } });
+    const retry = await t.api<{ data: { id: string } }>(
+      'POST',
+      `/v1/conversations/${conversationId}/messages`,
+      { body: 'Sent once' },
+      { headers: { 'Idempotency-Key': key } },
+    );
     expect(retry.status).toBe(201);
     expect(retry.body.data.id).toBe((await messages())[0]!.id);
     expect(await messages()).toHaveLength(1);

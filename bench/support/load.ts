@@ -67,7 +67,10 @@ export function percentile(sorted: readonly number[], p: number): number {
  * Sends `rate` requests per second for `seconds` over at most `connections` keep-alive
  * connections. A request's latency runs from its intended send time to the end of its response.
  */
-export async function runConstantRate(url: string, opts: { rate: number; seconds: number; connections: number; headers: Record<string, string> }): Promise<ConstantRateResult> {
+export async function runConstantRate(
+  url: string,
+  opts: { rate: number; seconds: number; connections: number; headers: Record<string, string> },
+): Promise<ConstantRateResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
   const total = Math.round(opts.rate * opts.seconds);
   const latencies: number[] = [];

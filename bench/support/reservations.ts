@@ -21,7 +21,12 @@ export function benchReservation(i: number, workspaceId: string, propertyId: str
     checkOut: benchDay((i % 1000) + 3),
     primaryGuest: { firstName: 'Guest', lastName: String(i), email: '', language: '', phone: '' },
     occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
-    financials: { totalPrice: 300, currency: 'EUR', paymentStatus: 'UNPAID', breakdown: { basePrice: 300, cleaningFee: 0, fees: [], taxes: [], discounts: [] } },
+    financials: {
+      totalPrice: 300,
+      currency: 'EUR',
+      paymentStatus: 'UNPAID',
+      breakdown: { basePrice: 300, cleaningFee: 0, fees: [], taxes: [], discounts: [] },
+    },
     bookedAt: new Date(Date.UTC(2023, 0, 1) + i * 1000),
     updatedAt: new Date(Date.UTC(2023, 0, 1) + i * 1000),
   });

@@ -22,13 +22,26 @@ async function main(): Promise<void> {
   await call(
     'PATCH',
     `/admin/v1/workspaces/${demo.workspaceId}`,
-    { rateLimits: { keyRequestsPerSecond: 100_000, keyBurst: 100_000, workspaceRequestsPerSecond: 100_000, workspaceBurst: 100_000, workspaceConcurrency: 1024 } },
+    {
+      rateLimits: {
+        keyRequestsPerSecond: 100_000,
+        keyBurst: 100_000,
+        workspaceRequestsPerSecond: 100_000,
+        workspaceBurst: 100_000,
+        workspaceConcurrency: 1024,
+      },
+    },
     stack.adminToken,
   );
   const reservation = await call(
     'POST',
     '/v1/reservations',
-    { propertyId: demo.listingIds[0], checkIn: '2034-06-01', checkOut: '2034-06-04', primaryGuest: { firstName: 'Bench', lastName: 'Mark', email: 'bench@example.com' } },
+    {
+      propertyId: demo.listingIds[0],
+      checkIn: '2034-06-01',
+      checkOut: '2034-06-04',
+      primaryGuest: { firstName: 'Bench', lastName: 'Mark', email: 'bench@example.com' },
+    },
     demo.apiKey,
   );
   process.send!({ baseUrl: stack.baseUrl, apiKey: demo.apiKey, reservationId: reservation.data.id });

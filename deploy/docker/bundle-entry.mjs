@@ -16,5 +16,15 @@ const externalThirdParty = {
   },
 };
 
-await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, plugins: [externalThirdParty], logLevel: 'warning' });
+await build({
+  entryPoints: [entry],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  plugins: [externalThirdParty],
+  logLevel: 'warning',
+});
 process.stdout.write(`bundled ${entry} -> ${outfile}\n`);

@@ -48,7 +48,13 @@ interface ZodLike {
 }
 
 function isZodObject(value: unknown): value is ZodObjectLike {
-  return typeof value === 'object' && value !== null && 'shape' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function' && typeof (value as { shape: unknown }).shape === 'object';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'shape' in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === 'function' &&
+    typeof (value as { shape: unknown }).shape === 'object'
+  );
 }
 
 /** The default a schema field applies to an unset variable (as a string), or undefined. */
@@ -134,7 +140,8 @@ function sharedPackageFiles(): string[] {
     .flatMap((p) => sourceFiles(join(dir, p, 'src')));
 }
 
-const SERVICE_MAIN = /serviceMain\(\s*\{\s*name:\s*'([^']+)',\s*prefix:\s*'([A-Z_]+)',\s*defaults:\s*\{\s*grpc:\s*(\d+),\s*ops:\s*(\d+),\s*db:\s*'([^']+)'\s*\}/;
+const SERVICE_MAIN =
+  /serviceMain\(\s*\{\s*name:\s*'([^']+)',\s*prefix:\s*'([A-Z_]+)',\s*defaults:\s*\{\s*grpc:\s*(\d+),\s*ops:\s*(\d+),\s*db:\s*'([^']+)'\s*\}/;
 
 /** Every deployable process of services/ with the env vars it reads. */
 export function serviceProcesses(): ProcessEnv[] {
@@ -152,7 +159,10 @@ export function serviceProcesses(): ProcessEnv[] {
         env = { name: 'gateway', kind: 'gateway', vars: new Map(), schemas: [] };
       } else {
         const m = SERVICE_MAIN.exec(main);
-        if (!m) throw new Error(`services/${dirName}/src/main.ts does not call serviceMain({ name, prefix, defaults: { grpc, ops, db } }); teach e2e/support/env-catalog.ts how it is configured`);
+        if (!m)
+          throw new Error(
+            `services/${dirName}/src/main.ts does not call serviceMain({ name, prefix, defaults: { grpc, ops, db } }); teach e2e/support/env-catalog.ts how it is configured`,
+          );
         const defaults = { grpc: Number(m[3]), ops: Number(m[4]), db: m[5]! };
         env = { name: m[1]!, kind: 'grpc', prefix: m[2]!, defaults, vars: new Map(), schemas: [] };
         addSchema(env, serviceConfigSchema(env.prefix!, defaults) as unknown as ZodObjectLike, 'packages/platform/src/service-main.ts');

@@ -41,7 +41,11 @@ export async function newWorld(t: TestStack, listings: { name: string; provider?
   for (const provider of new Set(Object.values(pmsOf).map((p) => p.provider))) {
     await pms.createAccount(provider, account);
     for (const [name, p] of Object.entries(pmsOf)) if (p.provider === provider) await pms.putListing(provider, account, p.externalId, { name, listed: true });
-    const res = await t.admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${workspaceId}/connections`, { provider, accountId: account, mode: 'test' });
+    const res = await t.admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${workspaceId}/connections`, {
+      provider,
+      accountId: account,
+      mode: 'test',
+    });
     if (res.status !== 201) throw new Error(`connect ${provider}: ${res.status} ${JSON.stringify(res.body)}`);
     connections[provider] = res.body.data.id;
   }
@@ -80,7 +84,11 @@ export async function reserve(w: World, listingId: string, primaryGuest: Record<
   const res = await w.api<{ data: { id: string } }>('POST', '/v1/reservations', { propertyId: listingId, checkIn, checkOut, primaryGuest });
   if (res.status !== 201) throw new Error(`reservation not created: ${res.status} ${JSON.stringify(res.body)}`);
   const id = res.body.data.id;
-  await eventually(async () => (await w.api<Page<unknown>>('GET', `/v1/conversations?reservation_id=${id}`)).body.data.length === 1, 10_000, 'the reservation’s conversation');
+  await eventually(
+    async () => (await w.api<Page<unknown>>('GET', `/v1/conversations?reservation_id=${id}`)).body.data.length === 1,
+    10_000,
+    'the reservation’s conversation',
+  );
   return id;
 }
 
@@ -91,7 +99,13 @@ const nextId = (prefix: string) => `${prefix}-${++serial}-${Date.now()}`;
  * A guest writes a message on a channel into a new thread of the listing's PMS; after the sync,
  * the conversation it opened in the API (the one new conversation of the listing).
  */
-export async function guestWrites(t: TestStack, w: World, listing: string, text: string, attachments: { url: string; filename?: string; mime_type?: string }[] = []): Promise<{ id: string; messageCount: number }> {
+export async function guestWrites(
+  t: TestStack,
+  w: World,
+  listing: string,
+  text: string,
+  attachments: { url: string; filename?: string; mime_type?: string }[] = [],
+): Promise<{ id: string; messageCount: number }> {
   const { provider, externalId } = w.pmsOf[listing]!;
   const listingId = w.listings[listing]!;
   const list = async () => (await w.api<Page<{ id: string; messageCount: number }>>('GET', `/v1/conversations?property_id=${listingId}&limit=200`)).body.data;
@@ -103,7 +117,13 @@ export async function guestWrites(t: TestStack, w: World, listing: string, text:
 }
 
 /** A channel posts a review of the listing in its PMS; after the sync, the review in the API. */
-export async function reviewArrives<T extends { id: string }>(t: TestStack, w: World, listing: string, review: { stars: number; text: string; reviewer_name?: string }, id = nextId('rev')): Promise<T> {
+export async function reviewArrives<T extends { id: string }>(
+  t: TestStack,
+  w: World,
+  listing: string,
+  review: { stars: number; text: string; reviewer_name?: string },
+  id = nextId('rev'),
+): Promise<T> {
   const { provider, externalId } = w.pmsOf[listing]!;
   await simulator(t).putReview(provider, w.account, id, { listing_id: externalId, ...review });
   let found: T | undefined;
@@ -111,26 +131,45 @@ export async function reviewArrives<T extends { id: string }>(t: TestStack, w: W
     t,
     w,
     provider,
-    async () => (found = (await w.api<Page<T & { body: string; rating: number }>>('GET', `/v1/reviews?property_id=${w.listings[listing]}&limit=200`)).body.data.find((r) => r.body === review.text && r.rating === review.stars)) !== undefined,
+    async () =>
+      (found = (await w.api<Page<T & { body: string; rating: number }>>('GET', `/v1/reviews?property_id=${w.listings[listing]}&limit=200`)).body.data.find(
+        (r) => r.body === review.text && r.rating === review.stars,
+      )) !== undefined,
     'the review',
   );
   return found!;
 }
 
 /** A booking request or an inquiry reaches the listing's PMS from a channel; after the sync, it in the API. */
-export async function requestArrives<T extends { id: string }>(t: TestStack, w: World, listing: string, kind: 'request' | 'inquiry', stay: { arrival: string; departure: string; first_name: string }): Promise<T> {
+export async function requestArrives<T extends { id: string }>(
+  t: TestStack,
+  w: World,
+  listing: string,
+  kind: 'request' | 'inquiry',
+  stay: { arrival: string; departure: string; first_name: string },
+): Promise<T> {
   const { provider, externalId } = w.pmsOf[listing]!;
   const id = nextId(kind);
-  await simulator(t).putRequest(provider, w.account, id, { listing_id: externalId, kind, arrival: stay.arrival, departure: stay.departure, guest_count: 2, guest: { first_name: stay.first_name } });
+  await simulator(t).putRequest(provider, w.account, id, {
+    listing_id: externalId,
+    kind,
+    arrival: stay.arrival,
+    departure: stay.departure,
+    guest_count: 2,
+    guest: { first_name: stay.first_name },
+  });
   let found: T | undefined;
   await syncUntil(
     t,
     w,
     provider,
     async () =>
-      (found = (await w.api<Page<T & { kind: string; checkIn: string; guestName: string }>>('GET', `/v1/requests?property_id=${w.listings[listing]}&kind=${kind}&limit=200`)).body.data.find(
-        (r) => r.checkIn === stay.arrival && r.guestName.startsWith(stay.first_name),
-      )) !== undefined,
+      (found = (
+        await w.api<Page<T & { kind: string; checkIn: string; guestName: string }>>(
+          'GET',
+          `/v1/requests?property_id=${w.listings[listing]}&kind=${kind}&limit=200`,
+        )
+      ).body.data.find((r) => r.checkIn === stay.arrival && r.guestName.startsWith(stay.first_name))) !== undefined,
     `the ${kind}`,
   );
   return found!;

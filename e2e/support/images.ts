@@ -42,7 +42,13 @@ export const IMAGE_TARGETS: ImageTarget[] = [
     buildArgs: { SERVICE: 'gateway' },
     packageName: '@vrp/gateway',
     bundle: 'services/gateway/dist/main.js',
-    env: ({ main }) => ({ GATEWAY_PORT: String(main), GATEWAY_HOST: '127.0.0.1', HEALTH_PORT: String(main), ADMIN_TOKEN: 'image-runtime-admin-token', API_KEY_PEPPER: 'image-runtime-pepper-0123456789abcdef' }),
+    env: ({ main }) => ({
+      GATEWAY_PORT: String(main),
+      GATEWAY_HOST: '127.0.0.1',
+      HEALTH_PORT: String(main),
+      ADMIN_TOKEN: 'image-runtime-admin-token',
+      API_KEY_PEPPER: 'image-runtime-pepper-0123456789abcdef',
+    }),
     healthArgs: () => [],
   },
   domainService('listing', 'LISTING'),
@@ -63,7 +69,20 @@ export const IMAGE_TARGETS: ImageTarget[] = [
 ];
 
 /** Packages that must never reach a runtime image. */
-export const DEV_ONLY = ['typescript', 'jest', 'tsx', '@swc/core', 'esbuild', 'testcontainers', '@testcontainers/mongodb', '@testcontainers/kafka', 'eslint', 'ts-proto', '@bufbuild/buf', 'mongodb-memory-server'];
+export const DEV_ONLY = [
+  'typescript',
+  'jest',
+  'tsx',
+  '@swc/core',
+  'esbuild',
+  'testcontainers',
+  '@testcontainers/mongodb',
+  '@testcontainers/kafka',
+  'eslint',
+  'ts-proto',
+  '@bufbuild/buf',
+  'mongodb-memory-server',
+];
 
 /** Names of the packages in a node_modules folder, scoped ones as `@scope/name`. */
 export function packagesIn(dir: string): string[] {

@@ -18,7 +18,9 @@ export async function webhookPayloadCheck(baseUrl: string): Promise<WebhookPaylo
   ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi');
   const validators = new Map(
     Object.entries(doc.webhooks).map(([type, op]) => {
-      const schema = JSON.parse(JSON.stringify(op.post.requestBody.content['application/json'].schema).replaceAll('"#/components/', '"openapi#/components/')) as object;
+      const schema = JSON.parse(
+        JSON.stringify(op.post.requestBody.content['application/json'].schema).replaceAll('"#/components/', '"openapi#/components/'),
+      ) as object;
       return [type, ajv.compile(schema)] as const;
     }),
   );

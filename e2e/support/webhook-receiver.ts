@@ -10,7 +10,15 @@ export interface ReceivedWebhook {
   headers: http.IncomingHttpHeaders;
   /** The raw body, byte for byte (signatures are computed over it). */
   body: string;
-  json: { id: string; type: string; apiVersion: string; createdAt: string; workspaceId: string; listingId: string | null; data: { object: Record<string, unknown> } };
+  json: {
+    id: string;
+    type: string;
+    apiVersion: string;
+    createdAt: string;
+    workspaceId: string;
+    listingId: string | null;
+    data: { object: Record<string, unknown> };
+  };
   arrivedAt: number;
 }
 
@@ -30,7 +38,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const r: ReceivedWebhook = { path: req.url ?? '/', headers: req.headers, body, json: JSON.parse(body) as ReceivedWebhook['json'], arrivedAt: performance.now() };
+      const r: ReceivedWebhook = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body,
+        json: JSON.parse(body) as ReceivedWebhook['json'],
+        arrivedAt: performance.now(),
+      };
       receiver.received.push(r);
       receiver.onReceive?.(r);
       res.statusCode = receiver.respond(r);

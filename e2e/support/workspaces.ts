@@ -42,13 +42,18 @@ export const syncNow = (t: TestStack, workspaceId: string, connectionId: string)
   t.admin<{ data: { changesPublished: number } }>('POST', `/admin/v1/workspaces/${workspaceId}/connections/${connectionId}/sync`);
 
 /** Every listing of the workspace (active or not). */
-export const listingsOf = async (w: Workspace): Promise<ApiListing[]> => (await w.api<{ data: ApiListing[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
+export const listingsOf = async (w: Workspace): Promise<ApiListing[]> =>
+  (await w.api<{ data: ApiListing[] }>('GET', '/v1/listings?status=all&limit=200')).body.data;
 
 /**
  * A workspace connected to a fresh simulator account holding one listing per name; resolves
  * once every listing is imported, with the API ids by PMS id.
  */
-export async function pmsWorkspace(t: TestStack, provider: string, listingNames: string[]): Promise<Workspace & { account: string; connectionId: string; listings: Map<string, string> }> {
+export async function pmsWorkspace(
+  t: TestStack,
+  provider: string,
+  listingNames: string[],
+): Promise<Workspace & { account: string; connectionId: string; listings: Map<string, string> }> {
   const pms = simulatorOf(t);
   const w = await newWorkspace(t, `${provider} e2e`);
   const account = `acct-${w.id}`;
@@ -56,10 +61,14 @@ export async function pmsWorkspace(t: TestStack, provider: string, listingNames:
   for (const name of listingNames) await pms.putListing(provider, account, `${account}-${name}`, { name });
   const connectionId = await connectPms(t, w.id, provider, account);
   const listings = new Map<string, string>();
-  await eventually(async () => {
-    for (const l of await listingsOf(w)) if (l.pms) listings.set(l.pms.externalId, l.id);
-    return listings.size === listingNames.length;
-  }, 10_000, 'the import of every listing');
+  await eventually(
+    async () => {
+      for (const l of await listingsOf(w)) if (l.pms) listings.set(l.pms.externalId, l.id);
+      return listings.size === listingNames.length;
+    },
+    10_000,
+    'the import of every listing',
+  );
   return { ...w, account, connectionId, listings };
 }
 
@@ -73,7 +82,12 @@ export interface ListingSpec {
 }
 
 /** Creates a listing no PMS manages through the admin API (test mode); returns its id. */
-export async function createListing(t: TestStack, workspaceId: string, spec: Omit<ListingSpec, 'pmsProvider'>, prices = { defaultNightlyPrice: 100, cleaningFee: 50, taxRate: 0.1 }): Promise<string> {
+export async function createListing(
+  t: TestStack,
+  workspaceId: string,
+  spec: Omit<ListingSpec, 'pmsProvider'>,
+  prices = { defaultNightlyPrice: 100, cleaningFee: 50, taxRate: 0.1 },
+): Promise<string> {
   const res = await t.admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${workspaceId}/listings`, {
     mode: 'test',
     name: spec.name,
@@ -90,7 +104,11 @@ export async function createListing(t: TestStack, workspaceId: string, spec: Omi
  * A workspace of its own with the listings asked for, in order: plain ones through the admin
  * API, PMS-managed ones imported from a simulator account of their PMS (PMS id `ext-<name>`).
  */
-export async function listingWorkspace(t: TestStack, specs: ListingSpec[], activeListingLimit = 50): Promise<Workspace & { ids: string[]; connections: Map<string, string>; account: string }> {
+export async function listingWorkspace(
+  t: TestStack,
+  specs: ListingSpec[],
+  activeListingLimit = 50,
+): Promise<Workspace & { ids: string[]; connections: Map<string, string>; account: string }> {
   const w = await newWorkspace(t, 'Listings e2e', activeListingLimit);
   const pms = simulatorOf(t);
   const account = `acct-${w.id}`;
@@ -107,13 +125,17 @@ export async function listingWorkspace(t: TestStack, specs: ListingSpec[], activ
     connections.set(provider, await connectPms(t, w.id, provider, account));
   }
   if (byProvider.size > 0) {
-    await eventually(async () => {
-      const imported = new Map((await listingsOf(w)).filter((l) => l.pms).map((l) => [l.pms!.externalId, l.id]));
-      specs.forEach((s, i) => {
-        if (s.pmsProvider) ids[i] = imported.get(`ext-${s.name}`);
-      });
-      return ids.every(Boolean);
-    }, 10_000, 'the import of every PMS listing');
+    await eventually(
+      async () => {
+        const imported = new Map((await listingsOf(w)).filter((l) => l.pms).map((l) => [l.pms!.externalId, l.id]));
+        specs.forEach((s, i) => {
+          if (s.pmsProvider) ids[i] = imported.get(`ext-${s.name}`);
+        });
+        return ids.every(Boolean);
+      },
+      10_000,
+      'the import of every PMS listing',
+    );
   }
   return { ...w, ids: ids as string[], connections, account };
 }

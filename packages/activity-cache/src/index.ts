@@ -55,7 +55,10 @@ export const HISTORY_LIMIT = 32;
 
 type ActivityDoc = Omit<ListingActivity, 'listingId'> & { _id: string; updatedAt: Date; deleted?: boolean; [field: string]: unknown };
 
-const changeSchema = new Schema({ version: { type: Number, required: true }, active: { type: Boolean, required: true }, at: { type: Date, required: true } }, { _id: false });
+const changeSchema = new Schema(
+  { version: { type: Number, required: true }, active: { type: Boolean, required: true }, at: { type: Date, required: true } },
+  { _id: false },
+);
 
 const activitySchema = new Schema(
   {
@@ -83,9 +86,7 @@ export class ListingActivityCache {
   private subscription: Subscription | null = null;
   private readonly listeners = new Set<(activity: ListingActivity) => void>();
 
-  constructor(
-    private readonly deps: { store: DocumentStore; consumers: ConsumerRunner; groupId: string; logger: Logger },
-  ) {
+  constructor(private readonly deps: { store: DocumentStore; consumers: ConsumerRunner; groupId: string; logger: Logger }) {
     this.docs = deps.store.collection<ActivityDoc>({ name: 'listing_activity', schema: activitySchema });
   }
 
@@ -125,7 +126,17 @@ export class ListingActivityCache {
       // A tombstone instead of a removal: a replayed older event of this id must not recreate it.
       await this.docs.updateOne(
         { _id: event.listingId },
-        { $set: { workspaceId: event.workspaceId, name: '', active: false, version: Math.max(event.version, known?.version ?? 0), channelIds: [], deleted: true, updatedAt: new Date() } },
+        {
+          $set: {
+            workspaceId: event.workspaceId,
+            name: '',
+            active: false,
+            version: Math.max(event.version, known?.version ?? 0),
+            channelIds: [],
+            deleted: true,
+            updatedAt: new Date(),
+          },
+        },
         { upsert: true },
       );
       this.deleted.add(event.listingId);
@@ -146,7 +157,17 @@ export class ListingActivityCache {
     const stale = await this.docs
       .updateOne(
         { _id: event.listingId, version: { $lt: event.version }, deleted: { $ne: true } },
-        { $set: { workspaceId: activity.workspaceId, name: activity.name, active: activity.active, version: activity.version, channelIds: activity.channelIds, history: activity.history, updatedAt: new Date() } },
+        {
+          $set: {
+            workspaceId: activity.workspaceId,
+            name: activity.name,
+            active: activity.active,
+            version: activity.version,
+            channelIds: activity.channelIds,
+            history: activity.history,
+            updatedAt: new Date(),
+          },
+        },
         { upsert: true },
       )
       .then(

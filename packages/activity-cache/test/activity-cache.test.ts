@@ -207,7 +207,10 @@ describe('ListingActivityCache', () => {
         return answers.filter((l) => unseen.includes(l.id));
       };
       // Imported unlisted a moment ago: its first activity event has not arrived yet.
-      const current = listingService([{ id: 'lst_new', name: 'New', active: false }, { id: 'lst_b', name: 'B', active: false }]);
+      const current = listingService([
+        { id: 'lst_new', name: 'New', active: false },
+        { id: 'lst_b', name: 'B', active: false },
+      ]);
       expect(await inactiveOf(cache, 'ws_1', ['lst_b', 'lst_new', 'lst_a', 'lst_new'], current)).toEqual([
         { id: 'lst_new', name: 'New' },
         { id: 'lst_a', name: 'Name of lst_a' },

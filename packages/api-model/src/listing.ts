@@ -34,7 +34,14 @@ export function toApiListing(l: pb.Listing): ApiListing {
     status: 'active',
     channels: channelsOf(l),
     address: l.address
-      ? { line1: l.address.line1, line2: l.address.line2, city: l.address.city, region: l.address.region, postalCode: l.address.postalCode, country: l.address.country }
+      ? {
+          line1: l.address.line1,
+          line2: l.address.line2,
+          city: l.address.city,
+          region: l.address.region,
+          postalCode: l.address.postalCode,
+          country: l.address.country,
+        }
       : null,
     timezone: l.timezone,
     currency: l.currency,

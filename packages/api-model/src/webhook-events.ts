@@ -5,7 +5,8 @@
 export const EVENT_TYPES = {
   'listing.created': 'A listing was created or imported (active, or inactive when imported while unlisted).',
   'listing.activated': 'A listing became active (owner toggle). Delivery of its other events resumes from this moment, with no backlog.',
-  'listing.deactivated': 'A listing became inactive (owner toggle, account disconnected, imported while unlisted). The last event delivered for it until it is activated again.',
+  'listing.deactivated':
+    'A listing became inactive (owner toggle, account disconnected, imported while unlisted). The last event delivered for it until it is activated again.',
   'listing.deleted': 'A listing was deleted.',
   'reservation.created': 'A reservation was created (through the API or by a PMS sync).',
   'reservation.updated': 'A reservation changed (dates, status, notes, custom fields...).',

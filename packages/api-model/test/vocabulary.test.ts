@@ -35,11 +35,15 @@ const HOMES: Record<string, string[]> = {
   [join('packages', 'platform', 'src', 'consumer', 'dead-letter-store.ts')]: ['DEAD_LETTER_REASONS', 'DEAD_LETTER_STATUS_FILTERS'],
   [join('packages', 'contracts', 'src', 'pms-sync.ts')]: ['WRITABLE_RESERVATION_STATUSES', 'MESSAGE_DIRECTIONS', 'REQUEST_STATUSES'],
 };
-const isHome = (path: string, name: string) => (HOMES[path]?.includes(name) ?? false);
+const isHome = (path: string, name: string) => HOMES[path]?.includes(name) ?? false;
 
 /** Every hand-written source file of packages/ and services/ except the vocabulary itself. */
 const FILES = ['packages', 'services']
-  .flatMap((top) => readdirSync(join(ROOT, top), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(ROOT, top, d.name, 'src')))
+  .flatMap((top) =>
+    readdirSync(join(ROOT, top), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => join(ROOT, top, d.name, 'src')),
+  )
   .flatMap(sourceFiles)
   .filter((f) => f !== VOCABULARY_FILE)
   .map((path) => ({ path: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
@@ -72,7 +76,10 @@ describe('the API vocabulary is defined once', () => {
     expect(FILES.length).toBeGreaterThan(100);
     expect(FILES.some((f) => f.path === join('services', 'reservation', 'src', 'domain', 'writes.ts'))).toBe(true);
     expect(SETS.map(([name]) => name)).toEqual(expect.arrayContaining(['RESERVATION_STATUSES', 'REQUEST_STATUSES', 'DELIVERY_STATUSES', 'MODES']));
-    expect(literalSets(`const s = ['b', "a"]; type T = 'a' | 'b';`).map((s) => s.values)).toEqual([['b', 'a'], ['a', 'b']]);
+    expect(literalSets(`const s = ['b', "a"]; type T = 'a' | 'b';`).map((s) => s.values)).toEqual([
+      ['b', 'a'],
+      ['a', 'b'],
+    ]);
   });
 
   it('writes no enum literal set a second time (as an array or a union of literals)', () => {
@@ -109,7 +116,9 @@ describe('the API vocabulary is defined once', () => {
         if (redefined && !isHome(file.path, name)) again.push(`${file.path}:${lineOf(text, redefined.index)} redefines ${name}`);
         // Small numbers (1, 10, 50, 100) bound many unrelated things; distinctive ones do not.
         if (value < 200 || !checked.includes(file)) continue;
-        const bound = new RegExp(`(?:\\.max\\(\\s*${value}\\b|length\\s*>=?\\s*${value}\\b|\\bmax[lL]ength:\\s*${value}\\b|\\bMAX_[A-Z_]*\\s*=\\s*${value}\\b)`).exec(text);
+        const bound = new RegExp(
+          `(?:\\.max\\(\\s*${value}\\b|length\\s*>=?\\s*${value}\\b|\\bmax[lL]ength:\\s*${value}\\b|\\bMAX_[A-Z_]*\\s*=\\s*${value}\\b)`,
+        ).exec(text);
         if (bound) again.push(`${file.path}:${lineOf(text, bound.index)} writes ${value} (${name}) as a literal`);
       }
     }

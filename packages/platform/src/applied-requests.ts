@@ -79,7 +79,9 @@ function canonical(value: unknown): string {
 export function requestKey<T extends { workspaceId: string; idempotencyKey: string }>(operation: string, request: T): RequestKey | null {
   if (!request.idempotencyKey) return null;
   const { idempotencyKey: key, ...rest } = request;
-  const fingerprint = createHash('sha256').update(`${operation}\n${canonical(rest)}`).digest('base64url');
+  const fingerprint = createHash('sha256')
+    .update(`${operation}\n${canonical(rest)}`)
+    .digest('base64url');
   return { workspaceId: request.workspaceId, key, operation, fingerprint };
 }
 
@@ -119,7 +121,16 @@ export class AppliedRequests {
     const _id = `${req.workspaceId}:${req.key}`;
     await this.collection.deleteOne({ _id, expiresAt: { $lte: now } }, { tx });
     await this.collection.insertOne(
-      { _id, workspaceId: req.workspaceId, key: req.key, operation: req.operation, fingerprint: req.fingerprint, result, createdAt: now, expiresAt: new Date(now.getTime() + APPLIED_REQUEST_TTL_MS) },
+      {
+        _id,
+        workspaceId: req.workspaceId,
+        key: req.key,
+        operation: req.operation,
+        fingerprint: req.fingerprint,
+        result,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + APPLIED_REQUEST_TTL_MS),
+      },
       { tx },
     );
     this.sweepSoon(now);

@@ -50,7 +50,10 @@ export const engineConfig = {
   MONGO_URL: z.string().url().optional(),
   /** Time limit of every store call (and of a transaction's retries), ms; below the gateway's upstream deadline (UPSTREAM_DEADLINE_MS, 3 s by default). */
   STORE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
-  KAFKA_BROKERS: z.string().regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'must be host:port[,host:port...]').optional(),
+  KAFKA_BROKERS: z
+    .string()
+    .regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'must be host:port[,host:port...]')
+    .optional(),
   /** Replication factor of the topics a service creates (production default 3; one broker: 1). */
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).default(3),
   /** min.insync.replicas of the topics a service creates (production default 2; one broker: 1). */

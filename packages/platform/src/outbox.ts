@@ -166,7 +166,15 @@ export class Outbox {
       }
       const id = sortableIdAfter('obx', latest.get(slot) ?? null);
       latest.set(slot, id);
-      rows.push({ _id: id, topic: m.topic, key: m.key, value: Buffer.from(m.value).toString('base64'), headers: m.headers ?? {}, createdAt: now, publishedAt: null });
+      rows.push({
+        _id: id,
+        topic: m.topic,
+        key: m.key,
+        value: Buffer.from(m.value).toString('base64'),
+        headers: m.headers ?? {},
+        createdAt: now,
+        publishedAt: null,
+      });
     }
     await this.entries.insertMany(rows, { tx });
   }
@@ -226,7 +234,10 @@ export class Outbox {
   private async publishWithin(topic: string, messages: { key: string; value: Uint8Array; headers: Record<string, string> }[]): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`outbox: publishing to ${topic} took longer than ${this.options.publishTimeoutMs} ms`)), this.options.publishTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`outbox: publishing to ${topic} took longer than ${this.options.publishTimeoutMs} ms`)),
+        this.options.publishTimeoutMs,
+      );
     });
     try {
       await Promise.race([this.bus.publish(topic, messages), limit]);

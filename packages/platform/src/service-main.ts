@@ -68,13 +68,20 @@ export interface ServiceConfig {
   grpcPort: number;
   opsPort: number;
   dbName: string;
-  engines: Pick<z.infer<z.ZodObject<typeof engineConfig>>, 'STORE' | 'BUS' | 'MONGO_URL' | 'KAFKA_BROKERS' | 'KAFKA_REPLICATION_FACTOR' | 'KAFKA_MIN_INSYNC_REPLICAS' | 'STORE_TIMEOUT_MS'>;
+  engines: Pick<
+    z.infer<z.ZodObject<typeof engineConfig>>,
+    'STORE' | 'BUS' | 'MONGO_URL' | 'KAFKA_BROKERS' | 'KAFKA_REPLICATION_FACTOR' | 'KAFKA_MIN_INSYNC_REPLICAS' | 'STORE_TIMEOUT_MS'
+  >;
   addresses: ServiceAddresses;
   outbox: Partial<OutboxOptions>;
   consumerRetry: Partial<RetryPolicy>;
 }
 
-export function parseServiceConfig(prefix: string, defaults: { grpc: number; ops: number; db: string }, env: Record<string, string | undefined> = process.env): ServiceConfig {
+export function parseServiceConfig(
+  prefix: string,
+  defaults: { grpc: number; ops: number; db: string },
+  env: Record<string, string | undefined> = process.env,
+): ServiceConfig {
   const parsed: Record<string, unknown> = loadConfigOrExit(serviceConfigSchema(prefix, defaults), env);
   const common = z.object({ ...engineConfig, ...addressConfig }).parse(parsed);
   checkEngineConfig(common);
@@ -99,9 +106,23 @@ export function serviceMain(opts: {
   runMain(async () => {
     const config = parseServiceConfig(opts.prefix, opts.defaults);
     const logger = createLogger(opts.name);
-    const store = await createStore({ STORE: config.engines.STORE, MONGO_URL: config.engines.MONGO_URL, dbName: config.dbName, timeoutMs: config.engines.STORE_TIMEOUT_MS });
+    const store = await createStore({
+      STORE: config.engines.STORE,
+      MONGO_URL: config.engines.MONGO_URL,
+      dbName: config.dbName,
+      timeoutMs: config.engines.STORE_TIMEOUT_MS,
+    });
     const bus = createBus({ ...config.engines, clientId: opts.name, logger });
-    const running = await opts.start({ store, bus, logger, grpcPort: config.grpcPort, opsPort: config.opsPort, addresses: config.addresses, outbox: config.outbox, consumerRetry: config.consumerRetry });
+    const running = await opts.start({
+      store,
+      bus,
+      logger,
+      grpcPort: config.grpcPort,
+      opsPort: config.opsPort,
+      addresses: config.addresses,
+      outbox: config.outbox,
+      consumerRetry: config.consumerRetry,
+    });
     stopOnSignals(async () => {
       await running.stop();
       await bus.close();

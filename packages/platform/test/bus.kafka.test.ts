@@ -149,9 +149,7 @@ describe('kafka bus (fake kafkajs)', () => {
 
   it('configures the client and an idempotent producer, connecting it once, lazily', async () => {
     expect(fake.config).toMatchObject({ clientId: 'svc', brokers: ['b1:9092', 'b2:9092'] });
-    expect(fake.producerConfigs).toEqual([
-      { idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner },
-    ]);
+    expect(fake.producerConfigs).toEqual([{ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner }]);
     expect(fake.producer.connect).not.toHaveBeenCalled();
 
     const value = new Uint8Array([0, 1, 2, 255]);
@@ -200,7 +198,10 @@ describe('kafka bus (fake kafkajs)', () => {
     ]);
     fake.admin.createTopics.mockClear();
     fake.admin.listTopics.mockResolvedValueOnce(['a', 'b', 'c']);
-    await bus.ensureTopics([{ name: 'a', partitions: 3 }, { name: 'b', partitions: 6, compacted: true }]);
+    await bus.ensureTopics([
+      { name: 'a', partitions: 3 },
+      { name: 'b', partitions: 6, compacted: true },
+    ]);
     expect(fake.admin.createTopics).not.toHaveBeenCalled(); // a normal boot asks the broker for nothing it would refuse
     fake.admin.createTopics.mockRejectedValueOnce(Object.assign(new Error('denied'), { type: 'TOPIC_AUTHORIZATION_FAILED' }));
     await expect(bus.ensureTopics([{ name: 'd', partitions: 1 }])).rejects.toThrow('denied');
@@ -362,7 +363,15 @@ describe('kafka bus (fake kafkajs): topic settings, health and lag', () => {
     bus = createKafkaBus({ brokers: ['b1:9092'], clientId: 'svc', replicationFactor: 1, minInsyncReplicas: 1 });
     await bus.ensureTopics([{ name: 'one', partitions: 2 }]);
     expect(fake.admin.createTopics.mock.calls[0]?.[0].topics).toEqual([
-      { topic: 'one', numPartitions: 2, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'delete' }, { name: 'min.insync.replicas', value: '1' }] },
+      {
+        topic: 'one',
+        numPartitions: 2,
+        replicationFactor: 1,
+        configEntries: [
+          { name: 'cleanup.policy', value: 'delete' },
+          { name: 'min.insync.replicas', value: '1' },
+        ],
+      },
     ]);
     expect(() => createKafkaBus({ brokers: ['b1:9092'], clientId: 'svc', replicationFactor: 2, minInsyncReplicas: 3 })).toThrow(/minInsyncReplicas/);
   });
@@ -395,7 +404,13 @@ describe('kafka bus (fake kafkajs): topic settings, health and lag', () => {
         : [{ partition: 0, offset: '5', high: '5', low: '0' }],
     );
     fake.admin.fetchOffsets.mockResolvedValue([
-      { topic: 't', partitions: [{ partition: 0, offset: '4' }, { partition: 1, offset: '-1' }] },
+      {
+        topic: 't',
+        partitions: [
+          { partition: 0, offset: '4' },
+          { partition: 1, offset: '-1' },
+        ],
+      },
       { topic: 'u', partitions: [{ partition: 0, offset: '5' }] },
     ]);
     await expect(bus.consumerLag()).resolves.toEqual([
@@ -429,13 +444,21 @@ describe('kafkajs log lines', () => {
     const creator = kafkaLogCreator(logger)(logLevel.DEBUG);
     return {
       lines,
-      log: (level, message, extra = {}) => creator({ namespace: 'Connection', level, label: 'ERROR', log: { timestamp: new Date().toISOString(), message, ...extra } }),
+      log: (level, message, extra = {}) =>
+        creator({ namespace: 'Connection', level, label: 'ERROR', log: { timestamp: new Date().toISOString(), message, ...extra } }),
     };
   }
 
   it('logs routine broker answers of a healthy cluster (rebalance, coordinator or leader moving, topic just created) as warnings', () => {
     const { lines, log } = capture();
-    for (const type of ['REBALANCE_IN_PROGRESS', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP', 'GROUP_LOAD_IN_PROGRESS', 'LEADER_NOT_AVAILABLE', 'TOPIC_ALREADY_EXISTS']) {
+    for (const type of [
+      'REBALANCE_IN_PROGRESS',
+      'GROUP_COORDINATOR_NOT_AVAILABLE',
+      'NOT_COORDINATOR_FOR_GROUP',
+      'GROUP_LOAD_IN_PROGRESS',
+      'LEADER_NOT_AVAILABLE',
+      'TOPIC_ALREADY_EXISTS',
+    ]) {
       log(logLevel.ERROR, 'Response JoinGroup(key: 11, version: 5)', { error: messageOf(type) });
     }
     log(logLevel.ERROR, 'The group is rebalancing, re-joining', { groupId: 'g' });

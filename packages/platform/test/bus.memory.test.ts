@@ -61,8 +61,14 @@ describe('memory bus', () => {
     bus = createMemoryBus({ ...quiet, defaultPartitions: 2 });
     await bus.ensureTopics([{ name: 'wide', partitions: 8 }]);
     const keys = Array.from({ length: 200 }, (_, i) => `k${i}`);
-    await bus.publish('wide', keys.map((key) => ({ key, value: enc(key) })));
-    await bus.publish('implicit', keys.map((key) => ({ key, value: enc(key) })));
+    await bus.publish(
+      'wide',
+      keys.map((key) => ({ key, value: enc(key) })),
+    );
+    await bus.publish(
+      'implicit',
+      keys.map((key) => ({ key, value: enc(key) })),
+    );
     const wide = await collect('g', ['wide']);
     const implicit = await collect('g2', ['implicit']);
     await bus.whenIdle(1000);
@@ -166,7 +172,10 @@ describe('memory bus', () => {
         },
       }),
     );
-    await bus.publish('in', Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 4}`, value: enc(`m${i}`) })));
+    await bus.publish(
+      'in',
+      Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 4}`, value: enc(`m${i}`) })),
+    );
     await bus.whenIdle(2000);
     expect(final.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`).sort());
   });
@@ -195,7 +204,11 @@ describe('memory bus', () => {
       seen.push({ member, id: dec(m.value), partition: m.partition });
     };
     const keys = Array.from({ length: 16 }, (_, i) => `k${i}`);
-    const publish = (prefix: string) => bus.publish('t', keys.map((key, i) => ({ key, value: enc(`${prefix}${i}`) })));
+    const publish = (prefix: string) =>
+      bus.publish(
+        't',
+        keys.map((key, i) => ({ key, value: enc(`${prefix}${i}`) })),
+      );
 
     const a = await bus.subscribe({ groupId: 'g', topics: ['t'], fromBeginning: true, handler: handlerFor('a') });
     await publish('one-');
@@ -410,7 +423,10 @@ describe('memory bus consumer health and lag', () => {
   it('exports the lag as vrp_bus_consumer_lag{group, topic} while the bus is open', async () => {
     const sub = await bus.subscribe({ groupId: 'lagging', topics: ['lag-topic'], fromBeginning: true, handler: async () => undefined });
     await sub.stop();
-    await bus.publish('lag-topic', [{ key: 'a', value: enc('1') }, { key: 'b', value: enc('2') }]);
+    await bus.publish('lag-topic', [
+      { key: 'a', value: enc('1') },
+      { key: 'b', value: enc('2') },
+    ]);
     expect(await collectConsumerLag()).toContainEqual({ groupId: 'lagging', topic: 'lag-topic', lag: 2 });
     expect(await registry.getSingleMetricAsString('vrp_bus_consumer_lag')).toContain('vrp_bus_consumer_lag{group="lagging",topic="lag-topic"} 2');
     await bus.close();

@@ -111,7 +111,10 @@ describe('embedded bus persisted to LMDB', () => {
     const first = openBus(path, { redelivery: { duplicates: 0, maxCommitLag: 7, seed: 8 } });
     await first.ensureTopics([{ name: 'orders', partitions: 1 }]);
     const sent = Array.from({ length: 20 }, (_, i) => String(i));
-    await first.publish('orders', sent.map((t) => msg('a', t)));
+    await first.publish(
+      'orders',
+      sent.map((t) => msg('a', t)),
+    );
     expect((await consume(first, 'billing', 'orders')).map(text)).toEqual(sent);
     // Everything was handled; the commits lag behind (stop() does not flush them).
     const [lag] = (await first.consumerLag()).filter((l) => l.groupId === 'billing');

@@ -96,14 +96,44 @@ async function startWorld(retry: Partial<RetryPolicy> = FAST) {
     },
   });
   await sub.ready;
-  const service: RunningService = await startService({ name: 'things', grpcPort: 0, opsPort: 0, host: '127.0.0.1', services: [deadLetterService(runner)], checks: {}, logger });
-  const client: Upstream<ops.DeadLetterServiceClient> = createUpstream(ops.DeadLetterServiceClient, { name: 'things-dlq', address: `127.0.0.1:${service.grpcPort}` });
+  const service: RunningService = await startService({
+    name: 'things',
+    grpcPort: 0,
+    opsPort: 0,
+    host: '127.0.0.1',
+    services: [deadLetterService(runner)],
+    checks: {},
+    logger,
+  });
+  const client: Upstream<ops.DeadLetterServiceClient> = createUpstream(ops.DeadLetterServiceClient, {
+    name: 'things-dlq',
+    address: `127.0.0.1:${service.grpcPort}`,
+  });
   const dlq: ops.DeadLetter[] = [];
-  const dlqSub = await bus.subscribe({ groupId: 'dlq-reader', topics: [`${TOPIC.name}.dlq`], fromBeginning: true, handler: async (m) => void dlq.push(ops.DeadLetter.decode(m.value)) });
-  const publish = (key: string, ...bodies: string[]) => bus.publish(TOPIC.name, bodies.map((b) => ({ key, value: enc(b), headers: { 'event-id': `evt_${b}` } })));
-  const list = async (req: Partial<ops.ListDeadLettersRequest> = {}) => (await client.call('listDeadLetters', ops.ListDeadLettersRequest.create(req))).deadLetters;
+  const dlqSub = await bus.subscribe({
+    groupId: 'dlq-reader',
+    topics: [`${TOPIC.name}.dlq`],
+    fromBeginning: true,
+    handler: async (m) => void dlq.push(ops.DeadLetter.decode(m.value)),
+  });
+  const publish = (key: string, ...bodies: string[]) =>
+    bus.publish(
+      TOPIC.name,
+      bodies.map((b) => ({ key, value: enc(b), headers: { 'event-id': `evt_${b}` } })),
+    );
+  const list = async (req: Partial<ops.ListDeadLettersRequest> = {}) =>
+    (await client.call('listDeadLetters', ops.ListDeadLettersRequest.create(req))).deadLetters;
   return {
-    bus, store, runner, applied, calls, fixed, client, dlq, publish, list,
+    bus,
+    store,
+    runner,
+    applied,
+    calls,
+    fixed,
+    client,
+    dlq,
+    publish,
+    list,
     async stop() {
       client.close();
       await dlqSub.stop();
@@ -148,7 +178,11 @@ describe('consumer runner', () => {
     expect(dl!.id).toMatch(/^dlq_things_/);
     expect(dl!.replayedAt).toBeUndefined();
     // The same envelope is published on things.v1.dlq (outbox, same transaction as the record).
-    await until(() => w.dlq.length, (n) => n === 1, 'the .dlq message');
+    await until(
+      () => w.dlq.length,
+      (n) => n === 1,
+      'the .dlq message',
+    );
     expect(w.dlq[0]).toEqual(dl);
     const metrics = await registry.getSingleMetricAsString('vrp_dead_letters_total');
     expect(metrics).toContain(`vrp_dead_letters_total{service="things",topic="things.v1",group="${GROUP}",reason="permanent",code="thing_missing"}`);
@@ -168,7 +202,11 @@ describe('consumer runner', () => {
   it('retries a transient failure in place and applies it once it passes, without a dead letter', async () => {
     w = await startWorld({ maxAttempts: 50, baseDelayMs: 2, maxDelayMs: 4 });
     await w.publish('k1', 'busy:a', 'ok:b');
-    await until(() => w.calls.get('busy:a') ?? 0, (n) => n >= 3, 'three attempts');
+    await until(
+      () => w.calls.get('busy:a') ?? 0,
+      (n) => n >= 3,
+      'three attempts',
+    );
     expect(w.applied).toEqual([]); // b waits behind a: order within the partition holds
     w.fixed.add('a');
     await w.bus.whenIdle(5000);
@@ -201,7 +239,11 @@ describe('consumer runner', () => {
     w.store.down = true;
     await w.publish('k1', 'perm:a', 'ok:b');
     // Each delivery fails at once and is dead-lettered; the dead letter cannot be stored: redelivered.
-    await until(() => w.calls.get('perm:a') ?? 0, (n) => n >= 3, 'redeliveries while the store is down');
+    await until(
+      () => w.calls.get('perm:a') ?? 0,
+      (n) => n >= 3,
+      'redeliveries while the store is down',
+    );
     expect(w.applied).toEqual([]);
     w.store.down = false;
     await w.bus.whenIdle(5000);
@@ -215,10 +257,33 @@ describe('consumer runner', () => {
     await w.bus.whenIdle(5000);
     const [first] = await w.list();
     // The same group meets the same message again (a redelivery after a crash before the commit).
-    const message: DeliveredMessage = { topic: first!.topic, partition: first!.partition, offset: first!.offset, key: first!.key, value: first!.value, headers: first!.headers, timestamp: '0' };
+    const message: DeliveredMessage = {
+      topic: first!.topic,
+      partition: first!.partition,
+      offset: first!.offset,
+      key: first!.key,
+      value: first!.value,
+      headers: first!.headers,
+      timestamp: '0',
+    };
     const again = await w.runner.deadLetters.docs.countDocuments({});
     await w.store.transaction(async (tx) => {
-      const res = await w.runner.deadLetters.record({ id: 'dlq_things_dup', service: 'things', group: GROUP, message, failure: { class: 'permanent', code: 'x', message: 'x' }, reason: 'permanent', attempts: 1, firstFailedAt: new Date(), lastFailedAt: new Date(), workspaceId: '', listingId: '' }, tx);
+      const res = await w.runner.deadLetters.record(
+        {
+          id: 'dlq_things_dup',
+          service: 'things',
+          group: GROUP,
+          message,
+          failure: { class: 'permanent', code: 'x', message: 'x' },
+          reason: 'permanent',
+          attempts: 1,
+          firstFailedAt: new Date(),
+          lastFailedAt: new Date(),
+          workspaceId: '',
+          listingId: '',
+        },
+        tx,
+      );
       expect(res).toBeNull();
     });
     expect(again).toBe(1);
@@ -272,7 +337,9 @@ describe('consumer runner', () => {
     const page = await w.client.call('listDeadLetters', { topic: '', consumerGroup: '', workspaceId: '', status: '', page: { limit: 2, offset: 1 } });
     expect(page.deadLetters.map((d) => d.listingId)).toEqual(['b', 'a']);
     expect(page.page).toEqual({ total: 3, limit: 2, offset: 1, hasMore: false });
-    expect((await errorOf(w.client.call('listDeadLetters', { topic: '', consumerGroup: '', workspaceId: '', status: 'weird' }))).code).toBe('validation_failed');
+    expect((await errorOf(w.client.call('listDeadLetters', { topic: '', consumerGroup: '', workspaceId: '', status: 'weird' }))).code).toBe(
+      'validation_failed',
+    );
 
     const deleted = (await w.client.call('deleteDeadLetter', { id: all[0]!.id })).deadLetter!;
     expect(deleted.listingId).toBe('c');
@@ -285,7 +352,11 @@ describe('consumer runner', () => {
   it('stops at once during a long backoff, leaving the message uncommitted for the next member', async () => {
     w = await startWorld({ maxAttempts: 100, maxElapsedMs: 600_000, baseDelayMs: 60_000, maxDelayMs: 60_000 });
     await w.publish('k1', 'busy:a');
-    await until(() => w.calls.get('busy:a') ?? 0, (n) => n === 1, 'the first attempt');
+    await until(
+      () => w.calls.get('busy:a') ?? 0,
+      (n) => n === 1,
+      'the first attempt',
+    );
     const started = Date.now();
     await w.stop();
     expect(Date.now() - started).toBeLessThan(5000);
@@ -317,7 +388,13 @@ describe('heartbeats during retries', () => {
     const store = createMemoryStore();
     const outbox = new Outbox(store, bus, logger);
     const runner = new ConsumerRunner({ service: 'beat', store, bus, outbox, logger, retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 } });
-    const sub = await runner.subscribe({ groupId: 'beat', topics: [TOPIC], fromBeginning: true, decode: (b) => dec(b), handle: async () => Promise.reject(new TransientError('busy', 'busy')) });
+    const sub = await runner.subscribe({
+      groupId: 'beat',
+      topics: [TOPIC],
+      fromBeginning: true,
+      decode: (b) => dec(b),
+      handle: async () => Promise.reject(new TransientError('busy', 'busy')),
+    });
     await sub.ready;
     await inner.publish(TOPIC.name, [{ key: 'k', value: enc('x') }]);
     await inner.whenIdle(5000);
@@ -335,7 +412,14 @@ describe('redelivery of a dead-lettered message', () => {
       engine: inner.engine,
       ensureTopics: (topics) => inner.ensureTopics(topics),
       publish: (topic, messages) => inner.publish(topic, messages),
-      subscribe: (o) => inner.subscribe({ ...o, handler: async (m) => { await o.handler(m); await o.handler(m); } }),
+      subscribe: (o) =>
+        inner.subscribe({
+          ...o,
+          handler: async (m) => {
+            await o.handler(m);
+            await o.handler(m);
+          },
+        }),
       ready: () => inner.ready(),
       consumerLag: () => inner.consumerLag(),
       close: () => inner.close(),
@@ -344,7 +428,16 @@ describe('redelivery of a dead-lettered message', () => {
     const outbox = new Outbox(store, bus, logger);
     const runner = new ConsumerRunner({ service: 'dup', store, bus, outbox, logger, retry: FAST });
     let calls = 0;
-    const sub = await runner.subscribe({ groupId: 'dup', topics: [TOPIC], fromBeginning: true, decode: (b) => dec(b), handle: async () => { calls++; throw new TransientError('busy', 'busy'); } });
+    const sub = await runner.subscribe({
+      groupId: 'dup',
+      topics: [TOPIC],
+      fromBeginning: true,
+      decode: (b) => dec(b),
+      handle: async () => {
+        calls++;
+        throw new TransientError('busy', 'busy');
+      },
+    });
     await sub.ready;
     await inner.publish(TOPIC.name, [{ key: 'k', value: enc('x') }]);
     await inner.whenIdle(5000);
@@ -375,7 +468,10 @@ describe('retry classification through the runner', () => {
       },
     });
     await sub.ready;
-    await bus.publish(TOPIC.name, ['transient', 'unknown', 'invalid'].map((b) => ({ key: 'k', value: enc(b) })));
+    await bus.publish(
+      TOPIC.name,
+      ['transient', 'unknown', 'invalid'].map((b) => ({ key: 'k', value: enc(b) })),
+    );
     await bus.whenIdle(5000);
     expect(Object.fromEntries(calls)).toEqual({ transient: 3, unknown: 3, invalid: 1 });
     const { docs } = await runner.list({ status: 'open' }, { limit: 10, offset: 0 });
@@ -405,7 +501,8 @@ describe('outcomes of owned PMS sync changes (pms.sync.outcomes.v1)', () => {
       fromBeginning: true,
       reportsSyncOutcomes: true,
       decode: (bytes) => dec(bytes),
-      describe: (body) => describeSyncChange({ workspaceId: 'ws_sync', connectionId: 'pmc_1', changeId: `chg_${body.split(':')[1]}` }, body.split(':')[1]!.startsWith('own')),
+      describe: (body) =>
+        describeSyncChange({ workspaceId: 'ws_sync', connectionId: 'pmc_1', changeId: `chg_${body.split(':')[1]}` }, body.split(':')[1]!.startsWith('own')),
       handle: async (body) => {
         const [kind, x] = body.split(':') as [string, string];
         if (kind === 'perm' && !fixed.has(x)) throw new PermanentError('thing_missing', `thing ${x} does not exist`);
@@ -417,12 +514,26 @@ describe('outcomes of owned PMS sync changes (pms.sync.outcomes.v1)', () => {
     });
     await sub.ready;
     const outcomes: syncHealth.SyncChangeOutcome[] = [];
-    const reader = await bus.subscribe({ groupId: 'outcome-reader', topics: [TOPICS.pmsSyncOutcomes.name], fromBeginning: true, handler: async (m) => void outcomes.push(syncHealth.SyncChangeOutcome.decode(m.value)) });
+    const reader = await bus.subscribe({
+      groupId: 'outcome-reader',
+      topics: [TOPICS.pmsSyncOutcomes.name],
+      fromBeginning: true,
+      handler: async (m) => void outcomes.push(syncHealth.SyncChangeOutcome.decode(m.value)),
+    });
     try {
-      await bus.publish(TOPIC.name, ['ok:own1', 'ok:other', 'perm:own2', 'once:own3', 'perm:own4', 'perm:other2'].map((b) => ({ key: 'k', value: enc(b) })));
+      await bus.publish(
+        TOPIC.name,
+        ['ok:own1', 'ok:other', 'perm:own2', 'once:own3', 'perm:own4', 'perm:other2'].map((b) => ({ key: 'k', value: enc(b) })),
+      );
       const summary = () => outcomes.map((o) => `${o.changeId}:${o.outcome}${o.errorCode ? `:${o.errorCode}` : ''}`);
       await until(summary, (s) => s.length >= 5, 'the outcomes');
-      expect(summary()).toEqual(['chg_own1:applied', 'chg_own2:dead_lettered:thing_missing', 'chg_own3:failed:busy', 'chg_own3:applied', 'chg_own4:dead_lettered:thing_missing']);
+      expect(summary()).toEqual([
+        'chg_own1:applied',
+        'chg_own2:dead_lettered:thing_missing',
+        'chg_own3:failed:busy',
+        'chg_own3:applied',
+        'chg_own4:dead_lettered:thing_missing',
+      ]);
       expect(outcomes.every((o) => o.connectionId === 'pmc_1' && o.workspaceId === 'ws_sync' && o.service === 'things')).toBe(true);
 
       const letters = (await runner.list({ status: 'all' }, { limit: 10, offset: 0 })).docs;

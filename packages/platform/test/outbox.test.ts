@@ -67,7 +67,15 @@ describe('outbox relays over one store and one bus', () => {
   let time: ManualTime;
   let bus: ReturnType<typeof recordingBus>;
   const relay = (relayId: string, extra: Partial<OutboxOptions> = {}) =>
-    new Outbox(store, bus.make(relayId), logger, { relayId, now: time.now, leaseMs: LEASE_MS, publishTimeoutMs: 5_000, retentionMs: RETENTION_MS, batchSize: 7, ...extra });
+    new Outbox(store, bus.make(relayId), logger, {
+      relayId,
+      now: time.now,
+      leaseMs: LEASE_MS,
+      publishTimeoutMs: 5_000,
+      retentionMs: RETENTION_MS,
+      batchSize: 7,
+      ...extra,
+    });
   const write = (outbox: Outbox, topic: string, key: string, body: string) =>
     store.transaction((tx) => outbox.add(tx, [{ topic, key, value: Buffer.from(body) }]));
   /** What was published for a key (on any topic, or on `topic`), optionally by one relay. */
@@ -184,7 +192,10 @@ describe('outbox relays over one store and one bus', () => {
     await store.transaction(async (tx) => {
       // The collection the relay registered (a store registers a name once and returns it after).
       const rows = store.collection<{ _id: string; [f: string]: unknown }>({ name: 'outbox', schema: undefined as never });
-      await rows.insertOne({ _id: ahead, topic: 'topic.a', key: 'k1', value: Buffer.from('from-ahead').toString('base64'), headers: {}, createdAt: time.now(), publishedAt: null }, { tx });
+      await rows.insertOne(
+        { _id: ahead, topic: 'topic.a', key: 'k1', value: Buffer.from('from-ahead').toString('base64'), headers: {}, createdAt: time.now(), publishedAt: null },
+        { tx },
+      );
     });
     await write(a, 'topic.a', 'k1', 'from-behind');
     await write(a, 'topic.a', 'k2', 'other-key');

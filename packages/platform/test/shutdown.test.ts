@@ -17,10 +17,12 @@ const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
 function readyz(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/readyz', agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path: '/readyz', agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
   });
 }
 
@@ -139,7 +141,15 @@ describe('a service that cannot start', () => {
       await expect(starting).rejects.toThrow(/EADDRINUSE/);
       expect(stopped).toBe(1);
       // The gRPC port was released: another server binds it.
-      const again = await startService({ name: 'again', grpcPort, opsPort: 0, host: '127.0.0.1', services: [], checks: {}, logger: createLogger('again', 'silent') });
+      const again = await startService({
+        name: 'again',
+        grpcPort,
+        opsPort: 0,
+        host: '127.0.0.1',
+        services: [],
+        checks: {},
+        logger: createLogger('again', 'silent'),
+      });
       expect(again.grpcPort).toBe(grpcPort);
       await again.stop();
     } finally {

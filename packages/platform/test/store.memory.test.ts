@@ -3,7 +3,16 @@ import { find as mingoFind } from 'mingo';
 import { Schema } from 'mongoose';
 import { holdOpen } from '../src/store/contract';
 import { createMemoryStore } from '../src/store/memory';
-import { StoreUnavailableError, WriteConflictError, type Collection, type Doc, type DocumentStore, type Filter, type FindOptions, type Tx } from '../src/store/port';
+import {
+  StoreUnavailableError,
+  WriteConflictError,
+  type Collection,
+  type Doc,
+  type DocumentStore,
+  type Filter,
+  type FindOptions,
+  type Tx,
+} from '../src/store/port';
 
 type Note = Doc & { text?: string; createdAt?: Date; updatedAt?: Date };
 
@@ -299,7 +308,11 @@ describe('memory document store: equality-index narrowing', () => {
     const up = await c.updateOne({ tenant: 't9', status: 'new' }, { $set: { n: 42 }, $push: { tags: 'up' } }, { upsert: true });
     expect(up.upsertedId).toEqual(expect.any(String));
     expect(await c.find({ tenant: 't9', status: 'new' })).toEqual([expect.objectContaining({ _id: up.upsertedId, n: 42, tags: ['up'] })]);
-    expect(await c.updateOne({ tenant: 't9', status: 'new' }, { $inc: { n: 1 } }, { upsert: true })).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedId: null });
+    expect(await c.updateOne({ tenant: 't9', status: 'new' }, { $inc: { n: 1 } }, { upsert: true })).toEqual({
+      matchedCount: 1,
+      modifiedCount: 1,
+      upsertedId: null,
+    });
     expect(await c.countDocuments({ n: 43, tags: 'up' })).toBe(1);
 
     await expectAllQueriesMatchScan(c);
@@ -310,8 +323,7 @@ describe('memory document store: equality-index narrowing', () => {
     await c.deleteOne({ _id: 'i007' }); // natural order has a hole, and a later insert fills it
     // Documents put back by a rollback go last in natural order (so ties may reorder): compare by id.
     const byId = (a: Item, b: Item): number => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
-    const snapshot = async (): Promise<unknown[]> =>
-      Promise.all(QUERIES.map(async ([f]) => [await c.countDocuments(f), (await c.find(f)).sort(byId)]));
+    const snapshot = async (): Promise<unknown[]> => Promise.all(QUERIES.map(async ([f]) => [await c.countDocuments(f), (await c.find(f)).sort(byId)]));
     const before = await snapshot();
 
     await expect(
@@ -341,7 +353,13 @@ describe('memory document store: equality-index narrowing', () => {
     const committed = await view();
     let inside: unknown[] = [];
     const holder = await holdOpen(store, async (tx) => {
-      await c.insertMany([{ _id: 'new1', tenant: 't1', status: 'open', tags: ['red'], n: 3 }, { _id: 'new2', tenant: 't4', n: 9 }], { tx });
+      await c.insertMany(
+        [
+          { _id: 'new1', tenant: 't1', status: 'open', tags: ['red'], n: 3 },
+          { _id: 'new2', tenant: 't4', n: 9 },
+        ],
+        { tx },
+      );
       await c.updateMany({ tenant: 't1' }, { $set: { tenant: 't2', status: 'held' }, $push: { tags: 'tx' } }, { tx });
       await c.updateOne({ _id: 'i020' }, { $set: { when: DAYS[4], n: 3, flag: false } }, { tx });
       await c.deleteMany({ tags: 'blue' }, { tx });
@@ -412,10 +430,18 @@ describe('memory document store: equality-index narrowing', () => {
           await c.updateOne({ _id: id }, { $set: { tenant: `t${int(9)}`, status: pick(['open', 'closed', 'held'], int(3)) } }, { tx });
           break;
         case 2:
-          await c.updateMany({ tenant: `t${int(7)}`, n: { $lt: int(11) } }, { $set: { n: int(11), flag: rand() < 0.5 }, $push: { tags: pick(['red', 'x', 'new'], int(3)) } }, { tx });
+          await c.updateMany(
+            { tenant: `t${int(7)}`, n: { $lt: int(11) } },
+            { $set: { n: int(11), flag: rand() < 0.5 }, $push: { tags: pick(['red', 'x', 'new'], int(3)) } },
+            { tx },
+          );
           break;
         case 3:
-          await c.updateOne({ tags: pick(['red', 'green', 'x'], int(3)) }, { $pull: { tags: pick(['red', 'green', 'x'], int(3)) }, $set: { when: pick(DAYS, int(5)) } }, { tx });
+          await c.updateOne(
+            { tags: pick(['red', 'green', 'x'], int(3)) },
+            { $pull: { tags: pick(['red', 'green', 'x'], int(3)) }, $set: { when: pick(DAYS, int(5)) } },
+            { tx },
+          );
           break;
         case 4:
           await c.deleteOne({ tenant: `t${int(7)}`, status: 'held' }, { tx });
@@ -424,7 +450,11 @@ describe('memory document store: equality-index narrowing', () => {
           await c.updateOne({ tenant: `t${int(9)}`, status: `s${int(4)}` }, { $inc: { n: 1 }, $setOnInsert: { flag: true } }, { tx, upsert: true });
           break;
         default:
-          await c.findOneAndUpdate({ 'address.city': pick(['Paris', 'Rome', 'Oslo'], int(3)) }, { $set: { 'address.city': pick(['Lima', 'Kyiv', 'Rome'], int(3)) } }, { tx, sort: { n: -1 } });
+          await c.findOneAndUpdate(
+            { 'address.city': pick(['Paris', 'Rome', 'Oslo'], int(3)) },
+            { $set: { 'address.city': pick(['Lima', 'Kyiv', 'Rome'], int(3)) } },
+            { tx, sort: { n: -1 } },
+          );
       }
     };
     for (let round = 0; round < 8; round++) {
@@ -469,25 +499,58 @@ function makeOrdered(i: number): Item {
 const ORDERED_PAGES: Array<[Filter, FindOptions]> = [
   [{ tenant: 'big' }, { sort: { when: 1, _id: 1 }, limit: 50 }],
   [{ tenant: 'big' }, { sort: { when: 1, _id: 1 }, skip: 120, limit: 30 }],
-  [{ tenant: 'big', flag: true }, { sort: { when: 1, _id: 1 }, skip: 10, limit: 25 }],
-  [{ tenant: 'big', n: { $gte: 6 }, status: { $ne: 'held' } }, { sort: { when: 1, _id: 1 }, limit: 40 }],
+  [
+    { tenant: 'big', flag: true },
+    { sort: { when: 1, _id: 1 }, skip: 10, limit: 25 },
+  ],
+  [
+    { tenant: 'big', n: { $gte: 6 }, status: { $ne: 'held' } },
+    { sort: { when: 1, _id: 1 }, limit: 40 },
+  ],
   [{ tenant: 'big' }, { sort: { when: -1 }, skip: 33, limit: 60 }],
-  [{ tenant: { $eq: 'big' }, flag: false }, { sort: { when: -1 }, limit: 500 }],
+  [
+    { tenant: { $eq: 'big' }, flag: false },
+    { sort: { when: -1 }, limit: 500 },
+  ],
   [{ $and: [{ tenant: 'big' }, { n: { $lt: 4 } }] }, { sort: { when: -1 }, skip: 5, limit: 5 }],
   [{ tenant: 'big' }, { sort: { when: 1, _id: 1 }, skip: 10_000, limit: 5 }], // past the end
   [{ tenant: 'small' }, { sort: { when: 1, _id: 1 }, limit: 20 }], // narrowed: sorted in memory
   // Ranges on the first sorted field of an index bound the walk, or the candidates.
-  [{ tenant: 'big', when: { $gte: DAYS[1], $lt: DAYS[3] } }, { sort: { when: 1, _id: 1 }, limit: 30 }],
-  [{ tenant: 'big', when: DAYS[2] }, { sort: { when: -1 }, skip: 3, limit: 10 }],
-  [{ tenant: 'big', status: 'open', n: { $gt: 3, $lte: 9 } }, { sort: { when: -1 }, limit: 20 }],
-  [{ tenant: 'big', status: 'held', n: { $lt: 7, $ne: 3 } }, { sort: { n: -1 }, skip: 2, limit: 15 }],
-  [{ tenant: 'big', when: { $gt: '2024' } }, { sort: { when: 1, _id: 1 }, limit: 10 }], // a string never compares with a date
+  [
+    { tenant: 'big', when: { $gte: DAYS[1], $lt: DAYS[3] } },
+    { sort: { when: 1, _id: 1 }, limit: 30 },
+  ],
+  [
+    { tenant: 'big', when: DAYS[2] },
+    { sort: { when: -1 }, skip: 3, limit: 10 },
+  ],
+  [
+    { tenant: 'big', status: 'open', n: { $gt: 3, $lte: 9 } },
+    { sort: { when: -1 }, limit: 20 },
+  ],
+  [
+    { tenant: 'big', status: 'held', n: { $lt: 7, $ne: 3 } },
+    { sort: { n: -1 }, skip: 2, limit: 15 },
+  ],
+  [
+    { tenant: 'big', when: { $gt: '2024' } },
+    { sort: { when: 1, _id: 1 }, limit: 10 },
+  ], // a string never compares with a date
   [{ tenant: 'big', n: { $gte: 5, $lt: 'z' } }, {}], // bounds of two types: no range
   [{ tenant: 'big', when: { $lte: DAYS[2] } }, {}],
   // Indexes ordered by the first sort fields only: groups of equal leading keys, sorted by the rest.
-  [{ tenant: 'big', status: 'held' }, { sort: { n: -1, _id: 1 }, skip: 4, limit: 12 }],
-  [{ tenant: 'big', flag: false }, { sort: { when: -1, n: 1 }, skip: 20, limit: 25 }],
-  [{ tenant: 'big', status: 'open', n: { $lte: 8 } }, { sort: { n: -1, when: 1 }, limit: 7 }],
+  [
+    { tenant: 'big', status: 'held' },
+    { sort: { n: -1, _id: 1 }, skip: 4, limit: 12 },
+  ],
+  [
+    { tenant: 'big', flag: false },
+    { sort: { when: -1, n: 1 }, skip: 20, limit: 25 },
+  ],
+  [
+    { tenant: 'big', status: 'open', n: { $lte: 8 } },
+    { sort: { n: -1, when: 1 }, limit: 7 },
+  ],
   // Exactly the pinned prefix: the page is a slice of the index, the count its size.
   [{ tenant: { $in: ['big'] } }, { sort: { when: 1, _id: 1 }, skip: 100, limit: 10 }],
   [{ tenant: { $eq: 'big', $ne: 'small' } }, { sort: { when: 1, _id: 1 }, limit: 10 }],
@@ -585,7 +648,11 @@ describe('memory document store: ordered indexes', () => {
       const all = await c.find({});
       for (const [filter] of ORDERED_PAGES) {
         const label = JSON.stringify(filter);
-        const expected = sortedIds(mingoFind(all, filter).all().map((d) => (d as Item)._id));
+        const expected = sortedIds(
+          mingoFind(all, filter)
+            .all()
+            .map((d) => (d as Item)._id),
+        );
         expect({ label, ids: sortedIds((await c.find(filter, { sort: { when: 1, _id: 1 } })).map((d) => d._id)) }).toEqual({ label, ids: expected });
         expect({ label, ids: sortedIds((await c.find(filter, { sort: { n: -1 }, limit: 1000 })).map((d) => d._id)) }).toEqual({ label, ids: expected });
         expect({ label, count: await c.countDocuments(filter) }).toEqual({ label, count: expected.length });

@@ -33,16 +33,25 @@ describe('mongo readiness from hello', () => {
   });
 
   it('is not ready on a secondary', () => {
-    expect(readinessFromHello({ setName: 'rs0', isWritablePrimary: false, secondary: true } as never)).toMatchObject({ ready: false, reason: expect.stringContaining('primary') });
+    expect(readinessFromHello({ setName: 'rs0', isWritablePrimary: false, secondary: true } as never)).toMatchObject({
+      ready: false,
+      reason: expect.stringContaining('primary'),
+    });
   });
 });
 
 describe('mongo error classification', () => {
   it('a WriteConflict or any TransientTransactionError is a transient WriteConflictError', () => {
-    const conflict = mapError(new driver.MongoServerError({ code: 112, codeName: 'WriteConflict', errmsg: 'WriteConflict', errorLabels: ['TransientTransactionError'] }), 'items');
+    const conflict = mapError(
+      new driver.MongoServerError({ code: 112, codeName: 'WriteConflict', errmsg: 'WriteConflict', errorLabels: ['TransientTransactionError'] }),
+      'items',
+    );
     expect(conflict).toBeInstanceOf(WriteConflictError);
     expect(isTransientStoreError(conflict)).toBe(true);
-    const labelled = mapError(new driver.MongoServerError({ code: 251, codeName: 'NoSuchTransaction', errmsg: 'no such transaction', errorLabels: ['TransientTransactionError'] }), 'items');
+    const labelled = mapError(
+      new driver.MongoServerError({ code: 251, codeName: 'NoSuchTransaction', errmsg: 'no such transaction', errorLabels: ['TransientTransactionError'] }),
+      'items',
+    );
     expect(labelled).toBeInstanceOf(WriteConflictError);
   });
 

@@ -49,7 +49,16 @@ const UNSUPPORTED: Record<Provider, readonly PmsWrite[]> = {
   'PMS-C': ['reservation.quote'],
   'PMS-D': ['reservation.quote'],
   'PMS-E': ['reservation.quote', 'reservation.unit_id', 'reservation.tentative_hold'],
-  'PMS-F': ['reservation.unit_id', 'review.reply', 'request.answer', 'inquiry.pre_approve', 'inquiry.block_instant_booking', 'guest.write', 'message.attachments', 'content.house_rule_switches'],
+  'PMS-F': [
+    'reservation.unit_id',
+    'review.reply',
+    'request.answer',
+    'inquiry.pre_approve',
+    'inquiry.block_instant_booking',
+    'guest.write',
+    'message.attachments',
+    'content.house_rule_switches',
+  ],
   'PMS-G': ['message.attachments', 'inquiry.block_instant_booking', 'content.rooms', 'content.translations'],
 };
 

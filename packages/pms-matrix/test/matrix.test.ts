@@ -23,7 +23,9 @@ describe('PMS capability matrix (spec 7.2)', () => {
     ['PMS-G', 'message.attachments'],
     ['PMS-F', 'message.attachments'],
     ['PMS-G', 'inquiry.block_instant_booking'],
-    ...PROVIDERS.flatMap((p) => (['reservation.owner_block', 'reservation.move_listing', 'reservation.change_times'] as const).map((w): [string, PmsWrite] => [p, w])),
+    ...PROVIDERS.flatMap((p) =>
+      (['reservation.owner_block', 'reservation.move_listing', 'reservation.change_times'] as const).map((w): [string, PmsWrite] => [p, w]),
+    ),
     ...PROVIDERS.filter((p) => p !== 'PMS-D').map((p): [string, PmsWrite] => [p, 'reservation.group_booking']),
   ];
 
@@ -54,7 +56,13 @@ describe('PMS capability matrix (spec 7.2)', () => {
   it('derives the capability flags from the same table', () => {
     expect(reservationCapabilities('PMS-A')).toMatchObject({ provider: 'PMS-A', cancel: false, quote: true, create: true });
     expect(reservationCapabilities('PMS-C').quote).toBe(false);
-    expect(pmsCapabilities('PMS-F')).toMatchObject({ reviewReplies: false, requestAnswers: false, preApprovals: false, guests: false, messageAttachments: false });
+    expect(pmsCapabilities('PMS-F')).toMatchObject({
+      reviewReplies: false,
+      requestAnswers: false,
+      preApprovals: false,
+      guests: false,
+      messageAttachments: false,
+    });
     expect(pmsCapabilities('PMS-G').contentSections).toEqual(['description', 'amenities', 'house_rules', 'house_rule_switches']);
   });
 });

@@ -22,7 +22,15 @@ describe('PMS relay client', () => {
         return answer(req);
       },
     } as unknown as Handlers<typeof pms.PmsAdapterServiceService>;
-    adapter = await startService({ name: 'fake-pms-adapter', grpcPort: 0, opsPort: 0, host: '127.0.0.1', services: [service(pms.PmsAdapterServiceService, handlers)], checks: {}, logger });
+    adapter = await startService({
+      name: 'fake-pms-adapter',
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
+      services: [service(pms.PmsAdapterServiceService, handlers)],
+      checks: {},
+      logger,
+    });
     relay = connectPmsRelay(`127.0.0.1:${adapter.grpcPort}`);
   });
 
@@ -50,7 +58,14 @@ describe('PMS relay client', () => {
     answer = async () => ({ entityExternalId: 'pms-res-9', resultJson: '{}' });
     expect(await relay.relay(write())).toEqual({ entityExternalId: 'pms-res-9' });
     expect(received).toHaveLength(1);
-    expect(received[0]).toMatchObject({ workspaceId: 'ws_1', provider: 'PMS-B', operation: 'reservation.create', listingExternalId: 'b1', entityExternalId: '', idempotencyKey: 'ws_1:key-1' });
+    expect(received[0]).toMatchObject({
+      workspaceId: 'ws_1',
+      provider: 'PMS-B',
+      operation: 'reservation.create',
+      listingExternalId: 'b1',
+      entityExternalId: '',
+      idempotencyKey: 'ws_1:key-1',
+    });
     expect(JSON.parse(received[0]!.payloadJson)).toEqual({ checkIn: '2030-01-01', guest: { firstName: 'Ana' } });
   });
 
@@ -60,7 +75,11 @@ describe('PMS relay client', () => {
   });
 
   it.each([
-    ['a PMS that refused or could not be reached', new AppError('pms_unavailable', 'PMS-B did not accept the write (409): taken. Nothing was changed here.'), 502],
+    [
+      'a PMS that refused or could not be reached',
+      new AppError('pms_unavailable', 'PMS-B did not accept the write (409): taken. Nothing was changed here.'),
+      502,
+    ],
     ['a PMS refusing a write the matrix allowed', new AppError('pms_write_unsupported', 'PMS-B refused the write: no', { provider: 'PMS-B' }), 422],
     ['a PMS whose breaker is open in the pms-adapter', new AppError('service_unavailable', 'PMS-B is unavailable', { retryAfterSeconds: 7 }), 503],
   ])('passes the pms-adapter answer unchanged: %s', async (_what, failure, status) => {

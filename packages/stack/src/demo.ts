@@ -12,7 +12,13 @@ export const DEMO_WORKSPACE_NAME = 'Demo Property Co';
  * The demo workspace's plan: generous rate limits, so the benchmarks and tests that drive the
  * demo key measure the services rather than the limiter (other workspaces get the defaults).
  */
-export const DEMO_RATE_LIMITS = { keyRequestsPerSecond: 2000, keyBurst: 4000, workspaceRequestsPerSecond: 2000, workspaceBurst: 4000, workspaceConcurrency: 256 };
+export const DEMO_RATE_LIMITS = {
+  keyRequestsPerSecond: 2000,
+  keyBurst: 4000,
+  workspaceRequestsPerSecond: 2000,
+  workspaceBurst: 4000,
+  workspaceConcurrency: 256,
+};
 
 export interface DemoSeed {
   workspaceId: string;
@@ -132,7 +138,11 @@ export async function seedDemo(deps: {
   const listingIds: string[] = [];
   if (workspaceCreated) {
     for (const { listing, inactive } of DEMO_LISTINGS) {
-      const { listing: created } = await deps.listing.call('createListing', { workspaceId: dataWorkspaceId, listing: listingPb.Listing.create(listing), inactive });
+      const { listing: created } = await deps.listing.call('createListing', {
+        workspaceId: dataWorkspaceId,
+        listing: listingPb.Listing.create(listing),
+        inactive,
+      });
       listingIds.push(created!.id);
     }
     if (deps.pms) await connectDemoPms(dataWorkspaceId, deps.pms);

@@ -3,7 +3,16 @@
 // decided before any service starts, so every service knows every other's address (services
 // call each other both ways, e.g. listing -> pms-adapter for content, pms-adapter -> listing
 // for imports), exactly as they do when deployed.
-import { createLogger, createMemoryStore, freePort, type DocumentStore, type EventBus, type RunningService, type ServiceAddresses, type ServiceDeps } from '@vrp/platform';
+import {
+  createLogger,
+  createMemoryStore,
+  freePort,
+  type DocumentStore,
+  type EventBus,
+  type RunningService,
+  type ServiceAddresses,
+  type ServiceDeps,
+} from '@vrp/platform';
 import { startGuestService } from '@vrp/guest';
 import { startListingService } from '@vrp/listing';
 import { startPmsAdapterService, type PmsSettings } from '@vrp/pms-adapter';
@@ -68,7 +77,13 @@ export async function startServices(opts: {
     ports[name] = opts.ephemeralPorts ? { grpc: await freePort(opts.host), ops: 0 } : DEFAULT_PORTS[name];
   }
   const at = (name: ServiceName) => `${opts.host}:${ports[name].grpc}`;
-  const addresses: ServiceAddresses = { listing: at('listing'), reservation: at('reservation'), guest: at('guest'), pmsAdapter: at('pms-adapter'), webhook: at('webhook') };
+  const addresses: ServiceAddresses = {
+    listing: at('listing'),
+    reservation: at('reservation'),
+    guest: at('guest'),
+    pmsAdapter: at('pms-adapter'),
+    webhook: at('webhook'),
+  };
 
   const running = {} as Record<ServiceName, RunningService>;
   const stores = {} as Record<ServiceName, DocumentStore>;

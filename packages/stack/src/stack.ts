@@ -1,7 +1,15 @@
 // The embedded stack: every service in this Node process, each behind its own gRPC server,
 // with in-memory engines, and the gateway in front. `pnpm start` and the e2e tests use it.
 import { closeUpstreams, createUpstreams, gatewayConfigSchema, startGateway, type RunningGateway } from '@vrp/gateway';
-import { createEmbeddedBus, createEmbeddedStore, createLogger, type DocumentStore, type EventBus, type MemoryEventBus, type RunningService } from '@vrp/platform';
+import {
+  createEmbeddedBus,
+  createEmbeddedStore,
+  createLogger,
+  type DocumentStore,
+  type EventBus,
+  type MemoryEventBus,
+  type RunningService,
+} from '@vrp/platform';
 import { startPmsSimulator, SimulatorControl, type PmsSimulator } from '@vrp/pms-simulator';
 import type { WebhookClock } from '@vrp/webhook';
 import { dataDirIsEmpty } from './data-dir';
@@ -73,6 +81,9 @@ export interface Stack<B extends EventBus = MemoryEventBus> {
 export const DEV_ADMIN_TOKEN = 'dev-admin-token-0000000000000000';
 const DEV_PEPPER = 'dev-api-key-pepper-000000000000000000000000';
 
+const EPHEMERAL_BOOT_ATTEMPTS = 3;
+const isAddressInUse = (error: unknown): boolean => error instanceof Error && /EADDRINUSE/.test(error.message);
+
 export function startStack(opts?: StackOptions): Promise<Stack>;
 export function startStack(opts: StackOptions, engines: StackEngines): Promise<Stack<EventBus>>;
 export async function startStack(opts: StackOptions = {}, engines?: StackEngines): Promise<Stack<EventBus>> {
@@ -85,11 +96,16 @@ export async function startStack(opts: StackOptions = {}, engines?: StackEngines
     for (const step of undo.splice(0).reverse()) await step().catch((error: unknown) => errors.push(error));
     if (errors.length) throw new AggregateError(errors, 'stopping the stack failed');
   };
-  try {
-    return await boot(opts, engines, (step) => undo.push(step), unwind);
-  } catch (error) {
-    await unwind().catch(() => undefined); // the boot error is the one to report
-    throw error;
+  // Ephemeral gRPC ports are picked before the services bind them (each service is given the
+  // others' addresses up front), so another process may take one in between: such a boot is
+  // undone and tried again on new ports (embedded engines only; real ones are the caller's).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await boot(opts, engines, (step) => undo.push(step), unwind);
+    } catch (error) {
+      await unwind().catch(() => undefined); // the boot error is the one to report
+      if (!(opts.ephemeralPorts && !engines && attempt < EPHEMERAL_BOOT_ATTEMPTS && isAddressInUse(error))) throw error;
+    }
   }
 }
 
@@ -151,7 +167,11 @@ async function boot(
   if (seedUpstreams !== upstreams) onStarted(async () => closeUpstreams(seedUpstreams));
   const demo =
     seedWanted && fresh
-      ? await seedDemo({ gateway: gateway.gateway, listing: seedUpstreams.listing, ...(opts.demoPms ? { pms: { adapter: seedUpstreams.pmsAdapter, simulator: pmsControl } } : {}) })
+      ? await seedDemo({
+          gateway: gateway.gateway,
+          listing: seedUpstreams.listing,
+          ...(opts.demoPms ? { pms: { adapter: seedUpstreams.pmsAdapter, simulator: pmsControl } } : {}),
+        })
       : null;
   // The simulator stands for PMSs outside this system, which keep their data; it keeps it in
   // memory only, so a restart on existing data gives the demo account back its PMS-side data.

@@ -41,7 +41,10 @@ function target(env: Record<string, string | undefined> = process.env, sockets: 
     /* eslint-enable @typescript-eslint/no-require-imports */
     return { kind: 'containers', mongo, kafka };
   } catch (error) {
-    return { kind: 'skip', reason: `Docker found (${docker}) but testcontainers failed to load on Node ${process.version}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      kind: 'skip',
+      reason: `Docker found (${docker}) but testcontainers failed to load on Node ${process.version}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 
@@ -96,8 +99,14 @@ if (chosen.kind === 'skip') {
         mongoUrl = chosen.mongoUrl;
         kafkaBrokers = chosen.kafkaBrokers;
       } else {
-        const [mongo, kafka] = await Promise.all([new chosen.mongo.MongoDBContainer(MONGO_IMAGE).start(), new chosen.kafka.KafkaContainer(KAFKA_IMAGE).withKraft().start()]);
-        cleanups.push(() => mongo.stop(), () => kafka.stop());
+        const [mongo, kafka] = await Promise.all([
+          new chosen.mongo.MongoDBContainer(MONGO_IMAGE).start(),
+          new chosen.kafka.KafkaContainer(KAFKA_IMAGE).withKraft().start(),
+        ]);
+        cleanups.push(
+          () => mongo.stop(),
+          () => kafka.stop(),
+        );
         mongoUrl = withDirectConnection(mongo.getConnectionString());
         kafkaBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9093)}`;
       }

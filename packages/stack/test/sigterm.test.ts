@@ -77,7 +77,11 @@ async function startListing(): Promise<{ proc: Proc; grpcPort: number; opsPort: 
 }
 
 async function listingReady({ proc, opsPort }: { proc: Proc; opsPort: number }): Promise<void> {
-  await eventually(async () => (await httpGet(opsPort, '/readyz')) === 200 || proc.child.exitCode !== null, START_TIMEOUT_MS, 'the listing process to be ready');
+  await eventually(
+    async () => (await httpGet(opsPort, '/readyz')) === 200 || proc.child.exitCode !== null,
+    START_TIMEOUT_MS,
+    'the listing process to be ready',
+  );
   if (proc.child.exitCode !== null) throw new Error(`listing exited at start:\n${proc.output()}`);
 }
 

@@ -31,7 +31,10 @@ describe('startStack', () => {
     try {
       // The gateway is the last step: the simulator and all five services are up by then.
       await expect(startStack({ ...quiet, port: takenPort })).rejects.toThrow(/EADDRINUSE/);
-      await waitFor(() => sameAsBefore('TCPServerWrap') && sameAsBefore('Timeout') && sameAsBefore('TCPSocketWrap'), 'every server, socket and timer of the failed boot to be gone');
+      await waitFor(
+        () => sameAsBefore('TCPServerWrap') && sameAsBefore('Timeout') && sameAsBefore('TCPSocketWrap'),
+        'every server, socket and timer of the failed boot to be gone',
+      );
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }

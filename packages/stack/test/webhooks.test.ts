@@ -60,7 +60,8 @@ describe('webhooks, end to end over HTTP', () => {
     const res = await api('PATCH', `/v1/listings/${id}`, { active });
     expect(res.status).toBe(200);
   };
-  const deliveries = async (subscriptionId: string, query = '') => (await api<{ data: Delivery[] }>('GET', `/v1/webhooks/${subscriptionId}/deliveries?limit=200${query}`)).body.data;
+  const deliveries = async (subscriptionId: string, query = '') =>
+    (await api<{ data: Delivery[] }>('GET', `/v1/webhooks/${subscriptionId}/deliveries?limit=200${query}`)).body.data;
   const arrivals = (pred: (r: ReceivedWebhook) => boolean) => receiver.received.filter(pred);
   const subscribe = async (eventTypes: string[], a: Api = api, url = receiver.url) => {
     const res = await a<{ data: Subscription }>('POST', '/v1/webhooks', { url, eventTypes });
@@ -107,7 +108,17 @@ describe('webhooks, end to end over HTTP', () => {
     expect((await other<ErrorBody>('DELETE', `/v1/webhooks/${created.id}`)).status).toBe(404);
 
     const catalog = await api<{ data: { type: string }[] }>('GET', '/v1/webhook-event-types');
-    expect(catalog.body.data.map((e) => e.type)).toEqual(expect.arrayContaining(['reservation.created', 'reservation.cancelled', 'guest.updated', 'message.received', 'review.created', 'listing.activated', 'listing.deactivated']));
+    expect(catalog.body.data.map((e) => e.type)).toEqual(
+      expect.arrayContaining([
+        'reservation.created',
+        'reservation.cancelled',
+        'guest.updated',
+        'message.received',
+        'review.created',
+        'listing.activated',
+        'listing.deactivated',
+      ]),
+    );
     expect((await api('DELETE', `/v1/webhooks/${created.id}`)).status).toBe(200);
     expect((await api('GET', `/v1/webhooks/${created.id}`)).status).toBe(404);
   });
@@ -118,7 +129,12 @@ describe('webhooks, end to end over HTTP', () => {
     await toggle(listingIds[0]!, true);
     await eventually(() => receiver.received.length === 2, 5000, 'two deliveries');
     const [off, on] = receiver.received as [ReceivedWebhook, ReceivedWebhook];
-    expect(off.json).toMatchObject({ type: 'listing.deactivated', listingId: listingIds[0], workspaceId: stack.demo!.workspaceId, data: { object: { id: listingIds[0], status: 'inactive', name: 'Sea View Apartment' } } });
+    expect(off.json).toMatchObject({
+      type: 'listing.deactivated',
+      listingId: listingIds[0],
+      workspaceId: stack.demo!.workspaceId,
+      data: { object: { id: listingIds[0], status: 'inactive', name: 'Sea View Apartment' } },
+    });
     expect(on.json).toMatchObject({ type: 'listing.activated', data: { object: { id: listingIds[0], status: 'active', timezone: expect.any(String) } } });
     // The payload's resource is the one GET /v1/listings/{id} returns (without capabilities).
     const { body } = await api<{ data: Record<string, unknown> }>('GET', `/v1/listings/${listingIds[0]}`);
@@ -177,7 +193,11 @@ describe('webhooks, end to end over HTTP', () => {
     expect(waiting).toMatchObject({ status: 'pending', attempts: 0 });
     clock.advance(36_000);
     await eventually(() => arrivals((r) => r.json.listingId === listingIds[0]).length === 3, 5000, 'the retry, then the later event');
-    expect(arrivals((r) => r.json.listingId === listingIds[0]).map((r) => r.json.type)).toEqual(['listing.deactivated', 'listing.deactivated', 'listing.activated']);
+    expect(arrivals((r) => r.json.listingId === listingIds[0]).map((r) => r.json.type)).toEqual([
+      'listing.deactivated',
+      'listing.deactivated',
+      'listing.activated',
+    ]);
     await toggle(listingIds[1]!, true);
     await api('DELETE', `/v1/webhooks/${sub.id}`);
   });
@@ -198,7 +218,11 @@ describe('webhooks, end to end over HTTP', () => {
     await toggle(listingIds[1]!, false);
     await eventually(async () => (await api<ErrorBody>('POST', `/v1/webhooks/${sub.id}/deliveries/${original!.id}/replay`)).status === 403, 5000, 'the 403');
     const refused = await api<ErrorBody>('POST', `/v1/webhooks/${sub.id}/deliveries/${original!.id}/replay`);
-    expect(refused.body.error).toMatchObject({ code: 'listing_inactive', listing_ids: [listingIds[1]], listings: [{ id: listingIds[1], name: 'Old Town Loft' }] });
+    expect(refused.body.error).toMatchObject({
+      code: 'listing_inactive',
+      listing_ids: [listingIds[1]],
+      listings: [{ id: listingIds[1], name: 'Old Town Loft' }],
+    });
     await toggle(listingIds[1]!, true);
     await api('DELETE', `/v1/webhooks/${sub.id}`);
   });
@@ -210,21 +234,39 @@ describe('webhooks, end to end over HTTP', () => {
     const own = apiWith(stack.baseUrl, key.body.data.key);
     const account = (await pms.createAccount('PMS-D', `hooks-${Date.now()}`)).accountId;
     await pms.putListing('PMS-D', account, 'river', { name: 'River House', listed: true });
-    const connection = await admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/connections`, { provider: 'PMS-D', accountId: account, mode: 'test' });
+    const connection = await admin<{ data: { id: string } }>('POST', `/admin/v1/workspaces/${ws.body.data.id}/connections`, {
+      provider: 'PMS-D',
+      accountId: account,
+      mode: 'test',
+    });
     expect(connection.status).toBe(201);
     let listingId = '';
-    await eventually(async () => {
-      const rows = (await own<{ data: { id: string }[] }>('GET', '/v1/listings?status=all')).body.data;
-      listingId = rows[0]?.id ?? '';
-      return rows.length === 1;
-    }, 5000, 'the import');
+    await eventually(
+      async () => {
+        const rows = (await own<{ data: { id: string }[] }>('GET', '/v1/listings?status=all')).body.data;
+        listingId = rows[0]?.id ?? '';
+        return rows.length === 1;
+      },
+      5000,
+      'the import',
+    );
     const sub = await subscribe(['reservation.created', 'reservation.updated'], own);
     const year = new Date().getUTCFullYear() + 1;
     const sync = async () => {
       expect((await admin('POST', `/admin/v1/workspaces/${ws.body.data.id}/connections/${connection.body.data.id}/sync`)).status).toBe(200);
       await stack.bus.whenIdle();
     };
-    const stay = (id: string, month: string) => pms.putReservation('PMS-D', account, id, { listing_id: 'river', arrival: `${year}-${month}-01`, departure: `${year}-${month}-04`, source: 'DIRECT', guest: { first_name: 'Ana' }, adults: 2, total: 300, currency: 'EUR' });
+    const stay = (id: string, month: string) =>
+      pms.putReservation('PMS-D', account, id, {
+        listing_id: 'river',
+        arrival: `${year}-${month}-01`,
+        departure: `${year}-${month}-04`,
+        source: 'DIRECT',
+        guest: { first_name: 'Ana' },
+        adults: 2,
+        total: 300,
+        currency: 'EUR',
+      });
 
     const ownDeliveries = async () => (await own<{ data: Delivery[] }>('GET', `/v1/webhooks/${sub.id}/deliveries?limit=200`)).body.data;
 
@@ -248,7 +290,13 @@ describe('webhooks, end to end over HTTP', () => {
     await toggle2(own, listingId, true);
     await stay('after', '07');
     await sync();
-    await eventually(() => arrivals((r) => r.json.workspaceId === ws.body.data.id && r.json.type === 'reservation.created' && r.json.data.object.checkIn === `${year}-07-01`).length === 1, 5000, 'the event after activation');
+    await eventually(
+      () =>
+        arrivals((r) => r.json.workspaceId === ws.body.data.id && r.json.type === 'reservation.created' && r.json.data.object.checkIn === `${year}-07-01`)
+          .length === 1,
+      5000,
+      'the event after activation',
+    );
     const delivered = arrivals((r) => r.json.workspaceId === ws.body.data.id);
     expect(delivered.map((r) => r.json.data.object.checkIn)).toEqual([`${year}-03-01`, `${year}-07-01`]);
     expect((await ownDeliveries()).map((d) => d.status)).toEqual(['succeeded', 'dropped']);
@@ -274,7 +322,13 @@ describe('webhooks, end to end over HTTP', () => {
       grpcPort: old.grpcPort,
       opsPort: 0,
       host: '127.0.0.1',
-      addresses: { listing: at(stack.services.listing.grpcPort), reservation: at(stack.services.reservation.grpcPort), guest: at(stack.services.guest.grpcPort), pmsAdapter: at(stack.services['pms-adapter'].grpcPort), webhook: at(old.grpcPort) },
+      addresses: {
+        listing: at(stack.services.listing.grpcPort),
+        reservation: at(stack.services.reservation.grpcPort),
+        guest: at(stack.services.guest.grpcPort),
+        pmsAdapter: at(stack.services['pms-adapter'].grpcPort),
+        webhook: at(old.grpcPort),
+      },
       clock,
       allowLoopbackInTest: true,
     });

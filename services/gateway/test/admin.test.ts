@@ -2,7 +2,18 @@
 import { Schema } from 'mongoose';
 import { AppError, parseConfig } from '@vrp/platform';
 import { bootstrapWorkspace, gatewayConfigSchema } from '../src/app';
-import { ADMIN_TOKEN, adminHeaders, bearer, PEPPER, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
+import {
+  ADMIN_TOKEN,
+  adminHeaders,
+  bearer,
+  PEPPER,
+  request,
+  startListingServiceUnderTest,
+  startTestGateway,
+  type ErrorBody,
+  type ListingServiceUnderTest,
+  type TestGateway,
+} from './harness';
 
 interface Workspace {
   id: string;
@@ -38,7 +49,11 @@ describe('gateway admin API', () => {
       ['a prefix of the token', bearer(ADMIN_TOKEN.slice(0, -1))],
       ['the token without Bearer', { Authorization: ADMIN_TOKEN }],
     ])('answers 401 admin_token_invalid for %s', async (_what, headers) => {
-      const res = await request<ErrorBody>(`${gw.url}/admin/v1/workspaces`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{}' });
+      const res = await request<ErrorBody>(`${gw.url}/admin/v1/workspaces`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('admin_token_invalid');
     });
@@ -47,7 +62,11 @@ describe('gateway admin API', () => {
   describe('workspaces', () => {
     it('a create retried with its Idempotency-Key after the gateway lost its record answers the first workspace; no second one', async () => {
       const create = (name: string) =>
-        request<{ data: Workspace }>(`${gw.url}/admin/v1/workspaces`, { method: 'POST', headers: { ...adminHeaders(), 'Idempotency-Key': 'ws-create-1' }, body: JSON.stringify({ name, activeListingLimit: 3 }) });
+        request<{ data: Workspace }>(`${gw.url}/admin/v1/workspaces`, {
+          method: 'POST',
+          headers: { ...adminHeaders(), 'Idempotency-Key': 'ws-create-1' },
+          body: JSON.stringify({ name, activeListingLimit: 3 }),
+        });
       const first = await create('Once Only');
       expect(first.status).toBe(201);
       // The crash between the workspace's commit and the gateway's record: the record is gone.
@@ -136,11 +155,9 @@ describe('gateway admin API', () => {
     it('issues a key once, lists it without its secret, revokes it, and the key stops working', async () => {
       const ws = await admin<{ data: Workspace }>('POST', '/admin/v1/workspaces', { name: 'Key Co', activeListingLimit: 3 });
       const wsId = ws.body.data.id;
-      const issued = await admin<{ data: { id: string; key: string; mode: string; workspaceId: string; createdAt: string; prefix: string; name: string | null } }>(
-        'POST',
-        `/admin/v1/workspaces/${wsId}/api-keys`,
-        { mode: 'test', name: 'staging' },
-      );
+      const issued = await admin<{
+        data: { id: string; key: string; mode: string; workspaceId: string; createdAt: string; prefix: string; name: string | null };
+      }>('POST', `/admin/v1/workspaces/${wsId}/api-keys`, { mode: 'test', name: 'staging' });
       expect(issued.status).toBe(201);
       const { key, id } = issued.body.data;
       expect(key).toMatch(/^sk_test_[1-9A-HJ-NP-Za-km-z]{40}$/);
@@ -151,7 +168,15 @@ describe('gateway admin API', () => {
       const listed = await admin<{ data: Record<string, unknown>[]; pagination: Record<string, unknown> }>('GET', `/admin/v1/workspaces/${wsId}/api-keys`);
       expect(listed.status).toBe(200);
       expect(listed.body.data).toHaveLength(2);
-      expect(listed.body.data[0]).toEqual({ id, workspaceId: wsId, name: 'staging', mode: 'test', prefix: `${key.slice(0, 12)}…`, createdAt: issued.body.data.createdAt, revokedAt: null });
+      expect(listed.body.data[0]).toEqual({
+        id,
+        workspaceId: wsId,
+        name: 'staging',
+        mode: 'test',
+        prefix: `${key.slice(0, 12)}…`,
+        createdAt: issued.body.data.createdAt,
+        revokedAt: null,
+      });
       expect(listed.body.data[1]).toMatchObject({ mode: 'live', name: null });
       expect(listed.text).not.toContain(key);
       expect(listed.text).not.toContain('hash');
@@ -190,7 +215,11 @@ describe('gateway admin API', () => {
 
       await listingService.restartEmpty(); // the listing service restarted empty
       const second = await bootstrapWorkspace(deps(), { name: 'demo workspace', activeListingLimit: 99, mode: 'test', key: demoKey });
-      expect(second).toMatchObject({ workspaceCreated: false, workspace: { id: first.workspace.id, activeListingLimit: 20 }, apiKey: { id: first.apiKey.id, created: false } });
+      expect(second).toMatchObject({
+        workspaceCreated: false,
+        workspace: { id: first.workspace.id, activeListingLimit: 20 },
+        apiKey: { id: first.apiKey.id, created: false },
+      });
       expect(await listingService.planOf(first.workspace.id)).toBe(20);
     });
 
@@ -202,8 +231,12 @@ describe('gateway admin API', () => {
     });
 
     it('refuses a malformed pinned key or one of the other mode', async () => {
-      await expect(bootstrapWorkspace(deps(), { name: 'Bad Key', activeListingLimit: 1, mode: 'test', key: 'sk_test_short' })).rejects.toMatchObject({ code: 'validation_failed' });
-      await expect(bootstrapWorkspace(deps(), { name: 'Bad Key', activeListingLimit: 1, mode: 'live', key: demoKey })).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(bootstrapWorkspace(deps(), { name: 'Bad Key', activeListingLimit: 1, mode: 'test', key: 'sk_test_short' })).rejects.toMatchObject({
+        code: 'validation_failed',
+      });
+      await expect(bootstrapWorkspace(deps(), { name: 'Bad Key', activeListingLimit: 1, mode: 'live', key: demoKey })).rejects.toMatchObject({
+        code: 'validation_failed',
+      });
     });
   });
 
@@ -222,7 +255,10 @@ describe('gateway admin API', () => {
     });
 
     it('answers 404 not_found for an id that no consuming service issued', async () => {
-      for (const [method, path] of [['POST', '/admin/v1/dead-letters/dlq_gateway_123/replay'], ['DELETE', '/admin/v1/dead-letters/lst_123']] as const) {
+      for (const [method, path] of [
+        ['POST', '/admin/v1/dead-letters/dlq_gateway_123/replay'],
+        ['DELETE', '/admin/v1/dead-letters/lst_123'],
+      ] as const) {
         const res = await admin<ErrorBody>(method, path);
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('not_found');

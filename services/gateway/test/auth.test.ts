@@ -1,6 +1,19 @@
 // API key authentication over HTTP: every way a key can be missing, wrong or right, and
 // revocation through the cache of verified keys.
-import { ADMIN_TOKEN, adminHeaders, bearer, provision, request, startListingServiceUnderTest, startTestGateway, startTestReplicas, type ErrorBody, type ListingServiceUnderTest, type TestGateway, type TestReplicas } from './harness';
+import {
+  ADMIN_TOKEN,
+  adminHeaders,
+  bearer,
+  provision,
+  request,
+  startListingServiceUnderTest,
+  startTestGateway,
+  startTestReplicas,
+  type ErrorBody,
+  type ListingServiceUnderTest,
+  type TestGateway,
+  type TestReplicas,
+} from './harness';
 
 describe('gateway API key authentication', () => {
   let listingService: ListingServiceUnderTest;

@@ -70,7 +70,10 @@ describe('admin API: dead letters of every consuming service', () => {
       services.set(name, { running, subscription, outbox });
     }
     const addr = (s: DeadLetterServiceName) => `127.0.0.1:${services.get(s)!.running.grpcPort}`;
-    gw = await startTestGateway({ listingAddress: addr('listing'), env: { RESERVATION_ADDR: addr('reservation'), GUEST_ADDR: addr('guest'), WEBHOOK_ADDR: addr('webhook'), PMS_ADAPTER_ADDR: addr('pms-adapter') } });
+    gw = await startTestGateway({
+      listingAddress: addr('listing'),
+      env: { RESERVATION_ADDR: addr('reservation'), GUEST_ADDR: addr('guest'), WEBHOOK_ADDR: addr('webhook'), PMS_ADAPTER_ADDR: addr('pms-adapter') },
+    });
 
     // Eight messages, two per service, across two workspaces, each failing at a later millisecond.
     const order: DeadLetterServiceName[] = ['listing', 'guest', 'webhook', 'reservation', 'guest', 'listing', 'reservation', 'webhook'];
@@ -99,7 +102,15 @@ describe('admin API: dead letters of every consuming service', () => {
     expect(res.status).toBe(200);
     expect(bodiesOf(res.body)).toEqual([...published].reverse());
     expect(res.body.pagination).toEqual({ total: 8, limit: 50, offset: 0, hasMore: false });
-    expect(res.body.data[0]).toMatchObject({ service: 'webhook', consumerGroup: 'webhook-things', topic: 'webhook.things.v1', workspaceId: 'ws_b', errorCode: 'thing_missing', status: 'open', attempts: 1 });
+    expect(res.body.data[0]).toMatchObject({
+      service: 'webhook',
+      consumerGroup: 'webhook-things',
+      topic: 'webhook.things.v1',
+      workspaceId: 'ws_b',
+      errorCode: 'thing_missing',
+      status: 'open',
+      attempts: 1,
+    });
   });
 
   it('cuts pages out of the merged order', async () => {

@@ -22,7 +22,16 @@ describe('API keys', () => {
 
   it('parses well-formed keys and refuses everything else', () => {
     expect(parseApiKey('sk_live_' + 'a1'.repeat(16))).toEqual({ raw: 'sk_live_' + 'a1'.repeat(16), mode: 'live', secret: 'a1'.repeat(16) });
-    for (const bad of ['', 'sk_test_', 'sk_test_' + 'a'.repeat(31), 'sk_dev_' + 'a'.repeat(40), 'SK_TEST_' + 'a'.repeat(40), 'sk_test_' + 'a'.repeat(39) + '-', ' sk_test_' + 'a'.repeat(40), 'sk_test_' + 'a'.repeat(129)]) {
+    for (const bad of [
+      '',
+      'sk_test_',
+      'sk_test_' + 'a'.repeat(31),
+      'sk_dev_' + 'a'.repeat(40),
+      'SK_TEST_' + 'a'.repeat(40),
+      'sk_test_' + 'a'.repeat(39) + '-',
+      ' sk_test_' + 'a'.repeat(40),
+      'sk_test_' + 'a'.repeat(129),
+    ]) {
       expect(parseApiKey(bad)).toBeNull();
     }
   });
@@ -42,7 +51,14 @@ describe('API keys', () => {
   it('keeps only a short display prefix and the hash in a record', () => {
     const parsed = parseApiKey(generateApiKey('live'))!;
     const record = newApiKeyRecord(parsed, { workspaceId: 'ws_1' }, PEPPER, new Date('2025-01-01T00:00:00Z'));
-    expect(record).toMatchObject({ workspaceId: 'ws_1', mode: 'live', name: null, prefix: displayPrefix(parsed), hash: hashApiKey(parsed.raw, PEPPER), revokedAt: null });
+    expect(record).toMatchObject({
+      workspaceId: 'ws_1',
+      mode: 'live',
+      name: null,
+      prefix: displayPrefix(parsed),
+      hash: hashApiKey(parsed.raw, PEPPER),
+      revokedAt: null,
+    });
     expect(record.id).toMatch(/^key_/);
     expect(record.prefix).toBe(parsed.raw.slice(0, 12));
     expect(maskedKey(record.prefix)).toBe(`${record.prefix}…`);
@@ -122,7 +138,10 @@ describe('plan rate limits', () => {
   });
 
   it('merges a change: set values replace, null restores the default, absent fields stay', () => {
-    expect(mergeRateLimitOverrides({ keyBurst: 7, keyRequestsPerSecond: 9 }, { keyBurst: null, workspaceBurst: 3 })).toEqual({ keyRequestsPerSecond: 9, workspaceBurst: 3 });
+    expect(mergeRateLimitOverrides({ keyBurst: 7, keyRequestsPerSecond: 9 }, { keyBurst: null, workspaceBurst: 3 })).toEqual({
+      keyRequestsPerSecond: 9,
+      workspaceBurst: 3,
+    });
   });
 });
 

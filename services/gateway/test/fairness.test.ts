@@ -55,7 +55,16 @@ describe('fairness between workspaces', () => {
     // a machine as loaded as a full test run makes it.
     // FAIRNESS_NOISY_CONCURRENCY=1000 lifts A's limit to show the failure this test guards
     // against: B then gets 504s and, once the shared breaker opens, 503s (0 of 100 succeeded).
-    const noisy = await provision(gw.url, { name: 'Noisy', rateLimits: { workspaceConcurrency: Number(process.env.FAIRNESS_NOISY_CONCURRENCY ?? 1), keyRequestsPerSecond: 100_000, keyBurst: 100_000, workspaceRequestsPerSecond: 100_000, workspaceBurst: 100_000 } });
+    const noisy = await provision(gw.url, {
+      name: 'Noisy',
+      rateLimits: {
+        workspaceConcurrency: Number(process.env.FAIRNESS_NOISY_CONCURRENCY ?? 1),
+        keyRequestsPerSecond: 100_000,
+        keyBurst: 100_000,
+        workspaceRequestsPerSecond: 100_000,
+        workspaceBurst: 100_000,
+      },
+    });
     const quiet = await provision(gw.url, { name: 'Quiet', rateLimits: { workspaceConcurrency: 4 } });
     await listingService.create(noisy.dataWorkspaceId, 'Noisy Flat');
     await listingService.create(quiet.dataWorkspaceId, 'Quiet Flat');

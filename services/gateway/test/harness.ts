@@ -79,7 +79,15 @@ export function makeListing(name: string, extra: Partial<listing.Listing> = {}):
 async function bootListingService(): Promise<{ running: RunningService; client: Upstream<listing.ListingServiceClient>; stop(): Promise<void> }> {
   const store = createMemoryStore();
   const bus = createMemoryBus();
-  const running = await startListingService({ store, bus, logger: createLogger('listing', 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES });
+  const running = await startListingService({
+    store,
+    bus,
+    logger: createLogger('listing', 'silent'),
+    grpcPort: 0,
+    opsPort: 0,
+    host: '127.0.0.1',
+    addresses: DEFAULT_ADDRESSES,
+  });
   const client = createUpstream(listing.ListingServiceClient, { name: 'listing-under-test', address: `127.0.0.1:${running.grpcPort}`, deadlineMs: 10_000 });
   return {
     running,
@@ -211,7 +219,11 @@ export async function provision(
   const ws = await request<{ data: { id: string } }>(`${baseUrl}/admin/v1/workspaces`, {
     method: 'POST',
     headers: adminHeaders(),
-    body: JSON.stringify({ name: opts.name ?? 'Acme Rentals', activeListingLimit: opts.limit ?? 10, ...(opts.rateLimits ? { rateLimits: opts.rateLimits } : {}) }),
+    body: JSON.stringify({
+      name: opts.name ?? 'Acme Rentals',
+      activeListingLimit: opts.limit ?? 10,
+      ...(opts.rateLimits ? { rateLimits: opts.rateLimits } : {}),
+    }),
   });
   if (ws.status !== 201) throw new Error(`workspace creation failed: ${ws.status} ${ws.text}`);
   const key = await request<{ data: { id: string; key: string } }>(`${baseUrl}/admin/v1/workspaces/${ws.body.data.id}/api-keys`, {
@@ -220,7 +232,12 @@ export async function provision(
     body: JSON.stringify({ mode: opts.mode ?? 'test' }),
   });
   if (key.status !== 201) throw new Error(`key creation failed: ${key.status} ${key.text}`);
-  return { workspaceId: ws.body.data.id, dataWorkspaceId: dataWorkspaceId(ws.body.data.id, opts.mode ?? 'test'), key: key.body.data.key, keyId: key.body.data.id };
+  return {
+    workspaceId: ws.body.data.id,
+    dataWorkspaceId: dataWorkspaceId(ws.body.data.id, opts.mode ?? 'test'),
+    key: key.body.data.key,
+    keyId: key.body.data.id,
+  };
 }
 
 /** The listing service, a gateway in front of it and one provisioned workspace with a key. */

@@ -60,12 +60,15 @@ describe('hostile input at the gateway', () => {
     request<ErrorBody>(`${gw.url}/v1/test/hostile-echo`, { method: 'POST', headers: { ...bearer(key), 'Content-Type': 'application/json' }, body });
 
   describe('keys named like Object.prototype members', () => {
-    it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', '__defineGetter__'])('?%s=1 is an unknown parameter (400), never a 500', async (name) => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/listings?${name}=1`, { headers: bearer(key) });
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('validation_failed');
-      expect(res.body.error.fields).toEqual({ [name]: 'is not a known parameter' });
-    });
+    it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', '__defineGetter__'])(
+      '?%s=1 is an unknown parameter (400), never a 500',
+      async (name) => {
+        const res = await request<ErrorBody>(`${gw.url}/v1/listings?${name}=1`, { headers: bearer(key) });
+        expect(res.status).toBe(400);
+        expect(res.body.error.code).toBe('validation_failed');
+        expect(res.body.error.fields).toEqual({ [name]: 'is not a known parameter' });
+      },
+    );
 
     it.each(['toString', 'constructor', '__proto__', 'isPrototypeOf'])('a body field %s is an unknown field (400) and the handler never runs', async (name) => {
       const before = handled;
@@ -109,7 +112,10 @@ describe('hostile input at the gateway', () => {
     it('refuses them in nested values and in keys of records', async () => {
       const res = await post('{"name":"ok","tags":{"a":"x\\u0000","b\\ud800":"y"}}');
       expect(res.status).toBe(400);
-      expect(res.body.error.fields).toEqual({ 'tags.a': 'must not contain NUL characters', 'tags.b\ufffd': 'must not contain NUL characters or unpaired UTF-16 surrogates in its name' });
+      expect(res.body.error.fields).toEqual({
+        'tags.a': 'must not contain NUL characters',
+        'tags.b\ufffd': 'must not contain NUL characters or unpaired UTF-16 surrogates in its name',
+      });
     });
 
     it('accepts well-formed text outside the BMP (a valid surrogate pair)', async () => {

@@ -3,7 +3,16 @@ import { z } from 'zod';
 import { AppError, currentContext, ERROR_CATALOG } from '@vrp/platform';
 import { defineRoute } from '../src/app';
 import { ok } from '../src/http/route';
-import { bearer, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
+import {
+  bearer,
+  provision,
+  request,
+  startListingServiceUnderTest,
+  startTestGateway,
+  type ErrorBody,
+  type ListingServiceUnderTest,
+  type TestGateway,
+} from './harness';
 
 const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
 
@@ -67,7 +76,11 @@ describe('gateway HTTP basics', () => {
     await listingService.stop();
   });
 
-  const json = (body: string, extra: Record<string, string> = {}) => ({ method: 'POST', headers: { ...bearer(key), 'Content-Type': 'application/json', ...extra }, body });
+  const json = (body: string, extra: Record<string, string> = {}) => ({
+    method: 'POST',
+    headers: { ...bearer(key), 'Content-Type': 'application/json', ...extra },
+    body,
+  });
 
   describe('request id', () => {
     it('generates one when the caller sends none, and the envelope carries the same id', async () => {
@@ -84,7 +97,11 @@ describe('gateway HTTP basics', () => {
       expect(listingService.calls.at(-1)).toMatchObject({ method: 'listListings', requestId: 'client-trace-0001' });
     });
 
-    it.each([['too short', 'abc'], ['bad characters', 'id with spaces <script>'], ['too long', 'x'.repeat(200)]])('replaces a malformed id (%s)', async (_what, bad) => {
+    it.each([
+      ['too short', 'abc'],
+      ['bad characters', 'id with spaces <script>'],
+      ['too long', 'x'.repeat(200)],
+    ])('replaces a malformed id (%s)', async (_what, bad) => {
       const res = await request<ErrorBody>(`${gw.url}/v1/nope`, { headers: { 'X-Request-Id': bad } });
       const id = res.headers.get('x-request-id');
       expect(id).toMatch(REQUEST_ID_FORMAT);
@@ -92,7 +109,10 @@ describe('gateway HTTP basics', () => {
     });
 
     it('keeps the request context (id and workspace) through body parsing and awaits', async () => {
-      const res = await request<{ requestId: string; workspaceId: string }>(`${gw.url}/v1/test/echo`, json('{"name":"x"}', { 'X-Request-Id': 'ctx-check-0001' }));
+      const res = await request<{ requestId: string; workspaceId: string }>(
+        `${gw.url}/v1/test/echo`,
+        json('{"name":"x"}', { 'X-Request-Id': 'ctx-check-0001' }),
+      );
       expect(res.status).toBe(200);
       expect(res.body.requestId).toBe('ctx-check-0001');
       expect(res.body.workspaceId).toMatch(/^ws_/);
@@ -160,7 +180,11 @@ describe('gateway HTTP basics', () => {
     });
 
     it('answers 415 unsupported_media_type for a non-JSON body', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/echo`, { method: 'POST', headers: { ...bearer(key), 'Content-Type': 'text/plain' }, body: 'name=x' });
+      const res = await request<ErrorBody>(`${gw.url}/v1/test/echo`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'Content-Type': 'text/plain' },
+        body: 'name=x',
+      });
       expect(res.status).toBe(415);
       expect(res.body.error.code).toBe('unsupported_media_type');
       const form = await request<ErrorBody>(`${gw.url}/v1/test/echo`, { method: 'POST', headers: bearer(key), body: new URLSearchParams({ name: 'x' }) });

@@ -6,9 +6,22 @@ import { defineRoute } from '../src/app';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
 import { created, ok } from '../src/http/route';
 import { IdempotencyStore } from '../src/store/idempotency-store';
-import { bearer, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
+import {
+  bearer,
+  provision,
+  request,
+  startListingServiceUnderTest,
+  startTestGateway,
+  type ErrorBody,
+  type ListingServiceUnderTest,
+  type TestGateway,
+} from './harness';
 
-const orderBody = z.strictObject({ item: z.string().min(1), quantity: z.number().int().min(1), outcome: z.enum(['ok', 'refused', 'outage', 'slow']).default('ok') });
+const orderBody = z.strictObject({
+  item: z.string().min(1),
+  quantity: z.number().int().min(1),
+  outcome: z.enum(['ok', 'refused', 'outage', 'slow']).default('ok'),
+});
 const orderSchema = z.object({ id: z.string(), item: z.string(), quantity: z.number() });
 
 let executions = 0;
@@ -75,7 +88,8 @@ describe('Idempotency-Key middleware', () => {
       body,
       ...(signal ? { signal } : {}),
     });
-  const post = <T>(apiKey: string, body: string, idempotencyKey?: string, signal?: AbortSignal) => send<T>('POST', '/v1/test/orders', apiKey, body, idempotencyKey, signal);
+  const post = <T>(apiKey: string, body: string, idempotencyKey?: string, signal?: AbortSignal) =>
+    send<T>('POST', '/v1/test/orders', apiKey, body, idempotencyKey, signal);
   const patch = <T>(apiKey: string, body: string, idempotencyKey?: string) => send<T>('PATCH', '/v1/test/orders/ord_x', apiKey, body, idempotencyKey);
 
   it('replays the first response for the same key and body, without running the handler again', async () => {

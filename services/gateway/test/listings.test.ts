@@ -3,7 +3,17 @@
 import { listing } from '@vrp/contracts';
 import { AppError, listingInactive } from '@vrp/platform';
 import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
-import { bearer, makeListing, provision, request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
+import {
+  bearer,
+  makeListing,
+  provision,
+  request,
+  startListingServiceUnderTest,
+  startTestGateway,
+  type ErrorBody,
+  type ListingServiceUnderTest,
+  type TestGateway,
+} from './harness';
 
 interface Page {
   data: Record<string, unknown>[];
@@ -80,7 +90,9 @@ describe('gateway listings endpoints', () => {
   it('shows inactive rows with only id, name, status and channels', async () => {
     const res = await get<Page>('/v1/listings?status=inactive');
     expect(lastCall('listListings')?.request).toMatchObject({ status: listing.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE });
-    expect(res.body.data).toEqual([{ id: quietCabin.id, name: 'Quiet Cabin', status: 'inactive', channels: [{ channel: 'CHANNEL_A', externalId: 'ch-QuietCabin' }] }]);
+    expect(res.body.data).toEqual([
+      { id: quietCabin.id, name: 'Quiet Cabin', status: 'inactive', channels: [{ channel: 'CHANNEL_A', externalId: 'ch-QuietCabin' }] },
+    ]);
   });
 
   it('serves the same collection at /v1/properties', async () => {
@@ -105,7 +117,15 @@ describe('gateway listings endpoints', () => {
 
   it('renders a listing without a PMS as supporting every write, with null providers', async () => {
     const res = await get<{ data: { capabilities: { reservations: Record<string, unknown>; pms: Record<string, unknown> } } }>(`/v1/listings/${oldTown.id}`);
-    expect(res.body.data.capabilities.reservations).toEqual({ provider: null, create: true, modify: true, cancel: true, quote: true, customPrice: true, notes: true });
+    expect(res.body.data.capabilities.reservations).toEqual({
+      provider: null,
+      create: true,
+      modify: true,
+      cancel: true,
+      quote: true,
+      customPrice: true,
+      notes: true,
+    });
     expect(res.body.data.capabilities.pms).toMatchObject({ provider: null, reviewReplies: true, messageAttachments: true });
   });
 

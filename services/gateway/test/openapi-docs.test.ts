@@ -62,13 +62,30 @@ describe('gateway OpenAPI document and docs pages', () => {
     expect(documented).toHaveLength(routes.length);
     expect(new Set(documented.map((op) => op.operationId)).size).toBe(routes.length);
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/v1/listings', '/v1/properties', '/v1/listings/{id}', '/v1/properties/{id}', '/admin/v1/workspaces', '/admin/v1/workspaces/{id}', '/admin/v1/workspaces/{id}/api-keys', '/admin/v1/api-keys/{id}', '/v1/openapi.json']),
+      expect.arrayContaining([
+        '/v1/listings',
+        '/v1/properties',
+        '/v1/listings/{id}',
+        '/v1/properties/{id}',
+        '/admin/v1/workspaces',
+        '/admin/v1/workspaces/{id}',
+        '/admin/v1/workspaces/{id}/api-keys',
+        '/admin/v1/api-keys/{id}',
+        '/v1/openapi.json',
+      ]),
     );
   });
 
   it('documents every webhook event type as an OpenAPI webhook: signed headers and the payload of its resource', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual(Object.keys(EVENT_TYPES).sort());
-    const components: Record<string, string> = { listing: 'ListingEvent', reservation: 'ReservationEvent', guest: 'GuestEvent', message: 'MessageEvent', review: 'ReviewEvent', request: 'RequestEvent' };
+    const components: Record<string, string> = {
+      listing: 'ListingEvent',
+      reservation: 'ReservationEvent',
+      guest: 'GuestEvent',
+      message: 'MessageEvent',
+      review: 'ReviewEvent',
+      request: 'RequestEvent',
+    };
     for (const [type, { post }] of Object.entries(doc.webhooks)) {
       expect(post.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['Vrp-Signature', 'Vrp-Event-Id']));
       const ref = post.requestBody.content['application/json'].schema.$ref as string;
@@ -76,7 +93,9 @@ describe('gateway OpenAPI document and docs pages', () => {
       const event = resolvePointer(doc, ref) as { properties: { type: { enum: string[] }; data: unknown } };
       expect(event.properties.type.enum).toContain(type);
     }
-    const reservationEvent = resolvePointer(doc, '#/components/schemas/ReservationEvent') as { properties: { data: { properties: { object: Record<string, unknown> } } } };
+    const reservationEvent = resolvePointer(doc, '#/components/schemas/ReservationEvent') as {
+      properties: { data: { properties: { object: Record<string, unknown> } } };
+    };
     expect(reservationEvent.properties.data.properties.object).toMatchObject({ $ref: '#/components/schemas/Reservation' });
   });
 
@@ -102,7 +121,18 @@ describe('gateway OpenAPI document and docs pages', () => {
 
   it('includes the error envelope schema and references it from error responses', () => {
     const envelope = doc.components.schemas.ErrorEnvelope as { properties: { error: { properties: Record<string, unknown>; required: string[] } } };
-    expect(Object.keys(envelope.properties.error.properties)).toEqual(['code', 'message', 'fix', 'docs_url', 'request_id', 'fields', 'listing_ids', 'listings', 'provider', 'conflicts']);
+    expect(Object.keys(envelope.properties.error.properties)).toEqual([
+      'code',
+      'message',
+      'fix',
+      'docs_url',
+      'request_id',
+      'fields',
+      'listing_ids',
+      'listings',
+      'provider',
+      'conflicts',
+    ]);
     expect(envelope.properties.error.required).toEqual(['code', 'message', 'fix', 'docs_url', 'request_id']);
     const getOne = doc.paths['/v1/listings/{id}']?.get;
     expect(getOne?.responses['403']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
@@ -137,9 +167,13 @@ describe('gateway OpenAPI document and docs pages', () => {
   });
 
   it('names response schemas as components', () => {
-    const list = doc.paths['/v1/listings']?.get?.responses['200']?.content?.['application/json'].schema as { properties: { data: { items: unknown }; pagination: unknown } };
+    const list = doc.paths['/v1/listings']?.get?.responses['200']?.content?.['application/json'].schema as {
+      properties: { data: { items: unknown }; pagination: unknown };
+    };
     expect(list.properties.pagination).toEqual({ $ref: '#/components/schemas/Pagination' });
-    expect(list.properties.data.items).toMatchObject({ oneOf: [{ $ref: '#/components/schemas/Listing' }, { $ref: '#/components/schemas/InactiveListingRow' }] });
+    expect(list.properties.data.items).toMatchObject({
+      oneOf: [{ $ref: '#/components/schemas/Listing' }, { $ref: '#/components/schemas/InactiveListingRow' }],
+    });
     expect(doc.components.schemas.InactiveListingRow).toMatchObject({ required: ['id', 'name', 'status', 'channels'] });
     expect(doc.components.schemas.ListingWithCapabilities).toBeDefined();
   });

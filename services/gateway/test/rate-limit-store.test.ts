@@ -23,7 +23,8 @@ describe('the store-backed rate limiter', () => {
   });
   afterEach(() => store.close());
 
-  const limiter = (points: number, duration: number, keyPrefix = 'rl:test') => new RateLimiterDocumentStore({ counters: rateLimitCounters(store), keyPrefix, points, duration });
+  const limiter = (points: number, duration: number, keyPrefix = 'rl:test') =>
+    new RateLimiterDocumentStore({ counters: rateLimitCounters(store), keyPrefix, points, duration });
 
   it('admits the window’s points and refuses the next one, with what is left and when it resets', async () => {
     const rl = limiter(3, 60);

@@ -41,7 +41,11 @@ function expectAdmitted(admitted: number, limit: { perSecond: number; burst: num
 
 const count = (responses: ApiResponse[], status: number) => responses.filter((r) => r.status === status).length;
 
-async function setPlan(gw: TestGateway, workspaceId: string, rateLimits: Record<string, number | null>): Promise<ApiResponse<{ data: { rateLimits: Record<string, number> } }>> {
+async function setPlan(
+  gw: TestGateway,
+  workspaceId: string,
+  rateLimits: Record<string, number | null>,
+): Promise<ApiResponse<{ data: { rateLimits: Record<string, number> } }>> {
   return request(`${gw.url}/admin/v1/workspaces/${workspaceId}`, { method: 'PATCH', headers: adminHeaders(), body: JSON.stringify({ rateLimits }) });
 }
 
@@ -51,7 +55,10 @@ describe('rate limits', () => {
 
   beforeAll(async () => {
     listingService = await startListingServiceUnderTest();
-    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, env: { AUTH_FAILURES_PER_MINUTE: '5', ADMIN_RATE_LIMIT_PER_SECOND: '50' } });
+    gw = await startTestGateway({
+      listingAddress: `127.0.0.1:${listingService.port}`,
+      env: { AUTH_FAILURES_PER_MINUTE: '5', ADMIN_RATE_LIMIT_PER_SECOND: '50' },
+    });
   });
   afterAll(async () => {
     await gw.stop();
@@ -69,7 +76,10 @@ describe('rate limits', () => {
     expect(restored.body.data.rateLimits).toEqual({ ...DEFAULT_RATE_LIMITS, workspaceConcurrency: 3 });
     const bad = await setPlan(gw, workspaceId, { keyBurst: 0, toString: 1 });
     expect(bad.status).toBe(400);
-    expect((bad.body as unknown as ErrorBody).error.fields).toEqual({ 'rateLimits.keyBurst': 'must be at least 1', 'rateLimits.toString': 'is not a known field' });
+    expect((bad.body as unknown as ErrorBody).error.fields).toEqual({
+      'rateLimits.keyBurst': 'must be at least 1',
+      'rateLimits.toString': 'is not a known field',
+    });
   });
 
   it('sets RateLimit-Limit, -Remaining and -Reset on every API response, errors included', async () => {
@@ -103,7 +113,13 @@ describe('rate limits', () => {
   it('holds the workspace limit across its keys, and counts test and live mode apart', async () => {
     const { workspaceId, key } = await provision(gw.url, { rateLimits: { workspaceRequestsPerSecond: 4, workspaceBurst: 1 } });
     const issue = async (mode: string) =>
-      (await request<{ data: { key: string } }>(`${gw.url}/admin/v1/workspaces/${workspaceId}/api-keys`, { method: 'POST', headers: adminHeaders(), body: JSON.stringify({ mode }) })).body.data.key;
+      (
+        await request<{ data: { key: string } }>(`${gw.url}/admin/v1/workspaces/${workspaceId}/api-keys`, {
+          method: 'POST',
+          headers: adminHeaders(),
+          body: JSON.stringify({ mode }),
+        })
+      ).body.data.key;
     const [second, live] = [await issue('test'), await issue('live')];
     const responses = await burst(15, (i) => listings(gw, i % 2 === 0 ? key : second));
     expectAdmitted(count(responses, 200), { perSecond: 4, burst: 1, requests: 15, elapsedMs: responses.elapsedMs });

@@ -48,7 +48,15 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
     grpcPort: deps.grpcPort,
     opsPort: deps.opsPort,
     host: deps.host,
-    services: [guestHandlers({ profiles: new GuestProfiles(useCases), conversations: new Conversations(useCases), reviews: new Reviews(useCases), requests: new Requests(useCases) }), deadLetterService(consumers)],
+    services: [
+      guestHandlers({
+        profiles: new GuestProfiles(useCases),
+        conversations: new Conversations(useCases),
+        reviews: new Reviews(useCases),
+        requests: new Requests(useCases),
+      }),
+      deadLetterService(consumers),
+    ],
     checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
     logger: deps.logger,
     async onStop() {

@@ -98,13 +98,32 @@ describe('guest service over gRPC', () => {
 
   let activityVersion = 1;
   async function setActive(workspaceId: string, listingId: string, active: boolean) {
-    const event = listingEvents.ListingActivityChanged.create({ eventId: newId('evt'), workspaceId, listingId, listingName: `Name of ${listingId}`, active, version: ++activityVersion, occurredAt: new Date() });
+    const event = listingEvents.ListingActivityChanged.create({
+      eventId: newId('evt'),
+      workspaceId,
+      listingId,
+      listingName: `Name of ${listingId}`,
+      active,
+      version: ++activityVersion,
+      occurredAt: new Date(),
+    });
     await bus.publish(TOPICS.listingActivity.name, [{ key: listingId, value: listingEvents.ListingActivityChanged.encode(event).finish() }]);
     await bus.whenIdle();
   }
 
-  async function reservationEvent(workspaceId: string, r: Partial<resPb.Reservation> & { id: string; propertyId: string }, type = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED) {
-    const event = reservationEvents.ReservationEvent.create({ eventId: newId('evt'), workspaceId, listingId: r.propertyId, type, occurredAt: new Date(), reservation: resPb.Reservation.create({ workspaceId, source: 'CHANNEL_A', ...r }) });
+  async function reservationEvent(
+    workspaceId: string,
+    r: Partial<resPb.Reservation> & { id: string; propertyId: string },
+    type = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED,
+  ) {
+    const event = reservationEvents.ReservationEvent.create({
+      eventId: newId('evt'),
+      workspaceId,
+      listingId: r.propertyId,
+      type,
+      occurredAt: new Date(),
+      reservation: resPb.Reservation.create({ workspaceId, source: 'CHANNEL_A', ...r }),
+    });
     const value = reservationEvents.ReservationEvent.encode(event).finish();
     await bus.publish(TOPICS.reservationEvents.name, [{ key: r.propertyId, value }]);
     await bus.whenIdle();
@@ -128,10 +147,26 @@ describe('guest service over gRPC', () => {
    * the PMS listing id the adapter puts on the change (`ext-<id>`, which the fake listing service
    * resolves), and the entity travels in its oneof member.
    */
-  async function syncChange(workspaceId: string, provider: string, entity: string, payload: Record<string, unknown> & { externalId: string }, listingExternalId = '') {
+  async function syncChange(
+    workspaceId: string,
+    provider: string,
+    entity: string,
+    payload: Record<string, unknown> & { externalId: string },
+    listingExternalId = '',
+  ) {
     const { listingId, ...rest } = payload;
     const ext = listingExternalId || (listingId ? `ext-${String(listingId)}` : '');
-    const change = pmsSync.PmsSyncChange.create({ changeId: newId('chg'), workspaceId, connectionId: 'con_1', provider, entity, externalId: payload.externalId, listingExternalId: ext, occurredAt: new Date(), ...({ [entity]: times(rest) } as Partial<pmsSync.PmsSyncChange>) });
+    const change = pmsSync.PmsSyncChange.create({
+      changeId: newId('chg'),
+      workspaceId,
+      connectionId: 'con_1',
+      provider,
+      entity,
+      externalId: payload.externalId,
+      listingExternalId: ext,
+      occurredAt: new Date(),
+      ...({ [entity]: times(rest) } as Partial<pmsSync.PmsSyncChange>),
+    });
     const value = pmsSync.PmsSyncChange.encode(change).finish();
     await bus.publish(TOPICS.pmsSync.name, [{ key: ext || 'none', value }]);
     await bus.whenIdle();
@@ -139,8 +174,27 @@ describe('guest service over gRPC', () => {
   }
 
   beforeAll(async () => {
-    for (const [id, provider] of [['lst_plain', ''], ['lst_a', 'PMS-A'], ['lst_f', 'PMS-F'], ['lst_g', 'PMS-G'], ['lst_off', ''], ['lst_off2', ''], ['lst_on', ''], ['lst_a_off', 'PMS-A']] as const) fake.add(id, provider);
-    running = await startGuestService({ store, bus, logger: createLogger('guest', 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES, pms: fake });
+    for (const [id, provider] of [
+      ['lst_plain', ''],
+      ['lst_a', 'PMS-A'],
+      ['lst_f', 'PMS-F'],
+      ['lst_g', 'PMS-G'],
+      ['lst_off', ''],
+      ['lst_off2', ''],
+      ['lst_on', ''],
+      ['lst_a_off', 'PMS-A'],
+    ] as const)
+      fake.add(id, provider);
+    running = await startGuestService({
+      store,
+      bus,
+      logger: createLogger('guest', 'silent'),
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
+      addresses: DEFAULT_ADDRESSES,
+      pms: fake,
+    });
     client = createUpstream(pb.GuestServiceClient, { name: 'guest', address: `127.0.0.1:${running.grpcPort}` });
     for (const g of [JOSE, ZOE, ANNA, BOB, OTHER_JOSE]) await seeded.insert(g);
     await bus.subscribe({
@@ -234,12 +288,19 @@ describe('guest service over gRPC', () => {
     it('refuses a missing firstName, a bad language and an unknown provider, naming each field', async () => {
       const err = await errorOf(create({ firstName: '  ', language: 'english!', provider: 'PMS-Z' }));
       expect(err.code).toBe('validation_failed');
-      expect(err.details.fields).toEqual({ firstName: 'is required', language: 'must be a language tag such as en or pt-BR', provider: expect.stringContaining('PMS-A') });
+      expect(err.details.fields).toEqual({
+        firstName: 'is required',
+        language: 'must be a language tag such as en or pt-BR',
+        provider: expect.stringContaining('PMS-A'),
+      });
     });
 
     it('holds names to the API limit of 100 characters, as the gateway does', async () => {
       const long = 'x'.repeat(MAX_GUEST_NAME_LENGTH + 1);
-      expect((await errorOf(create({ firstName: long, lastName: long }))).details.fields).toEqual({ firstName: 'must be at most 100 characters', lastName: 'must be at most 100 characters' });
+      expect((await errorOf(create({ firstName: long, lastName: long }))).details.fields).toEqual({
+        firstName: 'must be at most 100 characters',
+        lastName: 'must be at most 100 characters',
+      });
     });
 
     it('refuses provider PMS-F with pms_write_unsupported and sends nothing', async () => {
@@ -255,14 +316,23 @@ describe('guest service over gRPC', () => {
       const { guest: g } = await create({ firstName: 'Pia', provider: 'PMS-A', email: 'pia@example.com' });
       const relay = fake.relayed.at(-1)!;
       expect(relay).toMatchObject({ provider: 'PMS-A', operation: 'guest.write', entityExternalId: '', workspaceId: 'ws_c' });
-      expect(g).toMatchObject({ provider: 'PMS-A', externalId: `pms-${fake.relayed.length}`, contacts: [{ type: 'EMAIL', value: 'pia@example.com', isPrimary: true }] });
+      expect(g).toMatchObject({
+        provider: 'PMS-A',
+        externalId: `pms-${fake.relayed.length}`,
+        contacts: [{ type: 'EMAIL', value: 'pia@example.com', isPrimary: true }],
+      });
     });
 
     it('updates a local guest; refuses a PMS-F-linked guest before anything is sent', async () => {
       const { guest: g } = await create({ firstName: 'Lea' });
-      const { guest: updated } = await client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id, lastName: 'Müller', language: 'de' }));
+      const { guest: updated } = await client.call(
+        'updateGuest',
+        pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id, lastName: 'Müller', language: 'de' }),
+      );
       expect(updated).toMatchObject({ firstName: 'Lea', lastName: 'Müller', language: 'de' });
-      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_c', search: 'muller' }))).guests.map((x) => x.id)).toEqual([g!.id]);
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_c', search: 'muller' }))).guests.map((x) => x.id)).toEqual([
+        g!.id,
+      ]);
 
       await seeded.insert(guest('gst_pmsf', 'ws_c', 'Fiona', 'F', { provider: 'PMS-F', externalId: 'f-1' }));
       const before = fake.relayed.length;
@@ -274,7 +344,8 @@ describe('guest service over gRPC', () => {
     });
 
     it('concurrent updates of different fields all survive; a PMS guest is relayed one change at a time', async () => {
-      const update = (id: string, req: Partial<pb.UpdateGuestRequest>) => client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id, ...req }));
+      const update = (id: string, req: Partial<pb.UpdateGuestRequest>) =>
+        client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id, ...req }));
       for (const provider of ['', 'PMS-A']) {
         const { guest: g } = await create({ firstName: 'Kim', provider });
         await Promise.all([update(g!.id, { firstName: 'Kimi' }), update(g!.id, { lastName: 'Lee' }), update(g!.id, { language: 'ko' })]);
@@ -283,7 +354,11 @@ describe('guest service over gRPC', () => {
         if (provider) {
           expect(fake.maxInFlight.get(g!.externalId)).toBe(1);
           // The last relay carries every field as stored: the PMS ends where this service ends.
-          expect(fake.relayed.filter((r) => r.entityExternalId === g!.externalId).at(-1)!.payload).toEqual({ firstName: 'Kimi', lastName: 'Lee', language: 'ko' });
+          expect(fake.relayed.filter((r) => r.entityExternalId === g!.externalId).at(-1)!.payload).toEqual({
+            firstName: 'Kimi',
+            lastName: 'Lee',
+            language: 'ko',
+          });
         }
       }
     });
@@ -291,21 +366,30 @@ describe('guest service over gRPC', () => {
     it('If-Match: a stale expected version is 412 precondition_failed and changes nothing', async () => {
       const { guest: g } = await create({ firstName: 'Ivo' });
       await client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id, lastName: 'A', expectedVersion: 1 }));
-      const err = await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id, lastName: 'B', expectedVersion: 1 })));
+      const err = await errorOf(
+        client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id, lastName: 'B', expectedVersion: 1 })),
+      );
       expect(err.code).toBe('precondition_failed');
       expect((await client.call('getGuest', { workspaceId: 'ws_c', id: g!.id })).guest!.lastName).toBe('A');
     });
 
     it('a create or a change retried with the same Idempotency-Key is applied once', async () => {
-      const [a, b] = await Promise.all([create({ firstName: 'Uma', idempotencyKey: 'g-create-1' }), create({ firstName: 'Uma', idempotencyKey: 'g-create-1' })]);
+      const [a, b] = await Promise.all([
+        create({ firstName: 'Uma', idempotencyKey: 'g-create-1' }),
+        create({ firstName: 'Uma', idempotencyKey: 'g-create-1' }),
+      ]);
       expect(a.guest!.id).toBe(b.guest!.id);
       expect((await create({ firstName: 'Uma', idempotencyKey: 'g-create-1' })).guest!.id).toBe(a.guest!.id);
-      const change = () => client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Thurman', idempotencyKey: 'g-change-1' }));
+      const change = () =>
+        client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Thurman', idempotencyKey: 'g-change-1' }));
       expect((await change()).guest!.version).toBe(2);
       expect((await change()).guest!.version).toBe(2);
       // A key is bound to its request: another body is refused as the gateway refuses it, and nothing changes.
       expect((await errorOf(create({ firstName: 'Ute', idempotencyKey: 'g-create-1' }))).code).toBe('idempotency_conflict');
-      const other = client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Other', idempotencyKey: 'g-change-1' }));
+      const other = client.call(
+        'updateGuest',
+        pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: a.guest!.id, lastName: 'Other', idempotencyKey: 'g-change-1' }),
+      );
       expect((await errorOf(other)).code).toBe('idempotency_conflict');
       expect((await client.call('getGuest', { workspaceId: 'ws_c', id: a.guest!.id })).guest).toMatchObject({ lastName: 'Thurman', version: 2 });
     });
@@ -314,25 +398,47 @@ describe('guest service over gRPC', () => {
       const { guest: g } = await create({ firstName: 'Noa' });
       const err = await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_c', id: g!.id })));
       expect(err.details.fields).toEqual({ body: expect.any(String) });
-      expect((await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_a', id: g!.id, firstName: 'X' })))).code).toBe('not_found');
+      expect((await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_a', id: g!.id, firstName: 'X' })))).code).toBe(
+        'not_found',
+      );
     });
   });
 
   describe('guests from reservations, and the inactive-listing rule', () => {
     it('creates a profile from a primary guest, matches by email (case-insensitive), else phone, else creates', async () => {
-      await reservationEvent('ws_r', { id: 'res_1', propertyId: 'lst_on', primaryGuest: { firstName: 'Kim', lastName: 'Lee', email: 'Kim@Example.com', phone: '+1 555 010 0001', language: 'ko' } });
+      await reservationEvent('ws_r', {
+        id: 'res_1',
+        propertyId: 'lst_on',
+        primaryGuest: { firstName: 'Kim', lastName: 'Lee', email: 'Kim@Example.com', phone: '+1 555 010 0001', language: 'ko' },
+      });
       const first = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests;
       expect(first).toHaveLength(1);
       expect(first[0]).toMatchObject({ firstName: 'Kim', language: 'ko', listingIds: ['lst_on'] });
 
       // Same email, different case: the same profile.
-      await reservationEvent('ws_r', { id: 'res_2', propertyId: 'lst_off', primaryGuest: { firstName: 'Kimberly', lastName: 'Lee', email: 'kim@example.COM', phone: '', language: '' } });
+      await reservationEvent('ws_r', {
+        id: 'res_2',
+        propertyId: 'lst_off',
+        primaryGuest: { firstName: 'Kimberly', lastName: 'Lee', email: 'kim@example.COM', phone: '', language: '' },
+      });
       // No email, same phone digits: the same profile.
-      await reservationEvent('ws_r', { id: 'res_3', propertyId: 'lst_on', primaryGuest: { firstName: 'K', lastName: '', email: '', phone: '+15550100001', language: '' } });
+      await reservationEvent('ws_r', {
+        id: 'res_3',
+        propertyId: 'lst_on',
+        primaryGuest: { firstName: 'K', lastName: '', email: '', phone: '+15550100001', language: '' },
+      });
       // Nothing in common: a new profile.
-      await reservationEvent('ws_r', { id: 'res_4', propertyId: 'lst_off2', primaryGuest: { firstName: 'Ola', lastName: 'Nordmann', email: 'ola@example.no', phone: '', language: '' } });
+      await reservationEvent('ws_r', {
+        id: 'res_4',
+        propertyId: 'lst_off2',
+        primaryGuest: { firstName: 'Ola', lastName: 'Nordmann', email: 'ola@example.no', phone: '', language: '' },
+      });
       // Another workspace with the same email: its own profile.
-      await reservationEvent('ws_s', { id: 'res_5', propertyId: 'lst_on', primaryGuest: { firstName: 'Kim', lastName: 'Lee', email: 'kim@example.com', phone: '', language: '' } });
+      await reservationEvent('ws_s', {
+        id: 'res_5',
+        propertyId: 'lst_on',
+        primaryGuest: { firstName: 'Kim', lastName: 'Lee', email: 'kim@example.com', phone: '', language: '' },
+      });
 
       const guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests;
       expect(guests.map((g) => g.firstName)).toEqual(['Kim', 'Ola']);
@@ -341,11 +447,17 @@ describe('guest service over gRPC', () => {
     });
 
     it('applies a redelivered reservation event once', async () => {
-      const value = await reservationEvent('ws_r', { id: 'res_6', propertyId: 'lst_on', primaryGuest: { firstName: 'Rex', lastName: '', email: 'rex@example.com', phone: '', language: '' } });
+      const value = await reservationEvent('ws_r', {
+        id: 'res_6',
+        propertyId: 'lst_on',
+        primaryGuest: { firstName: 'Rex', lastName: '', email: 'rex@example.com', phone: '', language: '' },
+      });
       await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_on', value }]);
       await bus.whenIdle();
       expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'rex' }))).guests).toHaveLength(1);
-      expect((await client.call('listConversations', { workspaceId: 'ws_r', reservationId: 'res_6', listingId: '', guestId: '' })).conversations).toHaveLength(1);
+      expect((await client.call('listConversations', { workspaceId: 'ws_r', reservationId: 'res_6', listingId: '', guestId: '' })).conversations).toHaveLength(
+        1,
+      );
     });
 
     it('follows a new phone of a linked reservation’s guest: replaced on the profile once, keys moved, name kept', async () => {
@@ -356,10 +468,21 @@ describe('guest service over gRPC', () => {
       const [before] = await profileOf();
       await client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_ph', id: before!.id, firstName: 'Pia Local' }));
       const updated = reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED;
-      const change = { id: 'res_ph', propertyId: 'lst_on', primaryGuest: { ...guest, firstName: 'Pia PMS', phone: '+47 499 99 999' }, updatedAt: at('2025-01-02T00:00:00Z') };
+      const change = {
+        id: 'res_ph',
+        propertyId: 'lst_on',
+        primaryGuest: { ...guest, firstName: 'Pia PMS', phone: '+47 499 99 999' },
+        updatedAt: at('2025-01-02T00:00:00Z'),
+      };
       const value = await reservationEvent('ws_ph', change, updated);
       const [after] = await profileOf();
-      expect(after).toMatchObject({ id: before!.id, firstName: 'Pia Local', language: 'nb', version: before!.version + 2, contacts: [{ type: 'PHONE', value: '+47 499 99 999', isPrimary: true }] });
+      expect(after).toMatchObject({
+        id: before!.id,
+        firstName: 'Pia Local',
+        language: 'nb',
+        version: before!.version + 2,
+        contacts: [{ type: 'PHONE', value: '+47 499 99 999', isPrimary: true }],
+      });
       expect(published.filter((p) => p.key === before!.id).map((p) => p.type)).toEqual(['guest.created', 'guest.updated', 'guest.updated']);
 
       // Redelivered, and an older change arriving late: nothing changes, no event.
@@ -381,7 +504,10 @@ describe('guest service over gRPC', () => {
       await setActive('ws_r', 'lst_off', false);
       await setActive('ws_r', 'lst_off2', false);
       // Kim still has reservations on an active listing; Ola has none.
-      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests.map((g) => g.id)).toEqual([kim.id, expect.any(String)]);
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests.map((g) => g.id)).toEqual([
+        kim.id,
+        expect.any(String),
+      ]);
       expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'ola' }))).guests).toEqual([]);
       const err = await errorOf(client.call('getGuest', { workspaceId: 'ws_r', id: ola.id }));
       expect(err.code).toBe('listing_inactive');
@@ -391,7 +517,9 @@ describe('guest service over gRPC', () => {
       // 404 before 403: another workspace asking for Ola.
       expect((await errorOf(client.call('getGuest', { workspaceId: 'ws_s', id: ola.id }))).code).toBe('not_found');
       // A PATCH of a hidden guest is 403 too, and writes nothing.
-      expect((await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_r', id: ola.id, firstName: 'X' })))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('updateGuest', pb.UpdateGuestRequest.create({ workspaceId: 'ws_r', id: ola.id, firstName: 'X' })))).code).toBe(
+        'listing_inactive',
+      );
       // Activation makes it visible again.
       await setActive('ws_r', 'lst_off2', true);
       expect((await client.call('getGuest', { workspaceId: 'ws_r', id: ola.id })).guest!.firstName).toBe('Ola');
@@ -399,8 +527,16 @@ describe('guest service over gRPC', () => {
     });
 
     it('opens one conversation per reservation; a moved reservation moves its conversation', async () => {
-      await reservationEvent('ws_m', { id: 'res_m', propertyId: 'lst_on', primaryGuest: { firstName: 'Moe', lastName: '', email: 'moe@example.com', phone: '', language: '' } });
-      await reservationEvent('ws_m', { id: 'res_m', propertyId: 'lst_plain', primaryGuest: { firstName: 'Moe', lastName: '', email: 'moe@example.com', phone: '', language: '' } }, reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED);
+      await reservationEvent('ws_m', {
+        id: 'res_m',
+        propertyId: 'lst_on',
+        primaryGuest: { firstName: 'Moe', lastName: '', email: 'moe@example.com', phone: '', language: '' },
+      });
+      await reservationEvent(
+        'ws_m',
+        { id: 'res_m', propertyId: 'lst_plain', primaryGuest: { firstName: 'Moe', lastName: '', email: 'moe@example.com', phone: '', language: '' } },
+        reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED,
+      );
       const { conversations } = await client.call('listConversations', { workspaceId: 'ws_m', listingId: '', reservationId: '', guestId: '' });
       expect(conversations).toHaveLength(1);
       expect(conversations[0]).toMatchObject({ listingId: 'lst_plain', reservationId: 'res_m', channel: 'CHANNEL_A', messageCount: 0 });
@@ -427,7 +563,11 @@ describe('guest service over gRPC', () => {
   describe('conversations and messages', () => {
     async function conversationOn(workspaceId: string, listingId: string) {
       const id = newId('res');
-      await reservationEvent(workspaceId, { id, propertyId: listingId, primaryGuest: { firstName: 'Guest', lastName: listingId, email: `${id}@example.com`, phone: '', language: '' } });
+      await reservationEvent(workspaceId, {
+        id,
+        propertyId: listingId,
+        primaryGuest: { firstName: 'Guest', lastName: listingId, email: `${id}@example.com`, phone: '', language: '' },
+      });
       return (await client.call('listConversations', { workspaceId, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
     }
     const send = (workspaceId: string, conversationId: string, body: string, attachments: pb.Attachment[] = []) =>
@@ -473,9 +613,13 @@ describe('guest service over gRPC', () => {
     it('validates the message, 404s a foreign conversation, and 403s data of an inactive listing', async () => {
       const c = await conversationOn('ws_msg', 'lst_off');
       expect((await errorOf(send('ws_msg', c.id, '  '))).details.fields).toEqual({ body: expect.any(String) });
-      expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: 'ftp://x', name: '', contentType: '' }]))).details.fields).toEqual({ 'attachments.0.url': 'must be an http(s) URL' });
+      expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: 'ftp://x', name: '', contentType: '' }]))).details.fields).toEqual({
+        'attachments.0.url': 'must be an http(s) URL',
+      });
       const longUrl = `https://files.test/${'a'.repeat(MAX_ATTACHMENT_URL_LENGTH)}`;
-      expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: longUrl, name: '', contentType: '' }]))).details.fields).toEqual({ 'attachments.0.url': 'must be at most 2000 characters' });
+      expect((await errorOf(send('ws_msg', c.id, 'x', [{ url: longUrl, name: '', contentType: '' }]))).details.fields).toEqual({
+        'attachments.0.url': 'must be at most 2000 characters',
+      });
       expect((await errorOf(send('ws_other', c.id, 'hello'))).code).toBe('not_found');
 
       await setActive('ws_msg', 'lst_off', false);
@@ -494,7 +638,9 @@ describe('guest service over gRPC', () => {
       const { conversations } = await client.call('listConversations', { workspaceId: 'ws_msg', listingId: '', reservationId: '', guestId: '' });
       expect(conversations.map((x) => x.listingId)).not.toContain('lst_off');
       await setActive('ws_msg', 'lst_off', true);
-      expect((await client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_off', reservationId: '', guestId: '' })).conversations).toHaveLength(1);
+      expect(
+        (await client.call('listConversations', { workspaceId: 'ws_msg', listingId: 'lst_off', reservationId: '', guestId: '' })).conversations,
+      ).toHaveLength(1);
     });
 
     it('answers not_found for a listing filter naming no listing of the workspace, before any 403', async () => {
@@ -509,7 +655,13 @@ describe('guest service over gRPC', () => {
     });
 
     it('stores an inbound PMS message once, in the conversation of its PMS thread, and publishes message.received', async () => {
-      const payload = { externalId: 'm-1', conversationExternalId: 'thr-1', direction: 'inbound', body: 'Is parking included?', sentAt: '2025-06-01T10:00:00Z' };
+      const payload = {
+        externalId: 'm-1',
+        conversationExternalId: 'thr-1',
+        direction: 'inbound',
+        body: 'Is parking included?',
+        sentAt: '2025-06-01T10:00:00Z',
+      };
       const value = await syncChange('ws_msg', 'PMS-A', 'message', payload, 'ext-lst_a');
       await bus.publish(TOPICS.pmsSync.name, [{ key: 'ext-lst_a', value }]);
       await bus.whenIdle();
@@ -523,22 +675,63 @@ describe('guest service over gRPC', () => {
     });
 
     it('files a PMS thread of a PMS reservation in that reservation’s conversation, whichever arrives first', async () => {
-      const conversationsOf = async (reservationId: string) => (await client.call('listConversations', { workspaceId: 'ws_msg', listingId: '', reservationId, guestId: '' })).conversations;
-      const messagesOf = async (conversationId: string) => (await client.call('listMessages', { workspaceId: 'ws_msg', conversationId })).messages.map((m) => m.body);
+      const conversationsOf = async (reservationId: string) =>
+        (await client.call('listConversations', { workspaceId: 'ws_msg', listingId: '', reservationId, guestId: '' })).conversations;
+      const messagesOf = async (conversationId: string) =>
+        (await client.call('listMessages', { workspaceId: 'ws_msg', conversationId })).messages.map((m) => m.body);
       const guest = { firstName: 'Pia', lastName: '', email: '', phone: '', language: '' };
       // The reservation first, then the guest's message in the PMS thread of that reservation.
       await reservationEvent('ws_msg', { id: 'res_pms_1', propertyId: 'lst_a', pmsProvider: 'PMS-A', pmsExternalId: 'R-77', primaryGuest: guest });
-      await syncChange('ws_msg', 'PMS-A', 'message', { externalId: 'm-r77', conversationExternalId: 'thr-r77', reservationExternalId: 'R-77', direction: 'inbound', body: 'Arriving at 9pm', sentAt: '2025-06-02T10:00:00Z' }, 'ext-lst_a');
+      await syncChange(
+        'ws_msg',
+        'PMS-A',
+        'message',
+        {
+          externalId: 'm-r77',
+          conversationExternalId: 'thr-r77',
+          reservationExternalId: 'R-77',
+          direction: 'inbound',
+          body: 'Arriving at 9pm',
+          sentAt: '2025-06-02T10:00:00Z',
+        },
+        'ext-lst_a',
+      );
       const [first] = await conversationsOf('res_pms_1');
       expect(await messagesOf(first!.id)).toEqual(['Arriving at 9pm']);
       // The message first (the reservation's event comes later): the thread's conversation is adopted, not doubled.
-      await syncChange('ws_msg', 'PMS-A', 'message', { externalId: 'm-r78', conversationExternalId: 'thr-r78', reservationExternalId: 'R-78', direction: 'inbound', body: 'Is there a cot?', sentAt: '2025-06-03T10:00:00Z' }, 'ext-lst_a');
+      await syncChange(
+        'ws_msg',
+        'PMS-A',
+        'message',
+        {
+          externalId: 'm-r78',
+          conversationExternalId: 'thr-r78',
+          reservationExternalId: 'R-78',
+          direction: 'inbound',
+          body: 'Is there a cot?',
+          sentAt: '2025-06-03T10:00:00Z',
+        },
+        'ext-lst_a',
+      );
       await reservationEvent('ws_msg', { id: 'res_pms_2', propertyId: 'lst_a', pmsProvider: 'PMS-A', pmsExternalId: 'R-78', primaryGuest: guest });
       const adopted = await conversationsOf('res_pms_2');
       expect(adopted).toHaveLength(1);
       expect(await messagesOf(adopted[0]!.id)).toEqual(['Is there a cot?']);
       // The same PMS reservation id of another PMS is another reservation.
-      await syncChange('ws_msg', 'PMS-G', 'message', { externalId: 'm-g-r77', conversationExternalId: 'thr-g-r77', reservationExternalId: 'R-77', direction: 'inbound', body: 'Other PMS', sentAt: '2025-06-04T10:00:00Z' }, 'ext-lst_g');
+      await syncChange(
+        'ws_msg',
+        'PMS-G',
+        'message',
+        {
+          externalId: 'm-g-r77',
+          conversationExternalId: 'thr-g-r77',
+          reservationExternalId: 'R-77',
+          direction: 'inbound',
+          body: 'Other PMS',
+          sentAt: '2025-06-04T10:00:00Z',
+        },
+        'ext-lst_g',
+      );
       expect(await messagesOf(first!.id)).toEqual(['Arriving at 9pm']);
     });
   });
@@ -569,7 +762,10 @@ describe('guest service over gRPC', () => {
       expect(published.filter((p) => p.topic === TOPICS.reviewEvents.name && p.type === 'review.created')).toHaveLength(1);
       // The listing resolved from the PMS listing id of the change.
       await syncChange('ws_rev', 'PMS-G', 'review', { ...review('r-2', ''), submittedAt: '2025-05-03T00:00:00Z' }, 'ext-lst_g');
-      expect((await reviewsOf('ws_rev')).map((r) => [r.externalId, r.listingId])).toEqual([['r-2', 'lst_g'], ['r-1', 'lst_a']]);
+      expect((await reviewsOf('ws_rev')).map((r) => [r.externalId, r.listingId])).toEqual([
+        ['r-2', 'lst_g'],
+        ['r-1', 'lst_a'],
+      ]);
     });
 
     it('relays a reply on PMS-A; refuses a reply on PMS-F and sends nothing; replies once', async () => {
@@ -587,7 +783,9 @@ describe('guest service over gRPC', () => {
       expect(err.details.provider).toBe('PMS-F');
       expect(fake.relayed.length).toBe(before);
       expect((await client.call('getReview', { workspaceId: 'ws_rev', id: onF.id })).review!.reply).toBeUndefined();
-      expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onF.id, body: ' ' }))).details.fields).toEqual({ body: 'is required' });
+      expect((await errorOf(client.call('replyToReview', { idempotencyKey: '', workspaceId: 'ws_rev', id: onF.id, body: ' ' }))).details.fields).toEqual({
+        body: 'is required',
+      });
     });
 
     it('leaves out reviews of inactive listings; direct reads and filters are 403', async () => {
@@ -603,8 +801,18 @@ describe('guest service over gRPC', () => {
   });
 
   describe('reservation requests and inquiries', () => {
-    const request = (externalId: string, listingId: string) => ({ externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, status: 'pending', updatedAt: '2025-07-01T00:00:00Z' });
-    const byExternal = async (externalId: string) => (await client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: '', kind: '' })).requests.find((r) => r.externalId === externalId)!;
+    const request = (externalId: string, listingId: string) => ({
+      externalId,
+      listingId,
+      guest: { firstName: 'Ria' },
+      checkIn: '2025-08-01',
+      checkOut: '2025-08-05',
+      guests: 2,
+      status: 'pending',
+      updatedAt: '2025-07-01T00:00:00Z',
+    });
+    const byExternal = async (externalId: string) =>
+      (await client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: '', kind: '' })).requests.find((r) => r.externalId === externalId)!;
 
     beforeAll(async () => {
       await syncChange('ws_req', 'PMS-A', 'request', request('q-a', 'lst_a'));
@@ -620,21 +828,38 @@ describe('guest service over gRPC', () => {
       const { request: done } = await client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'accept', message: '' });
       expect(done!.status).toBe('accepted');
       expect(fake.relayed.at(-1)).toMatchObject({ operation: 'request.answer', provider: 'PMS-A', entityExternalId: 'q-a' });
-      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code).toBe('conflict');
+      expect(
+        (await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: q.id, decision: 'decline', message: '' }))).code,
+      ).toBe('conflict');
       // The PMS reports the answer back with its next sync: already applied, no news.
       await syncChange('ws_req', 'PMS-A', 'request', { ...request('q-a', 'lst_a'), status: 'accepted', updatedAt: '2025-07-02T00:00:00Z' });
       await bus.whenIdle();
-      expect(published.filter((p) => p.topic === TOPICS.requestEvents.name && p.key === 'lst_a').map((p) => p.type).filter((t, i, all) => all.indexOf(t) === i)).toEqual(['request.created', 'request.updated']);
+      expect(
+        published
+          .filter((p) => p.topic === TOPICS.requestEvents.name && p.key === 'lst_a')
+          .map((p) => p.type)
+          .filter((t, i, all) => all.indexOf(t) === i),
+      ).toEqual(['request.created', 'request.updated']);
       expect(published.filter((p) => p.topic === TOPICS.requestEvents.name && p.type === 'request.updated' && p.key === 'lst_a')).toHaveLength(1);
     });
 
     it('refuses answering a request and pre-approving an inquiry relayed by PMS-F, sending nothing', async () => {
       const before = fake.relayed.length;
       for (const decision of ['accept', 'decline']) {
-        const err = await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('q-f')).id, decision, message: '' }));
+        const err = await errorOf(
+          client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('q-f')).id, decision, message: '' }),
+        );
         expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-F']);
       }
-      const err = await errorOf(client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('i-f')).id, blockInstantBooking: false, message: '' }));
+      const err = await errorOf(
+        client.call('preApproveInquiry', {
+          idempotencyKey: '',
+          workspaceId: 'ws_req',
+          id: (await byExternal('i-f')).id,
+          blockInstantBooking: false,
+          message: '',
+        }),
+      );
       expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-F']);
       expect(fake.relayed.length).toBe(before);
       expect((await byExternal('q-f')).status).toBe('pending');
@@ -643,22 +868,48 @@ describe('guest service over gRPC', () => {
     it('refuses blockInstantBooking on a PMS-G pre-approval; without it PMS-G pre-approves', async () => {
       const i = await byExternal('i-g');
       const before = fake.relayed.length;
-      const err = await errorOf(client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: true, message: '' }));
+      const err = await errorOf(
+        client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: true, message: '' }),
+      );
       expect([err.code, err.details.provider]).toEqual(['pms_write_unsupported', 'PMS-G']);
       expect(fake.relayed.length).toBe(before);
-      const { request: done } = await client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: '' });
+      const { request: done } = await client.call('preApproveInquiry', {
+        idempotencyKey: '',
+        workspaceId: 'ws_req',
+        id: i.id,
+        blockInstantBooking: false,
+        message: '',
+      });
       expect(done!.status).toBe('pre_approved');
-      const { request: a } = await client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: (await byExternal('i-a')).id, blockInstantBooking: true, message: '' });
+      const { request: a } = await client.call('preApproveInquiry', {
+        idempotencyKey: '',
+        workspaceId: 'ws_req',
+        id: (await byExternal('i-a')).id,
+        blockInstantBooking: true,
+        message: '',
+      });
       expect(a).toMatchObject({ status: 'pre_approved', blockInstantBooking: true });
     });
 
     it('refuses the wrong action for the kind, and a bad decision', async () => {
       const i = await byExternal('i-g');
-      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe('conflict');
-      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields).toEqual({ decision: 'must be accept or decline' });
+      expect((await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'accept', message: '' }))).code).toBe(
+        'conflict',
+      );
+      expect(
+        (await errorOf(client.call('answerRequest', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, decision: 'maybe', message: '' }))).details.fields,
+      ).toEqual({ decision: 'must be accept or decline' });
       const longNote = 'x'.repeat(MAX_REQUEST_NOTE_LENGTH + 1);
-      expect((await errorOf(client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: longNote }))).details.fields).toEqual({ message: 'must be at most 5000 characters' });
-      expect((await errorOf(client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: 'open', kind: '' }))).details.fields).toEqual({ status: expect.any(String) });
+      expect(
+        (
+          await errorOf(
+            client.call('preApproveInquiry', { idempotencyKey: '', workspaceId: 'ws_req', id: i.id, blockInstantBooking: false, message: longNote }),
+          )
+        ).details.fields,
+      ).toEqual({ message: 'must be at most 5000 characters' });
+      expect((await errorOf(client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: 'open', kind: '' }))).details.fields).toEqual({
+        status: expect.any(String),
+      });
     });
   });
 
@@ -667,7 +918,11 @@ describe('guest service over gRPC', () => {
       const record = { externalId: 'g-90', firstName: 'Ren', email: 'ren@old.example', phone: '+81 90 1111 2222', updatedAt: '2025-04-01T00:00:00Z' };
       await syncChange('ws_gr', 'PMS-B', 'guest', record);
       // A stay of the same guest reports the old phone too.
-      await reservationEvent('ws_gr', { id: 'res_gr', propertyId: 'lst_on', primaryGuest: { firstName: 'Ren', lastName: '', email: '', phone: '+81 90 1111 2222', language: '' } });
+      await reservationEvent('ws_gr', {
+        id: 'res_gr',
+        propertyId: 'lst_on',
+        primaryGuest: { firstName: 'Ren', lastName: '', email: '', phone: '+81 90 1111 2222', language: '' },
+      });
       await syncChange('ws_gr', 'PMS-B', 'guest', { ...record, email: 'ren@new.example', phone: '+81 90 3333 4444', updatedAt: '2025-04-02T00:00:00Z' });
       const [g] = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gr' }))).guests;
       expect(g!.contacts).toEqual([
@@ -676,7 +931,6 @@ describe('guest service over gRPC', () => {
         { type: 'PHONE', value: '+81 90 3333 4444', isPrimary: false },
       ]);
     });
-
 
     it('creates, matches and updates PMS guests idempotently, publishing guest events', async () => {
       const payload = { externalId: 'g-77', firstName: 'Hana', lastName: 'Sato', email: 'hana@example.jp', updatedAt: '2025-03-01T00:00:00Z' };
@@ -691,7 +945,11 @@ describe('guest service over gRPC', () => {
       guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests;
       expect(guests.map((g) => g.firstName)).toEqual(['Hanako']);
       // A reservation with the same email lands on the PMS profile.
-      await reservationEvent('ws_gs', { id: 'res_gs', propertyId: 'lst_on', primaryGuest: { firstName: 'H', lastName: '', email: 'HANA@example.jp', phone: '', language: '' } });
+      await reservationEvent('ws_gs', {
+        id: 'res_gs',
+        propertyId: 'lst_on',
+        primaryGuest: { firstName: 'H', lastName: '', email: 'HANA@example.jp', phone: '', language: '' },
+      });
       guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests;
       expect(guests).toHaveLength(1);
       expect(guests[0]!.listingIds).toEqual(['lst_on']);
@@ -700,17 +958,36 @@ describe('guest service over gRPC', () => {
       // A malformed change is a dead letter at once, not retried forever; the sync goes on.
       await syncChange('ws_gs', 'PMS-B', 'guest', { externalId: 'g-bad', firstName: 'X', updatedAt: 'not a date' });
       await syncChange('ws_gs', 'PMS-B', 'guest', { externalId: 'g-78', firstName: 'Kei', updatedAt: '2025-03-01T00:00:00Z' });
-      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests.map((g) => g.firstName).sort()).toEqual(['Hanako', 'Kei']);
+      expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests.map((g) => g.firstName).sort()).toEqual([
+        'Hanako',
+        'Kei',
+      ]);
       const deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'guest-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
       try {
         const found = (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: 'ws_gs' }))).deadLetters;
-        expect(found).toEqual([expect.objectContaining({ service: 'guest', consumerGroup: 'guest-pms-sync', topic: TOPICS.pmsSync.name, errorCode: 'malformed_payload', reason: 'permanent', attempts: 1 })]);
+        expect(found).toEqual([
+          expect.objectContaining({
+            service: 'guest',
+            consumerGroup: 'guest-pms-sync',
+            topic: TOPICS.pmsSync.name,
+            errorCode: 'malformed_payload',
+            reason: 'permanent',
+            attempts: 1,
+          }),
+        ]);
         expect(found[0]!.errorMessage).toContain('not a time');
         // A reservation event without its reservation cannot be applied either.
-        const empty = reservationEvents.ReservationEvent.create({ eventId: newId('evt'), workspaceId: 'ws_gs', listingId: 'lst_on', type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED });
+        const empty = reservationEvents.ReservationEvent.create({
+          eventId: newId('evt'),
+          workspaceId: 'ws_gs',
+          listingId: 'lst_on',
+          type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED,
+        });
         await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_on', value: reservationEvents.ReservationEvent.encode(empty).finish() }]);
         await bus.whenIdle();
-        const events = (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: 'ws_gs', consumerGroup: 'guest-reservation-events' }))).deadLetters;
+        const events = (
+          await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: 'ws_gs', consumerGroup: 'guest-reservation-events' }))
+        ).deadLetters;
         expect(events).toEqual([expect.objectContaining({ topic: TOPICS.reservationEvents.name, errorCode: 'malformed_payload', listingId: 'lst_on' })]);
       } finally {
         deadLetters.close();
@@ -729,15 +1006,29 @@ describe('guest service over gRPC', () => {
       const payload =
         entity === 'review'
           ? { externalId, listingId, guestName: 'Sam', rating: 4, body: 'Nice', submittedAt: '2025-05-01T00:00:00Z', updatedAt: '2025-05-01T00:00:00Z' }
-          : { externalId, listingId, guest: { firstName: 'Ria' }, checkIn: '2025-08-01', checkOut: '2025-08-05', guests: 2, status: 'pending', updatedAt: '2025-07-01T00:00:00Z' };
+          : {
+              externalId,
+              listingId,
+              guest: { firstName: 'Ria' },
+              checkIn: '2025-08-01',
+              checkOut: '2025-08-05',
+              guests: 2,
+              status: 'pending',
+              updatedAt: '2025-07-01T00:00:00Z',
+            };
       await syncChange(WS, 'PMS-A', entity, payload);
     };
 
     it('a message sent again with its key answers the first message: one message, one event, one PMS relay', async () => {
       const id = newId('res');
-      await reservationEvent(WS, { id, propertyId: 'lst_a', primaryGuest: { firstName: 'Kai', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' } });
+      await reservationEvent(WS, {
+        id,
+        propertyId: 'lst_a',
+        primaryGuest: { firstName: 'Kai', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' },
+      });
       const c = (await client.call('listConversations', { workspaceId: WS, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
-      const send = (body: string) => client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body, idempotencyKey: 'msg-key-1' }));
+      const send = (body: string) =>
+        client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body, idempotencyKey: 'msg-key-1' }));
       const relays = relayedNow();
       const events = await eventsOn(TOPICS.messageEvents.name);
       const first = await send('Hello once');
@@ -753,9 +1044,17 @@ describe('guest service over gRPC', () => {
 
     it('concurrent sends with one key store one message', async () => {
       const id = newId('res');
-      await reservationEvent(WS, { id, propertyId: 'lst_plain', primaryGuest: { firstName: 'Lou', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' } });
+      await reservationEvent(WS, {
+        id,
+        propertyId: 'lst_plain',
+        primaryGuest: { firstName: 'Lou', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' },
+      });
       const c = (await client.call('listConversations', { workspaceId: WS, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
-      const sent = await Promise.all(Array.from({ length: 5 }, () => client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body: 'Once', idempotencyKey: 'msg-key-2' }))));
+      const sent = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body: 'Once', idempotencyKey: 'msg-key-2' })),
+        ),
+      );
       expect(new Set(sent.map((r) => r.message!.id)).size).toBe(1);
       expect((await client.call('listMessages', { workspaceId: WS, conversationId: c.id })).messages).toHaveLength(1);
     });
@@ -787,20 +1086,30 @@ describe('guest service over gRPC', () => {
       expect((await accept()).request!.status).toBe('accepted');
       expect((await accept()).request!.status).toBe('accepted');
       expect(relayedNow()).toBe(relays + 1);
-      const decline = await errorOf(client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'decline', message: '', idempotencyKey: 'answer-key-1' }));
+      const decline = await errorOf(
+        client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'decline', message: '', idempotencyKey: 'answer-key-1' }),
+      );
       expect(decline.code).toBe('idempotency_conflict');
-      const preApprove = () => client.call('preApproveInquiry', { workspaceId: WS, id: i.id, blockInstantBooking: false, message: 'Welcome', idempotencyKey: 'pre-key-1' });
+      const preApprove = () =>
+        client.call('preApproveInquiry', { workspaceId: WS, id: i.id, blockInstantBooking: false, message: 'Welcome', idempotencyKey: 'pre-key-1' });
       expect((await preApprove()).request!.status).toBe('pre_approved');
       expect((await preApprove()).request!.status).toBe('pre_approved');
       expect(relayedNow()).toBe(relays + 2);
       // Without a key a second answer is still refused: the rule is unchanged.
-      expect((await errorOf(client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'accept', message: '', idempotencyKey: '' }))).code).toBe('conflict');
+      expect((await errorOf(client.call('answerRequest', { workspaceId: WS, id: q.id, decision: 'accept', message: '', idempotencyKey: '' }))).code).toBe(
+        'conflict',
+      );
     });
   });
 
   it('decodes the published events as their proto messages', async () => {
     const seen: guestEvents.GuestEvent[] = [];
-    const sub = await bus.subscribe({ groupId: 'decode-check', topics: [TOPICS.guestEvents.name], fromBeginning: true, handler: async (m) => void seen.push(guestEvents.GuestEvent.decode(m.value)) });
+    const sub = await bus.subscribe({
+      groupId: 'decode-check',
+      topics: [TOPICS.guestEvents.name],
+      fromBeginning: true,
+      handler: async (m) => void seen.push(guestEvents.GuestEvent.decode(m.value)),
+    });
     await bus.whenIdle();
     await sub.stop();
     const created = seen.find((e) => e.guest?.firstName === 'Mia')!;

@@ -1,6 +1,16 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
 import { reservation, TOPICS } from '@vrp/contracts';
-import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import {
+  AppliedRequests,
+  ConsumerRunner,
+  createUpstream,
+  deadLetterService,
+  Outbox,
+  startService,
+  watchConsumers,
+  type RunningService,
+  type ServiceDeps,
+} from '@vrp/platform';
 import { ListingActivity } from './use-cases/activity';
 import type { ContentRelay } from './use-cases/listing-data';
 import { listingService } from './grpc/handlers';
@@ -34,7 +44,9 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
   const consumers = new ConsumerRunner({ service: 'listing', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const pmsSync = new PmsSyncConsumer({ consumers, sync: new ApplyPmsListing({ store: deps.store, listings, outbox }) });
   await pmsSync.start();
-  const reservationUpstream = deps.bookings ? null : createUpstream(reservation.ReservationServiceClient, { name: 'reservation', address: deps.addresses.reservation });
+  const reservationUpstream = deps.bookings
+    ? null
+    : createUpstream(reservation.ReservationServiceClient, { name: 'reservation', address: deps.addresses.reservation });
   const handlerDeps = {
     store: deps.store,
     listings,

@@ -81,7 +81,14 @@ describe('content rules (pure)', () => {
     expect(sectionProblems('house_rules', '')).toEqual({});
     expect(Object.keys(sectionProblems('house_rules', 'x'.repeat(5_001)))).toEqual(['sections.house_rules']);
     expect(Object.keys(sectionProblems('amenities', ['wifi', 'wifi', '']))).toEqual(['sections.amenities[1]', 'sections.amenities[2]']);
-    expect(Object.keys(sectionProblems('amenities', Array.from({ length: 101 }, (_, i) => `a${i}`)))).toEqual(['sections.amenities']);
+    expect(
+      Object.keys(
+        sectionProblems(
+          'amenities',
+          Array.from({ length: 101 }, (_, i) => `a${i}`),
+        ),
+      ),
+    ).toEqual(['sections.amenities']);
     // An amenity is at most 100 characters, as the gateway checks.
     expect(sectionProblems('amenities', ['wifi', 'x'.repeat(101)])).toEqual({ 'sections.amenities[1]': 'must be at most 100 characters' });
     expect(sectionProblems('house_rule_switches', { petsAllowed: true, smokingAllowed: false })).toEqual({});
@@ -178,7 +185,8 @@ describe('listing data over gRPC', () => {
     return listing!;
   };
 
-  const deactivate = (workspaceId: string, ...listingIds: string[]) => client.call('setListingsActive', { idempotencyKey: '', workspaceId, listingIds, active: false, expectedVersion: 0 });
+  const deactivate = (workspaceId: string, ...listingIds: string[]) =>
+    client.call('setListingsActive', { idempotencyKey: '', workspaceId, listingIds, active: false, expectedVersion: 0 });
 
   const calendar = (workspaceId: string, listingId: string, from: string, to: string, calendarOnly = false) =>
     client.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly });
@@ -186,7 +194,8 @@ describe('listing data over gRPC', () => {
   const update = (workspaceId: string, ...updates: Partial<pb.AvailabilityUpdate>[]) =>
     client.call('updateAvailability', { idempotencyKey: '', workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
 
-  const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[], expectedVersion = 0) => client.call('putContent', { workspaceId, listingId, sections, expectedVersion });
+  const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[], expectedVersion = 0) =>
+    client.call('putContent', { workspaceId, listingId, sections, expectedVersion });
 
   describe('calendar', () => {
     it('reads every day of the range, with the listing defaults where nothing was written', async () => {
@@ -391,7 +400,12 @@ describe('listing data over gRPC', () => {
         ]),
       );
       expect(err.code).toBe('validation_failed');
-      expect(Object.keys(err.details.fields ?? {}).sort()).toEqual(['sections.amenities', 'sections.description', 'sections.garden', 'sections.rooms.bathrooms']);
+      expect(Object.keys(err.details.fields ?? {}).sort()).toEqual([
+        'sections.amenities',
+        'sections.description',
+        'sections.garden',
+        'sections.rooms.bathrooms',
+      ]);
       expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([]);
     });
 
@@ -446,7 +460,9 @@ describe('listing data over gRPC', () => {
     it('on PMS-G refuses rooms + translations alone with pms_write_unsupported and stores nothing', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Only Refused', { pmsProvider: 'PMS-G' });
-      const err = await errorOf(put(ws, l.id, [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('translations', { fr: { description: 'Salut' } })]));
+      const err = await errorOf(
+        put(ws, l.id, [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('translations', { fr: { description: 'Salut' } })]),
+      );
       expect(err.code).toBe('pms_write_unsupported');
       expect(err.details.provider).toBe('PMS-G');
       expect(err.message).toContain('PMS-G cannot store bedroom, bathroom and bed counts or store content in a non-default language');
@@ -468,15 +484,27 @@ describe('listing data over gRPC', () => {
     it('appends, lists in order and removes photos', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Photos');
-      const a = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'Living room' })).photo!;
-      const b = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.channels[0]!.externalId, url: 'https://cdn.example.com/b.jpg', caption: '' })).photo!;
+      const a = (
+        await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'Living room' })
+      ).photo!;
+      const b = (
+        await client.call('addPhoto', {
+          idempotencyKey: '',
+          workspaceId: ws,
+          listingId: l.channels[0]!.externalId,
+          url: 'https://cdn.example.com/b.jpg',
+          caption: '',
+        })
+      ).photo!;
       expect(a.id).toMatch(/^pho_/);
       expect([a.position, b.position]).toEqual([1, 2]);
       expect(a.createdAt).toBeInstanceOf(Date);
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([a.id, b.id]);
 
       expect(await client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id })).toEqual({ photoId: a.id });
-      const c = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })).photo!;
+      const c = (
+        await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })
+      ).photo!;
       expect(c.position).toBe(3);
       const listed = await client.call('listPhotos', { workspaceId: ws, listingId: l.id });
       expect(listed.photos.map((p) => [p.id, p.url, p.caption])).toEqual([
@@ -491,7 +519,8 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const owner = await create(ws, 'Photo Owner');
       const other = await create(ws, 'Photo Other');
-      const p = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' })).photo!;
+      const p = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' }))
+        .photo!;
       const err = await errorOf(client.call('removePhoto', { workspaceId: ws, listingId: other.id, photoId: p.id }));
       expect(err.code).toBe('not_found');
       expect((await client.call('listPhotos', { workspaceId: ws, listingId: owner.id })).photos).toHaveLength(1);
@@ -505,15 +534,20 @@ describe('listing data over gRPC', () => {
         expect(err.code).toBe('validation_failed');
         expect(Object.keys(err.details.fields ?? {})).toEqual(['url']);
       }
-      const caption = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }));
+      const caption = await errorOf(
+        client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }),
+      );
       expect(Object.keys(caption.details.fields ?? {})).toEqual(['caption']);
     });
 
     it('holds at most 100 photos per listing', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Photo Limit');
-      for (let i = 0; i < 100; i++) await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
-      const err = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }));
+      for (let i = 0; i < 100; i++)
+        await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
+      const err = await errorOf(
+        client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }),
+      );
       expect(err.code).toBe('validation_failed');
       expect(Object.keys(err.details.fields ?? {})).toEqual(['photos']);
       const listed = (await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos;
@@ -548,7 +582,8 @@ describe('listing data over gRPC', () => {
     it('a photo added again with its key answers the first photo; no second photo; another body is idempotency_conflict', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Idem Photos');
-      const add = (caption: string) => client.call('addPhoto', { idempotencyKey: 'photo-key-1', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/i.jpg', caption });
+      const add = (caption: string) =>
+        client.call('addPhoto', { idempotencyKey: 'photo-key-1', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/i.jpg', caption });
       const first = (await add('Porch')).photo!;
       const again = (await add('Porch')).photo!;
       expect(again).toEqual(first);
@@ -560,13 +595,22 @@ describe('listing data over gRPC', () => {
     it('an availability batch retried with its key answers the first outcome and does not overwrite a later change', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Idem Calendar');
-      const batch = () => client.call('updateAvailability', { idempotencyKey: 'avail-key-1', workspaceId: ws, updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 111 })] });
+      const batch = () =>
+        client.call('updateAvailability', {
+          idempotencyKey: 'avail-key-1',
+          workspaceId: ws,
+          updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 111 })],
+        });
       const first = await batch();
       await update(ws, { listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 222 });
       expect(await batch()).toEqual(first);
       const days = (await calendar(ws, l.id, '2031-03-01', '2031-03-02')).days;
       expect(days.map((d) => d.price)).toEqual([222, 222]);
-      const other = client.call('updateAvailability', { idempotencyKey: 'avail-key-1', workspaceId: ws, updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 333 })] });
+      const other = client.call('updateAvailability', {
+        idempotencyKey: 'avail-key-1',
+        workspaceId: ws,
+        updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 333 })],
+      });
       expect((await errorOf(other)).code).toBe('idempotency_conflict');
     });
 
@@ -580,14 +624,17 @@ describe('listing data over gRPC', () => {
       const after = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!;
       expect([after.version, after.publishedAt?.getTime()]).toEqual([version, first.publishedAt!.getTime()]);
       const other = await create(ws, 'Idem Publish Other');
-      expect((await errorOf(client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: other.id }))).code).toBe('idempotency_conflict');
+      expect((await errorOf(client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: other.id }))).code).toBe(
+        'idempotency_conflict',
+      );
       expect((await client.call('getListing', { workspaceId: ws, id: other.id, allowInactive: false })).listing!.publishedAt).toBeUndefined();
     });
 
     it('a status change retried with its key after a later change answers the first outcome and changes nothing', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Idem Status');
-      const off = () => client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: false, expectedVersion: 0 });
+      const off = () =>
+        client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: false, expectedVersion: 0 });
       const first = await off();
       expect(first).toEqual({ active: false, updated: [l.id], unchanged: [] });
       await client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
@@ -710,7 +757,15 @@ describe('content relay to the PMS', () => {
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
     const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
-    const res = await handlers.putContent({ workspaceId: 'ws_relay', listingId: l.id, sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')], expectedVersion: 0 }, call);
+    const res = await handlers.putContent(
+      {
+        workspaceId: 'ws_relay',
+        listingId: l.id,
+        sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')],
+        expectedVersion: 0,
+      },
+      call,
+    );
     expect(res.applied).toEqual(['description']);
     expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
   });
@@ -725,7 +780,9 @@ describe('content relay to the PMS', () => {
       },
     };
     const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
-    const err = await errorOf(handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call));
+    const err = await errorOf(
+      handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call),
+    );
     expect(err.code).toBe('pms_unavailable');
     expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);
     const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call);

@@ -11,7 +11,15 @@ describe('listing service over gRPC', () => {
   let client: Upstream<pb.ListingServiceClient>;
 
   beforeAll(async () => {
-    running = await startListingService({ store, bus, logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES });
+    running = await startListingService({
+      store,
+      bus,
+      logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'),
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
+      addresses: DEFAULT_ADDRESSES,
+    });
     client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
   });
   afterAll(async () => {
@@ -20,7 +28,12 @@ describe('listing service over gRPC', () => {
   });
 
   const create = (workspaceId: string, name: string, extra: Partial<pb.CreateListingRequest> = {}) =>
-    client.call('createListing', { workspaceId, listing: pb.Listing.create({ name, channels: [{ channel: 'CHANNEL_A', externalId: `ch-${name}` }] }), inactive: false, ...extra });
+    client.call('createListing', {
+      workspaceId,
+      listing: pb.Listing.create({ name, channels: [{ channel: 'CHANNEL_A', externalId: `ch-${name}` }] }),
+      inactive: false,
+      ...extra,
+    });
 
   it('lists only the workspace’s active listings by default, with pagination', async () => {
     await client.call('setWorkspacePlan', { workspaceId: 'ws_a', activeListingLimit: 10 });
@@ -33,7 +46,11 @@ describe('listing service over gRPC', () => {
     expect(active.listings.map((l) => l.name)).toEqual(['Sea View']);
     expect(active.page).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true });
 
-    const all = await client.call('listListings', { workspaceId: 'ws_a', status: pb.ListingStatusFilter.LISTING_STATUS_FILTER_ALL, page: { limit: 50, offset: 0 } });
+    const all = await client.call('listListings', {
+      workspaceId: 'ws_a',
+      status: pb.ListingStatusFilter.LISTING_STATUS_FILTER_ALL,
+      page: { limit: 50, offset: 0 },
+    });
     expect(all.listings.map((l) => l.name)).toEqual(['Sea View', 'Old Town', 'Unlisted Loft']);
     const inactive = await client.call('listListings', { workspaceId: 'ws_a', status: pb.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE, page: undefined });
     expect(inactive.listings.map((l) => [l.name, l.status])).toEqual([['Unlisted Loft', 'inactive']]);
@@ -108,7 +125,13 @@ describe('listing service over gRPC', () => {
     await bus.whenIdle();
     const [created, off, on] = seen;
     expect(seen).toHaveLength(3);
-    expect(off).toMatchObject({ workspaceId: 'ws_toggle', active: false, reason: listingEvents.ActivityReason.ACTIVITY_REASON_OWNER, listingName: 'Toggled', version: created!.version + 1 });
+    expect(off).toMatchObject({
+      workspaceId: 'ws_toggle',
+      active: false,
+      reason: listingEvents.ActivityReason.ACTIVITY_REASON_OWNER,
+      listingName: 'Toggled',
+      version: created!.version + 1,
+    });
     expect(on).toMatchObject({ active: true, version: off!.version + 1 });
     await sub.stop();
   });

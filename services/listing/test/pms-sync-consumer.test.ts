@@ -3,7 +3,16 @@
 // change, and the changes that can never apply (unreadable payload, channel id taken) becoming
 // dead letters while the partition moves on.
 import { listing as pb, ops, pmsSync, TOPICS, type ListingSyncPayload } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type RunningService, type Upstream } from '@vrp/platform';
+import {
+  AppError,
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  DEFAULT_ADDRESSES,
+  type RunningService,
+  type Upstream,
+} from '@vrp/platform';
 import { startListingService } from '../src/app';
 
 const WS = 'ws_sync';
@@ -17,7 +26,15 @@ describe('listing service: pms.sync.v1 consumer', () => {
   let seq = 0;
 
   beforeAll(async () => {
-    running = await startListingService({ store, bus, logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES });
+    running = await startListingService({
+      store,
+      bus,
+      logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'),
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
+      addresses: DEFAULT_ADDRESSES,
+    });
     client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
     deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'listing-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
     await client.call('setWorkspacePlan', { workspaceId: WS, activeListingLimit: 10 });

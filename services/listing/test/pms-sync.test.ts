@@ -7,7 +7,18 @@ describe('pms.sync.v1 listing consumer rules (pure)', () => {
   const payload = { externalId: 'L1', name: ' Flat ', unlisted: false, channels: [{ channel: 'CHANNEL_A', externalId: 'cha-1' }], bedrooms: 2 };
 
   it('takes the PMS-owned fields, leaving absent ones to the listing', () => {
-    expect(fieldsOf(payload)).toEqual({ name: 'Flat', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-1' }], bedrooms: 2, timezone: undefined, currency: undefined, maxGuests: undefined, bathrooms: undefined, beds: undefined, defaultNightlyPrice: undefined, cleaningFee: undefined });
+    expect(fieldsOf(payload)).toEqual({
+      name: 'Flat',
+      channels: [{ channel: 'CHANNEL_A', externalId: 'cha-1' }],
+      bedrooms: 2,
+      timezone: undefined,
+      currency: undefined,
+      maxGuests: undefined,
+      bathrooms: undefined,
+      beds: undefined,
+      defaultNightlyPrice: undefined,
+      cleaningFee: undefined,
+    });
     const listing = { name: 'Flat', channels: [{ channel: 'CHANNEL_A', externalId: 'cha-1' }], bedrooms: 2, beds: 9 } as ListingRecord;
     expect(sameFields(listing, fieldsOf(payload))).toBe(true);
     expect(sameFields({ ...listing, bedrooms: 3 }, fieldsOf(payload))).toBe(false);

@@ -60,7 +60,14 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
   const healthStore = new SyncHealthStore(deps.store);
   const health = new SyncHealth({ connections, health: healthStore });
   // What the owning services did with each published change (sync health), and its metrics.
-  const consumerRunner = new ConsumerRunner({ service: 'pms-adapter', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
+  const consumerRunner = new ConsumerRunner({
+    service: 'pms-adapter',
+    store: deps.store,
+    bus: deps.bus,
+    outbox,
+    logger: deps.logger,
+    retry: deps.consumerRetry,
+  });
   const outcomes = await startOutcomeConsumer(consumerRunner, health);
   const hideMetrics = exposeSyncHealth(health);
   const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger, healthStore);

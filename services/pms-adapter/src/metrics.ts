@@ -87,7 +87,11 @@ function gauge(name: string, help: string, value: (s: Series) => number) {
   });
 }
 
-gauge('vrp_pms_sync_lag_seconds', 'Age of the oldest PMS change published and neither applied nor dead-lettered, per connection (0: none pending)', (s) => s.lagSeconds);
+gauge(
+  'vrp_pms_sync_lag_seconds',
+  'Age of the oldest PMS change published and neither applied nor dead-lettered, per connection (0: none pending)',
+  (s) => s.lagSeconds,
+);
 gauge('vrp_pms_sync_dead_letters_open', 'Changes of the connection set aside as dead letters and not replayed or deleted', (s) => s.deadLettersOpen);
 gauge('vrp_pms_sync_consecutive_failures', 'Pulls of the PMS change feed that failed in a row, per connection', (s) => s.consecutiveFailures);
 gauge('vrp_pms_sync_last_success_timestamp_seconds', 'Unix time of the last pull of the PMS change feed that completed (0: never)', (s) => s.lastSuccess);
@@ -98,7 +102,8 @@ new client.Gauge({
   labelNames: [...labelNames, 'state'] as const,
   async collect() {
     this.reset();
-    for (const s of seriesOf(await views())) for (const state of SYNC_STATES) this.set({ connection: s.connection, provider: s.provider, state }, s.states[state]);
+    for (const s of seriesOf(await views()))
+      for (const state of SYNC_STATES) this.set({ connection: s.connection, provider: s.provider, state }, s.states[state]);
   },
 });
 

@@ -3,7 +3,17 @@
 // deactivates listings on disconnect).
 import { listing as listingPb, pms as pb, pmsSync, TOPICS } from '@vrp/contracts';
 import { PROVIDERS, pmsCapabilities, reservationCapabilities, supports, WRITES, type PmsWrite } from '@vrp/pms-matrix';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, freePort, type RunningService, type ServiceAddresses, type Upstream } from '@vrp/platform';
+import {
+  AppError,
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  freePort,
+  type RunningService,
+  type ServiceAddresses,
+  type Upstream,
+} from '@vrp/platform';
 import { startPmsSimulator, SimulatorControl, type PmsSimulator } from '@vrp/pms-simulator';
 import { startListingService } from '@vrp/listing';
 import { startPmsAdapterService } from '../src/app';
@@ -37,7 +47,8 @@ describe('pms-adapter service over gRPC', () => {
   const keys: string[] = [];
 
   const listAll = async (workspaceId: string) =>
-    (await listings.call('listListings', { workspaceId, status: listingPb.ListingStatusFilter.LISTING_STATUS_FILTER_ALL, page: { limit: 200, offset: 0 } })).listings;
+    (await listings.call('listListings', { workspaceId, status: listingPb.ListingStatusFilter.LISTING_STATUS_FILTER_ALL, page: { limit: 200, offset: 0 } }))
+      .listings;
 
   beforeAll(async () => {
     sim = await startPmsSimulator();
@@ -50,7 +61,15 @@ describe('pms-adapter service over gRPC', () => {
       webhook: '127.0.0.1:1',
     };
     const portOf = (a: string) => Number(a.split(':')[1]);
-    listingService = await startListingService({ store: listingStore, bus, logger, grpcPort: portOf(addresses.listing), opsPort: 0, host: '127.0.0.1', addresses });
+    listingService = await startListingService({
+      store: listingStore,
+      bus,
+      logger,
+      grpcPort: portOf(addresses.listing),
+      opsPort: 0,
+      host: '127.0.0.1',
+      addresses,
+    });
     adapter = await startPmsAdapterService({
       store: adapterStore,
       bus,
@@ -77,7 +96,12 @@ describe('pms-adapter service over gRPC', () => {
     });
 
     await control.createAccount('PMS-A', 'acme');
-    await control.putListing('PMS-A', 'acme', 'L1', { name: 'Harbour Flat', listed: true, channels: [{ channel: 'CHANNEL_A', listing_id: 'acme-cha-1' }], bedrooms: 2 });
+    await control.putListing('PMS-A', 'acme', 'L1', {
+      name: 'Harbour Flat',
+      listed: true,
+      channels: [{ channel: 'CHANNEL_A', listing_id: 'acme-cha-1' }],
+      bedrooms: 2,
+    });
     await control.putListing('PMS-A', 'acme', 'L2', { name: 'Hidden Barn', listed: false });
     await control.putReservation('PMS-A', 'acme', 'R1', { listing_id: 'L1', arrival: '2031-05-01', departure: '2031-05-04', guest: { first_name: 'Ana' } });
     await control.createAccount('PMS-F', 'fjord');
@@ -143,8 +167,21 @@ describe('pms-adapter service over gRPC', () => {
       // The entity travels typed, in the oneof member `entity` names; no other member is set.
       const reservation = ofAcme[2]!.reservation;
       expect(ofAcme[2]!.listing).toBeUndefined();
-      expect(ofAcme[0]!.listing).toMatchObject({ externalId: 'L1', name: 'Harbour Flat', unlisted: false, channels: [{ channel: 'CHANNEL_A', externalId: 'acme-cha-1' }], bedrooms: 2 });
-      expect(reservation).toMatchObject({ externalId: 'R1', listingExternalId: 'L1', status: 'CONFIRMED', checkIn: '2031-05-01', checkOut: '2031-05-04', guest: { firstName: 'Ana' } });
+      expect(ofAcme[0]!.listing).toMatchObject({
+        externalId: 'L1',
+        name: 'Harbour Flat',
+        unlisted: false,
+        channels: [{ channel: 'CHANNEL_A', externalId: 'acme-cha-1' }],
+        bedrooms: 2,
+      });
+      expect(reservation).toMatchObject({
+        externalId: 'R1',
+        listingExternalId: 'L1',
+        status: 'CONFIRMED',
+        checkIn: '2031-05-01',
+        checkOut: '2031-05-04',
+        guest: { firstName: 'Ana' },
+      });
       expect(new Set(ofAcme.map((c) => c.changeId)).size).toBe(3);
     });
 
@@ -175,9 +212,20 @@ describe('pms-adapter service over gRPC', () => {
 
     it('publishes what the PMS received from channels (a guest message with attachments, a review, a request, an inquiry) typed, keyed by their listing', async () => {
       const [connection] = (await client.call('listConnections', { workspaceId: 'ws_a' })).connections;
-      await control.receiveMessage('PMS-A', 'acme', 'M1', { listing_id: 'L1', reservation_id: 'R1', text: 'Hello', attachments: [{ url: 'https://f.example/map.png', filename: 'map.png', mime_type: 'image/png' }] });
+      await control.receiveMessage('PMS-A', 'acme', 'M1', {
+        listing_id: 'L1',
+        reservation_id: 'R1',
+        text: 'Hello',
+        attachments: [{ url: 'https://f.example/map.png', filename: 'map.png', mime_type: 'image/png' }],
+      });
       await control.putReview('PMS-A', 'acme', 'V1', { listing_id: 'L1', stars: 5, text: 'Great', reviewer_name: 'Uma' });
-      await control.putRequest('PMS-A', 'acme', 'Q1', { listing_id: 'L1', kind: 'request', arrival: '2031-08-01', departure: '2031-08-03', guest: { first_name: 'Rae' } });
+      await control.putRequest('PMS-A', 'acme', 'Q1', {
+        listing_id: 'L1',
+        kind: 'request',
+        arrival: '2031-08-01',
+        departure: '2031-08-03',
+        guest: { first_name: 'Rae' },
+      });
       await control.putRequest('PMS-A', 'acme', 'I1', { listing_id: 'L2', kind: 'inquiry', arrival: '2031-09-01', departure: '2031-09-03' });
       expect((await client.call('syncNow', { workspaceId: 'ws_a', connectionId: connection!.id })).changesPublished).toBe(4);
       await bus.whenIdle(5000);
@@ -193,7 +241,13 @@ describe('pms-adapter service over gRPC', () => {
       // One listing's changes keep the PMS feed's order.
       expect(published.filter((c) => c.listingExternalId === 'L1' && order.includes(c.entity)).map((c) => c.entity)).toEqual(['message', 'review', 'request']);
       const [message, review, request, inquiry] = guestSide;
-      expect(message!.message).toMatchObject({ conversationExternalId: 'thread-R1', reservationExternalId: 'R1', direction: 'inbound', body: 'Hello', attachments: [{ url: 'https://f.example/map.png', name: 'map.png', contentType: 'image/png' }] });
+      expect(message!.message).toMatchObject({
+        conversationExternalId: 'thread-R1',
+        reservationExternalId: 'R1',
+        direction: 'inbound',
+        body: 'Hello',
+        attachments: [{ url: 'https://f.example/map.png', name: 'map.png', contentType: 'image/png' }],
+      });
       expect(review!.review).toMatchObject({ rating: 5, body: 'Great', guestName: 'Uma' });
       expect(request!.request).toMatchObject({ checkIn: '2031-08-01', checkOut: '2031-08-03', status: 'pending', guest: { firstName: 'Rae' } });
       expect(inquiry!.inquiry).toMatchObject({ checkIn: '2031-09-01', status: 'pending' });
@@ -267,8 +321,12 @@ describe('pms-adapter service over gRPC', () => {
     });
 
     it('validates the write before sending: unknown operation, bad JSON, missing entity id', async () => {
-      expect((await errorOf(relay('PMS-A', 'reservation.teleport'))).details.fields).toEqual({ operation: "'reservation.teleport' is not a write of the capability matrix" });
-      expect((await errorOf(relay('PMS-A', 'reservation.modify', { payloadJson: '{', entityExternalId: 'R1' }))).details.fields).toEqual({ payloadJson: 'is not valid JSON' });
+      expect((await errorOf(relay('PMS-A', 'reservation.teleport'))).details.fields).toEqual({
+        operation: "'reservation.teleport' is not a write of the capability matrix",
+      });
+      expect((await errorOf(relay('PMS-A', 'reservation.modify', { payloadJson: '{', entityExternalId: 'R1' }))).details.fields).toEqual({
+        payloadJson: 'is not valid JSON',
+      });
       expect((await errorOf(relay('PMS-A', 'reservation.modify'))).details.fields).toEqual({ entityExternalId: 'is required for reservation.modify' });
       expect(await control.requests()).toEqual([]);
     });
@@ -297,7 +355,8 @@ describe('pms-adapter service over gRPC', () => {
       await control.setFault('PMS-A', { mode: 'fail', status: 503 });
       // Failures accumulate until the breaker opens (5 failed attempts at most, retries included).
       const codes: string[] = [];
-      for (let i = 0; i < 5 && !codes.includes('service_unavailable'); i++) codes.push((await errorOf(relay('PMS-A', 'reservation.create', { idempotencyKey: `o-${i}` }))).code);
+      for (let i = 0; i < 5 && !codes.includes('service_unavailable'); i++)
+        codes.push((await errorOf(relay('PMS-A', 'reservation.create', { idempotencyKey: `o-${i}` }))).code);
       expect(codes[0]).toBe('pms_unavailable');
       expect(codes).toContain('service_unavailable');
       const sent = (await control.requests()).length;
@@ -338,7 +397,17 @@ describe('pms-adapter service over gRPC', () => {
 
     it('refuses to relay for a workspace with no connected account of that PMS', async () => {
       await control.clearRequests();
-      const err = await errorOf(client.call('relayWrite', { workspaceId: 'ws_a', provider: 'PMS-A', operation: 'content.description', listingExternalId: 'L1', entityExternalId: '', payloadJson: '"x"', idempotencyKey: '' }));
+      const err = await errorOf(
+        client.call('relayWrite', {
+          workspaceId: 'ws_a',
+          provider: 'PMS-A',
+          operation: 'content.description',
+          listingExternalId: 'L1',
+          entityExternalId: '',
+          payloadJson: '"x"',
+          idempotencyKey: '',
+        }),
+      );
       expect(err.code).toBe('conflict');
       expect(await control.requests()).toEqual([]);
     });

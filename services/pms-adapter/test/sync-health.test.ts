@@ -13,10 +13,27 @@ describe('sync health of a connection', () => {
   let clock = new Date('2030-01-01T00:00:00Z');
   const health = new SyncHealth({ connections, health: healthStore, now: () => clock });
   const ref = { id: 'pmc_1', workspaceId: 'ws_1', provider: 'PMS-A' as const };
-  const outcome = (changeId: string, kind: Outcome['outcome'], errorCode = ''): Outcome => ({ changeId, connectionId: ref.id, service: 'reservation', outcome: kind, errorCode, errorMessage: errorCode ? `${errorCode} happened` : '', at: clock });
+  const outcome = (changeId: string, kind: Outcome['outcome'], errorCode = ''): Outcome => ({
+    changeId,
+    connectionId: ref.id,
+    service: 'reservation',
+    outcome: kind,
+    errorCode,
+    errorMessage: errorCode ? `${errorCode} happened` : '',
+    at: clock,
+  });
 
   beforeAll(async () => {
-    await connections.insert({ id: ref.id, workspaceId: ref.workspaceId, provider: ref.provider, accountId: 'acct', status: 'connected', createdAt: clock, lastSyncedAt: null, cursor: '0' });
+    await connections.insert({
+      id: ref.id,
+      workspaceId: ref.workspaceId,
+      provider: ref.provider,
+      accountId: 'acct',
+      status: 'connected',
+      createdAt: clock,
+      lastSyncedAt: null,
+      cursor: '0',
+    });
   });
   afterAll(() => store.close());
 
@@ -30,7 +47,14 @@ describe('sync health of a connection', () => {
     let h = (await health.of(ref.workspaceId, ref.id)).health;
     expect(h).toMatchObject({ state: 'degraded', published: 3, applied: 0, pending: 3, lagMs: 120_000 });
 
-    for (const o of [outcome('chg_1', 'applied'), outcome('chg_1', 'applied'), outcome('chg_2', 'failed', 'busy'), outcome('chg_2', 'failed', 'busy'), outcome('chg_2', 'applied')]) await health.record(o);
+    for (const o of [
+      outcome('chg_1', 'applied'),
+      outcome('chg_1', 'applied'),
+      outcome('chg_2', 'failed', 'busy'),
+      outcome('chg_2', 'failed', 'busy'),
+      outcome('chg_2', 'applied'),
+    ])
+      await health.record(o);
     h = (await health.of(ref.workspaceId, ref.id)).health;
     expect(h).toMatchObject({ published: 3, applied: 2, failed: 1, pending: 1, lagMs: 90_000, state: 'degraded' });
     expect(h.lastError).toMatchObject({ source: 'apply', code: 'busy', service: 'reservation', changeId: 'chg_2' });

@@ -2,7 +2,17 @@
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing, TOPICS } from '@vrp/contracts';
 import { connectPmsRelay, type PmsRelay } from '@vrp/pms-relay';
-import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import {
+  AppliedRequests,
+  ConsumerRunner,
+  createUpstream,
+  deadLetterService,
+  Outbox,
+  startService,
+  watchConsumers,
+  type RunningService,
+  type ServiceDeps,
+} from '@vrp/platform';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';

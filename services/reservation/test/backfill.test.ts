@@ -2,7 +2,17 @@
 // `booked_nights` existed (engine-level documents: no nights, no version, no conflictsWith).
 // Through the service start (gRPC reads), and the use case itself for resume and concurrency.
 import { reservationEvents, reservation as pb, TOPICS } from '@vrp/contracts';
-import { createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, Outbox, type MemoryDocumentStore, type RunningService, type Upstream } from '@vrp/platform';
+import {
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  DEFAULT_ADDRESSES,
+  Outbox,
+  type MemoryDocumentStore,
+  type RunningService,
+  type Upstream,
+} from '@vrp/platform';
 import { startReservationService } from '../src/app';
 import { newReservationRecord } from '../src/domain/reservation';
 import type { ListingDirectory } from '../src/ports/listings';
@@ -16,7 +26,13 @@ const logger = createLogger('reservation', 'silent');
 
 /** A reservation document as stored before issue 12: no version, conflicts, key or nights. */
 function preIssueDoc(id: string, extra: Record<string, unknown>): Record<string, unknown> & { _id: string } {
-  const { id: _id, version: _version, conflictsWith: _conflicts, idempotencyKey: _key, ...doc } = newReservationRecord({
+  const {
+    id: _id,
+    version: _version,
+    conflictsWith: _conflicts,
+    idempotencyKey: _key,
+    ...doc
+  } = newReservationRecord({
     id,
     workspaceId: 'ws_old',
     propertyId: 'lst_sea',
@@ -27,7 +43,12 @@ function preIssueDoc(id: string, extra: Record<string, unknown>): Record<string,
     checkOut: '2025-07-05',
     primaryGuest: { firstName: 'Ana', lastName: '', email: '', language: '', phone: '' },
     occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
-    financials: { totalPrice: 100, currency: 'EUR', paymentStatus: 'UNPAID', breakdown: { basePrice: 100, cleaningFee: 0, fees: [], taxes: [], discounts: [] } },
+    financials: {
+      totalPrice: 100,
+      currency: 'EUR',
+      paymentStatus: 'UNPAID',
+      breakdown: { basePrice: 100, cleaningFee: 0, fees: [], taxes: [], discounts: [] },
+    },
     bookedAt: new Date('2025-05-01T10:00:00Z'),
     updatedAt: new Date('2025-05-01T10:00:00Z'),
   });
@@ -44,7 +65,17 @@ async function seed(store: MemoryDocumentStore, docs: (Record<string, unknown> &
 }
 
 const listings: ListingDirectory = {
-  resolve: async (_workspaceId, id) => ({ id, name: id, active: true, pmsProvider: '', pmsExternalId: '', currency: 'EUR', defaultNightlyPrice: 100, cleaningFee: 0, taxRate: 0 }),
+  resolve: async (_workspaceId, id) => ({
+    id,
+    name: id,
+    active: true,
+    pmsProvider: '',
+    pmsExternalId: '',
+    currency: 'EUR',
+    defaultNightlyPrice: 100,
+    cleaningFee: 0,
+    taxRate: 0,
+  }),
   nights: async () => [],
   byPmsId: async () => ({ listing: null, deleted: false }),
 };
@@ -107,10 +138,17 @@ describe('night occupancy backfill at service start', () => {
 
   it('gives every PENDING / CONFIRMED reservation its nights; the first one (by id) keeps a shared night', async () => {
     expect(await nightsOf('lst_sea', '2025-07-01', '2025-07-07')).toEqual([
-      ['2025-07-01', 'res_old_1'], ['2025-07-02', 'res_old_1'], ['2025-07-03', 'res_old_1'], ['2025-07-04', 'res_old_1'],
-      ['2025-07-05', 'res_old_2'], ['2025-07-06', 'res_old_2'],
+      ['2025-07-01', 'res_old_1'],
+      ['2025-07-02', 'res_old_1'],
+      ['2025-07-03', 'res_old_1'],
+      ['2025-07-04', 'res_old_1'],
+      ['2025-07-05', 'res_old_2'],
+      ['2025-07-06', 'res_old_2'],
     ]);
-    expect(await nightsOf('lst_town', '2025-07-01', '2025-07-03')).toEqual([['2025-07-01', 'res_old_4'], ['2025-07-02', 'res_old_4']]);
+    expect(await nightsOf('lst_town', '2025-07-01', '2025-07-03')).toEqual([
+      ['2025-07-01', 'res_old_4'],
+      ['2025-07-02', 'res_old_4'],
+    ]);
   });
 
   it('flags two old reservations that overlap as a PMS overlap is flagged: conflict on both, a new version, reservation.updated', async () => {

@@ -1,6 +1,15 @@
 // Component test: the reservation service over real gRPC with embedded engines.
 import { reservation as pb } from '@vrp/contracts';
-import { notFound, createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
+import {
+  notFound,
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  type RunningService,
+  type Upstream,
+  DEFAULT_ADDRESSES,
+} from '@vrp/platform';
 import { startReservationService } from '../src/app';
 import { newReservationRecord, type ReservationRecord } from '../src/domain/reservation';
 import type { ListingDirectory } from '../src/ports/listings';
@@ -33,7 +42,13 @@ describe('reservation service over gRPC', () => {
         totalPrice: 480,
         currency: 'EUR',
         paymentStatus: 'PAID',
-        breakdown: { basePrice: 400, cleaningFee: 50, fees: [{ type: 'SERVICE', amount: 10 }], taxes: [{ type: 'VAT', amount: 20, rate: 0.05 }], discounts: [] },
+        breakdown: {
+          basePrice: 400,
+          cleaningFee: 50,
+          fees: [{ type: 'SERVICE', amount: 10 }],
+          taxes: [{ type: 'VAT', amount: 20, rate: 0.05 }],
+          discounts: [],
+        },
       },
       bookedAt: new Date('2025-05-01T10:00:00Z'),
       updatedAt: new Date('2025-05-01T10:00:00Z'),
@@ -48,8 +63,22 @@ describe('reservation service over gRPC', () => {
   // ws_a: five reservations in a known check-in order; ws_b: one that must never show up.
   const A1 = reservation('ws_a', { checkIn: '2025-06-10', checkOut: '2025-06-12', status: 'CONFIRMED', source: 'CHANNEL_A', propertyId: 'lst_sea' });
   const A2 = reservation('ws_a', { checkIn: '2025-07-01', checkOut: '2025-07-03', status: 'PENDING', source: 'DIRECT', propertyId: 'lst_town' });
-  const A3 = reservation('ws_a', { checkIn: '2025-07-01', checkOut: '2025-07-08', status: 'CANCELLED', source: 'CHANNEL_B', propertyId: 'lst_sea', updatedAt: new Date('2025-06-01T00:00:00Z') });
-  const A4 = reservation('ws_a', { checkIn: '2025-08-15', checkOut: '2025-08-20', status: 'CONFIRMED', source: 'CHANNEL_A', propertyId: 'lst_town', updatedAt: new Date('2025-06-02T00:00:00Z') });
+  const A3 = reservation('ws_a', {
+    checkIn: '2025-07-01',
+    checkOut: '2025-07-08',
+    status: 'CANCELLED',
+    source: 'CHANNEL_B',
+    propertyId: 'lst_sea',
+    updatedAt: new Date('2025-06-01T00:00:00Z'),
+  });
+  const A4 = reservation('ws_a', {
+    checkIn: '2025-08-15',
+    checkOut: '2025-08-20',
+    status: 'CONFIRMED',
+    source: 'CHANNEL_A',
+    propertyId: 'lst_town',
+    updatedAt: new Date('2025-06-02T00:00:00Z'),
+  });
   // The stay has ended by the service's clock (2025-06-11): listed and shown as POST_STAY.
   const A5 = reservation('ws_a', { checkIn: '2025-05-20', checkOut: '2025-05-22', status: 'CONFIRMED', source: 'MANUAL', propertyId: 'lst_sea' });
   const B1 = reservation('ws_b', { checkIn: '2025-07-01', propertyId: 'lst_sea', confirmationCode: A1.confirmationCode });
@@ -66,8 +95,16 @@ describe('reservation service over gRPC', () => {
     const listings: ListingDirectory = { resolve, nights: unused('nights'), byPmsId: unused('byPmsId') };
     const relay: PmsRelay = { relay: unused('relay') };
     running = await startReservationService({
-      store, bus, logger: createLogger('reservation', 'silent'), grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES,
-      listings, relay, clock: () => new Date('2025-06-11T12:00:00Z'),
+      store,
+      bus,
+      logger: createLogger('reservation', 'silent'),
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
+      addresses: DEFAULT_ADDRESSES,
+      listings,
+      relay,
+      clock: () => new Date('2025-06-11T12:00:00Z'),
     });
     client = createUpstream(pb.ReservationServiceClient, { name: 'reservation', address: `127.0.0.1:${running.grpcPort}` });
     // Inserted out of order, so the response order comes from the sort, not insertion.
@@ -105,7 +142,13 @@ describe('reservation service over gRPC', () => {
           totalPrice: 480,
           currency: 'EUR',
           paymentStatus: 'PAID',
-          breakdown: { basePrice: 400, cleaningFee: 50, fees: [{ type: 'SERVICE', amount: 10 }], taxes: [{ type: 'VAT', amount: 20, rate: 0.05 }], discounts: [] },
+          breakdown: {
+            basePrice: 400,
+            cleaningFee: 50,
+            fees: [{ type: 'SERVICE', amount: 10 }],
+            taxes: [{ type: 'VAT', amount: 20, rate: 0.05 }],
+            discounts: [],
+          },
         },
         bookedAt: A1.bookedAt,
         updatedAt: A1.updatedAt,

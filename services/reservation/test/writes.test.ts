@@ -55,7 +55,8 @@ describe('reservation writes over gRPC', () => {
     // Imported unlisted a moment ago: inactive at the listing service, its activity event not received yet.
     listing('lst_newoff', { active: false }),
     ...['A', 'B', 'C', 'D', 'E', 'F'].map((p) => listing(`lst_pms${p.toLowerCase()}`, { pmsProvider: `PMS-${p}`, pmsExternalId: `ext-${p}` })),
-  ]) listings.set(l.id, l);
+  ])
+    listings.set(l.id, l);
   /** Nights priced 100, except 2026-03-02 at 150; 2026-03-03 is closed on lst_plain. */
   const directory: ListingDirectory = {
     async resolve(ws, id) {
@@ -111,9 +112,22 @@ describe('reservation writes over gRPC', () => {
         return { entityExternalId: req.entityExternalId || `pmsres-${relayed.length}`, resultJson: '{}' };
       },
     } as unknown as Handlers<typeof pms.PmsAdapterServiceService>;
-    pmsAdapter = await startService({ name: 'fake-pms-adapter', grpcPort: 0, opsPort: 0, host: '127.0.0.1', services: [service(pms.PmsAdapterServiceService, handlers)], checks: {}, logger });
+    pmsAdapter = await startService({
+      name: 'fake-pms-adapter',
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
+      services: [service(pms.PmsAdapterServiceService, handlers)],
+      checks: {},
+      logger,
+    });
     running = await startReservationService({
-      store, bus, logger, grpcPort: 0, opsPort: 0, host: '127.0.0.1',
+      store,
+      bus,
+      logger,
+      grpcPort: 0,
+      opsPort: 0,
+      host: '127.0.0.1',
       addresses: { ...DEFAULT_ADDRESSES, pmsAdapter: `127.0.0.1:${pmsAdapter.grpcPort}` },
       listings: directory,
       clock: () => clockNow,
@@ -135,8 +149,18 @@ describe('reservation writes over gRPC', () => {
     // lst_off is inactive as far as the activity cache knows.
     await bus.ensureTopics([TOPICS.listingActivity]);
     await bus.publish(TOPICS.listingActivity.name, [
-      { key: 'lst_off', value: listingEvents.ListingActivityChanged.encode(listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_off', listingName: 'Listing lst_off', active: false, version: 2 })).finish() },
-      { key: 'lst_cacheoff', value: listingEvents.ListingActivityChanged.encode(listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_cacheoff', listingName: 'Cache Off', active: false, version: 2 })).finish() },
+      {
+        key: 'lst_off',
+        value: listingEvents.ListingActivityChanged.encode(
+          listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_off', listingName: 'Listing lst_off', active: false, version: 2 }),
+        ).finish(),
+      },
+      {
+        key: 'lst_cacheoff',
+        value: listingEvents.ListingActivityChanged.encode(
+          listingEvents.ListingActivityChanged.create({ workspaceId: WS, listingId: 'lst_cacheoff', listingName: 'Cache Off', active: false, version: 2 }),
+        ).finish(),
+      },
     ]);
     await bus.whenIdle();
   });
@@ -168,7 +192,12 @@ describe('reservation writes over gRPC', () => {
   };
 
   it('creates a CONFIRMED reservation priced from the calendar, with a confirmation code, and publishes created', async () => {
-    const { reservation: r } = await create({ ...MARCH, occupancy: { adults: 2, children: 1, infants: 0, pets: 0 }, notes: { host: 'late arrival', guest: '' }, customFields: { door: '1234' } });
+    const { reservation: r } = await create({
+      ...MARCH,
+      occupancy: { adults: 2, children: 1, infants: 0, pets: 0 },
+      notes: { host: 'late arrival', guest: '' },
+      customFields: { door: '1234' },
+    });
     expect(r?.status).toBe('CONFIRMED');
     expect(r?.confirmationCode).toMatch(new RegExp(`^[${CONFIRMATION_ALPHABET}]{8}$`));
     // 100 + 150 nights, 40 cleaning, 10 % tax on both = 29.
@@ -196,7 +225,16 @@ describe('reservation writes over gRPC', () => {
 
   it('names every invalid create field', async () => {
     const err = await errorOf(
-      create({ propertyId: '', checkIn: '2026-02-30', checkOut: '', primaryGuest: { firstName: ' ', lastName: '', email: '', language: '', phone: '' }, source: 'FAX', platform: 'agent', occupancy: { adults: -1, children: 0, infants: 0, pets: 0 }, currency: 'euro' }),
+      create({
+        propertyId: '',
+        checkIn: '2026-02-30',
+        checkOut: '',
+        primaryGuest: { firstName: ' ', lastName: '', email: '', language: '', phone: '' },
+        source: 'FAX',
+        platform: 'agent',
+        occupancy: { adults: -1, children: 0, infants: 0, pets: 0 },
+        currency: 'euro',
+      }),
     );
     expect(err.code).toBe('validation_failed');
     expect(Object.keys(err.details.fields ?? {}).sort()).toEqual(
@@ -233,9 +271,21 @@ describe('reservation writes over gRPC', () => {
       ['unitId on PMS-E', () => create({ propertyId: 'lst_pmse', unitId: 'unit-2', totalPrice: 300 }), 'PMS-E'],
       ['tentative hold on PMS-E', () => create({ propertyId: 'lst_pmse', tentativeHold: true, totalPrice: 300 }), 'PMS-E'],
       ['group booking on PMS-A', () => create({ propertyId: 'lst_pmsa', groupId: 'grp-1' }), 'PMS-A'],
-      ['quote on PMS-C', () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmsc', checkIn: '2026-03-01', checkOut: '2026-03-03' }), 'PMS-C'],
-      ['quote on PMS-D', () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmsd', checkIn: '2026-03-01', checkOut: '2026-03-03' }), 'PMS-D'],
-      ['quote on PMS-E', () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmse', checkIn: '2026-03-01', checkOut: '2026-03-03' }), 'PMS-E'],
+      [
+        'quote on PMS-C',
+        () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmsc', checkIn: '2026-03-01', checkOut: '2026-03-03' }),
+        'PMS-C',
+      ],
+      [
+        'quote on PMS-D',
+        () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmsd', checkIn: '2026-03-01', checkOut: '2026-03-03' }),
+        'PMS-D',
+      ],
+      [
+        'quote on PMS-E',
+        () => client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_pmse', checkIn: '2026-03-01', checkOut: '2026-03-03' }),
+        'PMS-E',
+      ],
     ];
     it.each(refusals)('%s -> 422 pms_write_unsupported naming the PMS, nothing relayed', async (_what, call, provider) => {
       const before = relayed.length;
@@ -253,7 +303,9 @@ describe('reservation writes over gRPC', () => {
 
     it('PMS-E requires totalPrice; with it the create is relayed with the caller’s idempotency key', async () => {
       const before = relayed.length;
-      expect((await errorOf(create({ propertyId: 'lst_pmse' }))).details.fields).toEqual({ 'financials.totalPrice': 'is required on listings managed by PMS-E' });
+      expect((await errorOf(create({ propertyId: 'lst_pmse' }))).details.fields).toEqual({
+        'financials.totalPrice': 'is required on listings managed by PMS-E',
+      });
       expect(relayed.length).toBe(before);
       const { reservation: r } = await create({ ...MARCH, propertyId: 'lst_pmse', totalPrice: 300 }, 'key-1');
       expect(r).toMatchObject({ pmsProvider: 'PMS-E', pmsExternalId: `pmsres-${before + 1}` });
@@ -301,10 +353,19 @@ describe('reservation writes over gRPC', () => {
     // The one PMS relay client's policy (@vrp/pms-relay): the pms-adapter's answer is the answer,
     // as for content (listing) and guest-side writes.
     it.each([
-      ['a PMS that fails: 502 pms_unavailable with its reason', new AppError('pms_unavailable', 'PMS-D did not accept the request: connect ECONNREFUSED. Nothing was changed here.'), 502],
-      ['a PMS whose breaker is open: 503 service_unavailable with Retry-After', new AppError('service_unavailable', 'PMS-D is unavailable; calls to it are paused for a few seconds. Nothing was changed.', { retryAfterSeconds: 5 }), 503],
+      [
+        'a PMS that fails: 502 pms_unavailable with its reason',
+        new AppError('pms_unavailable', 'PMS-D did not accept the request: connect ECONNREFUSED. Nothing was changed here.'),
+        502,
+      ],
+      [
+        'a PMS whose breaker is open: 503 service_unavailable with Retry-After',
+        new AppError('service_unavailable', 'PMS-D is unavailable; calls to it are paused for a few seconds. Nothing was changed.', { retryAfterSeconds: 5 }),
+        503,
+      ],
     ])('%s; nothing stored, no event', async (_what, failure, status) => {
-      const count = async () => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).page?.total;
+      const count = async () =>
+        (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).page?.total;
       const before = await count();
       const eventsBefore = (await bus.whenIdle(), events.length);
       pmsDown = failure;
@@ -324,12 +385,22 @@ describe('reservation writes over gRPC', () => {
   it('PATCH changes status, dates, times, listing, notes and custom fields; POST_STAY is refused', async () => {
     const r = (await create({ customFields: { a: '1', b: '2' } })).reservation!;
     const res = await update(r.id, {
-      status: 'PENDING', checkIn: '2026-06-02', checkOut: '2026-06-06', checkInTime: '16:30', propertyId: 'lst_other',
-      notes: { host: 'vip' }, customFields: { b: '', c: '3' },
+      status: 'PENDING',
+      checkIn: '2026-06-02',
+      checkOut: '2026-06-06',
+      checkInTime: '16:30',
+      propertyId: 'lst_other',
+      notes: { host: 'vip' },
+      customFields: { b: '', c: '3' },
     });
     expect(res.reservation).toMatchObject({
-      status: 'PENDING', checkIn: '2026-06-02', checkOut: '2026-06-06', checkInTime: '16:30', propertyId: 'lst_other',
-      notes: { host: 'vip', guest: '' }, customFields: { a: '1', c: '3' },
+      status: 'PENDING',
+      checkIn: '2026-06-02',
+      checkOut: '2026-06-06',
+      checkInTime: '16:30',
+      propertyId: 'lst_other',
+      notes: { host: 'vip', guest: '' },
+      customFields: { a: '1', c: '3' },
     });
     const err = await errorOf(update(r.id, { status: 'POST_STAY', checkOut: '2026-06-01', checkInTime: '25:00' }));
     expect(Object.keys(err.details.fields ?? {}).sort()).toEqual(['checkInTime', 'checkOut', 'status']);
@@ -347,9 +418,15 @@ describe('reservation writes over gRPC', () => {
     const { quote } = await client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_other', checkIn: '2026-02-26', checkOut: '2026-03-01' });
     expect(quote).toEqual(
       pb.Quote.create({
-        propertyId: 'lst_other', checkIn: '2026-02-26', checkOut: '2026-03-01', nights: 3, currency: 'EUR', totalPrice: 374,
+        propertyId: 'lst_other',
+        checkIn: '2026-02-26',
+        checkOut: '2026-03-01',
+        nights: 3,
+        currency: 'EUR',
+        totalPrice: 374,
         breakdown: { basePrice: 300, cleaningFee: 40, fees: [], taxes: [{ type: 'TAX', amount: 34, rate: 0.1 }], discounts: [] },
-        available: true, unavailableDates: [],
+        available: true,
+        unavailableDates: [],
       }),
     );
     const holder = (await create({ propertyId: 'lst_plain', checkIn: '2026-08-01', checkOut: '2026-08-03' })).reservation!;
@@ -358,8 +435,13 @@ describe('reservation writes over gRPC', () => {
     expect(refused.details.conflicts).toEqual([{ date: '2026-08-02', reason: 'booked', reservationId: holder.id }]);
     const closed = await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-03-03', checkOut: '2026-03-04' }));
     expect(closed.details.conflicts).toEqual([{ date: '2026-03-03', reason: 'closed' }]);
-    expect((await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_off', checkIn: '2026-03-01', checkOut: '2026-03-05' }))).code).toBe('listing_inactive');
-    expect((await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-03-05', checkOut: '2026-03-01' }))).details.fields).toEqual({ checkOut: 'must be after checkIn' });
+    expect(
+      (await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_off', checkIn: '2026-03-01', checkOut: '2026-03-05' }))).code,
+    ).toBe('listing_inactive');
+    expect(
+      (await errorOf(client.call('quoteReservation', { workspaceId: WS, propertyId: 'lst_plain', checkIn: '2026-03-05', checkOut: '2026-03-01' }))).details
+        .fields,
+    ).toEqual({ checkOut: 'must be after checkIn' });
   });
 
   describe('night occupancy (one stay per night, atomically with the write)', () => {
@@ -454,7 +536,10 @@ describe('reservation writes over gRPC', () => {
       expect(a.reservation?.id).toBe(b.reservation?.id);
       const again = await create(stay, 'idem-create-1');
       expect(again.reservation?.id).toBe(a.reservation?.id);
-      const page = await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_other', checkInAfter: '2027-08-01', checkInBefore: '2027-08-01' }));
+      const page = await client.call(
+        'listReservations',
+        pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_other', checkInAfter: '2027-08-01', checkInBefore: '2027-08-01' }),
+      );
       expect(page.reservations).toHaveLength(1);
     });
 
@@ -524,25 +609,54 @@ describe('reservation writes over gRPC', () => {
 
   describe('pms.sync.v1 consumer', () => {
     const payload = (extra: Partial<ReservationSyncPayload> = {}): ReservationSyncPayload => ({
-      externalId: 'pms-777', listingExternalId: 'ext-C', status: 'CONFIRMED', source: 'CHANNEL_B', checkIn: '2026-04-01', checkOut: '2026-04-04',
-      guest: { firstName: 'Bo', lastName: 'Lind' }, occupancy: { adults: 2, children: 0, infants: 0, pets: 0 }, totalPrice: 420, currency: 'EUR',
-      updatedAt: new Date('2026-01-05T10:00:00Z'), ...extra,
+      externalId: 'pms-777',
+      listingExternalId: 'ext-C',
+      status: 'CONFIRMED',
+      source: 'CHANNEL_B',
+      checkIn: '2026-04-01',
+      checkOut: '2026-04-04',
+      guest: { firstName: 'Bo', lastName: 'Lind' },
+      occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
+      totalPrice: 420,
+      currency: 'EUR',
+      updatedAt: new Date('2026-01-05T10:00:00Z'),
+      ...extra,
     });
     const sync = async (p: ReservationSyncPayload, changeId: string) => {
       await bus.ensureTopics([TOPICS.pmsSync]);
-      await bus.publish(TOPICS.pmsSync.name, [{
-        key: p.listingExternalId,
-        value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId, workspaceId: WS, provider: 'PMS-C', entity: 'reservation', externalId: p.externalId, listingExternalId: p.listingExternalId, reservation: p })).finish(),
-      }]);
+      await bus.publish(TOPICS.pmsSync.name, [
+        {
+          key: p.listingExternalId,
+          value: pmsSync.PmsSyncChange.encode(
+            pmsSync.PmsSyncChange.create({
+              changeId,
+              workspaceId: WS,
+              provider: 'PMS-C',
+              entity: 'reservation',
+              externalId: p.externalId,
+              listingExternalId: p.listingExternalId,
+              reservation: p,
+            }),
+          ).finish(),
+        },
+      ]);
       await bus.whenIdle();
     };
-    const synced = async () => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_pmsc' }))).reservations;
+    const synced = async () =>
+      (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_pmsc' }))).reservations;
 
     it('creates, ignores replays and older changes, applies newer ones, each change publishing its event', async () => {
       await sync(payload(), 'chg-1');
       let rows = await synced();
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ pmsProvider: 'PMS-C', pmsExternalId: 'pms-777', status: 'CONFIRMED', source: 'CHANNEL_B', checkIn: '2026-04-01', primaryGuest: { firstName: 'Bo', lastName: 'Lind' } });
+      expect(rows[0]).toMatchObject({
+        pmsProvider: 'PMS-C',
+        pmsExternalId: 'pms-777',
+        status: 'CONFIRMED',
+        source: 'CHANNEL_B',
+        checkIn: '2026-04-01',
+        primaryGuest: { firstName: 'Bo', lastName: 'Lind' },
+      });
       expect(rows[0]?.financials?.totalPrice).toBe(420);
       const id = rows[0]!.id;
       await sync(payload(), 'chg-1'); // replay
@@ -570,7 +684,11 @@ describe('reservation writes over gRPC', () => {
       // The local stay keeps its nights; the PMS booking holds the free ones.
       const nights = await client.call('listBookedNights', { workspaceId: WS, listingId: 'lst_pmsc', from: '2026-09-01', to: '2026-09-06' });
       expect(nights.nights.map((n) => [n.date, n.reservationId === local.id ? 'local' : 'pms'])).toEqual([
-        ['2026-09-01', 'local'], ['2026-09-02', 'local'], ['2026-09-03', 'local'], ['2026-09-04', 'pms'], ['2026-09-05', 'pms'],
+        ['2026-09-01', 'local'],
+        ['2026-09-02', 'local'],
+        ['2026-09-03', 'local'],
+        ['2026-09-04', 'pms'],
+        ['2026-09-05', 'pms'],
       ]);
     });
 
@@ -588,20 +706,31 @@ describe('reservation writes over gRPC', () => {
       expect((await eventsOf(pmsOne.id)).slice(pmsEvents)).toEqual([T.RESERVATION_EVENT_TYPE_UPDATED]);
       const nights = await client.call('listBookedNights', { workspaceId: WS, listingId: 'lst_pmsc', from: '2026-10-01', to: '2026-10-06' });
       expect(nights.nights.map((n) => [n.date, n.reservationId === pmsOne.id])).toEqual([
-        ['2026-10-03', true], ['2026-10-04', true], ['2026-10-05', true],
+        ['2026-10-03', true],
+        ['2026-10-04', true],
+        ['2026-10-05', true],
       ]);
     });
 
     it('a PMS booking moved away from the local stay clears the flag on the local one; an overlap that remains stays flagged', async () => {
       const local = (await create({ propertyId: 'lst_pmsc', checkIn: '2026-11-01', checkOut: '2026-11-04' })).reservation!;
-      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-02', checkOut: '2026-11-05', updatedAt: new Date('2026-01-05T10:00:00Z') }), 'chg-ends-2a');
+      await sync(
+        payload({ externalId: 'pms-ends-2', checkIn: '2026-11-02', checkOut: '2026-11-05', updatedAt: new Date('2026-01-05T10:00:00Z') }),
+        'chg-ends-2a',
+      );
       // Still overlapping after a newer change: both keep the flag.
-      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-03', checkOut: '2026-11-05', updatedAt: new Date('2026-01-05T11:00:00Z') }), 'chg-ends-2b');
+      await sync(
+        payload({ externalId: 'pms-ends-2', checkIn: '2026-11-03', checkOut: '2026-11-05', updatedAt: new Date('2026-01-05T11:00:00Z') }),
+        'chg-ends-2b',
+      );
       let pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-2')!;
       expect(pmsOne.conflictsWith).toEqual([local.id]);
       expect((await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!.conflictsWith).toEqual([pmsOne.id]);
       const flaggedVersion = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!.version;
-      await sync(payload({ externalId: 'pms-ends-2', checkIn: '2026-11-10', checkOut: '2026-11-12', updatedAt: new Date('2026-01-05T12:00:00Z') }), 'chg-ends-2c');
+      await sync(
+        payload({ externalId: 'pms-ends-2', checkIn: '2026-11-10', checkOut: '2026-11-12', updatedAt: new Date('2026-01-05T12:00:00Z') }),
+        'chg-ends-2c',
+      );
       pmsOne = (await synced()).find((r) => r.pmsExternalId === 'pms-ends-2')!;
       expect(pmsOne.conflictsWith).toEqual([]);
       const cleared = (await client.call('getReservation', { workspaceId: WS, id: local.id })).reservation!;
@@ -616,16 +745,31 @@ describe('reservation writes over gRPC', () => {
       const id = events.find((e) => e.reservation?.pmsExternalId === 'pms-888')?.reservation?.id;
       expect(id).toBeDefined();
       expect((await errorOf(client.call('getReservation', { workspaceId: WS, id: id! }))).code).toBe('listing_inactive');
-      expect((await errorOf(client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_off' })))).code).toBe('listing_inactive');
+      expect((await errorOf(client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, propertyId: 'lst_off' })))).code).toBe(
+        'listing_inactive',
+      );
     });
 
     /** `null`: a change that names a reservation and carries none (malformed). */
     const changeOf = (p: ReservationSyncPayload | null, changeId: string, listingExternalId: string) => ({
       key: listingExternalId,
-      value: pmsSync.PmsSyncChange.encode(pmsSync.PmsSyncChange.create({ changeId, workspaceId: WS, provider: 'PMS-C', entity: 'reservation', externalId: p ? p.externalId : 'x', listingExternalId, reservation: p ?? undefined })).finish(),
+      value: pmsSync.PmsSyncChange.encode(
+        pmsSync.PmsSyncChange.create({
+          changeId,
+          workspaceId: WS,
+          provider: 'PMS-C',
+          entity: 'reservation',
+          externalId: p ? p.externalId : 'x',
+          listingExternalId,
+          reservation: p ?? undefined,
+        }),
+      ).finish(),
     });
     const openDeadLetters = async () => (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: WS }))).deadLetters;
-    const byPms = async (externalId: string) => (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).reservations.filter((r) => r.pmsExternalId === externalId);
+    const byPms = async (externalId: string) =>
+      (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).reservations.filter(
+        (r) => r.pmsExternalId === externalId,
+      );
 
     it('a change on a PMS listing the workspace deleted is a dead letter at once, the partition moves on, and a replay after the listing is back applies it once', async () => {
       deletedPms.add('PMS-C/ext-gone');
@@ -639,7 +783,16 @@ describe('reservation writes over gRPC', () => {
       expect(lookups.get('ext-gone')).toBe(1); // not retried: permanent
       const [dl, ...others] = await openDeadLetters();
       expect(others).toEqual([]);
-      expect(dl).toMatchObject({ service: 'reservation', consumerGroup: 'reservation-pms-sync', topic: TOPICS.pmsSync.name, key: 'ext-gone', errorCode: 'listing_deleted', reason: 'permanent', attempts: 1, workspaceId: WS });
+      expect(dl).toMatchObject({
+        service: 'reservation',
+        consumerGroup: 'reservation-pms-sync',
+        topic: TOPICS.pmsSync.name,
+        key: 'ext-gone',
+        errorCode: 'listing_deleted',
+        reason: 'permanent',
+        attempts: 1,
+        workspaceId: WS,
+      });
 
       // The listing is imported again (a new listing id); the replay applies the change on it, once.
       listings.set('lst_back', listing('lst_back', { pmsProvider: 'PMS-C', pmsExternalId: 'ext-gone' }));
@@ -670,7 +823,10 @@ describe('reservation writes over gRPC', () => {
       // The budget (5 attempts); a redelivery of the dead-lettered message adds one look-up each, not another budget.
       expect(lookups.get('ext-never')).toBeGreaterThanOrEqual(5);
       expect(lookups.get('ext-never')).toBeLessThan(10);
-      await bus.publish(TOPICS.pmsSync.name, [changeOf(null, 'chg-bad', 'ext-C'), changeOf({ ...payload({ externalId: 'pms-bad-2' }), checkIn: 'soon' }, 'chg-bad2', 'ext-C')]);
+      await bus.publish(TOPICS.pmsSync.name, [
+        changeOf(null, 'chg-bad', 'ext-C'),
+        changeOf({ ...payload({ externalId: 'pms-bad-2' }), checkIn: 'soon' }, 'chg-bad2', 'ext-C'),
+      ]);
       await bus.whenIdle();
       const found = await openDeadLetters();
       expect(found.map((d) => [d.errorCode, d.reason, d.attempts])).toEqual([

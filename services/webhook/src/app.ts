@@ -3,7 +3,17 @@
 // local activity cache decides suppression and the replay 403.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
-import { AppliedRequests, ConsumerRunner, createUpstream, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import {
+  AppliedRequests,
+  ConsumerRunner,
+  createUpstream,
+  deadLetterService,
+  Outbox,
+  startService,
+  watchConsumers,
+  type RunningService,
+  type ServiceDeps,
+} from '@vrp/platform';
 import { systemClock, type WebhookClock } from './ports/clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
@@ -88,7 +98,11 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   // their next attempt (the scheduler re-checks anyway, for changes it hears of late).
   const stopWatching = cache.onChange((activity) => {
     if (activity.active) return;
-    deliveries.dropPendingOfListing(activity.workspaceId, activity.listingId, clock.now()).catch((err: unknown) => deps.logger.warn({ err, listingId: activity.listingId }, 'could not drop deliveries of an inactive listing; the scheduler drops them before sending'));
+    deliveries
+      .dropPendingOfListing(activity.workspaceId, activity.listingId, clock.now())
+      .catch((err: unknown) =>
+        deps.logger.warn({ err, listingId: activity.listingId }, 'could not drop deliveries of an inactive listing; the scheduler drops them before sending'),
+      );
   });
 
   const wake = () => void scheduler.wake();

@@ -4,7 +4,18 @@
 // When the listing service confirms that the cache holds the listing's latest activity version,
 // the decision is made at once (no window); otherwise the windows decide as before.
 import { listing as listingPb, TOPICS, webhook as pb } from '@vrp/contracts';
-import { AppError, createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import {
+  AppError,
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  DEFAULT_ADDRESSES,
+  type DocumentStore,
+  type MemoryEventBus,
+  type RunningService,
+  type Upstream,
+} from '@vrp/platform';
 import { ManualClock, startWebhookService } from '../src/app';
 import type { ListingLookup } from '../src/ports/listings';
 import { DeliveryStore } from '../src/store/delivery-store';
@@ -68,7 +79,10 @@ function orderHarness(listings: ListingLookup) {
       scheduler: { random: () => 0.5 },
     });
     h.client = createUpstream(pb.WebhookServiceClient, { name: 'webhook', address: `127.0.0.1:${h.running.grpcPort}` });
-    await h.client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: pb.KeyMode.KEY_MODE_TEST, url: h.receiver.url, eventTypes: ['reservation.created'] }));
+    await h.client.call(
+      'createSubscription',
+      pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: pb.KeyMode.KEY_MODE_TEST, url: h.receiver.url, eventTypes: ['reservation.created'] }),
+    );
   });
   afterAll(async () => {
     h.client.close();

@@ -11,7 +11,15 @@ const LISTING = 'lst_queue';
 
 function eventAndDelivery(n: number): { event: WebhookEvent; delivery: DeliveryRecord } {
   const now = new Date();
-  const event: WebhookEvent = { id: `evt_${n}`, workspaceId: 'ws_q', type: 'reservation.updated', listingId: LISTING, orderKey: LISTING, occurredAt: now, body: `{"n":${n}}` };
+  const event: WebhookEvent = {
+    id: `evt_${n}`,
+    workspaceId: 'ws_q',
+    type: 'reservation.updated',
+    listingId: LISTING,
+    orderKey: LISTING,
+    occurredAt: now,
+    body: `{"n":${n}}`,
+  };
   const delivery = newDelivery(sortableId('whd'), SUB, event, now);
   return { event, delivery };
 }

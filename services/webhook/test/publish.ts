@@ -14,7 +14,15 @@ export async function publishReservationEvent(
     listingId,
     type: opts.type ?? reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED,
     occurredAt: opts.occurredAt,
-    reservation: resPb.Reservation.create({ id: newId('res'), workspaceId, propertyId: listingId, status: 'CONFIRMED', checkIn: '2030-01-01', checkOut: '2030-01-03', confirmationCode: 'ABC123' }),
+    reservation: resPb.Reservation.create({
+      id: newId('res'),
+      workspaceId,
+      propertyId: listingId,
+      status: 'CONFIRMED',
+      checkIn: '2030-01-01',
+      checkOut: '2030-01-03',
+      confirmationCode: 'ABC123',
+    }),
   });
   const value = reservationEvents.ReservationEvent.encode(event).finish();
   await bus.publish(TOPICS.reservationEvents.name, [{ key: listingId, value }]);
@@ -23,7 +31,10 @@ export async function publishReservationEvent(
 }
 
 /** Publishes a listing activity change (reason: owner) and waits until every consumer has handled it. */
-export async function publishActivity(bus: MemoryEventBus, opts: { workspaceId: string; listingId: string; active: boolean; version: number; occurredAt: Date }): Promise<void> {
+export async function publishActivity(
+  bus: MemoryEventBus,
+  opts: { workspaceId: string; listingId: string; active: boolean; version: number; occurredAt: Date },
+): Promise<void> {
   const event = listingEvents.ListingActivityChanged.create({
     eventId: newId('evt'),
     workspaceId: opts.workspaceId,

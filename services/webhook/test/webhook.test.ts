@@ -1,7 +1,17 @@
 // Component test: the webhook service over real gRPC with embedded engines, a real local HTTP
 // receiver, a manual scheduling clock, and domain events published on the memory bus.
 import { listing as listingPb, ops, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
-import { createLogger, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import {
+  createLogger,
+  createMemoryBus,
+  createMemoryStore,
+  createUpstream,
+  DEFAULT_ADDRESSES,
+  type DocumentStore,
+  type MemoryEventBus,
+  type RunningService,
+  type Upstream,
+} from '@vrp/platform';
 import { ManualClock, startWebhookService, verifySignature, type WebhookServiceDeps } from '../src/app';
 import type { Resolver } from '../src/ports/address-guard';
 import { DeliveryStore } from '../src/store/delivery-store';
@@ -27,7 +37,15 @@ const resolve: Resolver = async (host) => {
 };
 
 const listingOf = (workspaceId: string, id: string) =>
-  listingPb.Listing.create({ id, workspaceId, name: `Listing ${id}`, status: 'active', channels: [{ channel: 'CHANNEL_A', externalId: `ch-${id}` }], timezone: 'Europe/Lisbon', currency: 'EUR' });
+  listingPb.Listing.create({
+    id,
+    workspaceId,
+    name: `Listing ${id}`,
+    status: 'active',
+    channels: [{ channel: 'CHANNEL_A', externalId: `ch-${id}` }],
+    timezone: 'Europe/Lisbon',
+    currency: 'EUR',
+  });
 
 let activityVersion = 100;
 
@@ -79,7 +97,8 @@ describe('webhook service over gRPC', () => {
   };
 
   const deliveriesOf = async (subscriptionId: string, status = '') =>
-    (await client.call('listDeliveries', pb.ListDeliveriesRequest.create({ workspaceId: WS, subscriptionId, status, page: { limit: 200, offset: 0 } }))).deliveries;
+    (await client.call('listDeliveries', pb.ListDeliveriesRequest.create({ workspaceId: WS, subscriptionId, status, page: { limit: 200, offset: 0 } })))
+      .deliveries;
 
   beforeAll(async () => {
     bus = createMemoryBus();
@@ -109,7 +128,14 @@ describe('webhook service over gRPC', () => {
     it('shows the secret once, on create; reads never carry it', async () => {
       const created = await subscribe({ eventTypes: ['reservation.created', 'reservation.created'], description: 'ops' });
       expect(created.secret).toMatch(/^whsec_[1-9A-HJ-NP-Za-km-z]{32}$/);
-      expect(created.subscription).toMatchObject({ workspaceId: WS, url: receiver.url, eventTypes: ['reservation.created'], enabled: true, mode: 'test', description: 'ops' });
+      expect(created.subscription).toMatchObject({
+        workspaceId: WS,
+        url: receiver.url,
+        eventTypes: ['reservation.created'],
+        enabled: true,
+        mode: 'test',
+        description: 'ops',
+      });
       const got = await client.call('getSubscription', { workspaceId: WS, id: created.subscription!.id });
       const wire = Buffer.from(pb.GetSubscriptionResponse.encode(got).finish()).toString('latin1');
       expect(wire).not.toContain('whsec_');
@@ -164,7 +190,12 @@ describe('webhook service over gRPC', () => {
       const { subscription } = await subscribe({ mode: LIVE, url: 'https://hooks.example.com/x' });
       expect(subscription!.mode).toBe('live');
       // A test key cannot relax a live subscription's rules.
-      const err = await errorOf(client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id: subscription!.id, mode: TEST, url: 'http://127.0.0.1:9/x' })));
+      const err = await errorOf(
+        client.call(
+          'updateSubscription',
+          pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id: subscription!.id, mode: TEST, url: 'http://127.0.0.1:9/x' }),
+        ),
+      );
       expect(err.details.fields?.url).toBe('must use https in live mode');
       expect((await errorOf(subscribe({ url: 'http://10.0.0.5/x' }))).details.fields?.url).toContain('private');
     });
@@ -184,7 +215,13 @@ describe('webhook service over gRPC', () => {
       expect(got.headers['content-type']).toBe('application/json');
       expect(got.headers['vrp-event-id']).toBe(event.eventId);
       expect(got.headers['vrp-event-type']).toBe('reservation.created');
-      expect(got.json).toMatchObject({ id: event.eventId, type: 'reservation.created', workspaceId: WS, listingId: 'lst_sig', data: { object: { id: event.reservation!.id, propertyId: 'lst_sig', status: 'CONFIRMED', confirmationCode: 'ABC123' } } });
+      expect(got.json).toMatchObject({
+        id: event.eventId,
+        type: 'reservation.created',
+        workspaceId: WS,
+        listingId: 'lst_sig',
+        data: { object: { id: event.reservation!.id, propertyId: 'lst_sig', status: 'CONFIRMED', confirmationCode: 'ABC123' } },
+      });
       const header = String(got.headers['vrp-signature']);
       const now = Math.floor(Date.now() / 1000);
       expect(verifySignature({ header, secret, body: got.body, nowSeconds: now })).toEqual({ ok: true });
@@ -232,7 +269,10 @@ describe('webhook service over gRPC', () => {
 
     it('keeps order per listing: a later event waits for the earlier one; other listings do not wait', async () => {
       const { subscription } = await subscribe();
-      receiver.respond = (r) => (r.json.listingId === 'lst_o1' && r.json.type === 'reservation.created' && receiver.received.filter((x) => x.json.id === r.json.id).length === 1 ? 500 : 200);
+      receiver.respond = (r) =>
+        r.json.listingId === 'lst_o1' && r.json.type === 'reservation.created' && receiver.received.filter((x) => x.json.id === r.json.id).length === 1
+          ? 500
+          : 200;
       const first = await reservationEvent('lst_o1', reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED);
       const second = await reservationEvent('lst_o1', reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED);
       // More waiting events of lst_o1 than a scan reads: lst_o2 must still go at once.
@@ -244,16 +284,26 @@ describe('webhook service over gRPC', () => {
       const waiting = (await deliveriesOf(subscription!.id)).find((d) => d.eventId === second.event.eventId);
       expect(waiting).toMatchObject({ status: 'pending', attempts: 0 });
       clock.advance(30_000);
-      await eventually(() => receiver.received.some((r) => r.json.id === second.event.eventId), "the later event after the retry");
+      await eventually(() => receiver.received.some((r) => r.json.id === second.event.eventId), 'the later event after the retry');
       await eventually(() => receiver.received.filter((r) => r.json.listingId === 'lst_o1').length === 7, 'the rest of the queue');
-      expect(receiver.received.filter((r) => r.json.listingId === 'lst_o1').map((r) => r.json.id)).toEqual([first.event.eventId, first.event.eventId, second.event.eventId, ...more.map((m) => m.event.eventId)]);
+      expect(receiver.received.filter((r) => r.json.listingId === 'lst_o1').map((r) => r.json.id)).toEqual([
+        first.event.eventId,
+        first.event.eventId,
+        second.event.eventId,
+        ...more.map((m) => m.event.eventId),
+      ]);
     });
 
     it('neither delivers nor queues events of an inactive listing; activation resumes with no backlog', async () => {
       const { subscription } = await subscribe({ eventTypes: ['reservation.created', 'reservation.updated', 'listing.activated', 'listing.deactivated'] });
       await setActive('lst_sleep', false);
       await eventually(() => receiver.received.some((r) => r.json.type === 'listing.deactivated'), 'the deactivation notice');
-      expect(receiver.received.find((r) => r.json.type === 'listing.deactivated')!.json.data.object).toEqual({ id: 'lst_sleep', name: 'Listing lst_sleep', status: 'inactive', channels: [{ channel: 'CHANNEL_A', externalId: 'ch-lst_sleep' }] });
+      expect(receiver.received.find((r) => r.json.type === 'listing.deactivated')!.json.data.object).toEqual({
+        id: 'lst_sleep',
+        name: 'Listing lst_sleep',
+        status: 'inactive',
+        channels: [{ channel: 'CHANNEL_A', externalId: 'ch-lst_sleep' }],
+      });
       const whileInactive = await reservationEvent('lst_sleep');
       expect(await deliveries.event(whileInactive.event.eventId)).toBeNull();
       expect((await deliveriesOf(subscription!.id)).map((d) => d.eventId)).not.toContain(whileInactive.event.eventId);
@@ -283,16 +333,31 @@ describe('webhook service over gRPC', () => {
       const { event } = await reservationEvent('lst_replay');
       await eventually(async () => (await deliveriesOf(subscription!.id, 'succeeded')).length === 1, 'the original');
       const [original] = await deliveriesOf(subscription!.id);
-      const { delivery } = await client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
+      const { delivery } = await client.call('replayDelivery', {
+        idempotencyKey: '',
+        workspaceId: WS,
+        subscriptionId: subscription!.id,
+        deliveryId: original!.id,
+      });
       expect(delivery).toMatchObject({ replayOf: original!.id, eventId: event.eventId, status: 'pending' });
       await eventually(() => receiver.received.length === 2, 'the replay');
       expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
       expect(receiver.received[1]!.headers['vrp-delivery-id']).toBe(delivery!.id);
 
-      expect((await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: OTHER_WS, subscriptionId: subscription!.id, deliveryId: original!.id }))).code).toBe('not_found');
-      expect((await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: 'whd_nope' }))).code).toBe('not_found');
+      expect(
+        (
+          await errorOf(
+            client.call('replayDelivery', { idempotencyKey: '', workspaceId: OTHER_WS, subscriptionId: subscription!.id, deliveryId: original!.id }),
+          )
+        ).code,
+      ).toBe('not_found');
+      expect(
+        (await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: 'whd_nope' }))).code,
+      ).toBe('not_found');
       await setActive('lst_replay', false);
-      const err = await errorOf(client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id }));
+      const err = await errorOf(
+        client.call('replayDelivery', { idempotencyKey: '', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id }),
+      );
       expect(err.code).toBe('listing_inactive');
       expect(err.details.listingIds).toEqual(['lst_replay']);
       await setActive('lst_replay', true);
@@ -307,7 +372,8 @@ describe('webhook service over gRPC', () => {
       await eventually(() => receiver.received.length === 1, 'the delivery');
       const r = receiver.received[0]!;
       const now = Math.floor(Date.now() / 1000);
-      for (const secret of [oldSecret, rotated.secret]) expect(verifySignature({ header: String(r.headers['vrp-signature']), secret, body: r.body, nowSeconds: now }).ok).toBe(true);
+      for (const secret of [oldSecret, rotated.secret])
+        expect(verifySignature({ header: String(r.headers['vrp-signature']), secret, body: r.body, nowSeconds: now }).ok).toBe(true);
       const err = await errorOf(client.call('rotateSubscriptionSecret', { idempotencyKey: '', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: -1 }));
       expect(err.details.fields).toEqual({ gracePeriodSeconds: expect.stringContaining('between 0 and') });
     });
@@ -317,7 +383,11 @@ describe('webhook service over gRPC', () => {
       dnsAnswers.set('rebind.example.com', ['127.0.0.1']);
       await reservationEvent('lst_rebind');
       await eventually(async () => (await deliveriesOf(subscription!.id))[0]?.attempts === 1, 'the refused attempt');
-      expect((await deliveriesOf(subscription!.id))[0]).toMatchObject({ status: 'pending', responseStatus: 0, lastError: expect.stringContaining('blocked: resolves to a loopback address (127.0.0.1)') });
+      expect((await deliveriesOf(subscription!.id))[0]).toMatchObject({
+        status: 'pending',
+        responseStatus: 0,
+        lastError: expect.stringContaining('blocked: resolves to a loopback address (127.0.0.1)'),
+      });
       expect(receiver.received).toHaveLength(0);
     });
 
@@ -335,7 +405,10 @@ describe('webhook service over gRPC', () => {
       expect(d!.completedAt!.getTime() - d!.createdAt!.getTime()).toBe((30 + 120 + 600 + 1800 + 3600 + 3 * 3600 + 6 * 3600 + 12 * 3600 + 24 * 3600 * 2) * 1000);
       const { subscription: after } = await client.call('getSubscription', { workspaceId: WS, id: subscription!.id });
       expect(after).toMatchObject({ enabled: false, disabledReason: expect.stringContaining('failed through the whole retry schedule') });
-      const { subscription: reenabled } = await client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id: subscription!.id, mode: TEST, enabled: true }));
+      const { subscription: reenabled } = await client.call(
+        'updateSubscription',
+        pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id: subscription!.id, mode: TEST, enabled: true }),
+      );
       expect(reenabled).toMatchObject({ enabled: true, disabledReason: '' });
     });
   });
@@ -346,10 +419,16 @@ describe('webhook service over gRPC', () => {
     it('a create retried with its key answers the first subscription and secret; another body is idempotency_conflict', async () => {
       const before = await countSubscriptions();
       const first = await subscribe({ idempotencyKey: 'whs-key-1', description: 'once' });
-      const again = await client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: TEST, url: receiver.url, idempotencyKey: 'whs-key-1', description: 'once' }));
+      const again = await client.call(
+        'createSubscription',
+        pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: TEST, url: receiver.url, idempotencyKey: 'whs-key-1', description: 'once' }),
+      );
       expect([again.subscription!.id, again.secret]).toEqual([first.subscription!.id, first.secret]);
       expect(await countSubscriptions()).toBe(before + 1);
-      const other = client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: TEST, url: receiver.url, idempotencyKey: 'whs-key-1', description: 'twice' }));
+      const other = client.call(
+        'createSubscription',
+        pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: TEST, url: receiver.url, idempotencyKey: 'whs-key-1', description: 'twice' }),
+      );
       expect((await errorOf(other)).code).toBe('idempotency_conflict');
       expect(await countSubscriptions()).toBe(before + 1);
     });
@@ -357,7 +436,8 @@ describe('webhook service over gRPC', () => {
     it('an update retried with its key after a later change answers the subscription as it is and overwrites nothing', async () => {
       const { subscription } = await subscribe();
       const id = subscription!.id;
-      const patch = (description: string, idempotencyKey: string) => client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id, mode: TEST, description, idempotencyKey }));
+      const patch = (description: string, idempotencyKey: string) =>
+        client.call('updateSubscription', pb.UpdateSubscriptionRequest.create({ workspaceId: WS, id, mode: TEST, description, idempotencyKey }));
       await patch('first', 'whs-patch-1');
       await patch('later', '');
       expect((await patch('first', 'whs-patch-1')).subscription!.description).toBe('later');
@@ -368,13 +448,19 @@ describe('webhook service over gRPC', () => {
 
     it('a secret rotation retried with its key rotates once', async () => {
       const { subscription, secret: original } = await subscribe();
-      const rotate = () => client.call('rotateSubscriptionSecret', { idempotencyKey: 'whs-rotate-1', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 60 });
+      const rotate = () =>
+        client.call('rotateSubscriptionSecret', { idempotencyKey: 'whs-rotate-1', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 60 });
       const first = await rotate();
       const again = await rotate();
       expect(first.secret).not.toBe(original);
       // A second rotation would have made a new secret.
       expect(again.secret).toBe(first.secret);
-      const longer = client.call('rotateSubscriptionSecret', { idempotencyKey: 'whs-rotate-1', workspaceId: WS, id: subscription!.id, gracePeriodSeconds: 120 });
+      const longer = client.call('rotateSubscriptionSecret', {
+        idempotencyKey: 'whs-rotate-1',
+        workspaceId: WS,
+        id: subscription!.id,
+        gracePeriodSeconds: 120,
+      });
       expect((await errorOf(longer)).code).toBe('idempotency_conflict');
     });
 
@@ -383,7 +469,8 @@ describe('webhook service over gRPC', () => {
       await reservationEvent('lst_idem_replay');
       await eventually(async () => (await deliveriesOf(subscription!.id, 'succeeded')).length === 1, 'the original');
       const [original] = await deliveriesOf(subscription!.id);
-      const replay = () => client.call('replayDelivery', { idempotencyKey: 'whd-replay-1', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
+      const replay = () =>
+        client.call('replayDelivery', { idempotencyKey: 'whd-replay-1', workspaceId: WS, subscriptionId: subscription!.id, deliveryId: original!.id });
       const first = await replay();
       const again = await replay();
       expect(again.delivery!.id).toBe(first.delivery!.id);
@@ -403,7 +490,16 @@ describe('webhook service over gRPC', () => {
       const deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'webhook-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
       try {
         const found = (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ consumerGroup: 'webhook-ingest' }))).deadLetters;
-        expect(found).toEqual([expect.objectContaining({ service: 'webhook', topic: TOPICS.reservationEvents.name, key: 'lst_garbled', errorCode: 'malformed_payload', reason: 'permanent', attempts: 1 })]);
+        expect(found).toEqual([
+          expect.objectContaining({
+            service: 'webhook',
+            topic: TOPICS.reservationEvents.name,
+            key: 'lst_garbled',
+            errorCode: 'malformed_payload',
+            reason: 'permanent',
+            attempts: 1,
+          }),
+        ]);
         await deadLetters.call('deleteDeadLetter', { id: found[0]!.id });
       } finally {
         deadLetters.close();
@@ -418,13 +514,28 @@ describe('webhook service over gRPC', () => {
       await eventually(() => receiver.received.length === 1, 'the first delivery');
       receiver.respond = () => 503;
       const retried = await reservationEvent('lst_dur2');
-      await eventually(async () => (await deliveriesOf(subscription!.id)).some((d) => d.eventId === retried.event.eventId && d.attempts === 1), 'the failed attempt');
+      await eventually(
+        async () => (await deliveriesOf(subscription!.id)).some((d) => d.eventId === retried.event.eventId && d.attempts === 1),
+        'the failed attempt',
+      );
 
       client.close();
       await running.stop();
       // While the service is down, an event is published: the committed offset keeps it.
       const whileDown = await bus.publish(TOPICS.reservationEvents.name, [
-        { key: 'lst_dur3', value: reservationEvents.ReservationEvent.encode(reservationEvents.ReservationEvent.create({ eventId: 'evt_while_down', workspaceId: WS, listingId: 'lst_dur3', type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED, occurredAt: new Date(), reservation: resPb.Reservation.create({ id: 'res_down', propertyId: 'lst_dur3' }) })).finish() },
+        {
+          key: 'lst_dur3',
+          value: reservationEvents.ReservationEvent.encode(
+            reservationEvents.ReservationEvent.create({
+              eventId: 'evt_while_down',
+              workspaceId: WS,
+              listingId: 'lst_dur3',
+              type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED,
+              occurredAt: new Date(),
+              reservation: resPb.Reservation.create({ id: 'res_down', propertyId: 'lst_dur3' }),
+            }),
+          ).finish(),
+        },
       ]);
       expect(whileDown).toBeUndefined();
       receiver.respond = () => 200;
@@ -432,7 +543,13 @@ describe('webhook service over gRPC', () => {
       client = connect(running);
       await bus.whenIdle();
       clock.advance(30_000);
-      await eventually(() => receiver.received.some((r) => r.json.id === retried.event.eventId && receiver.received.filter((x) => x.json.id === retried.event.eventId).length === 2), 'the retry after restart');
+      await eventually(
+        () =>
+          receiver.received.some(
+            (r) => r.json.id === retried.event.eventId && receiver.received.filter((x) => x.json.id === retried.event.eventId).length === 2,
+          ),
+        'the retry after restart',
+      );
       await eventually(() => receiver.received.some((r) => r.json.id === 'evt_while_down'), 'the event published while down');
       expect(receiver.received.filter((r) => r.json.id === acknowledged.event.eventId)).toHaveLength(1);
       expect(receiver.received.filter((r) => r.json.id === 'evt_while_down')).toHaveLength(1);

@@ -32,8 +32,17 @@ export class SimulatorControl {
     return this.call('PUT', `/${SimulatorControl.slug(provider)}/accounts/${encodeURIComponent(accountId)}/listings/${encodeURIComponent(id)}`, listing);
   }
 
-  putReservation(provider: string, accountId: string, id: string, reservation: Partial<Omit<PmsReservation, 'guest'>> & { guest?: Partial<PmsReservation['guest']> }): Promise<PmsReservation> {
-    return this.call('PUT', `/${SimulatorControl.slug(provider)}/accounts/${encodeURIComponent(accountId)}/reservations/${encodeURIComponent(id)}`, reservation);
+  putReservation(
+    provider: string,
+    accountId: string,
+    id: string,
+    reservation: Partial<Omit<PmsReservation, 'guest'>> & { guest?: Partial<PmsReservation['guest']> },
+  ): Promise<PmsReservation> {
+    return this.call(
+      'PUT',
+      `/${SimulatorControl.slug(provider)}/accounts/${encodeURIComponent(accountId)}/reservations/${encodeURIComponent(id)}`,
+      reservation,
+    );
   }
 
   putGuest(provider: string, accountId: string, id: string, guest: Partial<PmsGuest>): Promise<PmsGuest> {
@@ -49,7 +58,15 @@ export class SimulatorControl {
     provider: string,
     accountId: string,
     id: string,
-    message: { listing_id: string; thread_id?: string; reservation_id?: string; author?: 'guest' | 'host'; text: string; attachments?: { url: string; filename?: string; mime_type?: string }[]; channel?: string },
+    message: {
+      listing_id: string;
+      thread_id?: string;
+      reservation_id?: string;
+      author?: 'guest' | 'host';
+      text: string;
+      attachments?: { url: string; filename?: string; mime_type?: string }[];
+      channel?: string;
+    },
   ): Promise<PmsMessage> {
     return this.call('PUT', this.entityPath(provider, accountId, 'messages', id), message);
   }
@@ -72,7 +89,15 @@ export class SimulatorControl {
   account(
     provider: string,
     accountId: string,
-  ): Promise<{ listings: PmsListing[]; reservations: PmsReservation[]; guests: PmsGuest[]; messages: PmsMessage[]; reviews: PmsReview[]; requests: PmsRequest[]; changes: number }> {
+  ): Promise<{
+    listings: PmsListing[];
+    reservations: PmsReservation[];
+    guests: PmsGuest[];
+    messages: PmsMessage[];
+    reviews: PmsReview[];
+    requests: PmsRequest[];
+    changes: number;
+  }> {
     return this.call('GET', `/${SimulatorControl.slug(provider)}/accounts/${encodeURIComponent(accountId)}`);
   }
 

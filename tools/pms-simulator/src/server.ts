@@ -173,7 +173,8 @@ export async function startPmsSimulator(opts: { port?: number; host?: string; st
     const [first, second, third, fourth, fifth, sixth] = rest;
     if (first === 'accounts' && method === 'POST' && !second) {
       const provider = providerOfSlug(String(body.provider ?? ''));
-      if (!provider || typeof body.accountId !== 'string' || !body.accountId) throw new HttpError(400, 'bad_request', 'provider (PMS-A..PMS-G) and accountId are required.');
+      if (!provider || typeof body.accountId !== 'string' || !body.accountId)
+        throw new HttpError(400, 'bad_request', 'provider (PMS-A..PMS-G) and accountId are required.');
       const account = state.ensureAccount(provider, body.accountId);
       return { status: 201, body: { provider, accountId: account.id } };
     }
@@ -201,8 +202,14 @@ export async function startPmsSimulator(opts: { port?: number; host?: string; st
         const status = body.status ?? 422;
         if (!WRITE_KINDS.includes(kind)) throw new HttpError(400, 'bad_request', `kind must be one of ${WRITE_KINDS.join(', ')}.`);
         if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw new HttpError(400, 'bad_request', 'count must be a positive integer.');
-        if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499) throw new HttpError(400, 'bad_request', 'status must be a 4xx (a refusal, not an outage: use mode "fail" for that).');
-        const armed = { count, status, code: typeof body.code === 'string' && body.code ? body.code : 'refused', reason: typeof body.reason === 'string' && body.reason ? body.reason : `${provider} refused the ${kind} (simulated).` };
+        if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499)
+          throw new HttpError(400, 'bad_request', 'status must be a 4xx (a refusal, not an outage: use mode "fail" for that).');
+        const armed = {
+          count,
+          status,
+          code: typeof body.code === 'string' && body.code ? body.code : 'refused',
+          reason: typeof body.reason === 'string' && body.reason ? body.reason : `${provider} refused the ${kind} (simulated).`,
+        };
         refusals.set(`${provider}|${kind}`, armed);
         return { status: 200, body: { provider, kind, ...armed } };
       }
@@ -211,7 +218,11 @@ export async function startPmsSimulator(opts: { port?: number; host?: string; st
       if (method === 'DELETE') faults.delete(provider);
       else if (method === 'PUT') {
         if (body.mode !== 'fail' && body.mode !== 'slow') throw new HttpError(400, 'bad_request', "mode must be 'fail' or 'slow'.");
-        faults.set(provider, { mode: body.mode, status: typeof body.status === 'number' ? body.status : undefined, delayMs: typeof body.delayMs === 'number' ? body.delayMs : undefined });
+        faults.set(provider, {
+          mode: body.mode,
+          status: typeof body.status === 'number' ? body.status : undefined,
+          delayMs: typeof body.delayMs === 'number' ? body.delayMs : undefined,
+        });
       } else throw new HttpError(405, 'method_not_allowed', 'PUT or DELETE.');
       return { status: 200, body: { provider, fault: faults.get(provider) ?? null } };
     }

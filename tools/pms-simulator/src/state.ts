@@ -297,7 +297,11 @@ export class SimulatorState {
       updated_at: now,
     };
     if (Number.isNaN(reservation.total)) reservation.total = null;
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(reservation.arrival) || !/^\d{4}-\d{2}-\d{2}$/.test(reservation.departure) || reservation.arrival >= reservation.departure) {
+    if (
+      !/^\d{4}-\d{2}-\d{2}$/.test(reservation.arrival) ||
+      !/^\d{4}-\d{2}-\d{2}$/.test(reservation.departure) ||
+      reservation.arrival >= reservation.departure
+    ) {
       throw new PmsRefusal(400, 'bad_dates', 'arrival and departure must be YYYY-MM-DD with arrival before departure.');
     }
     account.reservations.set(id, reservation);
@@ -569,7 +573,8 @@ export class SimulatorState {
 
   private pendingOf(account: PmsAccount, id: string, kind: PmsRequest['kind']): PmsRequest {
     const found = account.requests.get(id);
-    if (!found || found.kind !== kind) throw new PmsRefusal(404, `${kind}_not_found`, `${kind === 'request' ? 'Request' : 'Inquiry'} '${id}' is not in account '${account.id}'.`);
+    if (!found || found.kind !== kind)
+      throw new PmsRefusal(404, `${kind}_not_found`, `${kind === 'request' ? 'Request' : 'Inquiry'} '${id}' is not in account '${account.id}'.`);
     if (found.status !== 'pending') throw new PmsRefusal(409, 'not_pending', `'${id}' is ${found.status}.`);
     return found;
   }

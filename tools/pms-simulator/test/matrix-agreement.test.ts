@@ -39,7 +39,11 @@ const PROBES: Record<PmsWrite, (f: Fixture) => Probe> = {
   'reservation.quote': () => ({ method: 'POST', path: 'quotes', body: { listingId: 'L1', checkIn: '2032-03-01', checkOut: '2032-03-03' } }),
   'guest.write': () => ({ method: 'POST', path: 'guests', body: { firstName: 'Ida' } }),
   'message.send': () => ({ method: 'POST', path: 'messages', body: { listingId: 'L1', body: 'Welcome!' } }),
-  'message.attachments': () => ({ method: 'POST', path: 'messages', body: { listingId: 'L1', body: 'The map', attachments: [{ url: 'https://files.example/map.pdf' }] } }),
+  'message.attachments': () => ({
+    method: 'POST',
+    path: 'messages',
+    body: { listingId: 'L1', body: 'The map', attachments: [{ url: 'https://files.example/map.pdf' }] },
+  }),
   'review.reply': (f) => ({ method: 'POST', path: `reviews/${f.review}/reply`, body: { body: 'Thank you!' } }),
   'request.answer': (f) => ({ method: 'POST', path: `requests/${f.request}/answer`, body: { decision: 'accept' } }),
   'inquiry.pre_approve': (f) => ({ method: 'POST', path: `inquiries/${f.inquiry}/pre-approve`, body: {} }),

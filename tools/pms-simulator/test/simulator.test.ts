@@ -4,7 +4,8 @@ import { SimulatorControl, startPmsSimulator, type PmsSimulator } from '../src';
 describe('PMS simulator', () => {
   let sim: PmsSimulator;
   let control: SimulatorControl;
-  const api = (path: string, init: RequestInit = {}) => fetch(`${sim.url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${sim.url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
   beforeAll(async () => {
     sim = await startPmsSimulator();
@@ -26,8 +27,12 @@ describe('PMS simulator', () => {
     const cancel = await api('/pms-a/v1/accounts/a1/reservations/R1/cancel', { method: 'POST' });
     expect(cancel.status).toBe(422);
     const body = JSON.stringify({ listingId: 'L1', checkIn: '2030-02-01', checkOut: '2030-02-02' });
-    const one = (await (await api('/pms-a/v1/accounts/a1/reservations', { method: 'POST', body, headers: { 'idempotency-key': 'k1' } })).json()) as { id: string };
-    const two = (await (await api('/pms-a/v1/accounts/a1/reservations', { method: 'POST', body, headers: { 'idempotency-key': 'k1' } })).json()) as { id: string };
+    const one = (await (await api('/pms-a/v1/accounts/a1/reservations', { method: 'POST', body, headers: { 'idempotency-key': 'k1' } })).json()) as {
+      id: string;
+    };
+    const two = (await (await api('/pms-a/v1/accounts/a1/reservations', { method: 'POST', body, headers: { 'idempotency-key': 'k1' } })).json()) as {
+      id: string;
+    };
     expect(two.id).toBe(one.id);
     expect((await control.account('PMS-A', 'a1')).reservations).toHaveLength(2);
   });
@@ -46,30 +51,55 @@ describe('PMS simulator', () => {
   });
 
   it('holds what channels bring (guest messages with attachments, reviews, requests, inquiries) in its change feed', async () => {
-    await control.receiveMessage('PMS-A', 'a1', 'M1', { listing_id: 'L1', reservation_id: 'R1', text: 'Hi!', attachments: [{ url: 'https://f.example/p.jpg', filename: 'p.jpg', mime_type: 'image/jpeg' }] });
+    await control.receiveMessage('PMS-A', 'a1', 'M1', {
+      listing_id: 'L1',
+      reservation_id: 'R1',
+      text: 'Hi!',
+      attachments: [{ url: 'https://f.example/p.jpg', filename: 'p.jpg', mime_type: 'image/jpeg' }],
+    });
     await control.putReview('PMS-A', 'a1', 'V1', { listing_id: 'L1', stars: 4, text: 'Cosy', reviewer_name: 'Uma' });
-    await control.putRequest('PMS-A', 'a1', 'Q1', { listing_id: 'L1', kind: 'request', arrival: '2030-03-01', departure: '2030-03-04', guest: { first_name: 'Rae' } });
+    await control.putRequest('PMS-A', 'a1', 'Q1', {
+      listing_id: 'L1',
+      kind: 'request',
+      arrival: '2030-03-01',
+      departure: '2030-03-04',
+      guest: { first_name: 'Rae' },
+    });
     await control.putRequest('PMS-A', 'a1', 'I1', { listing_id: 'L1', kind: 'inquiry', arrival: '2030-04-01', departure: '2030-04-04' });
-    const feed = (await (await api('/pms-a/v1/accounts/a1/changes?since=2')).json()) as { changes: { entity: string; id: string; listing_id: string; data: Record<string, unknown> }[] };
+    const feed = (await (await api('/pms-a/v1/accounts/a1/changes?since=2')).json()) as {
+      changes: { entity: string; id: string; listing_id: string; data: Record<string, unknown> }[];
+    };
     const mine = feed.changes.filter((c) => ['M1', 'V1', 'Q1', 'I1'].includes(c.id));
     expect(mine.map((c) => `${c.entity}:${c.id}:${c.listing_id}`)).toEqual(['message:M1:L1', 'review:V1:L1', 'request:Q1:L1', 'inquiry:I1:L1']);
-    expect(mine[0]!.data).toMatchObject({ thread_id: 'thread-R1', author: 'guest', text: 'Hi!', attachments: [{ url: 'https://f.example/p.jpg', filename: 'p.jpg', mime_type: 'image/jpeg' }] });
+    expect(mine[0]!.data).toMatchObject({
+      thread_id: 'thread-R1',
+      author: 'guest',
+      text: 'Hi!',
+      attachments: [{ url: 'https://f.example/p.jpg', filename: 'p.jpg', mime_type: 'image/jpeg' }],
+    });
     // Messages never change: the same id again is refused.
     await expect(control.receiveMessage('PMS-A', 'a1', 'M1', { listing_id: 'L1', text: 'again' })).rejects.toThrow(/409/);
   });
 
-  it('performs the host\'s writes on them (reply once, answer a pending request, pre-approve), each a new feed entry', async () => {
+  it("performs the host's writes on them (reply once, answer a pending request, pre-approve), each a new feed entry", async () => {
     const post = (path: string, body: unknown) => api(`/pms-a/v1/accounts/a1/${path}`, { method: 'POST', body: JSON.stringify(body) });
     expect((await post('reviews/V1/reply', { body: 'Thanks Uma' })).status).toBe(200);
     expect((await post('reviews/V1/reply', { body: 'Again' })).status).toBe(409);
     expect((await post('requests/Q1/answer', { decision: 'decline' })).status).toBe(200);
     expect((await post('requests/I1/answer', { decision: 'accept' })).status).toBe(404);
     expect((await post('inquiries/I1/pre-approve', { blockInstantBooking: true })).status).toBe(200);
-    const sent = (await (await post('messages', { listingId: 'L1', conversationExternalId: 'thread-R1', body: 'Welcome' })).json()) as { id: string; thread_id: string; author: string };
+    const sent = (await (await post('messages', { listingId: 'L1', conversationExternalId: 'thread-R1', body: 'Welcome' })).json()) as {
+      id: string;
+      thread_id: string;
+      author: string;
+    };
     expect(sent).toMatchObject({ thread_id: 'thread-R1', author: 'host' });
     const account = await control.account('PMS-A', 'a1');
     expect(account.reviews.find((r) => r.id === 'V1')!.response).toMatchObject({ text: 'Thanks Uma' });
-    expect(account.requests.map((r) => [r.id, r.status, r.block_instant_booking])).toEqual([['Q1', 'declined', false], ['I1', 'pre_approved', true]]);
+    expect(account.requests.map((r) => [r.id, r.status, r.block_instant_booking])).toEqual([
+      ['Q1', 'declined', false],
+      ['I1', 'pre_approved', true],
+    ]);
     expect(account.messages.map((m) => m.id)).toEqual(['M1', sent.id]);
   });
 

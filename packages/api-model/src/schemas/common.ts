@@ -72,13 +72,18 @@ export const errorEnvelopeSchema = component(
       request_id: z.string().describe('Also carried in the X-Request-Id response header.'),
       fields: z.record(z.string(), z.string()).optional().describe('Only validation_failed: parameter -> what is wrong with it.'),
       listing_ids: z.array(z.string()).optional().describe('Only listing_inactive: every inactive listing touched.'),
-      listings: z.array(z.object({ id: z.string(), name: z.string() })).optional().describe('Only listing_inactive.'),
+      listings: z
+        .array(z.object({ id: z.string(), name: z.string() }))
+        .optional()
+        .describe('Only listing_inactive.'),
       provider: z.string().optional().describe('Only pms_write_unsupported: the PMS that cannot perform the write.'),
       conflicts: z
         .array(
           z.object({
             date: z.string().describe('YYYY-MM-DD: a night of the stay.'),
-            reason: z.enum(DATE_CONFLICT_REASONS).describe('booked: a PENDING or CONFIRMED reservation (or owner block) holds it; closed: closed on the calendar.'),
+            reason: z
+              .enum(DATE_CONFLICT_REASONS)
+              .describe('booked: a PENDING or CONFIRMED reservation (or owner block) holds it; closed: closed on the calendar.'),
             reservationId: z.string().optional().describe('The reservation holding the night (reason booked).'),
           }),
         )

@@ -54,7 +54,10 @@ export const syncHealthSchema = component(
     lastSuccessfulSyncAt: isoDateTime.nullable().describe('The last pull of the PMS’s change feed that completed; null before the first.'),
     lastAttemptAt: isoDateTime.nullable(),
     consecutiveFailures: z.number().int().min(0).describe('Pulls of the PMS that failed in a row since the last one that completed.'),
-    lagSeconds: z.number().min(0).describe('Age of the oldest change published and neither applied nor dead-lettered yet, from when it was read from the PMS; 0 when none is pending.'),
+    lagSeconds: z
+      .number()
+      .min(0)
+      .describe('Age of the oldest change published and neither applied nor dead-lettered yet, from when it was read from the PMS; 0 when none is pending.'),
     changes: z.object({
       published: z.number().int().min(0).describe('Changes read from the PMS and published on pms.sync.v1.'),
       applied: z.number().int().min(0).describe('Changes the owning service applied (a replayed dead letter counts when it applies).'),
@@ -74,7 +77,9 @@ export const createConnectionBody = z.strictObject({
     .pipe(z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(', ')}` }))
     .describe(`The PMS: ${PROVIDERS[0]} .. ${PROVIDERS[PROVIDERS.length - 1]}.`),
   accountId: z.string().trim().min(1, 'must not be empty').max(MAX_ID_LENGTH).describe('The account’s id in the PMS.'),
-  mode: z.enum(MODES).describe('`live` imports into the data live keys see, `test` into the test-mode sandbox of test keys. The same account may be connected in both.'),
+  mode: z
+    .enum(MODES)
+    .describe('`live` imports into the data live keys see, `test` into the test-mode sandbox of test keys. The same account may be connected in both.'),
 });
 
 export const connectionParams = z.strictObject({

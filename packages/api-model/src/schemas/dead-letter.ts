@@ -13,11 +13,14 @@ export const listDeadLettersQuery = z
     topic: filterText('Only messages read from this topic, e.g. pms.sync.v1.'),
     group: filterText('Only messages of this consumer group, e.g. reservation-pms-sync.'),
     workspace_id: filterText('Only messages of this workspace (when the consumer could tell), in both modes unless `mode` is given.'),
-    mode: z.enum(MODES).optional().describe('With workspace_id: only the messages of that mode\'s data (test: the sandbox of test keys).'),
+    mode: z.enum(MODES).optional().describe("With workspace_id: only the messages of that mode's data (test: the sandbox of test keys)."),
     service: z.enum(DEAD_LETTER_SERVICES).optional().describe('Only the dead letters stored by this service.'),
     status: z.enum(DEAD_LETTER_STATUS_FILTERS).default('open').describe('open (default): not replayed yet; replayed; all.'),
   })
-  .refine((q) => q.offset + q.limit <= MAX_DEAD_LETTER_WINDOW, { path: ['offset'], message: `offset + limit must be at most ${MAX_DEAD_LETTER_WINDOW}; narrow the list with filters` });
+  .refine((q) => q.offset + q.limit <= MAX_DEAD_LETTER_WINDOW, {
+    path: ['offset'],
+    message: `offset + limit must be at most ${MAX_DEAD_LETTER_WINDOW}; narrow the list with filters`,
+  });
 
 export const deadLetterParams = z.strictObject({ id: idParam('Dead letter id (dlq_<service>_...).') });
 

@@ -22,7 +22,9 @@ import { component, idInput, isoDateTime, pageQuery, paginationSchema } from './
 
 const pms = z.object({ provider: z.string(), externalId: z.string() });
 const optionalId = (description: string) => idInput.optional().describe(description);
-const propertyFilter = optionalId('Only data of this listing (listing id or mapped channel id). A listing the workspace does not have answers 404 not_found; an inactive listing 403 listing_inactive.');
+const propertyFilter = optionalId(
+  'Only data of this listing (listing id or mapped channel id). A listing the workspace does not have answers 404 not_found; an inactive listing 403 listing_inactive.',
+);
 const languageTag = z
   .string()
   .regex(GUEST_LANGUAGE_PATTERN, 'must be a language tag such as en or pt-BR')
@@ -57,7 +59,10 @@ export const createGuestBody = z.strictObject({
   lastName: name(MAX_GUEST_NAME_LENGTH).optional(),
   language: languageTag.optional(),
   email: z.email('must be an email address').max(254).optional().describe('Also used to match the profile to later reservations.'),
-  phone: z.string().regex(/^\+?[0-9 ().-]{6,30}$/, 'must be a phone number').optional(),
+  phone: z
+    .string()
+    .regex(/^\+?[0-9 ().-]{6,30}$/, 'must be a phone number')
+    .optional(),
   provider: z
     .enum(PROVIDERS)
     .optional()
@@ -70,7 +75,9 @@ export const updateGuestBody = z
     lastName: name(MAX_GUEST_NAME_LENGTH).optional(),
     language: languageTag.optional(),
   })
-  .refine((b) => b.firstName !== undefined || b.lastName !== undefined || b.language !== undefined, { message: 'must change at least one of firstName, lastName, language' });
+  .refine((b) => b.firstName !== undefined || b.lastName !== undefined || b.language !== undefined, {
+    message: 'must change at least one of firstName, lastName, language',
+  });
 
 export const guestPageSchema = z.object({ data: z.array(guestSchema), pagination: paginationSchema });
 
@@ -196,7 +203,10 @@ const note = z.string().max(MAX_REQUEST_NOTE_LENGTH).optional().describe('A note
 export const answerRequestBody = z.strictObject({ message: note }).optional();
 export const preApproveBody = z
   .strictObject({
-    blockInstantBooking: z.boolean({ error: 'must be true or false' }).default(false).describe(`Keep instant booking blocked for this guest. ${refusalNote('inquiry.block_instant_booking')}`),
+    blockInstantBooking: z
+      .boolean({ error: 'must be true or false' })
+      .default(false)
+      .describe(`Keep instant booking blocked for this guest. ${refusalNote('inquiry.block_instant_booking')}`),
     message: note,
   })
   .optional();

@@ -99,7 +99,12 @@ const sectionValues = {
   description: z.string().min(1).max(MAX_LISTING_DESCRIPTION_LENGTH),
   amenities: z.array(z.string().min(1).max(MAX_AMENITY_LENGTH)).max(MAX_AMENITIES),
   house_rules: z.string().max(MAX_HOUSE_RULES_LENGTH),
-  house_rule_switches: z.strictObject(Object.fromEntries(HOUSE_RULE_SWITCHES.map((s) => [s, z.boolean().optional()])) as Record<(typeof HOUSE_RULE_SWITCHES)[number], z.ZodOptional<z.ZodBoolean>>),
+  house_rule_switches: z.strictObject(
+    Object.fromEntries(HOUSE_RULE_SWITCHES.map((s) => [s, z.boolean().optional()])) as Record<
+      (typeof HOUSE_RULE_SWITCHES)[number],
+      z.ZodOptional<z.ZodBoolean>
+    >,
+  ),
   rooms: z.strictObject({ bedrooms: z.number().int().min(0), bathrooms: z.number().min(0).multipleOf(0.5), beds: z.number().int().min(0) }),
   translations: z.record(
     z.string().regex(CONTENT_LANGUAGE_PATTERN, 'must be a language code like fr, pt-BR, es-419 or zh-Hant'),

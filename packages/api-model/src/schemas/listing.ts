@@ -95,7 +95,12 @@ export const createListingBody = z.strictObject({
   taxRate: z.number().finite().min(0).max(1).default(0).describe('A fraction: 0.1 is 10 %.'),
   maxGuests: z.number().int().min(1).max(100).default(2),
   channels: z
-    .array(z.strictObject({ channel: z.string().trim().min(1).max(50).describe('e.g. CHANNEL_A'), externalId: z.string().trim().min(1).max(MAX_ID_LENGTH).describe('The listing’s id on that channel.') }))
+    .array(
+      z.strictObject({
+        channel: z.string().trim().min(1).max(50).describe('e.g. CHANNEL_A'),
+        externalId: z.string().trim().min(1).max(MAX_ID_LENGTH).describe('The listing’s id on that channel.'),
+      }),
+    )
     .max(20)
     .default([])
     .describe('Channel listings mapped to it: their ids name the listing everywhere a listing id is accepted.'),

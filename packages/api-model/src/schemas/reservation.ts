@@ -24,7 +24,10 @@ import { component, idInput, isoDateTime, pageQuery, paginationSchema } from './
 import { dateString } from './listing-data';
 
 const time = z.string().regex(TIME_PATTERN, 'must be a time as HH:MM (24 h)');
-const nonNegativeInt = z.number({ error: 'must be a non-negative integer' }).int({ error: 'must be a non-negative integer' }).min(0, 'must be a non-negative integer');
+const nonNegativeInt = z
+  .number({ error: 'must be a non-negative integer' })
+  .int({ error: 'must be a non-negative integer' })
+  .min(0, 'must be a non-negative integer');
 const money = z.number({ error: 'must be a number' }).min(0, 'must be >= 0').max(MAX_PRICE);
 const customFieldsInput = z
   .record(
@@ -82,7 +85,9 @@ export const reservationSchema = component(
     conflict: z
       .object({ reservationIds: z.array(z.string()).describe('The reservations holding nights this one overlaps.') })
       .nullable()
-      .describe('PMS listings only: set when a booking made in the PMS and one made here overlap. The PMS is the source of truth, so both are kept and flagged (and a reservation.updated webhook fires); resolve it in the PMS or by cancelling one. Null otherwise.'),
+      .describe(
+        'PMS listings only: set when a booking made in the PMS and one made here overlap. The PMS is the source of truth, so both are kept and flagged (and a reservation.updated webhook fires); resolve it in the PMS or by cancelling one. Null otherwise.',
+      ),
   }),
 );
 
@@ -90,12 +95,20 @@ export const reservationPageSchema = z.object({ data: z.array(reservationSchema)
 
 export const listReservationsQuery = z.strictObject({
   ...pageQuery,
-  status: z.enum(RESERVATION_STATUSES).optional().describe('POST_STAY: the stay has ended (confirmed, check-out day reached). CONFIRMED: confirmed and not yet ended.'),
-  property_id: idInput.optional().describe('A listing id or mapped channel id. A listing the workspace does not have answers 404 not_found; an inactive listing 403 listing_inactive.'),
+  status: z
+    .enum(RESERVATION_STATUSES)
+    .optional()
+    .describe('POST_STAY: the stay has ended (confirmed, check-out day reached). CONFIRMED: confirmed and not yet ended.'),
+  property_id: idInput
+    .optional()
+    .describe('A listing id or mapped channel id. A listing the workspace does not have answers 404 not_found; an inactive listing 403 listing_inactive.'),
   check_in_after: dateString.optional().describe('YYYY-MM-DD; check-in on or after it.'),
   check_in_before: dateString.optional().describe('YYYY-MM-DD; check-in on or before it.'),
   source: z.enum(RESERVATION_SOURCES).optional(),
-  updated_since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2025-01-31T00:00:00Z' }).optional().describe('Only reservations updated strictly after it.'),
+  updated_since: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2025-01-31T00:00:00Z' })
+    .optional()
+    .describe('Only reservations updated strictly after it.'),
 });
 
 export const createReservationBody = z.strictObject({
@@ -119,10 +132,26 @@ export const createReservationBody = z.strictObject({
     })
     .optional(),
   source: z.enum(RESERVATION_SOURCES).optional().describe('Default DIRECT.'),
-  platform: z.enum(RESERVATION_PLATFORMS).optional().describe(`"owner" makes an owner block. ${refusalNote('reservation.owner_block')}`),
-  unitId: z.string().min(1).max(100).optional().describe(`Book a specific unit of a multi-unit listing. ${refusalNote('reservation.unit_id')}`),
-  tentativeHold: z.boolean().optional().describe(`Place a tentative hold. ${refusalNote('reservation.tentative_hold')}`),
-  groupId: z.string().min(1).max(100).optional().describe(`Makes the reservation part of a group booking (shared by its reservations). ${refusalNote('reservation.group_booking')}`),
+  platform: z
+    .enum(RESERVATION_PLATFORMS)
+    .optional()
+    .describe(`"owner" makes an owner block. ${refusalNote('reservation.owner_block')}`),
+  unitId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(`Book a specific unit of a multi-unit listing. ${refusalNote('reservation.unit_id')}`),
+  tentativeHold: z
+    .boolean()
+    .optional()
+    .describe(`Place a tentative hold. ${refusalNote('reservation.tentative_hold')}`),
+  groupId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(`Makes the reservation part of a group booking (shared by its reservations). ${refusalNote('reservation.group_booking')}`),
   roomTypeId: z.string().max(100).optional(),
   notes: notesInput.optional(),
   customFields: customFieldsInput.optional(),
@@ -130,13 +159,17 @@ export const createReservationBody = z.strictObject({
 
 export const updateReservationBody = z
   .strictObject({
-    status: z.enum(WRITABLE_RESERVATION_STATUSES, { error: `must be one of ${WRITABLE_RESERVATION_STATUSES.join(', ')} (POST_STAY follows from the dates)` }).optional(),
+    status: z
+      .enum(WRITABLE_RESERVATION_STATUSES, { error: `must be one of ${WRITABLE_RESERVATION_STATUSES.join(', ')} (POST_STAY follows from the dates)` })
+      .optional(),
     checkIn: dateString.optional(),
     checkOut: dateString.optional(),
     notes: notesInput.optional(),
     customFields: customFieldsInput
       .optional()
-      .describe(`Merged into the existing fields; an empty string removes a key. At most ${MAX_CUSTOM_FIELDS} keys in the request and on the reservation after the merge.`),
+      .describe(
+        `Merged into the existing fields; an empty string removes a key. At most ${MAX_CUSTOM_FIELDS} keys in the request and on the reservation after the merge.`,
+      ),
     propertyId: idInput.optional().describe(`Move the stay to another listing. ${refusalNote('reservation.move_listing')}`),
     checkInTime: time.optional().describe(refusalNote('reservation.change_times')),
     checkOutTime: time.optional().describe(refusalNote('reservation.change_times')),
@@ -147,7 +180,9 @@ export const quoteBody = z.strictObject({
   propertyId: idInput,
   checkIn: dateString,
   checkOut: dateString,
-  occupancy: z.strictObject({ adults: nonNegativeInt, children: nonNegativeInt.default(0), infants: nonNegativeInt.default(0), pets: nonNegativeInt.default(0) }).optional(),
+  occupancy: z
+    .strictObject({ adults: nonNegativeInt, children: nonNegativeInt.default(0), infants: nonNegativeInt.default(0), pets: nonNegativeInt.default(0) })
+    .optional(),
 });
 
 export const quoteSchema = component(

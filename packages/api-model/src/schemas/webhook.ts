@@ -23,7 +23,9 @@ const eventTypesInput = z
   .max(MAX_SUBSCRIPTION_EVENT_TYPES)
   .describe('Event types to receive (see GET /v1/webhook-event-types); `["*"]` or an empty list means every type.');
 
-export const webhookModeSchema = z.enum(MODES).describe('Mode of the API key that created the subscription. Live mode requires https and a publicly reachable host.');
+export const webhookModeSchema = z
+  .enum(MODES)
+  .describe('Mode of the API key that created the subscription. Live mode requires https and a publicly reachable host.');
 
 export const webhookSubscriptionSchema = component(
   'WebhookSubscription',
@@ -58,7 +60,11 @@ export const webhookDeliverySchema = component(
     eventId: z.string().describe('The event id (Vrp-Event-Id header and `id` of the body); de-duplicate on it.'),
     eventType: z.string(),
     listingId: z.string().nullable(),
-    status: z.enum(DELIVERY_STATUSES).describe('pending: waiting for its first attempt or a retry; failed: every attempt of the schedule failed; dropped: not sent (listing inactive, subscription disabled or deleted).'),
+    status: z
+      .enum(DELIVERY_STATUSES)
+      .describe(
+        'pending: waiting for its first attempt or a retry; failed: every attempt of the schedule failed; dropped: not sent (listing inactive, subscription disabled or deleted).',
+      ),
     attempts: z.number().int().min(0),
     nextAttemptAt: isoDateTime.nullable(),
     lastAttemptAt: isoDateTime.nullable(),
@@ -73,14 +79,14 @@ export const webhookDeliverySchema = component(
   }),
 );
 
-export const webhookEventTypeSchema = component(
-  'WebhookEventType',
-  'An event type of the catalog.',
-  z.object({ type: z.string(), description: z.string() }),
-);
+export const webhookEventTypeSchema = component('WebhookEventType', 'An event type of the catalog.', z.object({ type: z.string(), description: z.string() }));
 
 export const createWebhookBody = z.strictObject({
-  url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).describe('https URL (http and loopback receivers are accepted in test mode where the deployment allows it).'),
+  url: z
+    .string()
+    .min(1)
+    .max(MAX_WEBHOOK_URL_LENGTH)
+    .describe('https URL (http and loopback receivers are accepted in test mode where the deployment allows it).'),
   eventTypes: eventTypesInput.optional(),
   enabled: z.boolean().optional().describe('Default true.'),
   description: z.string().max(MAX_WEBHOOK_DESCRIPTION_LENGTH).optional(),
@@ -100,7 +106,9 @@ export const rotateSecretBody = z.strictObject({
     .min(1)
     .max(MAX_ROTATION_GRACE_SECONDS)
     .optional()
-    .describe(`Seconds the previous secret keeps signing deliveries, 1..${MAX_ROTATION_GRACE_SECONDS} (default ${DEFAULT_ROTATION_GRACE_SECONDS} = ${DEFAULT_ROTATION_GRACE_SECONDS / 3600} h).`),
+    .describe(
+      `Seconds the previous secret keeps signing deliveries, 1..${MAX_ROTATION_GRACE_SECONDS} (default ${DEFAULT_ROTATION_GRACE_SECONDS} = ${DEFAULT_ROTATION_GRACE_SECONDS / 3600} h).`,
+    ),
 });
 
 export const listDeliveriesQuery = z.strictObject({
@@ -131,7 +139,14 @@ const EVENT_OBJECTS: Record<EventResource, { schema: z.ZodType; note: string }> 
   request: { schema: reservationRequestSchema, note: 'the booking request or inquiry as GET /v1/requests/{id} returns it' },
 };
 
-const COMPONENT_IDS: Record<EventResource, string> = { listing: 'ListingEvent', reservation: 'ReservationEvent', guest: 'GuestEvent', message: 'MessageEvent', review: 'ReviewEvent', request: 'RequestEvent' };
+const COMPONENT_IDS: Record<EventResource, string> = {
+  listing: 'ListingEvent',
+  reservation: 'ReservationEvent',
+  guest: 'GuestEvent',
+  message: 'MessageEvent',
+  review: 'ReviewEvent',
+  request: 'RequestEvent',
+};
 
 function eventSchemaOf(resource: EventResource): z.ZodType {
   const types = (Object.keys(EVENT_TYPES) as EventType[]).filter((t) => resourceOfEventType(t) === resource);

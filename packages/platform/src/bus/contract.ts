@@ -40,11 +40,7 @@ export function uniqueName(prefix: string): string {
 }
 
 /** Polls `condition` every few ms until it holds; rejects after timeoutMs. */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  description = 'condition',
-): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, description = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;
@@ -118,11 +114,7 @@ function duplicates(values: string[]): string[] {
   return values.filter((v) => (seen.has(v) ? true : (seen.add(v), false)));
 }
 
-export function describeBusContract(
-  name: string,
-  makeBus: () => Promise<EventBus>,
-  options: BusContractOptions = {},
-): void {
+export function describeBusContract(name: string, makeBus: () => Promise<EventBus>, options: BusContractOptions = {}): void {
   const waitMs = options.waitTimeoutMs ?? 5000;
   const testMs = options.testTimeoutMs ?? waitMs * 4;
 
@@ -161,8 +153,7 @@ export function describeBusContract(
       return subscription;
     }
 
-    const until = (condition: () => boolean, description: string): Promise<void> =>
-      waitFor(condition, waitMs, description);
+    const until = (condition: () => boolean, description: string): Promise<void> => waitFor(condition, waitMs, description);
 
     /** Messages of `topic` that `groupId` has not committed (0 when it is not listed). */
     async function lagOf(groupId: string, topic: string): Promise<number> {
@@ -408,10 +399,7 @@ export function describeBusContract(
       'redelivers a message whose handler threw, holding back the rest of its partition',
       async () => {
         const topic = await newTopic();
-        const sent: BusMessage[] = [
-          ...batch('m', 5, ['order-1']),
-          ...batch('o', 3, ['order-2', 'order-3']),
-        ];
+        const sent: BusMessage[] = [...batch('m', 5, ['order-1']), ...batch('o', 3, ['order-2', 'order-3'])];
         await theBus().publish(topic, sent);
         const attempts: Array<{ id: string; partition: number; offset: string; ok: boolean }> = [];
         let failed = false;

@@ -5,16 +5,7 @@ import { openBusPersistence } from './persistence';
 import type { Logger } from '../logging';
 import type { EventBus } from './port';
 
-export type {
-  BusMessage,
-  ConsumerLag,
-  DeliveredMessage,
-  EventBus,
-  SubscribeOptions,
-  Subscription,
-  SubscriptionHealth,
-  TopicSpec,
-} from './port';
+export type { BusMessage, ConsumerLag, DeliveredMessage, EventBus, SubscribeOptions, Subscription, SubscriptionHealth, TopicSpec } from './port';
 export { createMemoryBus, setMemoryBusDefaults, type MemoryBusOptions, type MemoryEventBus, type RedeliveryOptions } from './memory';
 export { openBusPersistence, type BusPersistence, type BusPersistenceOptions } from './persistence';
 export { createKafkaBus, BusHandlerError, KAFKA_TOPIC_DEFAULTS, kafkaLogCreator, topicConfig, type KafkaBusOptions } from './kafka';

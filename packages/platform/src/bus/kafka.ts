@@ -94,10 +94,7 @@ export class BusHandlerError extends Error {
     readonly offset: string,
     cause: unknown,
   ) {
-    super(
-      `bus handler failed on ${topic}/${partition}@${offset}: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
-    );
+    super(`bus handler failed on ${topic}/${partition}@${offset}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'BusHandlerError';
   }
 }
@@ -119,8 +116,14 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
   if (!Number.isInteger(topicSettings.replicationFactor) || topicSettings.replicationFactor < 1) {
     throw new Error(`createKafkaBus: replicationFactor must be a positive integer, got ${topicSettings.replicationFactor}`);
   }
-  if (!Number.isInteger(topicSettings.minInsyncReplicas) || topicSettings.minInsyncReplicas < 1 || topicSettings.minInsyncReplicas > topicSettings.replicationFactor) {
-    throw new Error(`createKafkaBus: minInsyncReplicas must be between 1 and the replication factor (${topicSettings.replicationFactor}), got ${topicSettings.minInsyncReplicas}`);
+  if (
+    !Number.isInteger(topicSettings.minInsyncReplicas) ||
+    topicSettings.minInsyncReplicas < 1 ||
+    topicSettings.minInsyncReplicas > topicSettings.replicationFactor
+  ) {
+    throw new Error(
+      `createKafkaBus: minInsyncReplicas must be between 1 and the replication factor (${topicSettings.replicationFactor}), got ${topicSettings.minInsyncReplicas}`,
+    );
   }
 
   const producer: Producer = kafka.producer({
@@ -253,10 +256,7 @@ export function createKafkaBus(opts: KafkaBusOptions): EventBus {
       closed = true;
       unregisterLag();
       await Promise.allSettled([...subscriptions].map((s) => s.stop()));
-      await Promise.allSettled([
-        connectProducer.disconnect(() => producer.disconnect()),
-        connectAdmin.disconnect(() => admin.disconnect()),
-      ]);
+      await Promise.allSettled([connectProducer.disconnect(() => producer.disconnect()), connectAdmin.disconnect(() => admin.disconnect())]);
     },
   };
   const unregisterLag = registerLagSource(bus);
@@ -306,11 +306,7 @@ interface KafkaSubscription extends Subscription {
   run(): void;
 }
 
-function startSubscription(
-  consumer: Consumer,
-  options: SubscribeOptions,
-  onStopped: () => void,
-): KafkaSubscription {
+function startSubscription(consumer: Consumer, options: SubscribeOptions, onStopped: () => void): KafkaSubscription {
   let stopping = false;
   let stopPromise: Promise<void> | undefined;
   let failure: string | undefined;

@@ -36,16 +36,7 @@
 // - whenIdle() (test helper) resolves once every group with members has consumed and committed
 //   everything published so far.
 
-import type {
-  BusMessage,
-  ConsumerLag,
-  DeliveredMessage,
-  EventBus,
-  SubscribeOptions,
-  Subscription,
-  SubscriptionHealth,
-  TopicSpec,
-} from './port';
+import type { BusMessage, ConsumerLag, DeliveredMessage, EventBus, SubscribeOptions, Subscription, SubscriptionHealth, TopicSpec } from './port';
 import { registerLagSource } from './lag-metric';
 import { murmur2, partitionForKey } from './partitioner';
 import { offsetKey, type AppendedMessage, type BusPersistence } from './persistence';
@@ -89,7 +80,6 @@ let defaultOptions: Pick<MemoryBusOptions, 'redelivery'> = {};
 export function setMemoryBusDefaults(options: Pick<MemoryBusOptions, 'redelivery'>): void {
   defaultOptions = { ...options };
 }
-
 
 export interface MemoryEventBus extends EventBus {
   readonly engine: 'memory';
@@ -172,9 +162,7 @@ class MemoryBus implements MemoryEventBus {
       options.onHandlerError ??
       ((error, message, groupId) => {
         const reason = error instanceof Error ? error.message : String(error);
-        console.error(
-          `memory bus: handler of group ${groupId} failed on ${message.topic}/${message.partition}@${message.offset}, redelivering: ${reason}`,
-        );
+        console.error(`memory bus: handler of group ${groupId} failed on ${message.topic}/${message.partition}@${message.offset}, redelivering: ${reason}`);
       });
     this.persistence = options.persistence;
     if (this.persistence) this.loadPersisted(this.persistence);
@@ -254,7 +242,10 @@ class MemoryBus implements MemoryEventBus {
     }
     const member = new Member(group, new Set(options.topics), options.fromBeginning, options.handler);
     this.members.add(member);
-    group.join(member, options.topics.map((name) => this.topicFor(name)));
+    group.join(
+      member,
+      options.topics.map((name) => this.topicFor(name)),
+    );
     let stopping: Promise<void> | undefined;
     return {
       // Partitions are assigned synchronously in join().
@@ -434,8 +425,7 @@ class Group {
 
   backlog(): string[] {
     const out: string[] = [];
-    for (const runners of this.runners.values())
-      for (const r of runners) if (!r.isIdle()) out.push(`${this.id} ${r.describe()}`);
+    for (const runners of this.runners.values()) for (const r of runners) if (!r.isIdle()) out.push(`${this.id} ${r.describe()}`);
     return out;
   }
 

@@ -65,7 +65,10 @@ deadLetterSchema.index({ workspaceId: 1, _id: -1 });
 /** Error messages are kept short: they are for operators, and a payload may be echoed in them. */
 const MAX_ERROR_MESSAGE = 2000;
 
-export type NewDeadLetter = Pick<DeadLetterDoc, 'service' | 'group' | 'reason' | 'attempts' | 'firstFailedAt' | 'lastFailedAt' | 'workspaceId' | 'listingId'> & {
+export type NewDeadLetter = Pick<
+  DeadLetterDoc,
+  'service' | 'group' | 'reason' | 'attempts' | 'firstFailedAt' | 'lastFailedAt' | 'workspaceId' | 'listingId'
+> & {
   id: string;
   message: DeliveredMessage;
   failure: Failure;

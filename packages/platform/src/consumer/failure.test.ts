@@ -19,14 +19,22 @@ describe('classifyFailure', () => {
     }
     expect(classifyFailure(new TransientError('listing_not_imported', 'later'))).toMatchObject({ class: 'transient', code: 'listing_not_imported' });
     // The store's typed errors (isTransient) and the MongoDB driver's labels.
-    expect(classifyFailure(Object.assign(new Error('conflict'), { name: 'WriteConflictError', code: 'write_conflict', isTransient: true }))).toMatchObject({ class: 'transient', code: 'write_conflict' });
+    expect(classifyFailure(Object.assign(new Error('conflict'), { name: 'WriteConflictError', code: 'write_conflict', isTransient: true }))).toMatchObject({
+      class: 'transient',
+      code: 'write_conflict',
+    });
     expect(classifyFailure(Object.assign(new Error('no'), { isTransient: () => false }))).toMatchObject({ class: 'permanent' });
-    expect(classifyFailure(Object.assign(new Error('txn'), { name: 'MongoServerError', code: 112, errorLabels: ['TransientTransactionError'] }))).toMatchObject({ class: 'transient', code: 'MongoServerError' });
+    expect(classifyFailure(Object.assign(new Error('txn'), { name: 'MongoServerError', code: 112, errorLabels: ['TransientTransactionError'] }))).toMatchObject(
+      { class: 'transient', code: 'MongoServerError' },
+    );
   });
 
   it('counts unknown errors and non-errors as transient (retrying costs a delay, dead-lettering could lose a good message)', () => {
     expect(classifyFailure(new Error('boom'))).toMatchObject({ class: 'transient', code: 'Error' });
-    expect(classifyFailure(Object.assign(new Error('down'), { name: 'StoreUnavailableError', code: 'store_unavailable' }))).toMatchObject({ class: 'transient', code: 'store_unavailable' });
+    expect(classifyFailure(Object.assign(new Error('down'), { name: 'StoreUnavailableError', code: 'store_unavailable' }))).toMatchObject({
+      class: 'transient',
+      code: 'store_unavailable',
+    });
     expect(classifyFailure(new DuplicateKeyError('things', { a: 1 }))).toMatchObject({ class: 'transient' });
     expect(classifyFailure('a string')).toEqual({ class: 'transient', code: 'unknown_error', message: 'a string' });
   });

@@ -72,7 +72,10 @@ export interface MessageContext {
  * group owns its entity (its outcome then counts toward the connection's sync health).
  */
 export function describeSyncChange(change: { workspaceId: string; connectionId: string; changeId: string }, owned: boolean): MessageContext {
-  return { workspaceId: change.workspaceId, ...(owned && change.connectionId ? { syncChange: { connectionId: change.connectionId, changeId: change.changeId } } : {}) };
+  return {
+    workspaceId: change.workspaceId,
+    ...(owned && change.connectionId ? { syncChange: { connectionId: change.connectionId, changeId: change.changeId } } : {}),
+  };
 }
 
 /** What became of an owned PMS sync change (SyncChangeOutcome.outcome). */
@@ -286,7 +289,10 @@ export class ConsumerRunner {
         // A redelivery (at-least-once) of a message already set aside: it is not retried through
         // its whole budget again, the partition moves on at once.
         if (attempt === 1 && (await this.deadLetters.isRecorded(spec.groupId, message))) {
-          this.deps.logger.info({ group: spec.groupId, topic: message.topic, partition: message.partition, offset: message.offset }, 'consumer: message already dead-lettered (redelivery); moving on');
+          this.deps.logger.info(
+            { group: spec.groupId, topic: message.topic, partition: message.partition, offset: message.offset },
+            'consumer: message already dead-lettered (redelivery); moving on',
+          );
           return;
         }
         firstFailedAt ??= this.now();
@@ -302,7 +308,16 @@ export class ConsumerRunner {
       }
       consumerRetries.inc({ service: this.service, topic: message.topic, group: spec.groupId, code: failure.code });
       this.deps.logger.warn(
-        { group: spec.groupId, topic: message.topic, partition: message.partition, offset: message.offset, attempt, code: failure.code, err: failure.message, delayMs: delay },
+        {
+          group: spec.groupId,
+          topic: message.topic,
+          partition: message.partition,
+          offset: message.offset,
+          attempt,
+          code: failure.code,
+          err: failure.message,
+          delayMs: delay,
+        },
         'consumer: transient failure, retrying in place',
       );
       // A long retry must not look like a dead member to Kafka's group coordinator.
@@ -311,7 +326,15 @@ export class ConsumerRunner {
     }
   }
 
-  private async deadLetter<T>(spec: ConsumerSpec<T>, consumer: Registered, message: DeliveredMessage, failure: Failure, reason: DeadLetterReason, attempts: number, firstFailedAt: Date): Promise<void> {
+  private async deadLetter<T>(
+    spec: ConsumerSpec<T>,
+    consumer: Registered,
+    message: DeliveredMessage,
+    failure: Failure,
+    reason: DeadLetterReason,
+    attempts: number,
+    firstFailedAt: Date,
+  ): Promise<void> {
     const context = consumer.contextOf(message);
     const id = sortableId(`dlq_${this.service}`);
     const log = { group: spec.groupId, topic: message.topic, partition: message.partition, offset: message.offset, reason, code: failure.code, attempts };
@@ -359,7 +382,10 @@ export class ConsumerRunner {
       return;
     }
     deadLettersTotal.inc({ service: this.service, topic: message.topic, group: spec.groupId, reason, code: failure.code });
-    this.deps.logger.error({ ...log, id, err: failure.message, workspaceId: recorded.workspaceId, listingId: recorded.listingId }, 'consumer: message dead-lettered; the partition moves on');
+    this.deps.logger.error(
+      { ...log, id, err: failure.message, workspaceId: recorded.workspaceId, listingId: recorded.listingId },
+      'consumer: message dead-lettered; the partition moves on',
+    );
     void this.deps.outbox.flush().catch(() => undefined);
   }
 
@@ -375,7 +401,13 @@ export class ConsumerRunner {
    */
   async replay(id: string): Promise<DeadLetterDoc> {
     const doc = await this.own(id);
-    if (doc.replayedAt) throw new AppError('conflict', `Dead letter '${id}' was already replayed at ${doc.replayedAt.toISOString()}; it is never applied twice.`, {}, 'Nothing to do: the message is applied. Delete the dead letter to remove it from the list.');
+    if (doc.replayedAt)
+      throw new AppError(
+        'conflict',
+        `Dead letter '${id}' was already replayed at ${doc.replayedAt.toISOString()}; it is never applied twice.`,
+        {},
+        'Nothing to do: the message is applied. Delete the dead letter to remove it from the list.',
+      );
     const consumer = this.groups.get(doc.group);
     if (!consumer) throw new AppError('service_unavailable', `The consumer group '${doc.group}' is not running in the ${this.service} service.`);
     try {
@@ -384,7 +416,8 @@ export class ConsumerRunner {
       // replay re-applies (idempotently) and reports again.
       if (context.syncChange) await this.report(context, 'applied');
     } catch (err) {
-      if (err instanceof OutcomeNotReported) throw new AppError('service_unavailable', `Dead letter '${id}' was applied but its outcome could not be stored; replay it again.`);
+      if (err instanceof OutcomeNotReported)
+        throw new AppError('service_unavailable', `Dead letter '${id}' was applied but its outcome could not be stored; replay it again.`);
       const failure = consumer.classify(err);
       await this.deadLetters.replayFailed(id, failure, this.now());
       this.deps.logger.warn({ id, group: doc.group, code: failure.code, err: failure.message }, 'dead letter replay failed');
@@ -392,7 +425,9 @@ export class ConsumerRunner {
         failure.class === 'permanent' ? 'conflict' : 'service_unavailable',
         `Replaying dead letter '${id}' failed again (${failure.code}): ${failure.message}`,
         {},
-        failure.class === 'permanent' ? 'Fix the cause named in the message (see docs/operations.md, "Dead letters"), then replay again, or delete the dead letter.' : undefined,
+        failure.class === 'permanent'
+          ? 'Fix the cause named in the message (see docs/operations.md, "Dead letters"), then replay again, or delete the dead letter.'
+          : undefined,
       );
     }
     const replayed = await this.deadLetters.replayed(id, this.now());
@@ -445,7 +480,10 @@ export class ConsumerRunner {
 
   private async reportBestEffort(context: MessageContext, outcome: SyncOutcomeKind, failure: Failure | null): Promise<void> {
     await this.report(context, outcome, failure).catch((err: unknown) =>
-      this.deps.logger.warn({ err, outcome, changeId: context.syncChange?.changeId }, 'consumer: the outcome of a sync change could not be reported; its connection health misses it'),
+      this.deps.logger.warn(
+        { err, outcome, changeId: context.syncChange?.changeId },
+        'consumer: the outcome of a sync change could not be reported; its connection health misses it',
+      ),
     );
   }
 

@@ -67,7 +67,9 @@ export const pmsWriteUnsupported = (provider: string, what: string) =>
 export const validationFailed = (fields: Record<string, string>) =>
   new AppError(
     'validation_failed',
-    `Invalid request: ${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('; ')}`,
+    `Invalid request: ${Object.entries(fields)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('; ')}`,
     { fields },
   );
 

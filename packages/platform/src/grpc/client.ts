@@ -18,7 +18,8 @@ type UnaryFn<Req, Res> = (req: Req, md: grpc.Metadata, opts: Partial<grpc.CallOp
 /** Names of the unary methods of a ts-proto client (the last overload takes all four args). */
 export type UnaryMethod<C> = {
   [K in keyof C]: C[K] extends UnaryFn<infer _Req, infer _Res> ? K : never;
-}[keyof C] & string;
+}[keyof C] &
+  string;
 export type RequestOf<C, K extends keyof C> = C[K] extends UnaryFn<infer Req, infer _Res> ? Req : never;
 export type ResponseOf<C, K extends keyof C> = C[K] extends UnaryFn<infer _Req, infer Res> ? Res : never;
 

@@ -24,12 +24,7 @@ export async function readinessOf(checks: Record<string, ReadinessCheck>): Promi
   return { ready: Object.values(results).every(Boolean), checks: results };
 }
 
-export function handleOpsRequest(
-  path: string,
-  checks: Record<string, ReadinessCheck>,
-  draining: () => boolean,
-  res: http.ServerResponse,
-): boolean {
+export function handleOpsRequest(path: string, checks: Record<string, ReadinessCheck>, draining: () => boolean, res: http.ServerResponse): boolean {
   if (path === '/healthz') {
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     return true;
@@ -37,7 +32,9 @@ export function handleOpsRequest(
   if (path === '/readyz') {
     void readinessOf(checks).then(({ ready, checks: results }) => {
       const ok = ready && !draining();
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', draining: draining(), checks: results }));
+      res
+        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', draining: draining(), checks: results }));
     });
     return true;
   }

@@ -52,7 +52,12 @@ export async function acquireLease<T extends Doc>(collection: Collection<T>, fil
     if (taken) return { token, held: { leaseToken: token }, release: { leaseToken: '', leaseUntil: null } };
     if (!(await collection.findOne(filter))) return null;
     if (Date.now() >= deadline) {
-      throw new AppError('conflict', 'The record is being changed by another request; nothing was changed by this one.', { retryAfterSeconds: 1 }, 'Retry the request.');
+      throw new AppError(
+        'conflict',
+        'The record is being changed by another request; nothing was changed by this one.',
+        { retryAfterSeconds: 1 },
+        'Retry the request.',
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

@@ -309,7 +309,9 @@ function encodeKey(value: unknown): string {
   if (value instanceof Date) return `t${value.getTime()}`;
   if (Array.isArray(value)) return `[${value.map(encodeKey).join(',')}]`;
   if (isPlainObject(value)) {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${encodeKey(v)}`).join(',')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${encodeKey(v)}`)
+      .join(',')}}`;
   }
   return `o${String(value)}`;
 }
@@ -739,7 +741,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       // mingo projects the page. A positional projection (`a.$`) reads the filter, and a query
       // with the filter tests the documents again, so it is only given the filter then.
       const positional = projected.some((path) => path.endsWith('.$'));
-      docs = compileFull(positional ? filter : {}).find<Doc>(docs, opts.projection).all();
+      docs = compileFull(positional ? filter : {})
+        .find<Doc>(docs, opts.projection)
+        .all();
     }
     // Projected results can share nested objects with stored ones, so copy them all.
     return docs.map((d) => deepClone(d) as T);
@@ -799,9 +803,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, opts: FindOneAndUpdateOptions = {}): Promise<T | null> {
-    const r = await this.store.write(opts.tx, (w) =>
-      this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true, sort: opts.sort }, w),
-    );
+    const r = await this.store.write(opts.tx, (w) => this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true, sort: opts.sort }, w));
     const doc = opts.returnDocument === 'before' ? r.before : r.after;
     return doc ? (deepClone(doc) as T) : null;
   }
@@ -1115,12 +1117,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     }
   }
 
-  private runUpdate(
-    filter: Filter,
-    update: Update,
-    o: { many: boolean; upsert: boolean; sort?: Record<string, 1 | -1> },
-    w: Writer,
-  ): UpdateOutcome {
+  private runUpdate(filter: Filter, update: Update, o: { many: boolean; upsert: boolean; sort?: Record<string, 1 | -1> }, w: Writer): UpdateOutcome {
     const { $setOnInsert, ...modifier } = normalizeUpdate(update);
     const { updatedAt } = this.timestamps;
     if (updatedAt && !Object.values(modifier).some((fields) => updatedAt in fields)) {
@@ -1443,7 +1440,10 @@ class MemoryStore implements MemoryDocumentStore {
     try {
       await persistence.write(changes);
     } catch (err) {
-      const error = err instanceof StoreUnavailableError ? err : new StoreUnavailableError(`memory store: the write did not reach the disk (${String(err)})`, { cause: err });
+      const error =
+        err instanceof StoreUnavailableError
+          ? err
+          : new StoreUnavailableError(`memory store: the write did not reach the disk (${String(err)})`, { cause: err });
       if (tx.state === 'active') this.abort(tx, error);
       throw error;
     }

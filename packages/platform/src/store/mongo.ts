@@ -97,10 +97,7 @@ function hasErrorLabel(err: unknown, label: string): boolean {
 
 /** keyPattern of an E11000 error, wherever the driver put it (server error or bulk write). */
 function duplicateKeyPattern(err: object): Record<string, unknown> {
-  const candidates: unknown[] = [
-    Reflect.get(err, 'keyPattern'),
-    Reflect.get(Reflect.get(err, 'errorResponse') ?? {}, 'keyPattern'),
-  ];
+  const candidates: unknown[] = [Reflect.get(err, 'keyPattern'), Reflect.get(Reflect.get(err, 'errorResponse') ?? {}, 'keyPattern')];
   const writeErrors: unknown = Reflect.get(err, 'writeErrors');
   if (Array.isArray(writeErrors) && writeErrors[0]) {
     const first: unknown = writeErrors[0];

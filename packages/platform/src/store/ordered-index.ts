@@ -300,7 +300,13 @@ export function rangeTerms(filter: Record<string, unknown>): Map<string, Range> 
     } else if (term !== null && typeof term === 'object' && Object.getPrototypeOf(term) === Object.prototype) {
       const ops = term as Record<string, unknown>;
       const kinds = new Set<string>();
-      for (const [op, side, inclusive] of [['$gt', 'lower', false], ['$gte', 'lower', true], ['$lt', 'upper', false], ['$lte', 'upper', true], ['$eq', 'both', true]] as const) {
+      for (const [op, side, inclusive] of [
+        ['$gt', 'lower', false],
+        ['$gte', 'lower', true],
+        ['$lt', 'upper', false],
+        ['$lte', 'upper', true],
+        ['$eq', 'both', true],
+      ] as const) {
         if (!(op in ops)) continue;
         const kind = boundKind(ops[op]);
         if (kind === null) continue;

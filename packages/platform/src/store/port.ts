@@ -104,7 +104,11 @@ export class DocumentValidationError extends Error {
     readonly collection: string,
     readonly fields: Record<string, string>,
   ) {
-    super(`invalid document for ${collection}: ${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+    super(
+      `invalid document for ${collection}: ${Object.entries(fields)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('; ')}`,
+    );
     this.name = 'DocumentValidationError';
   }
 }

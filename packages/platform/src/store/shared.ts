@@ -74,8 +74,7 @@ export function timestampFields(schema: Schema): { createdAt?: string; updatedAt
   const option: unknown = schema.get('timestamps');
   if (option === true) return { createdAt: 'createdAt', updatedAt: 'updatedAt' };
   if (!isPlainObject(option)) return {};
-  const pick = (value: unknown, fallback: string): string | undefined =>
-    typeof value === 'string' ? value : value === false ? undefined : fallback;
+  const pick = (value: unknown, fallback: string): string | undefined => (typeof value === 'string' ? value : value === false ? undefined : fallback);
   const out: { createdAt?: string; updatedAt?: string } = {};
   const createdAt = pick(option.createdAt, 'createdAt');
   const updatedAt = pick(option.updatedAt, 'updatedAt');

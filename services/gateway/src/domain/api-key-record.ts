@@ -28,12 +28,7 @@ export interface ApiKeyPrincipal {
   mode: ApiKeyMode;
 }
 
-export function newApiKeyRecord(
-  key: ParsedApiKey,
-  input: { workspaceId: string; name?: string | null },
-  pepper: string,
-  now: Date,
-): ApiKeyRecord {
+export function newApiKeyRecord(key: ParsedApiKey, input: { workspaceId: string; name?: string | null }, pepper: string, now: Date): ApiKeyRecord {
   return {
     id: newId('key'),
     workspaceId: input.workspaceId,

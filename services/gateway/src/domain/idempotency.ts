@@ -30,5 +30,7 @@ export function canonicalJson(value: unknown): string {
 
 /** Fingerprint of a request: method, path and body. Same key + other fingerprint = conflict. */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
 }

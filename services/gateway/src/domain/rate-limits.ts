@@ -16,7 +16,13 @@ export interface RateLimits {
 
 export type RateLimitOverrides = Partial<RateLimits>;
 
-export const RATE_LIMIT_FIELDS = ['keyRequestsPerSecond', 'keyBurst', 'workspaceRequestsPerSecond', 'workspaceBurst', 'workspaceConcurrency'] as const satisfies readonly (keyof RateLimits)[];
+export const RATE_LIMIT_FIELDS = [
+  'keyRequestsPerSecond',
+  'keyBurst',
+  'workspaceRequestsPerSecond',
+  'workspaceBurst',
+  'workspaceConcurrency',
+] as const satisfies readonly (keyof RateLimits)[];
 
 /** The plan of a workspace whose operator set nothing (documented in docs/operations.md). */
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
@@ -46,7 +52,10 @@ export function effectiveRateLimits(overrides: RateLimitOverrides | null | undef
 }
 
 /** The overrides after a change: `null` for a field returns it to the default. */
-export function mergeRateLimitOverrides(current: RateLimitOverrides | null | undefined, change: { [K in keyof RateLimits]?: number | null }): RateLimitOverrides {
+export function mergeRateLimitOverrides(
+  current: RateLimitOverrides | null | undefined,
+  change: { [K in keyof RateLimits]?: number | null },
+): RateLimitOverrides {
   const next: RateLimitOverrides = { ...current };
   for (const field of RATE_LIMIT_FIELDS) {
     if (!(field in change)) continue;

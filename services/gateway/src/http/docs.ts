@@ -49,7 +49,10 @@ function parametersTable(parameters: ParameterObject[]): string {
     .map((p) => {
       const type = typeof p.schema.type === 'string' ? p.schema.type : 'value';
       const enumValues = Array.isArray(p.schema.enum) ? ` (${p.schema.enum.map((v) => String(v)).join(' | ')})` : '';
-      const range = [p.schema.minimum !== undefined ? `min ${String(p.schema.minimum)}` : '', p.schema.maximum !== undefined ? `max ${String(p.schema.maximum)}` : '']
+      const range = [
+        p.schema.minimum !== undefined ? `min ${String(p.schema.minimum)}` : '',
+        p.schema.maximum !== undefined ? `max ${String(p.schema.maximum)}` : '',
+      ]
         .filter(Boolean)
         .join(', ');
       const fallback = p.schema.default !== undefined ? JSON.stringify(p.schema.default) : '';
@@ -100,7 +103,9 @@ export function renderReferencePage(doc: OpenApiDocument): string {
     for (const [method, op] of Object.entries(methods)) operations.push({ tag: op.tags[0] ?? 'Other', method, path, op });
   }
   const toc = operations
-    .map(({ method, path, op }) => `<li><a href="#op-${escapeHtml(op.operationId)}"><span class="method ${method}">${method}</span> ${escapeHtml(path)}</a></li>`)
+    .map(
+      ({ method, path, op }) => `<li><a href="#op-${escapeHtml(op.operationId)}"><span class="method ${method}">${method}</span> ${escapeHtml(path)}</a></li>`,
+    )
     .join('');
   const sections = doc.tags
     .map((tag) => {
@@ -110,13 +115,17 @@ export function renderReferencePage(doc: OpenApiDocument): string {
     })
     .join('');
   const webhooks = Object.entries(doc.webhooks)
-    .map(([type, { post }]) => `<section id="webhook-${escapeHtml(type)}">
+    .map(
+      ([type, { post }]) => `<section id="webhook-${escapeHtml(type)}">
 <h3><span class="method post">post</span> <code>${escapeHtml(type)}</code></h3>
 <p>${prose(post.description)}</p>
 ${parametersTable(post.parameters)}
 <h4>Body (application/json)</h4>${jsonBlock(post.requestBody.content['application/json'].schema)}
-<h4>Your answer</h4><ul>${Object.entries(post.responses).map(([status, r]) => `<li><strong>${escapeHtml(status)}</strong> ${prose(r.description)}</li>`).join('')}</ul>
-</section>`)
+<h4>Your answer</h4><ul>${Object.entries(post.responses)
+        .map(([status, r]) => `<li><strong>${escapeHtml(status)}</strong> ${prose(r.description)}</li>`)
+        .join('')}</ul>
+</section>`,
+    )
     .join('');
   const schemas = Object.entries(doc.components.schemas)
     .map(([name, schema]) => `<h3 id="schema-${escapeHtml(name)}">${escapeHtml(name)}</h3>${jsonBlock(schema)}`)
@@ -157,7 +166,8 @@ ${webhooks}
 
 /** What a code's page says beyond the catalog entry. */
 const ERROR_NOTES: Partial<Record<ErrorCode, string>> = {
-  validation_failed: '<p>The envelope adds <code>fields</code>: an object naming each invalid parameter (query, path or body field) and what is wrong with it. Unknown query parameters and unknown body fields are named too.</p>',
+  validation_failed:
+    '<p>The envelope adds <code>fields</code>: an object naming each invalid parameter (query, path or body field) and what is wrong with it. Unknown query parameters and unknown body fields are named too.</p>',
   listing_inactive:
     '<p>The envelope adds two fields: <code>listing_ids</code>, the ids of <em>every</em> inactive listing the request touched, and <code>listings</code>, the same listings as <code>{ "id", "name" }</code> objects.</p>' +
     '<p>It fires when a request addresses an inactive listing directly, through a mapped channel id, through data belonging to it, or through a collection filter. When a request names several listings and any is inactive, nothing is written. The error is not transient: repeating the request without activating the listing returns the same 403. The listing toggles (PATCH and DELETE on <code>/v1/listings/{id}</code>, POST <code>/v1/listings/status</code>) work on inactive listings. An id that is not in the workspace is <code>404 not_found</code>, never this error.</p>',
@@ -168,16 +178,23 @@ const ERROR_NOTES: Partial<Record<ErrorCode, string>> = {
   service_unavailable: '<p>The response carries a <code>Retry-After</code> header (seconds).</p>',
   rate_limited:
     '<p>The response carries a <code>Retry-After</code> header (seconds) and <code>RateLimit-Limit</code>, <code>RateLimit-Remaining</code>, <code>RateLimit-Reset</code>. ' +
-    'The message names the limit: the API key\'s rate, the workspace\'s rate, the workspace\'s concurrent requests, failed authentications from this address, or the admin API rate of this address. ' +
+    "The message names the limit: the API key's rate, the workspace's rate, the workspace's concurrent requests, failed authentications from this address, or the admin API rate of this address. " +
     'Limits are values of the workspace plan; lower your request rate or concurrency, or ask for a larger plan.</p>',
   method_not_allowed: '<p>The <code>Allow</code> response header lists the methods the path accepts.</p>',
-  idempotency_conflict: '<p>An <code>Idempotency-Key</code> is bound to the first request sent with it for 24 hours. Retrying with the same key and the same body replays the first response (marked <code>Idempotent-Replayed: true</code>).</p>',
+  idempotency_conflict:
+    '<p>An <code>Idempotency-Key</code> is bound to the first request sent with it for 24 hours. Retrying with the same key and the same body replays the first response (marked <code>Idempotent-Replayed: true</code>).</p>',
   invalid_api_key: '<p>Revoked keys stop working on the next request.</p>',
 };
 
 function exampleEnvelope(code: ErrorCode, baseUrl: string): Record<string, unknown> {
   const entry = ERROR_CATALOG[code];
-  const error: Record<string, unknown> = { code, message: entry.message, fix: entry.fix, docs_url: `${baseUrl}${docsPath(code)}`, request_id: 'req_3f9c2a7d1b4e4f0a9c8d7e6f5a4b3c2d' };
+  const error: Record<string, unknown> = {
+    code,
+    message: entry.message,
+    fix: entry.fix,
+    docs_url: `${baseUrl}${docsPath(code)}`,
+    request_id: 'req_3f9c2a7d1b4e4f0a9c8d7e6f5a4b3c2d',
+  };
   if (code === 'validation_failed') error.fields = { limit: 'must be at most 200' };
   if (code === 'listing_inactive') {
     error.listing_ids = ['lst_7QmT2vYx9BcRk3HdNwPz'];

@@ -61,7 +61,10 @@ export function classifyError(err: unknown): { appError: AppError; expected: boo
   if (storeFailure) return { appError: storeFailure, expected: true };
   // Express itself answers malformed URLs (bad percent-encoding in a path parameter) with 400.
   if (status === 400) {
-    return { appError: new AppError('validation_failed', 'The request URL is malformed.', { fields: { path: 'is not valid percent-encoding' } }), expected: true };
+    return {
+      appError: new AppError('validation_failed', 'The request URL is malformed.', { fields: { path: 'is not valid percent-encoding' } }),
+      expected: true,
+    };
   }
   return { appError: new AppError('internal_error'), expected: false };
 }

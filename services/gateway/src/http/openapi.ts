@@ -117,7 +117,12 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 }
 
 function componentsOf(): Record<string, JsonSchema> {
-  const { schemas } = z.toJSONSchema(componentSchemas, { io: 'output', target: 'draft-2020-12', uri: (id) => `${COMPONENT_PREFIX}${id}`, override: tidyFor('output') });
+  const { schemas } = z.toJSONSchema(componentSchemas, {
+    io: 'output',
+    target: 'draft-2020-12',
+    uri: (id) => `${COMPONENT_PREFIX}${id}`,
+    override: tidyFor('output'),
+  });
   return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, relocateRefs(schema) as JsonSchema]));
 }
 
@@ -171,7 +176,9 @@ function errorResponses(route: Route): Record<string, ResponseObject> {
       description: `Error: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
       headers: {
         'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-        ...(status === 503 || status === 429 || codes.includes('idempotency_in_progress') ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+        ...(status === 503 || status === 429 || codes.includes('idempotency_in_progress')
+          ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }
+          : {}),
         ...rateLimitHeaders(route),
       },
       content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}ErrorEnvelope` } } },
@@ -207,7 +214,7 @@ function operationOf(route: Route): OperationObject {
       in: 'header',
       required: false,
       description:
-        'Scoped to the workspace and bound to the method, path and body. The first request\'s outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway\'s record only, as the key is kept hashed.)',
+        "Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.)",
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
@@ -216,7 +223,8 @@ function operationOf(route: Route): OperationObject {
       name: 'If-Match',
       in: 'header',
       required: false,
-      description: 'The `ETag` of the record as you read it: when the record has changed since, nothing is changed and the answer is 412 precondition_failed. Without it, only the fields sent are written, against the current record.',
+      description:
+        'The `ETag` of the record as you read it: when the record has changed since, nothing is changed and the answer is 412 precondition_failed. Without it, only the fields sent are written, against the current record.',
       schema: { type: 'string' },
     });
   }
@@ -224,7 +232,11 @@ function operationOf(route: Route): OperationObject {
   for (const [status, schema] of Object.entries(route.responses)) {
     responses[status] = {
       description: STATUS_TEXT[Number(status)] ?? 'Success',
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(route.versioned ? { ETag: { $ref: '#/components/headers/ETag' } } : {}), ...rateLimitHeaders(route) },
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        ...(route.versioned ? { ETag: { $ref: '#/components/headers/ETag' } } : {}),
+        ...rateLimitHeaders(route),
+      },
       content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } },
     };
   }
@@ -243,11 +255,30 @@ function operationOf(route: Route): OperationObject {
 
 /** Headers of every delivery (docs/webhooks.md, "Verifying signatures"). */
 const DELIVERY_HEADERS: ParameterObject[] = [
-  { name: 'Vrp-Signature', in: 'header', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the signing secret>`; during a secret rotation one `v1` per valid secret. Verify it, and refuse a `t` outside your tolerance (e.g. 5 minutes).', schema: { type: 'string' } },
-  { name: 'Vrp-Event-Id', in: 'header', required: true, description: 'The event id (the body\'s `id`): de-duplicate on it, deliveries are at least once.', schema: { type: 'string' } },
+  {
+    name: 'Vrp-Signature',
+    in: 'header',
+    required: true,
+    description:
+      '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the signing secret>`; during a secret rotation one `v1` per valid secret. Verify it, and refuse a `t` outside your tolerance (e.g. 5 minutes).',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'Vrp-Event-Id',
+    in: 'header',
+    required: true,
+    description: "The event id (the body's `id`): de-duplicate on it, deliveries are at least once.",
+    schema: { type: 'string' },
+  },
   { name: 'Vrp-Event-Type', in: 'header', required: true, description: 'The event type.', schema: { type: 'string' } },
   { name: 'Vrp-Delivery-Id', in: 'header', required: true, description: 'This delivery (a replay has a new one).', schema: { type: 'string' } },
-  { name: 'Vrp-Delivery-Attempt', in: 'header', required: true, description: '1 for the first attempt, 2 for the first retry, ...', schema: { type: 'integer', minimum: 1 } },
+  {
+    name: 'Vrp-Delivery-Attempt',
+    in: 'header',
+    required: true,
+    description: '1 for the first attempt, 2 for the first retry, ...',
+    schema: { type: 'integer', minimum: 1 },
+  },
 ];
 
 function webhooksOf(): OpenApiDocument['webhooks'] {
@@ -285,7 +316,7 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
       title: 'Reservations, Guests and Listings API',
       version: opts.version ?? '1.0.0',
       description:
-        'HTTP/JSON API over a workspace\'s listings, reservations and guests. Authenticate with `Authorization: Bearer <API_KEY>` ' +
+        "HTTP/JSON API over a workspace's listings, reservations and guests. Authenticate with `Authorization: Bearer <API_KEY>` " +
         '(keys start with sk_test_ or sk_live_). Every response carries `X-Request-Id`; every error uses the envelope `ErrorEnvelope`, ' +
         'whose `code` is stable and documented at `/docs/errors/{code}`. ' +
         'Test mode is a sandbox: sk_test_ keys see and change only test data, sk_live_ keys only live data. ' +
@@ -300,14 +331,29 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
       schemas: componentsOf(),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_… / sk_live_…', description: 'An API key of the workspace.' },
-        workspaceId: { type: 'apiKey', in: 'header', name: 'X-Workspace-Id', description: "Optional. When sent, it must name the API key's workspace (else 403 workspace_mismatch)." },
+        workspaceId: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Workspace-Id',
+          description: "Optional. When sent, it must name the API key's workspace (else 403 workspace_mismatch).",
+        },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token of the admin API (ADMIN_TOKEN).' },
       },
       headers: {
-        'X-Request-Id': { description: 'Identifier of this request; equals `error.request_id` of an error. A well-formed caller value is kept.', schema: { type: 'string' } },
+        'X-Request-Id': {
+          description: 'Identifier of this request; equals `error.request_id` of an error. A well-formed caller value is kept.',
+          schema: { type: 'string' },
+        },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
-        ETag: { description: 'The version of the record answered, e.g. `"3"`; send it as `If-Match` to change the record only if nobody changed it since.', schema: { type: 'string' } },
-        'RateLimit-Limit': { description: 'Requests per second of the tightest limit that applied (API key or workspace; per client address on the admin API); bursts above it are allowed up to the plan.', schema: { type: 'integer', minimum: 0 } },
+        ETag: {
+          description: 'The version of the record answered, e.g. `"3"`; send it as `If-Match` to change the record only if nobody changed it since.',
+          schema: { type: 'string' },
+        },
+        'RateLimit-Limit': {
+          description:
+            'Requests per second of the tightest limit that applied (API key or workspace; per client address on the admin API); bursts above it are allowed up to the plan.',
+          schema: { type: 'integer', minimum: 0 },
+        },
         'RateLimit-Remaining': { description: 'Requests left in the current one-second window of that limit.', schema: { type: 'integer', minimum: 0 } },
         'RateLimit-Reset': { description: 'Seconds until that window starts again.', schema: { type: 'integer', minimum: 0 } },
       },

@@ -44,7 +44,10 @@ function runHandler(route: Route, deps: RouterDeps): RequestHandler {
       const schema = route.responses[result.status];
       const check = schema?.safeParse(result.body);
       if (!check?.success) {
-        deps.logger.error({ operationId: route.operationId, status: result.status, issues: check?.error.issues }, 'response does not match its declared schema');
+        deps.logger.error(
+          { operationId: route.operationId, status: result.status, issues: check?.error.issues },
+          'response does not match its declared schema',
+        );
         throw new AppError('internal_error');
       }
     }

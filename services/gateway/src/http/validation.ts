@@ -11,12 +11,17 @@ type Location = 'query' | 'params' | 'body';
 
 function fieldName(location: Location, path: readonly PropertyKey[]): string {
   if (path.length === 0) return location;
-  return path
-    .map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`))
-    .join('');
+  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
 }
 
-const TYPE_LABELS: Record<string, string> = { int: 'an integer', number: 'a number', string: 'a string', boolean: 'a boolean', object: 'an object', array: 'an array' };
+const TYPE_LABELS: Record<string, string> = {
+  int: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+};
 
 function problemOf(issue: z.core.$ZodIssue): string {
   // Wording a schema chose itself (lower-case by our convention) wins over the generic text.
@@ -116,7 +121,9 @@ function hostileText(location: Location, value: unknown, fields: Record<string, 
   for (const key of Object.keys(value)) {
     const at = [...path, key];
     if (key === '__proto__') fields[fieldName(location, at)] ??= location === 'body' ? 'is not a known field' : 'is not a known parameter';
-    else if (!isStorableText(key)) fields[[...fieldName(location, at)].map((c) => (isStorableText(c) ? c : '\ufffd')).join('')] ??= 'must not contain NUL characters or unpaired UTF-16 surrogates in its name';
+    else if (!isStorableText(key))
+      fields[[...fieldName(location, at)].map((c) => (isStorableText(c) ? c : '\ufffd')).join('')] ??=
+        'must not contain NUL characters or unpaired UTF-16 surrogates in its name';
     else hostileText(location, (value as Record<string, unknown>)[key], fields, at);
   }
 }

@@ -66,7 +66,12 @@ export class IdempotencyStore {
       }
       if (existing.fingerprint !== fingerprint) return { kind: 'fingerprint_mismatch' };
       if (existing.state === 'completed' && existing.status !== null && existing.responseJson !== null) {
-        return { kind: 'replay', status: existing.status, body: JSON.parse(existing.responseJson) as unknown, ...(existing.etag ? { etag: existing.etag } : {}) };
+        return {
+          kind: 'replay',
+          status: existing.status,
+          body: JSON.parse(existing.responseJson) as unknown,
+          ...(existing.etag ? { etag: existing.etag } : {}),
+        };
       }
       // Pending: another request is still running, unless it died and its lock ran out.
       const takenOver = await this.records.findOneAndUpdate(

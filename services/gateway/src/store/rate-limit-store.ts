@@ -61,7 +61,11 @@ export class RateLimiterDocumentStore extends RateLimiterStoreAbstract {
     }
     try {
       // Inside the window: count. No live counter: insert one (the unique _id decides races).
-      const doc = await this.counters.findOneAndUpdate({ _id: key, ...live(now) }, { $inc: { points }, $setOnInsert: { expire } }, { upsert: true, returnDocument: 'after' });
+      const doc = await this.counters.findOneAndUpdate(
+        { _id: key, ...live(now) },
+        { $inc: { points }, $setOnInsert: { expire } },
+        { upsert: true, returnDocument: 'after' },
+      );
       return doc!;
     } catch (err) {
       if (!(err instanceof DuplicateKeyError)) throw err;

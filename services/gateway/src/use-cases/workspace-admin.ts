@@ -1,7 +1,18 @@
 // Operator use cases of the gateway: workspaces, their plan limit (owned by the listing
 // service, set through it) and API keys. Used by the admin API and by bootstrapWorkspace.
 import type { listing } from '@vrp/contracts';
-import { dataWorkspaceId, DuplicateKeyError, KEY_MODES, notFound, validationFailed, type AppliedRequests, type DocumentStore, type KeyMode, type RequestKey, type Upstream } from '@vrp/platform';
+import {
+  dataWorkspaceId,
+  DuplicateKeyError,
+  KEY_MODES,
+  notFound,
+  validationFailed,
+  type AppliedRequests,
+  type DocumentStore,
+  type KeyMode,
+  type RequestKey,
+  type Upstream,
+} from '@vrp/platform';
 import { mergeRateLimitOverrides, type RateLimitOverrides, type RateLimits } from '../domain/rate-limits';
 import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from '../domain/api-key';
 import { newApiKeyRecord, type ApiKeyRecord } from '../domain/api-key-record';
@@ -57,7 +68,10 @@ export class WorkspaceAdmin {
    * service is down nothing is created, and no workspace is ever visible without its plan. A
    * plan left behind by a failed insert belongs to an id nobody knows, which is harmless.
    */
-  async createWorkspace(input: { name: string; activeListingLimit: number; rateLimits?: { [K in keyof RateLimits]?: number | null } }, key: RequestKey | null = null): Promise<Workspace> {
+  async createWorkspace(
+    input: { name: string; activeListingLimit: number; rateLimits?: { [K in keyof RateLimits]?: number | null } },
+    key: RequestKey | null = null,
+  ): Promise<Workspace> {
     // A key already applied (the gateway's record of the request lost) answers the first workspace.
     return this.deps.applied.once(
       key,
@@ -145,21 +159,40 @@ export class WorkspaceAdmin {
     if (workspace) {
       await this.setPlanEverywhere(workspace.id, workspace.activeListingLimit);
     } else {
-      workspace = await this.createWorkspace({ name: input.name, activeListingLimit: input.activeListingLimit, ...(input.rateLimits ? { rateLimits: input.rateLimits } : {}) });
+      workspace = await this.createWorkspace({
+        name: input.name,
+        activeListingLimit: input.activeListingLimit,
+        ...(input.rateLimits ? { rateLimits: input.rateLimits } : {}),
+      });
     }
     const dataId = dataWorkspaceId(workspace.id, input.mode);
 
     if (pinned) {
       const { record, created } = await this.ensurePinnedKey(pinned, workspace.id);
-      return { workspace, dataWorkspaceId: dataId, workspaceCreated, apiKey: { id: record.id, mode: record.mode, prefix: record.prefix, key: pinned.raw, created } };
+      return {
+        workspace,
+        dataWorkspaceId: dataId,
+        workspaceCreated,
+        apiKey: { id: record.id, mode: record.mode, prefix: record.prefix, key: pinned.raw, created },
+      };
     }
     // Without a pinned key an existing workspace keeps its key: stored keys cannot be shown again.
     const existing = workspaceCreated ? null : await this.deps.apiKeys.findActive(workspace.id, input.mode);
     if (existing) {
-      return { workspace, dataWorkspaceId: dataId, workspaceCreated, apiKey: { id: existing.id, mode: existing.mode, prefix: existing.prefix, key: null, created: false } };
+      return {
+        workspace,
+        dataWorkspaceId: dataId,
+        workspaceCreated,
+        apiKey: { id: existing.id, mode: existing.mode, prefix: existing.prefix, key: null, created: false },
+      };
     }
     const issued = await this.issueApiKey(workspace.id, { mode: input.mode, name: 'bootstrap' });
-    return { workspace, dataWorkspaceId: dataId, workspaceCreated, apiKey: { id: issued.record.id, mode: issued.record.mode, prefix: issued.record.prefix, key: issued.key, created: true } };
+    return {
+      workspace,
+      dataWorkspaceId: dataId,
+      workspaceCreated,
+      apiKey: { id: issued.record.id, mode: issued.record.mode, prefix: issued.record.prefix, key: issued.key, created: true },
+    };
   }
 
   private async ensurePinnedKey(key: ParsedApiKey, workspaceId: string): Promise<{ record: ApiKeyRecord; created: boolean }> {

@@ -39,8 +39,8 @@ export function updateGuestProblems(input: UpdateGuestInput): Record<string, str
   const problems: Record<string, string> = {};
   if (input.firstName !== undefined && !input.firstName.trim()) problems.firstName = 'must not be empty';
   if (input.language !== undefined && !LANGUAGE.test(input.language)) problems.language = 'must be a language tag such as en or pt-BR';
-  if (input.firstName === undefined && input.lastName === undefined && input.language === undefined) problems.body = 'must change at least one of firstName, lastName, language';
+  if (input.firstName === undefined && input.lastName === undefined && input.language === undefined)
+    problems.body = 'must change at least one of firstName, lastName, language';
   nameProblems(input, problems);
   return problems;
 }
-

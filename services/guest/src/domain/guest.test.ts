@@ -1,4 +1,19 @@
-import { contactsAfterReservationChange, contactSources, contactsFrom, PMS_GUEST_RECORD, reportedContacts, hidingListings, isStaleForLink, linkReservation, listingIdsOf, matchKeysOf, mergeContacts, normalizeName, normalizePhone, searchNameOf } from './guest';
+import {
+  contactsAfterReservationChange,
+  contactSources,
+  contactsFrom,
+  PMS_GUEST_RECORD,
+  reportedContacts,
+  hidingListings,
+  isStaleForLink,
+  linkReservation,
+  listingIdsOf,
+  matchKeysOf,
+  mergeContacts,
+  normalizeName,
+  normalizePhone,
+  searchNameOf,
+} from './guest';
 import { answerProblem, messageWrites, preApprovalWrites, preApproveProblem } from './messaging';
 
 describe('guest name normalization', () => {
@@ -90,10 +105,15 @@ describe('contact changes reported by a linked reservation', () => {
   const link = (reservationId: string, contact: { email?: string; phone?: string }) => ({ reservationId, listingId: 'lst_1', ...contact });
 
   it('replaces the value the reservation reported before, in place, keeping its primary flag', () => {
-    const out = contactsAfterReservationChange([email('ana@x.com', true), phone('+34 600 111 222')], [link('res_1', { email: 'ana@x.com', phone: '+34 600 111 222' })], 'res_1', {
-      email: 'ana@x.com',
-      phone: '+34 699 000 000',
-    });
+    const out = contactsAfterReservationChange(
+      [email('ana@x.com', true), phone('+34 600 111 222')],
+      [link('res_1', { email: 'ana@x.com', phone: '+34 600 111 222' })],
+      'res_1',
+      {
+        email: 'ana@x.com',
+        phone: '+34 699 000 000',
+      },
+    );
     expect(out.contacts).toEqual([email('ana@x.com', true), phone('+34 699 000 000')]);
     expect(out.dropped).toEqual([phone('+34 600 111 222')]);
     expect(out.changed).toBe(true);
@@ -102,7 +122,11 @@ describe('contact changes reported by a linked reservation', () => {
   it('changes nothing for the same values written differently, or for an emptied contact', () => {
     const contacts = [email('ana@x.com', true), phone('+34 600 111 222')];
     const links = [link('res_1', { email: 'ana@x.com', phone: '+34 600 111 222' })];
-    expect(contactsAfterReservationChange(contacts, links, 'res_1', { email: 'ANA@x.com ', phone: '+34600-111-222' })).toEqual({ contacts, dropped: [], changed: false });
+    expect(contactsAfterReservationChange(contacts, links, 'res_1', { email: 'ANA@x.com ', phone: '+34600-111-222' })).toEqual({
+      contacts,
+      dropped: [],
+      changed: false,
+    });
     expect(contactsAfterReservationChange(contacts, links, 'res_1', { email: '', phone: '' })).toEqual({ contacts, dropped: [], changed: false });
   });
 
@@ -114,12 +138,19 @@ describe('contact changes reported by a linked reservation', () => {
   });
 
   it('adds the new value when the previous one is unknown (a link from before) or no longer on the profile', () => {
-    expect(contactsAfterReservationChange([email('ana@x.com', true)], [link('res_1', {})], 'res_1', { phone: '699000000' }).contacts).toEqual([email('ana@x.com', true), phone('699000000')]);
-    expect(contactsAfterReservationChange([email('ana@x.com', true)], [link('res_1', { phone: '600111222' })], 'res_1', { phone: '699000000' }).dropped).toEqual([]);
+    expect(contactsAfterReservationChange([email('ana@x.com', true)], [link('res_1', {})], 'res_1', { phone: '699000000' }).contacts).toEqual([
+      email('ana@x.com', true),
+      phone('699000000'),
+    ]);
+    expect(
+      contactsAfterReservationChange([email('ana@x.com', true)], [link('res_1', { phone: '600111222' })], 'res_1', { phone: '699000000' }).dropped,
+    ).toEqual([]);
   });
 
   it('drops the old value when the new one is on the profile already, which takes over its primary flag', () => {
-    const out = contactsAfterReservationChange([email('old@x.com', true), email('new@x.com')], [link('res_1', { email: 'old@x.com' })], 'res_1', { email: 'new@x.com' });
+    const out = contactsAfterReservationChange([email('old@x.com', true), email('new@x.com')], [link('res_1', { email: 'old@x.com' })], 'res_1', {
+      email: 'new@x.com',
+    });
     expect(out.contacts).toEqual([email('new@x.com', true)]);
     expect(out.dropped).toEqual([email('old@x.com', true)]);
   });
@@ -129,8 +160,14 @@ describe('sources of a profile’s contacts', () => {
   it('are its reservations and, once it reported, the PMS’s guest record; a contact a source stops sending keeps its last value', () => {
     const reservations = [{ reservationId: 'res_1', listingId: 'lst_1', phone: '600111222' }];
     expect(contactSources({ reservations, pmsContacts: null })).toEqual(reservations);
-    expect(contactSources({ reservations, pmsContacts: { email: 'a@x.com', phone: '' } })).toEqual([...reservations, { reservationId: PMS_GUEST_RECORD, listingId: '', email: 'a@x.com', phone: '' }]);
-    expect(reportedContacts({ email: ' new@x.com ', phone: '' }, { email: 'old@x.com', phone: '600111222' })).toEqual({ email: 'new@x.com', phone: '600111222' });
+    expect(contactSources({ reservations, pmsContacts: { email: 'a@x.com', phone: '' } })).toEqual([
+      ...reservations,
+      { reservationId: PMS_GUEST_RECORD, listingId: '', email: 'a@x.com', phone: '' },
+    ]);
+    expect(reportedContacts({ email: ' new@x.com ', phone: '' }, { email: 'old@x.com', phone: '600111222' })).toEqual({
+      email: 'new@x.com',
+      phone: '600111222',
+    });
     expect(reportedContacts({}, null)).toEqual({ email: '', phone: '' });
   });
 });

@@ -128,7 +128,10 @@ export function contactsFrom(contact: { email?: string; phone?: string }): Conta
 /** Adds the contacts a matched profile does not have yet (never removes or reorders). */
 export function mergeContacts(existing: Contact[], incoming: Contact[]): Contact[] {
   const has = (c: Contact) =>
-    existing.some((e) => e.type === c.type && (c.type === 'EMAIL' ? normalizeEmail(e.value) === normalizeEmail(c.value) : normalizePhone(e.value) === normalizePhone(c.value)));
+    existing.some(
+      (e) =>
+        e.type === c.type && (c.type === 'EMAIL' ? normalizeEmail(e.value) === normalizeEmail(c.value) : normalizePhone(e.value) === normalizePhone(c.value)),
+    );
   const added = incoming.filter((c) => !has(c)).map((c) => ({ ...c, isPrimary: existing.length === 0 && c.isPrimary }));
   return [...existing, ...added];
 }
@@ -164,7 +167,10 @@ export function contactSources(guest: Pick<GuestRecord, 'reservations' | 'pmsCon
 }
 
 /** What a source reports now, keeping its last non-empty value of a contact it stopped sending. */
-export function reportedContacts(now: { email?: string; phone?: string }, before: { email?: string; phone?: string } | null | undefined): { email: string; phone: string } {
+export function reportedContacts(
+  now: { email?: string; phone?: string },
+  before: { email?: string; phone?: string } | null | undefined,
+): { email: string; phone: string } {
   return { email: now.email?.trim() || before?.email || '', phone: now.phone?.trim() || before?.phone || '' };
 }
 
@@ -197,7 +203,12 @@ export interface ContactChange {
  * new one is added as a match adds it. An empty value removes nothing (a PMS that stops sending a
  * contact has not said the guest lost it). Contacts from any other source are kept.
  */
-export function contactsAfterReservationChange(contacts: Contact[], links: ReservationLink[], reservationId: string, reported: { email?: string; phone?: string }): ContactChange {
+export function contactsAfterReservationChange(
+  contacts: Contact[],
+  links: ReservationLink[],
+  reservationId: string,
+  reported: { email?: string; phone?: string },
+): ContactChange {
   const link = links.find((l) => l.reservationId === reservationId);
   const others = links.filter((l) => l.reservationId !== reservationId);
   let next = contacts.map((c) => ({ ...c }));

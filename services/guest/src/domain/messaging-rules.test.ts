@@ -21,8 +21,24 @@ describe('PMS refusals of messaging writes', () => {
 
 describe('request and conversation records', () => {
   const request: RequestRecord = {
-    id: 'rqs_1', workspaceId: 'ws', listingId: 'lst_1', kind: 'request', status: 'pending', guestId: '', guestName: 'Ann', checkIn: '2026-01-01', checkOut: '2026-01-03',
-    guests: 2, message: 'hi', channel: 'airbnb', provider: 'PMS-F', externalId: 'r1', blockInstantBooking: false, sourceUpdatedAt: new Date(1), createdAt: new Date(1), updatedAt: new Date(1),
+    id: 'rqs_1',
+    workspaceId: 'ws',
+    listingId: 'lst_1',
+    kind: 'request',
+    status: 'pending',
+    guestId: '',
+    guestName: 'Ann',
+    checkIn: '2026-01-01',
+    checkOut: '2026-01-03',
+    guests: 2,
+    message: 'hi',
+    channel: 'airbnb',
+    provider: 'PMS-F',
+    externalId: 'r1',
+    blockInstantBooking: false,
+    sourceUpdatedAt: new Date(1),
+    createdAt: new Date(1),
+    updatedAt: new Date(1),
   };
 
   it('sees two versions of a request as the same when only bookkeeping differs', () => {

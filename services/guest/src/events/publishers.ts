@@ -19,7 +19,12 @@ export function guestEvent(guest: GuestRecord, type: 'created' | 'updated', at: 
     guest: toProtoGuest(guest),
     listingIds: listingIdsOf(guest.reservations),
   });
-  return { topic: TOPICS.guestEvents.name, key: guest.id, value: guestEvents.GuestEvent.encode(event).finish(), headers: headers(event.eventId, `guest.${type}`, guest.workspaceId) };
+  return {
+    topic: TOPICS.guestEvents.name,
+    key: guest.id,
+    value: guestEvents.GuestEvent.encode(event).finish(),
+    headers: headers(event.eventId, `guest.${type}`, guest.workspaceId),
+  };
 }
 
 export function messageEvent(message: MessageRecord, conversation: ConversationRecord, at: Date): OutboxMessage {
@@ -50,7 +55,12 @@ export function reviewEvent(review: ReviewRecord, type: 'created' | 'updated', a
     occurredAt: at,
     review: toProtoReview(review),
   });
-  return { topic: TOPICS.reviewEvents.name, key: review.listingId, value: guestEvents.ReviewEvent.encode(event).finish(), headers: headers(event.eventId, `review.${type}`, review.workspaceId) };
+  return {
+    topic: TOPICS.reviewEvents.name,
+    key: review.listingId,
+    value: guestEvents.ReviewEvent.encode(event).finish(),
+    headers: headers(event.eventId, `review.${type}`, review.workspaceId),
+  };
 }
 
 export function requestEvent(request: RequestRecord, type: 'created' | 'updated', at: Date): OutboxMessage {
@@ -62,7 +72,12 @@ export function requestEvent(request: RequestRecord, type: 'created' | 'updated'
     occurredAt: at,
     request: toProtoRequest(request),
   });
-  return { topic: TOPICS.requestEvents.name, key: request.listingId, value: guestEvents.RequestEvent.encode(event).finish(), headers: headers(event.eventId, `request.${type}`, request.workspaceId) };
+  return {
+    topic: TOPICS.requestEvents.name,
+    key: request.listingId,
+    value: guestEvents.RequestEvent.encode(event).finish(),
+    headers: headers(event.eventId, `request.${type}`, request.workspaceId),
+  };
 }
 
 export async function record(outbox: Outbox, tx: Tx, messages: OutboxMessage[]): Promise<void> {

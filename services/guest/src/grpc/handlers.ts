@@ -26,14 +26,18 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
 
     async createGuest(req) {
       requireWorkspace(req.workspaceId);
-      const created = await profiles.create(req.workspaceId, {
-        firstName: req.firstName,
-        lastName: req.lastName,
-        language: req.language,
-        provider: req.provider,
-        email: req.email,
-        phone: req.phone,
-      }, requestKey('guest.createGuest', req));
+      const created = await profiles.create(
+        req.workspaceId,
+        {
+          firstName: req.firstName,
+          lastName: req.lastName,
+          language: req.language,
+          provider: req.provider,
+          email: req.email,
+          phone: req.phone,
+        },
+        requestKey('guest.createGuest', req),
+      );
       return { guest: toProtoGuest(created) };
     },
 
@@ -57,7 +61,11 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
     async listConversations(req) {
       requireWorkspace(req.workspaceId);
       const window = pageWindow(req.page);
-      const { items, total } = await conversations.list(req.workspaceId, { listingId: req.listingId, reservationId: req.reservationId, guestId: req.guestId }, window);
+      const { items, total } = await conversations.list(
+        req.workspaceId,
+        { listingId: req.listingId, reservationId: req.reservationId, guestId: req.guestId },
+        window,
+      );
       return { conversations: items.map(toProtoConversation), page: pageInfo(window, items.length, total) };
     },
 
@@ -78,11 +86,16 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
     async sendMessage(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.conversationId, 'conversationId');
-      const sent = await conversations.send(req.workspaceId, req.conversationId, {
-        body: req.body,
-        attachments: req.attachments.map(fromProtoAttachment),
-        idempotencyKey: req.idempotencyKey,
-      }, requestKey('guest.sendMessage', req));
+      const sent = await conversations.send(
+        req.workspaceId,
+        req.conversationId,
+        {
+          body: req.body,
+          attachments: req.attachments.map(fromProtoAttachment),
+          idempotencyKey: req.idempotencyKey,
+        },
+        requestKey('guest.sendMessage', req),
+      );
       return { message: toProtoMessage(sent) };
     },
 
@@ -127,7 +140,11 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
     async preApproveInquiry(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { request: toProtoRequest(await requests.preApprove(req.workspaceId, req.id, req.blockInstantBooking, req.message, requestKey('guest.preApproveInquiry', req))) };
+      return {
+        request: toProtoRequest(
+          await requests.preApprove(req.workspaceId, req.id, req.blockInstantBooking, req.message, requestKey('guest.preApproveInquiry', req)),
+        ),
+      };
     },
   });
 }

@@ -16,7 +16,17 @@ type GuestDoc = Omit<GuestRecord, 'id'> & {
 type MatchKeyDoc = { _id: string; workspaceId: string; guestId: string; [field: string]: unknown };
 
 // `changeKeys` is left on profiles changed before applied_requests held change keys: never read.
-const toRecord = ({ _id, searchName: _s, listingIds: _l, sourceUpdatedAt: _u, idempotencyKey: _k, leaseToken: _t, leaseUntil: _lu, changeKeys: _c, ...rest }: GuestDoc): GuestRecord => ({
+const toRecord = ({
+  _id,
+  searchName: _s,
+  listingIds: _l,
+  sourceUpdatedAt: _u,
+  idempotencyKey: _k,
+  leaseToken: _t,
+  leaseUntil: _lu,
+  changeKeys: _c,
+  ...rest
+}: GuestDoc): GuestRecord => ({
   id: _id,
   ...rest,
   version: rest.version ?? 0,

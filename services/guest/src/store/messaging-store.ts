@@ -49,7 +49,11 @@ export class MessagingStore {
     return toRecord<ConversationRecord>(doc);
   }
 
-  async conversationOf(workspaceId: string, by: { reservationId: string } | { externalId: string } | { pmsReservationId: string }, tx?: Tx): Promise<ConversationRecord | null> {
+  async conversationOf(
+    workspaceId: string,
+    by: { reservationId: string } | { externalId: string } | { pmsReservationId: string },
+    tx?: Tx,
+  ): Promise<ConversationRecord | null> {
     const doc = await this.conversations.findOne({ workspaceId, ...by }, { tx });
     return doc ? toRecord<ConversationRecord>(doc) : null;
   }
@@ -148,7 +152,11 @@ export class MessagingStore {
 
   /** Changes a request only if it is still in `from` (two answers at once: one wins). */
   async transitionRequest(r: RequestRecord, from: string, set: Partial<RequestRecord>, tx: Tx): Promise<RequestRecord | null> {
-    const doc = await this.requests.findOneAndUpdate({ workspaceId: r.workspaceId, _id: r.id, status: from }, { $set: { ...set, updatedAt: new Date() } }, { tx });
+    const doc = await this.requests.findOneAndUpdate(
+      { workspaceId: r.workspaceId, _id: r.id, status: from },
+      { $set: { ...set, updatedAt: new Date() } },
+      { tx },
+    );
     return doc ? toRecord<RequestRecord>(doc) : null;
   }
 }

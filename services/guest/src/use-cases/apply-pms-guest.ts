@@ -1,7 +1,16 @@
 // entity=guest of pms.sync.v1: the PMS's own guest profile.
 import type { GuestSyncPayload, pmsSync } from '@vrp/contracts';
 import { newId } from '@vrp/platform';
-import { contactsAfterReservationChange, contactSources, contactsFrom, DEFAULT_LANGUAGE, keysOfContacts, matchKeysOf, PMS_GUEST_RECORD, reportedContacts } from '../domain/guest';
+import {
+  contactsAfterReservationChange,
+  contactSources,
+  contactsFrom,
+  DEFAULT_LANGUAGE,
+  keysOfContacts,
+  matchKeysOf,
+  PMS_GUEST_RECORD,
+  reportedContacts,
+} from '../domain/guest';
 import { date, MalformedChange } from '../domain/sync-change';
 import { guestEvent } from '../events/publishers';
 import { publishSoon, type GuestDeps } from './deps';
@@ -40,7 +49,16 @@ export async function applyPmsGuest(deps: GuestDeps, change: pmsSync.PmsSyncChan
       return true;
     }
     const created = await deps.guests.insert(
-      { id: newId('gst'), workspaceId, ...fields, contacts: contactsFrom(payload), pmsContacts: reportedContacts(payload, null), reservations: [], createdAt: now, version: 1 },
+      {
+        id: newId('gst'),
+        workspaceId,
+        ...fields,
+        contacts: contactsFrom(payload),
+        pmsContacts: reportedContacts(payload, null),
+        reservations: [],
+        createdAt: now,
+        version: 1,
+      },
       tx,
       sourceUpdatedAt,
     );

@@ -9,7 +9,8 @@ import { listingOfChange } from './sync-listing';
 
 export async function applyPmsMessage(deps: GuestDeps, change: pmsSync.PmsSyncChange, p: MessageSyncPayload): Promise<void> {
   if (!p.externalId || !p.conversationExternalId) throw new MalformedChange(`message change ${change.changeId} needs externalId and conversationExternalId`);
-  if (p.direction !== 'inbound' && p.direction !== 'outbound') throw new MalformedChange(`message change ${change.changeId}: direction '${p.direction}' is unknown`);
+  if (p.direction !== 'inbound' && p.direction !== 'outbound')
+    throw new MalformedChange(`message change ${change.changeId}: direction '${p.direction}' is unknown`);
   const direction: Direction = p.direction;
   const listingId = await listingOfChange(deps.pms, change);
   const { workspaceId, provider } = change;
@@ -33,7 +34,10 @@ export async function applyPmsMessage(deps: GuestDeps, change: pmsSync.PmsSyncCh
     const now = new Date();
     if (!c) {
       c = await deps.messaging.insertConversation(
-        newConversation({ workspaceId, listingId, reservationId: '', guestId: '', channel: p.channel ?? '', externalId: p.conversationExternalId, pmsReservationId }, now),
+        newConversation(
+          { workspaceId, listingId, reservationId: '', guestId: '', channel: p.channel ?? '', externalId: p.conversationExternalId, pmsReservationId },
+          now,
+        ),
         tx,
       );
     }

@@ -10,7 +10,8 @@ import { listingOfChange } from './sync-listing';
 
 export async function applyPmsRequest(deps: GuestDeps, change: pmsSync.PmsSyncChange, kind: RequestKind, p: RequestSyncPayload): Promise<void> {
   if (!p.externalId || !p.guest) throw new MalformedChange(`${kind} change ${change.changeId} needs externalId and guest`);
-  if (!(REQUEST_STATUSES as readonly string[]).includes(p.status)) throw new MalformedChange(`${kind} change ${change.changeId}: status '${p.status}' is unknown`);
+  if (!(REQUEST_STATUSES as readonly string[]).includes(p.status))
+    throw new MalformedChange(`${kind} change ${change.changeId}: status '${p.status}' is unknown`);
   const guest = p.guest;
   const listingId = await listingOfChange(deps.pms, change);
   const { workspaceId, provider } = change;

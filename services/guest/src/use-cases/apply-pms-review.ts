@@ -8,7 +8,8 @@ import { listingOfChange } from './sync-listing';
 
 export async function applyPmsReview(deps: GuestDeps, change: pmsSync.PmsSyncChange, p: ReviewSyncPayload): Promise<void> {
   if (!p.externalId) throw new MalformedChange(`review change ${change.changeId} needs externalId`);
-  if (!Number.isInteger(p.rating) || p.rating < 1 || p.rating > 5) throw new MalformedChange(`review change ${change.changeId}: rating ${p.rating} is not 1..5`);
+  if (!Number.isInteger(p.rating) || p.rating < 1 || p.rating > 5)
+    throw new MalformedChange(`review change ${change.changeId}: rating ${p.rating} is not 1..5`);
   const listingId = await listingOfChange(deps.pms, change);
   const { workspaceId, provider } = change;
   const sourceUpdatedAt = date(p.updatedAt, 'updatedAt');

@@ -45,7 +45,12 @@ async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Re
   const matched = await deps.guests.byMatchKeys(workspaceId, keys, tx);
   if (matched) {
     const saved = await deps.guests.save(
-      { ...matched, contacts: mergeContacts(matched.contacts, contactsFrom(primary)), reservations: linkReservation(matched.reservations, link), updatedAt: now },
+      {
+        ...matched,
+        contacts: mergeContacts(matched.contacts, contactsFrom(primary)),
+        reservations: linkReservation(matched.reservations, link),
+        updatedAt: now,
+      },
       tx,
     );
     await deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
@@ -67,7 +72,7 @@ async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Re
       createdAt: now,
       updatedAt: now,
       version: 1,
-      },
+    },
     tx,
   );
   await deps.guests.claimKeys(workspaceId, created.id, keys, tx);
@@ -83,7 +88,14 @@ async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Re
  * keeps its own name and language. A change not newer than the link (replayed, redelivered, or
  * overtaken) and a change that alters neither changes nothing: no new version, no event.
  */
-async function followLinkedReservation(deps: GuestDeps, workspaceId: string, linked: GuestRecord, link: ReservationLink, tx: Tx, now: Date): Promise<{ guest: GuestRecord; changed: boolean }> {
+async function followLinkedReservation(
+  deps: GuestDeps,
+  workspaceId: string,
+  linked: GuestRecord,
+  link: ReservationLink,
+  tx: Tx,
+  now: Date,
+): Promise<{ guest: GuestRecord; changed: boolean }> {
   const current = linked.reservations.find((l) => l.reservationId === link.reservationId);
   if (isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
   const contacts = contactsAfterReservationChange(linked.contacts, contactSources(linked), link.reservationId, link);
@@ -91,7 +103,10 @@ async function followLinkedReservation(deps: GuestDeps, workspaceId: string, lin
   const next: ReservationLink = { ...link, ...reportedContacts(link, current) };
   const moved = current?.listingId !== next.listingId;
   if (!moved && !contacts.changed) return { guest: linked, changed: false };
-  const saved = await deps.guests.save({ ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, next), updatedAt: now }, tx);
+  const saved = await deps.guests.save(
+    { ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, next), updatedAt: now },
+    tx,
+  );
   if (contacts.changed) {
     await deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
     await deps.guests.claimKeys(workspaceId, saved.id, matchKeysOf(next), tx);
@@ -104,7 +119,13 @@ async function followLinkedReservation(deps: GuestDeps, workspaceId: string, lin
  * Opens the conversation of a reservation (one per reservation), or follows the reservation
  * to another listing. Replaying the same reservation changes nothing.
  */
-async function openConversation(deps: GuestDeps, workspaceId: string, event: { id: string; propertyId: string; source: string; pmsProvider?: string; pmsExternalId?: string }, guestId: string, tx: Tx): Promise<void> {
+async function openConversation(
+  deps: GuestDeps,
+  workspaceId: string,
+  event: { id: string; propertyId: string; source: string; pmsProvider?: string; pmsExternalId?: string },
+  guestId: string,
+  tx: Tx,
+): Promise<void> {
   // The listing is the one the guest's link holds (linkGuest ran first, in this
   // transaction): it is version-checked, so a replayed or overtaken older event cannot move
   // the conversation back.
@@ -121,7 +142,12 @@ async function openConversation(deps: GuestDeps, workspaceId: string, event: { i
       newConversation({ workspaceId, listingId: r.propertyId, reservationId: r.id, guestId, channel: r.source, externalId: '', pmsReservationId }, now),
       tx,
     );
-  } else if (known.reservationId !== r.id || known.listingId !== r.propertyId || known.guestId !== guestId || (pmsReservationId && known.pmsReservationId !== pmsReservationId)) {
+  } else if (
+    known.reservationId !== r.id ||
+    known.listingId !== r.propertyId ||
+    known.guestId !== guestId ||
+    (pmsReservationId && known.pmsReservationId !== pmsReservationId)
+  ) {
     await deps.messaging.updateConversation(
       workspaceId,
       known.id,

@@ -67,7 +67,13 @@ export class Conversations {
         operation: 'message.send',
         listingExternalId: listing.externalId,
         entityExternalId: c.externalId,
-        payload: { conversationId: c.id, conversationExternalId: c.externalId, reservationId: c.reservationId, body: input.body, attachments: input.attachments },
+        payload: {
+          conversationId: c.id,
+          conversationExternalId: c.externalId,
+          reservationId: c.reservationId,
+          body: input.body,
+          attachments: input.attachments,
+        },
         idempotencyKey: input.idempotencyKey || id,
       }));
     }

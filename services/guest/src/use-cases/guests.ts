@@ -37,7 +37,10 @@ export class GuestProfiles {
   /** 404 first (another workspace's id too), then 403 when every reservation is on an inactive listing. */
   async get(workspaceId: string, id: string): Promise<GuestRecord> {
     const guest = await this.deps.guests.get(workspaceId, id);
-    this.deps.access.assertGuestVisible(workspaceId, guest.reservations.map((r) => r.listingId));
+    this.deps.access.assertGuestVisible(
+      workspaceId,
+      guest.reservations.map((r) => r.listingId),
+    );
     return guest;
   }
 
@@ -49,7 +52,11 @@ export class GuestProfiles {
   async create(workspaceId: string, input: CreateGuestInput, key: RequestKey | null = null): Promise<GuestRecord> {
     const problems = createGuestProblems(input);
     if (Object.keys(problems).length) throw validationFailed(problems);
-    return this.deps.applied.once(key, () => this.createOnce(workspaceId, input, key), (id) => this.deps.guests.get(workspaceId, id));
+    return this.deps.applied.once(
+      key,
+      () => this.createOnce(workspaceId, input, key),
+      (id) => this.deps.guests.get(workspaceId, id),
+    );
   }
 
   private async createOnce(workspaceId: string, input: CreateGuestInput, key: RequestKey | null): Promise<GuestRecord> {
@@ -119,7 +126,11 @@ export class GuestProfiles {
    * applied_requests with the change) answers the profile as it is.
    */
   update(workspaceId: string, id: string, input: UpdateGuestInput, expectedVersion = 0, key: RequestKey | null = null): Promise<GuestRecord> {
-    return this.deps.applied.once(key, () => this.updateOnce(workspaceId, id, input, expectedVersion, key), (done) => this.deps.guests.get(workspaceId, done));
+    return this.deps.applied.once(
+      key,
+      () => this.updateOnce(workspaceId, id, input, expectedVersion, key),
+      (done) => this.deps.guests.get(workspaceId, done),
+    );
   }
 
   private async updateOnce(workspaceId: string, id: string, input: UpdateGuestInput, expectedVersion: number, key: RequestKey | null): Promise<GuestRecord> {

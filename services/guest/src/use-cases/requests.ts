@@ -5,7 +5,16 @@
 import { MAX_REQUEST_NOTE_LENGTH } from '@vrp/api-model';
 import { AppError, validationFailed, type PageWindow, type RequestKey } from '@vrp/platform';
 import type { PmsWrite } from '@vrp/pms-matrix';
-import { answerProblem, assertPmsCan, preApprovalWrites, preApproveProblem, REQUEST_STATUSES, statusAfter, type Decision, type RequestRecord } from '../domain/messaging';
+import {
+  answerProblem,
+  assertPmsCan,
+  preApprovalWrites,
+  preApproveProblem,
+  REQUEST_STATUSES,
+  statusAfter,
+  type Decision,
+  type RequestRecord,
+} from '../domain/messaging';
 import { requestEvent } from '../events/publishers';
 import { listingScope, publishSoon, type GuestDeps } from './deps';
 
@@ -20,7 +29,8 @@ export class Requests {
   constructor(private readonly deps: GuestDeps) {}
 
   async list(workspaceId: string, f: { listingId: string; status: string; kind: string }, window: PageWindow) {
-    if (f.status && !(REQUEST_STATUSES as readonly string[]).includes(f.status)) throw validationFailed({ status: `must be one of ${REQUEST_STATUSES.join(', ')}` });
+    if (f.status && !(REQUEST_STATUSES as readonly string[]).includes(f.status))
+      throw validationFailed({ status: `must be one of ${REQUEST_STATUSES.join(', ')}` });
     if (f.kind && f.kind !== 'request' && f.kind !== 'inquiry') throw validationFailed({ kind: 'must be request or inquiry' });
     const extra: Record<string, unknown> = {};
     if (f.status) extra.status = f.status;

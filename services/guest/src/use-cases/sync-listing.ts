@@ -15,7 +15,13 @@ export async function listingOfChange(pms: PmsPort, change: pmsSync.PmsSyncChang
   const found = await pms.pmsListing(change.workspaceId, change.provider, change.listingExternalId);
   if (found.listingId) return found.listingId;
   if (found.deleted) {
-    throw new PermanentError('listing_deleted', `${change.provider} ${change.entity} ${change.externalId} is on listing ${change.provider}/${change.listingExternalId}, which workspace ${change.workspaceId} deleted`);
+    throw new PermanentError(
+      'listing_deleted',
+      `${change.provider} ${change.entity} ${change.externalId} is on listing ${change.provider}/${change.listingExternalId}, which workspace ${change.workspaceId} deleted`,
+    );
   }
-  throw new TransientError('listing_not_imported', `pms sync: no listing of ${change.provider} with id '${change.listingExternalId}' in workspace ${change.workspaceId} yet`);
+  throw new TransientError(
+    'listing_not_imported',
+    `pms sync: no listing of ${change.provider} with id '${change.listingExternalId}' in workspace ${change.workspaceId} yet`,
+  );
 }

@@ -79,7 +79,10 @@ type Problems = Record<string, string>;
  */
 export function rangeProblems(from: string, to: string, prefix = ''): Problems {
   const problems: Problems = {};
-  for (const [field, value] of [['from', from], ['to', to]] as const) {
+  for (const [field, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
     if (!value) problems[`${prefix}${field}`] = 'is required (YYYY-MM-DD)';
     else if (!isRealDate(value)) problems[`${prefix}${field}`] = `'${value}' is not a real calendar date (YYYY-MM-DD)`;
   }
@@ -127,7 +130,8 @@ export function availabilityRequestProblems(updates: AvailabilityUpdateInput[]):
   updates.forEach((u, i) => Object.assign(problems, updateProblems(u, `updates[${i}].`)));
   if (Object.keys(problems).length === 0) {
     const total = updates.reduce((sum, u) => sum + daysInRange(u.from, u.to), 0);
-    if (total > MAX_BATCH_DAYS) problems.updates = `may write at most ${MAX_BATCH_DAYS} listing-days in total (this batch has ${total}); split it into several requests`;
+    if (total > MAX_BATCH_DAYS)
+      problems.updates = `may write at most ${MAX_BATCH_DAYS} listing-days in total (this batch has ${total}); split it into several requests`;
   }
   return problems;
 }

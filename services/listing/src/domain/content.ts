@@ -82,7 +82,8 @@ export function sectionProblems(name: SectionName, value: unknown): Problems {
         break;
       }
       for (const [key, flag] of Object.entries(value)) {
-        if (!(HOUSE_RULE_SWITCHES as readonly string[]).includes(key)) put(`${at}.${key}`, `is not a house-rule switch (known: ${HOUSE_RULE_SWITCHES.join(', ')})`);
+        if (!(HOUSE_RULE_SWITCHES as readonly string[]).includes(key))
+          put(`${at}.${key}`, `is not a house-rule switch (known: ${HOUSE_RULE_SWITCHES.join(', ')})`);
         else if (typeof flag !== 'boolean') put(`${at}.${key}`, 'must be true or false');
       }
       break;
@@ -108,7 +109,7 @@ export function sectionProblems(name: SectionName, value: unknown): Problems {
     }
     case 'translations': {
       if (!isObject(value)) {
-        put(at, "must be an object of language code -> {description?, house_rules?}, e.g. {\"fr\": {\"description\": \"...\"}}");
+        put(at, 'must be an object of language code -> {description?, house_rules?}, e.g. {"fr": {"description": "..."}}');
         break;
       }
       for (const [lang, entry] of Object.entries(value)) {

@@ -17,8 +17,25 @@ type CalendarDayDoc = {
   minNights: number;
   [field: string]: unknown;
 };
-type ContentDoc = { _id: string; workspaceId: string; listingId: string; sections: Record<string, unknown>; updatedAt: Date; version?: number; [field: string]: unknown };
-type PhotoDoc = { _id: string; workspaceId: string; listingId: string; url: string; caption: string; position: number; createdAt: Date; [field: string]: unknown };
+type ContentDoc = {
+  _id: string;
+  workspaceId: string;
+  listingId: string;
+  sections: Record<string, unknown>;
+  updatedAt: Date;
+  version?: number;
+  [field: string]: unknown;
+};
+type PhotoDoc = {
+  _id: string;
+  workspaceId: string;
+  listingId: string;
+  url: string;
+  caption: string;
+  position: number;
+  createdAt: Date;
+  [field: string]: unknown;
+};
 
 /** The listing fields the calendar needs: identity, tenant, and the default nightly price. */
 export type CalendarListing = Pick<ListingRecord, 'id' | 'workspaceId' | 'defaultNightlyPrice'>;
@@ -49,7 +66,14 @@ export interface NightlyRate {
 }
 
 const dayId = (listingId: string, date: string) => `${listingId}:${date}`;
-const toPhoto = (d: PhotoDoc): PhotoRecord => ({ id: d._id, listingId: d.listingId, url: d.url, caption: d.caption, position: d.position, createdAt: d.createdAt });
+const toPhoto = (d: PhotoDoc): PhotoRecord => ({
+  id: d._id,
+  listingId: d.listingId,
+  url: d.url,
+  caption: d.caption,
+  position: d.position,
+  createdAt: d.createdAt,
+});
 
 export class DataStore {
   readonly days: Collection<CalendarDayDoc>;
@@ -111,7 +135,12 @@ export class DataStore {
    * availability, for quotes. Empty when checkOut is not after checkIn. The caller validates the
    * dates and the listing's activity.
    */
-  async nightlyRates(workspaceId: string, listing: Pick<ListingRecord, 'id' | 'defaultNightlyPrice'>, checkIn: string, checkOut: string): Promise<NightlyRate[]> {
+  async nightlyRates(
+    workspaceId: string,
+    listing: Pick<ListingRecord, 'id' | 'defaultNightlyPrice'>,
+    checkIn: string,
+    checkOut: string,
+  ): Promise<NightlyRate[]> {
     const nights = nightsOf(checkIn, checkOut);
     const first = nights[0];
     const last = nights[nights.length - 1];
@@ -129,7 +158,9 @@ export class DataStore {
 
   async readContent(listing: Owned): Promise<StoredContent> {
     const doc = await this.content.findOne({ _id: listing.id, workspaceId: listing.workspaceId });
-    return doc ? { sections: doc.sections as SectionValues, updatedAt: doc.updatedAt, version: doc.version ?? 0 } : { sections: {}, updatedAt: null, version: 0 };
+    return doc
+      ? { sections: doc.sections as SectionValues, updatedAt: doc.updatedAt, version: doc.version ?? 0 }
+      : { sections: {}, updatedAt: null, version: 0 };
   }
 
   /**
@@ -143,7 +174,11 @@ export class DataStore {
     const where = { _id: listing.id, workspaceId: listing.workspaceId };
     const doc = expectedVersion
       ? await this.content.findOneAndUpdate({ ...where, version: expectedVersion }, { $set: set, $inc: { version: 1 } }, { returnDocument: 'after' })
-      : await this.content.findOneAndUpdate(where, { $set: set, $inc: { version: 1 }, $setOnInsert: { listingId: listing.id } }, { upsert: true, returnDocument: 'after' });
+      : await this.content.findOneAndUpdate(
+          where,
+          { $set: set, $inc: { version: 1 }, $setOnInsert: { listingId: listing.id } },
+          { upsert: true, returnDocument: 'after' },
+        );
     if (!doc) return null;
     return { sections: doc.sections as SectionValues, updatedAt: doc.updatedAt, version: doc.version ?? 0 };
   }
@@ -161,7 +196,12 @@ export class DataStore {
    * race on MongoDB into a retried write conflict).
    */
   /** `stored` runs in the insert's transaction (the request's Idempotency-Key is stored there). */
-  async addPhoto(listing: Owned, url: string, caption: string, stored: (photo: PhotoRecord, tx: Tx) => Promise<void> = async () => undefined): Promise<PhotoRecord> {
+  async addPhoto(
+    listing: Owned,
+    url: string,
+    caption: string,
+    stored: (photo: PhotoRecord, tx: Tx) => Promise<void> = async () => undefined,
+  ): Promise<PhotoRecord> {
     return this.store.transaction(async (tx) => {
       const scope = { workspaceId: listing.workspaceId, listingId: listing.id };
       const count = await this.photos.countDocuments(scope, { tx });

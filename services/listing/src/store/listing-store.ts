@@ -170,7 +170,11 @@ export function pmsListingStore(listings: ListingStore): PmsListingStore {
     async applyPmsFields(listing, fields, tx) {
       const set: Record<string, unknown> = { ...fields, aliases: [listing.id, ...fields.channels.map((c) => c.externalId)], updatedAt: new Date() };
       for (const key of Object.keys(set)) if (set[key] === undefined) delete set[key];
-      const doc = await listings.listings.findOneAndUpdate({ _id: listing.id, workspaceId: listing.workspaceId }, { $set: set, $inc: { version: 1 } }, { tx, returnDocument: 'after' });
+      const doc = await listings.listings.findOneAndUpdate(
+        { _id: listing.id, workspaceId: listing.workspaceId },
+        { $set: set, $inc: { version: 1 } },
+        { tx, returnDocument: 'after' },
+      );
       if (!doc) throw new AppError('conflict', `Listing '${listing.id}' disappeared while a PMS change was applied.`);
       return toRecord(doc);
     },

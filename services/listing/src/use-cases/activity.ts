@@ -41,7 +41,11 @@ export class ListingActivity {
       const changed: ListingRecord[] = [];
       for (const l of plan.toChange) changed.push(await this.listings.setStatus(l, active ? 'active' : 'inactive', tx));
       const now = new Date();
-      await recordActivity(this.outbox, tx, changed.map((l) => activityChanged(l, reason, now)));
+      await recordActivity(
+        this.outbox,
+        tx,
+        changed.map((l) => activityChanged(l, reason, now)),
+      );
       const outcome = { active, updated: changed, unchanged: plan.unchanged };
       if (key) await this.applied?.remember(key, JSON.stringify(activityOutcomeIds(outcome)), tx);
       return outcome;
@@ -71,7 +75,11 @@ export class ListingActivity {
       const out: ListingRecord[] = [];
       for (const l of listings) out.push(await this.listings.setStatus(l, 'inactive', tx));
       const now = new Date();
-      await recordActivity(this.outbox, tx, out.map((l) => activityChanged(l, 'account_disconnected', now)));
+      await recordActivity(
+        this.outbox,
+        tx,
+        out.map((l) => activityChanged(l, 'account_disconnected', now)),
+      );
       return out;
     });
     this.publishSoon();

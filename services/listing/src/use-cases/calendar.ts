@@ -33,7 +33,11 @@ export function calendarUseCases(deps: ListingDataDeps, ctx: DataContext = dataC
         store.transaction(async (tx) => {
           // Every listing is resolved before anything is judged: unknown ids are a 404 naming
           // them all, and only then is activity checked (404 before 403).
-          const resolved = await listings.resolveAll(req.workspaceId, req.updates.map((u) => u.listingId), tx);
+          const resolved = await listings.resolveAll(
+            req.workspaceId,
+            req.updates.map((u) => u.listingId),
+            tx,
+          );
           const inactive = new Map<string, { id: string; name: string }>();
           for (const l of resolved) if (l.status === 'inactive') inactive.set(l.id, { id: l.id, name: l.name });
           // Spec 7.1 rule 1: one error naming every inactive listing, and nothing written.

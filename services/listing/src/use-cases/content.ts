@@ -29,7 +29,10 @@ export function contentUseCases(deps: ListingDataDeps, ctx: DataContext = dataCo
 
       // Decided from the capability matrix alone, before anything reaches the PMS (spec 7.2).
       const provider = listing.pmsProvider;
-      const split = splitByPms(provider, inSectionOrder(values).map(([name]) => name));
+      const split = splitByPms(
+        provider,
+        inSectionOrder(values).map(([name]) => name),
+      );
       if (split.applied.length === 0) throw pmsWriteUnsupported(provider, refusedWrites(split.deferred));
       const toStore: SectionValues = {};
       for (const name of split.applied) toStore[name] = values[name];

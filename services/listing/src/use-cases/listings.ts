@@ -101,7 +101,13 @@ export function listingUseCases(deps: ListingHandlerDeps) {
         })
         .catch((err: unknown) => {
           // The unique {workspaceId, aliases} index: a channel id already names another listing.
-          if (err instanceof DuplicateKeyError) throw new AppError('conflict', `A channel id of '${record.name}' is already mapped to another listing of the workspace; nothing was created.`, {}, 'Remove the mapping from the other listing, or leave that channel out.');
+          if (err instanceof DuplicateKeyError)
+            throw new AppError(
+              'conflict',
+              `A channel id of '${record.name}' is already mapped to another listing of the workspace; nothing was created.`,
+              {},
+              'Remove the mapping from the other listing, or leave that channel out.',
+            );
           throw err;
         });
       void outbox.flush().catch(() => undefined);
@@ -158,7 +164,8 @@ export function listingUseCases(deps: ListingHandlerDeps) {
 
     async findPmsListing(req: pb.FindPmsListingRequest) {
       requireWorkspace(req.workspaceId);
-      if (!req.provider || !req.externalId) throw validationFailed({ ...(req.provider ? {} : { provider: 'is required' }), ...(req.externalId ? {} : { externalId: 'is required' }) });
+      if (!req.provider || !req.externalId)
+        throw validationFailed({ ...(req.provider ? {} : { provider: 'is required' }), ...(req.externalId ? {} : { externalId: 'is required' }) });
       const found = await pmsListingStore(listings).findByPmsId(req.workspaceId, req.provider, req.externalId);
       if (found) return { listing: found, deleted: false };
       // Every import records the PMS listing's sync mark in the same transaction as the listing,

@@ -7,7 +7,10 @@ import { assertValid, dataContext, type DataContext, type ListingDataDeps, type 
 
 const toProtoPhoto = (p: PhotoRecord): pb.Photo => ({ id: p.id, url: p.url, caption: p.caption, position: p.position, createdAt: p.createdAt });
 
-export function photoUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)): Pick<ListingDataUseCases, 'listPhotos' | 'addPhoto' | 'removePhoto'> {
+export function photoUseCases(
+  deps: ListingDataDeps,
+  ctx: DataContext = dataContext(deps),
+): Pick<ListingDataUseCases, 'listPhotos' | 'addPhoto' | 'removePhoto'> {
   const { listings, applied } = deps;
   const { data, activeListing } = ctx;
 

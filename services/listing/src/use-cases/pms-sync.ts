@@ -86,7 +86,11 @@ export class ApplyPmsListing {
       if (err instanceof DuplicateKeyError) {
         // A channel id of this PMS listing already belongs to another listing of the workspace:
         // a dead letter, replayable once the operator has moved the channel mapping.
-        throw new PermanentError('channel_id_taken', `PMS listing ${change.provider}/${payload.externalId}: a channel id is already mapped to another listing of workspace ${change.workspaceId}`, { cause: err });
+        throw new PermanentError(
+          'channel_id_taken',
+          `PMS listing ${change.provider}/${payload.externalId}: a channel id is already mapped to another listing of workspace ${change.workspaceId}`,
+          { cause: err },
+        );
       }
       throw err;
     }

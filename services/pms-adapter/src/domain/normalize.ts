@@ -73,7 +73,10 @@ function listingPayload(d: Obj): SyncPayloads['listing'] {
   const name = text(d.name);
   if (!externalId || !name) throw new MalformedChange('a listing needs id and name');
   const channels = Array.isArray(d.channels)
-    ? d.channels.map(obj).filter((c) => text(c.listing_id)).map((c) => ({ channel: text(c.channel) || 'CHANNEL_A', externalId: text(c.listing_id) }))
+    ? d.channels
+        .map(obj)
+        .filter((c) => text(c.listing_id))
+        .map((c) => ({ channel: text(c.channel) || 'CHANNEL_A', externalId: text(c.listing_id) }))
     : [];
   return {
     externalId,

@@ -29,7 +29,13 @@ export function isWrite(value: string): value is PmsWrite {
   return Object.prototype.hasOwnProperty.call(WRITES, value);
 }
 
-const CREATE_ASPECTS: readonly PmsWrite[] = ['reservation.create', 'reservation.owner_block', 'reservation.unit_id', 'reservation.tentative_hold', 'reservation.group_booking'];
+const CREATE_ASPECTS: readonly PmsWrite[] = [
+  'reservation.create',
+  'reservation.owner_block',
+  'reservation.unit_id',
+  'reservation.tentative_hold',
+  'reservation.group_booking',
+];
 const MODIFY_ASPECTS: readonly PmsWrite[] = [
   'reservation.modify',
   'reservation.change_dates',
@@ -42,7 +48,11 @@ const MODIFY_ASPECTS: readonly PmsWrite[] = [
 /** Thrown for input a write needs and does not have; the handler maps it to validation_failed. */
 export class RelayInputError extends Error {
   constructor(readonly fields: Record<string, string>) {
-    super(Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('; '));
+    super(
+      Object.entries(fields)
+        .map(([k, v]) => `${k} ${v}`)
+        .join('; '),
+    );
   }
 }
 
@@ -51,7 +61,8 @@ const seg = encodeURIComponent;
 /** The PMS request of a write. Throws RelayInputError when an id the write needs is missing. */
 export function pmsRequestFor(input: RelayInput): PmsRequest {
   const { operation: op, listingExternalId: listing, entityExternalId: entity } = input;
-  const fields: Record<string, unknown> = typeof input.payload === 'object' && input.payload !== null && !Array.isArray(input.payload) ? { ...(input.payload as Record<string, unknown>) } : {};
+  const fields: Record<string, unknown> =
+    typeof input.payload === 'object' && input.payload !== null && !Array.isArray(input.payload) ? { ...(input.payload as Record<string, unknown>) } : {};
   const body = fields;
   const needEntity = () => {
     if (!entity) throw new RelayInputError({ entityExternalId: `is required for ${op}` });
@@ -74,7 +85,8 @@ export function pmsRequestFor(input: RelayInput): PmsRequest {
   else if (op === 'message.send' || op === 'message.attachments') req = { method: 'POST', path: 'messages', body: { ...fields, listingId: listing } };
   else if (op === 'review.reply') req = { method: 'POST', path: `reviews/${needEntity()}/reply`, body };
   else if (op === 'request.answer') req = { method: 'POST', path: `requests/${needEntity()}/answer`, body };
-  else if (op === 'inquiry.pre_approve' || op === 'inquiry.block_instant_booking') req = { method: 'POST', path: `inquiries/${needEntity()}/pre-approve`, body };
+  else if (op === 'inquiry.pre_approve' || op === 'inquiry.block_instant_booking')
+    req = { method: 'POST', path: `inquiries/${needEntity()}/pre-approve`, body };
   else if (op === 'calendar.write') req = { method: 'PUT', path: `listings/${needListing()}/calendar`, body: input.payload };
   else {
     // content.<section>: the section's value, stored whole (a PUT).

@@ -69,12 +69,23 @@ export function syncHealthOf(counters: SyncCounters, backlog: SyncBacklog, now: 
   else if (failures > 0) degraded.push(`the last pull of the PMS failed${failures > 1 ? ` (${failures} in a row)` : ''}`);
   if (lagMs > FAILING_LAG_MS) failing.push(`the oldest pending change waits for ${Math.round(lagMs / 1000)} s (over ${FAILING_LAG_MS / 1000} s)`);
   else if (lagMs > DEGRADED_LAG_MS) degraded.push(`the oldest pending change waits for ${Math.round(lagMs / 1000)} s (over ${DEGRADED_LAG_MS / 1000} s)`);
-  if (backlog.deadLettersOpen > 0) degraded.push(`${backlog.deadLettersOpen} change${backlog.deadLettersOpen === 1 ? ' is' : 's are'} dead-lettered and not replayed`);
+  if (backlog.deadLettersOpen > 0)
+    degraded.push(`${backlog.deadLettersOpen} change${backlog.deadLettersOpen === 1 ? ' is' : 's are'} dead-lettered and not replayed`);
   const state: SyncState = failing.length > 0 ? 'failing' : degraded.length > 0 ? 'degraded' : 'healthy';
   return { ...counters, ...backlog, lagMs, state, reasons: [...failing, ...degraded] };
 }
 
 /** Fresh counters of a connection that has not synced yet. */
 export function emptyCounters(c: { connectionId: string; workspaceId: string; provider: string }): SyncCounters {
-  return { ...c, lastSuccessfulSyncAt: null, lastAttemptAt: null, consecutiveFailures: 0, published: 0, applied: 0, failed: 0, deadLettered: 0, lastError: null };
+  return {
+    ...c,
+    lastSuccessfulSyncAt: null,
+    lastAttemptAt: null,
+    consecutiveFailures: 0,
+    published: 0,
+    applied: 0,
+    failed: 0,
+    deadLettered: 0,
+    lastError: null,
+  };
 }

@@ -144,7 +144,12 @@ export class PmsConnector {
     if (err.status === 422 && err.pmsCode === 'unsupported') {
       return new AppError('pms_write_unsupported', `${this.provider} refused the write: ${err.message}`, { provider: this.provider });
     }
-    return new AppError('pms_unavailable', `${this.provider} did not accept the write (${err.status}): ${err.message}. Nothing was changed here.`, {}, `Correct the request as ${this.provider} asks, or make the change in ${this.provider}.`);
+    return new AppError(
+      'pms_unavailable',
+      `${this.provider} did not accept the write (${err.status}): ${err.message}. Nothing was changed here.`,
+      {},
+      `Correct the request as ${this.provider} asks, or make the change in ${this.provider}.`,
+    );
   }
 
   private async send(a: Attempt): Promise<unknown> {
@@ -162,7 +167,9 @@ export class PmsConnector {
       });
     } catch (err) {
       const name = (err as Error).name;
-      throw new PmsFailure(name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${a.timeoutMs} ms` : `connection failed (${(err as Error).message})`);
+      throw new PmsFailure(
+        name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${a.timeoutMs} ms` : `connection failed (${(err as Error).message})`,
+      );
     }
     const raw = await res.text().catch(() => '');
     let parsed: unknown = null;

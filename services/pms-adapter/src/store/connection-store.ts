@@ -84,7 +84,13 @@ export class ConnectionStore {
     const fresh = ids.filter((l) => !known.has(l));
     if (fresh.length === 0) return;
     await this.listingRefs.insertMany(
-      fresh.map((listingExternalId) => ({ _id: `${connection.id}:${listingExternalId}`, workspaceId: connection.workspaceId, provider: connection.provider, connectionId: connection.id, listingExternalId })),
+      fresh.map((listingExternalId) => ({
+        _id: `${connection.id}:${listingExternalId}`,
+        workspaceId: connection.workspaceId,
+        provider: connection.provider,
+        connectionId: connection.id,
+        listingExternalId,
+      })),
       { tx },
     );
   }
@@ -97,10 +103,17 @@ export class ConnectionStore {
     const mine = await this.listingRefs.find({ workspaceId: connection.workspaceId, connectionId: connection.id });
     const ids = mine.map((r) => r.listingExternalId);
     if (ids.length === 0) return [];
-    const shared = await this.listingRefs.find({ workspaceId: connection.workspaceId, provider: connection.provider, listingExternalId: { $in: ids }, connectionId: { $ne: connection.id } });
+    const shared = await this.listingRefs.find({
+      workspaceId: connection.workspaceId,
+      provider: connection.provider,
+      listingExternalId: { $in: ids },
+      connectionId: { $ne: connection.id },
+    });
     if (shared.length === 0) return ids;
     const connected = new Set(
-      (await this.connections.find({ workspaceId: connection.workspaceId, _id: { $in: [...new Set(shared.map((r) => r.connectionId))] }, status: 'connected' })).map((c) => c._id),
+      (
+        await this.connections.find({ workspaceId: connection.workspaceId, _id: { $in: [...new Set(shared.map((r) => r.connectionId))] }, status: 'connected' })
+      ).map((c) => c._id),
     );
     const stillManaged = new Set(shared.filter((r) => connected.has(r.connectionId)).map((r) => r.listingExternalId));
     return ids.filter((id) => !stillManaged.has(id));

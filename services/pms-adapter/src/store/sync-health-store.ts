@@ -8,7 +8,15 @@ import { emptyCounters, type SyncBacklog, type SyncCounters, type SyncError } fr
 import { syncChangeSchema, syncHealthSchema } from './schemas';
 
 type HealthDoc = Partial<Omit<SyncCounters, 'connectionId'>> & { _id: string; workspaceId: string; provider: string; [field: string]: unknown };
-type ChangeDoc = { _id: string; connectionId: string; workspaceId: string; readAt: Date; status: 'pending' | 'dead_lettered'; failed: boolean; [field: string]: unknown };
+type ChangeDoc = {
+  _id: string;
+  connectionId: string;
+  workspaceId: string;
+  readAt: Date;
+  status: 'pending' | 'dead_lettered';
+  failed: boolean;
+  [field: string]: unknown;
+};
 
 export type OutcomeKind = 'applied' | 'failed' | 'dead_lettered' | 'discarded';
 
@@ -73,13 +81,21 @@ export class SyncHealthStore {
 
   /** A pull of the PMS's change feed completed. */
   async pullSucceeded(c: ConnectionRef, at: Date): Promise<void> {
-    await this.health.updateOne({ _id: c.id }, { $set: { lastSuccessfulSyncAt: at, lastAttemptAt: at, consecutiveFailures: 0 }, $setOnInsert: this.ensure(c) }, { upsert: true });
+    await this.health.updateOne(
+      { _id: c.id },
+      { $set: { lastSuccessfulSyncAt: at, lastAttemptAt: at, consecutiveFailures: 0 }, $setOnInsert: this.ensure(c) },
+      { upsert: true },
+    );
   }
 
   /** A pull of the PMS's change feed failed with `error`. */
   async pullFailed(c: ConnectionRef, error: Omit<SyncError, 'source' | 'service' | 'changeId'>): Promise<void> {
     const lastError: SyncError = { source: 'pms', service: '', changeId: '', ...error };
-    await this.health.updateOne({ _id: c.id }, { $set: { lastAttemptAt: error.at, lastError }, $inc: { consecutiveFailures: 1 }, $setOnInsert: this.ensure(c) }, { upsert: true });
+    await this.health.updateOne(
+      { _id: c.id },
+      { $set: { lastAttemptAt: error.at, lastError }, $inc: { consecutiveFailures: 1 }, $setOnInsert: this.ensure(c) },
+      { upsert: true },
+    );
   }
 
   /** Folds one reported outcome in, once per change and kind. */
@@ -98,7 +114,11 @@ export class SyncHealthStore {
           return;
         }
         case 'dead_lettered': {
-          const res = await this.changes.updateOne({ _id: o.changeId, connectionId: o.connectionId, status: 'pending' }, { $set: { status: 'dead_lettered' } }, { tx });
+          const res = await this.changes.updateOne(
+            { _id: o.changeId, connectionId: o.connectionId, status: 'pending' },
+            { $set: { status: 'dead_lettered' } },
+            { tx },
+          );
           if (res.modifiedCount) await this.health.updateOne({ _id: o.connectionId }, { $inc: { deadLettered: 1 }, $set: { lastError } }, { tx });
           return;
         }

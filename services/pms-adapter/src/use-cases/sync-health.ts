@@ -7,9 +7,7 @@ import type { ConnectionStore } from '../store/connection-store';
 import type { Outcome, SyncHealthStore } from '../store/sync-health-store';
 
 export class SyncHealth {
-  constructor(
-    private readonly deps: { connections: ConnectionStore; health: SyncHealthStore; now?: () => Date },
-  ) {}
+  constructor(private readonly deps: { connections: ConnectionStore; health: SyncHealthStore; now?: () => Date }) {}
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();

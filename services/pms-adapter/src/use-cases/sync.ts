@@ -109,7 +109,12 @@ export class Syncer {
         if (!(await this.connections.advanceCursor(id, connection.cursor, page.cursor, readAt, tx))) return false;
         await this.connections.recordListings(connection, listingIds, tx);
         await recordSyncChanges(this.outbox, tx, connection, changes);
-        await this.health.published(connection, changes.map((c) => changeIdOf(connection, c.seq)), readAt, tx);
+        await this.health.published(
+          connection,
+          changes.map((c) => changeIdOf(connection, c.seq)),
+          readAt,
+          tx,
+        );
         return true;
       });
       // Another sync moved the cursor, or the connection was disconnected meanwhile.

@@ -18,7 +18,14 @@ describe('reservation list filters', () => {
   it('keeps valid filters', () => {
     const since = new Date('2025-01-01T00:00:00Z');
     expect(
-      parseReservationFilters({ status: 'POST_STAY', propertyId: 'lst_1', checkInAfter: '2025-06-01', checkInBefore: '2025-06-30', source: 'CHANNEL_C', updatedSince: since }),
+      parseReservationFilters({
+        status: 'POST_STAY',
+        propertyId: 'lst_1',
+        checkInAfter: '2025-06-01',
+        checkInBefore: '2025-06-30',
+        source: 'CHANNEL_C',
+        updatedSince: since,
+      }),
     ).toEqual({ status: 'POST_STAY', propertyId: 'lst_1', checkInAfter: '2025-06-01', checkInBefore: '2025-06-30', source: 'CHANNEL_C', updatedSince: since });
   });
 

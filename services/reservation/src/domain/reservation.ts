@@ -122,7 +122,19 @@ export interface ReservationRecord {
 /** What every new reservation is given; every other field starts empty (no notes, times, PMS link or conflicts). */
 export type NewReservationFields = Pick<
   ReservationRecord,
-  'id' | 'workspaceId' | 'propertyId' | 'status' | 'source' | 'confirmationCode' | 'checkIn' | 'checkOut' | 'primaryGuest' | 'occupancy' | 'financials' | 'bookedAt' | 'updatedAt'
+  | 'id'
+  | 'workspaceId'
+  | 'propertyId'
+  | 'status'
+  | 'source'
+  | 'confirmationCode'
+  | 'checkIn'
+  | 'checkOut'
+  | 'primaryGuest'
+  | 'occupancy'
+  | 'financials'
+  | 'bookedAt'
+  | 'updatedAt'
 > &
   Partial<ReservationRecord>;
 
@@ -208,7 +220,6 @@ export function isIsoDate(value: string): boolean {
   const d = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
 }
-
 
 /**
  * Validates the filters of a list request, naming every bad field at once. Empty strings mean

@@ -6,8 +6,19 @@ import { effectiveStatus, type ReservationRecord } from './reservation';
 import { applyPatch, createWrites, parseNewReservation, parsePatch, patchChanges, patchWrites, relayOperation, type NewReservationInput } from './writes';
 
 const input = (extra: Partial<NewReservationInput> = {}): NewReservationInput => ({
-  propertyId: 'lst_1', checkIn: '2026-03-01', checkOut: '2026-03-03', primaryGuest: { firstName: 'Ana', lastName: '', email: '', phone: '' },
-  currency: '', source: '', platform: '', unitId: '', tentativeHold: false, groupId: '', roomTypeId: '', customFields: {}, ...extra,
+  propertyId: 'lst_1',
+  checkIn: '2026-03-01',
+  checkOut: '2026-03-03',
+  primaryGuest: { firstName: 'Ana', lastName: '', email: '', phone: '' },
+  currency: '',
+  source: '',
+  platform: '',
+  unitId: '',
+  tentativeHold: false,
+  groupId: '',
+  roomTypeId: '',
+  customFields: {},
+  ...extra,
 });
 
 const fieldsOf = (fn: () => unknown): string[] => {
@@ -37,7 +48,10 @@ describe('confirmation codes', () => {
 });
 
 describe('pricing', () => {
-  const nights = [{ date: '2026-03-01', price: 100, available: true }, { date: '2026-03-02', price: 120.5, available: false }];
+  const nights = [
+    { date: '2026-03-01', price: 100, available: true },
+    { date: '2026-03-02', price: 120.5, available: false },
+  ];
   it('nights + cleaning + tax on both, rounded to cents, closed nights named', () => {
     expect(priceStay({ nights, cleaningFee: 30, taxRate: 0.07 })).toEqual({
       totalPrice: 268.04,
@@ -60,27 +74,44 @@ describe('create rules', () => {
     expect(parseNewReservation(input())).toMatchObject({ source: 'DIRECT', occupancy: { adults: 1, children: 0, infants: 0, pets: 0 } });
   });
   it('names every bad field', () => {
-    expect(fieldsOf(() => parseNewReservation(input({ checkIn: '2026-03-05', checkOut: '2026-03-05', source: 'FAX', platform: 'x', currency: 'eur', totalPrice: -1 })))).toEqual(
-      ['checkOut', 'financials.currency', 'financials.totalPrice', 'platform', 'source'],
-    );
+    expect(
+      fieldsOf(() =>
+        parseNewReservation(input({ checkIn: '2026-03-05', checkOut: '2026-03-05', source: 'FAX', platform: 'x', currency: 'eur', totalPrice: -1 })),
+      ),
+    ).toEqual(['checkOut', 'financials.currency', 'financials.totalPrice', 'platform', 'source']);
     expect(fieldsOf(() => parseNewReservation(input({ checkOut: '2027-03-02' })))).toEqual(['checkOut']); // > 365 nights
     const long = 'x'.repeat(201);
-    expect(fieldsOf(() => parseNewReservation(input({ primaryGuest: { firstName: long, lastName: long, email: '', phone: '1'.repeat(51) } })))).toEqual(
-      ['primaryGuest.firstName', 'primaryGuest.lastName', 'primaryGuest.phone'],
-    );
+    expect(fieldsOf(() => parseNewReservation(input({ primaryGuest: { firstName: long, lastName: long, email: '', phone: '1'.repeat(51) } })))).toEqual([
+      'primaryGuest.firstName',
+      'primaryGuest.lastName',
+      'primaryGuest.phone',
+    ]);
   });
   it('maps restricted kinds of booking to matrix writes', () => {
     expect(createWrites(parseNewReservation(input()))).toEqual(['reservation.create']);
     expect(createWrites(parseNewReservation(input({ platform: 'owner', unitId: 'u', tentativeHold: true, groupId: 'g', totalPrice: 10 })))).toEqual([
-      'reservation.create', 'reservation.owner_block', 'reservation.unit_id', 'reservation.tentative_hold', 'reservation.group_booking', 'reservation.custom_price',
+      'reservation.create',
+      'reservation.owner_block',
+      'reservation.unit_id',
+      'reservation.tentative_hold',
+      'reservation.group_booking',
+      'reservation.custom_price',
     ]);
   });
 });
 
 describe('change rules', () => {
   const current = {
-    id: 'res_1', status: 'CONFIRMED', checkIn: '2026-03-01', checkOut: '2026-03-03', checkInTime: '', checkOutTime: '', propertyId: 'lst_1',
-    notes: { host: '', guest: '' }, customFields: { a: '1' }, updatedAt: new Date(0),
+    id: 'res_1',
+    status: 'CONFIRMED',
+    checkIn: '2026-03-01',
+    checkOut: '2026-03-03',
+    checkInTime: '',
+    checkOutTime: '',
+    propertyId: 'lst_1',
+    notes: { host: '', guest: '' },
+    customFields: { a: '1' },
+    updatedAt: new Date(0),
   } as unknown as ReservationRecord;
   it('checks new dates against the stored ones and refuses POST_STAY', () => {
     expect(fieldsOf(() => parsePatch({ checkOut: '2026-03-01', customFields: {} }, current))).toEqual(['checkOut']);

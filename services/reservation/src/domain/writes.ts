@@ -96,9 +96,11 @@ export function parseNewReservation(input: NewReservationInput): NewReservation 
   stayProblems(input.checkIn, input.checkOut, problems);
   if (!input.primaryGuest.firstName.trim()) problems['primaryGuest.firstName'] = 'is required';
   for (const field of ['firstName', 'lastName'] as const) {
-    if (input.primaryGuest[field].trim().length > MAX_PRIMARY_GUEST_NAME_LENGTH) problems[`primaryGuest.${field}`] = `must be at most ${MAX_PRIMARY_GUEST_NAME_LENGTH} characters`;
+    if (input.primaryGuest[field].trim().length > MAX_PRIMARY_GUEST_NAME_LENGTH)
+      problems[`primaryGuest.${field}`] = `must be at most ${MAX_PRIMARY_GUEST_NAME_LENGTH} characters`;
   }
-  if (input.primaryGuest.phone.length > MAX_PRIMARY_GUEST_PHONE_LENGTH) problems['primaryGuest.phone'] = `must be at most ${MAX_PRIMARY_GUEST_PHONE_LENGTH} characters`;
+  if (input.primaryGuest.phone.length > MAX_PRIMARY_GUEST_PHONE_LENGTH)
+    problems['primaryGuest.phone'] = `must be at most ${MAX_PRIMARY_GUEST_PHONE_LENGTH} characters`;
   const occupancy = input.occupancy ?? { adults: 1, children: 0, infants: 0, pets: 0 };
   for (const field of ['adults', 'children', 'infants', 'pets'] as const) {
     const n = occupancy[field];
@@ -209,7 +211,9 @@ export function patchChanges(p: ReservationPatch, r: ReservationRecord, targetPr
     dates: (p.checkIn !== undefined && p.checkIn !== r.checkIn) || (p.checkOut !== undefined && p.checkOut !== r.checkOut),
     times: (p.checkInTime !== undefined && p.checkInTime !== r.checkInTime) || (p.checkOutTime !== undefined && p.checkOutTime !== r.checkOutTime),
     listing: targetPropertyId !== r.propertyId,
-    notes: p.notes !== undefined && ((p.notes.host !== undefined && p.notes.host !== r.notes.host) || (p.notes.guest !== undefined && p.notes.guest !== r.notes.guest)),
+    notes:
+      p.notes !== undefined &&
+      ((p.notes.host !== undefined && p.notes.host !== r.notes.host) || (p.notes.guest !== undefined && p.notes.guest !== r.notes.guest)),
     customFields: Object.entries(p.customFields).some(([k, v]) => (r.customFields[k] ?? '') !== v),
   };
 }

@@ -24,19 +24,35 @@ export function reservationHandlers(deps: { reservations: Reservations }): Servi
 
     async createReservation(req) {
       requireWorkspace(req.workspaceId);
-      return { reservation: toProtoReservation(await reservations.create(req.workspaceId, newReservationFromProto(req.reservation), requestKey('reservation.createReservation', req)), reservations.now(), true) };
+      return {
+        reservation: toProtoReservation(
+          await reservations.create(req.workspaceId, newReservationFromProto(req.reservation), requestKey('reservation.createReservation', req)),
+          reservations.now(),
+          true,
+        ),
+      };
     },
 
     async updateReservation(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { reservation: toProtoReservation(await reservations.update(req.workspaceId, req.id, patchFromProto(req), requestKey('reservation.updateReservation', req), req.expectedVersion), reservations.now()) };
+      return {
+        reservation: toProtoReservation(
+          await reservations.update(req.workspaceId, req.id, patchFromProto(req), requestKey('reservation.updateReservation', req), req.expectedVersion),
+          reservations.now(),
+        ),
+      };
     },
 
     async cancelReservation(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { reservation: toProtoReservation(await reservations.cancel(req.workspaceId, req.id, requestKey('reservation.cancelReservation', req), req.expectedVersion), reservations.now()) };
+      return {
+        reservation: toProtoReservation(
+          await reservations.cancel(req.workspaceId, req.id, requestKey('reservation.cancelReservation', req), req.expectedVersion),
+          reservations.now(),
+        ),
+      };
     },
 
     async quoteReservation(req) {

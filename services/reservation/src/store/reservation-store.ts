@@ -1,5 +1,17 @@
 // Queries of the reservation service, written once as Mongo documents for both engines.
-import { AppError, APPLIED_REQUEST_TTL_MS, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type Lease, type PageWindow, type Tx } from '@vrp/platform';
+import {
+  AppError,
+  APPLIED_REQUEST_TTL_MS,
+  DuplicateKeyError,
+  findPage,
+  notFound,
+  type Collection,
+  type DocumentStore,
+  type Filter,
+  type Lease,
+  type PageWindow,
+  type Tx,
+} from '@vrp/platform';
 import type { ReservationFilters, ReservationRecord } from '../domain/reservation';
 import { reservationSchema } from './schemas';
 

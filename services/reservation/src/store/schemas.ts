@@ -113,15 +113,9 @@ reservationSchema.index({ workspaceId: 1, updatedAt: 1 });
 reservationSchema.index({ workspaceId: 1, confirmationCode: 1 }, { unique: true });
 // A create's Idempotency-Key: a retry (even after a crash between commit and reply) finds the
 // reservation instead of writing a second one.
-reservationSchema.index(
-  { workspaceId: 1, idempotencyKey: 1 },
-  { unique: true, partialFilterExpression: { idempotencyKey: { $gt: '' } } },
-);
+reservationSchema.index({ workspaceId: 1, idempotencyKey: 1 }, { unique: true, partialFilterExpression: { idempotencyKey: { $gt: '' } } });
 // PMS sync matches a PMS's reservation by its id there; one reservation per PMS id.
-reservationSchema.index(
-  { workspaceId: 1, pmsProvider: 1, pmsExternalId: 1 },
-  { unique: true, partialFilterExpression: { pmsExternalId: { $gt: '' } } },
-);
+reservationSchema.index({ workspaceId: 1, pmsProvider: 1, pmsExternalId: 1 }, { unique: true, partialFilterExpression: { pmsExternalId: { $gt: '' } } });
 
 /**
  * One document per night held by a PENDING or CONFIRMED reservation (owner blocks included):

@@ -17,10 +17,20 @@ export class ChangeReservation extends ReservationUseCase {
    * changed reservation is 412 instead. A key already applied answers the reservation as it is.
    */
   update(workspaceId: string, id: string, input: ReservationPatchInput, key: RequestKey | null, expectedVersion = 0): Promise<ReservationRecord> {
-    return this.deps.applied.once(key, () => this.updateOnce(workspaceId, id, input, key, expectedVersion), (done) => this.deps.reservations.get(workspaceId, done));
+    return this.deps.applied.once(
+      key,
+      () => this.updateOnce(workspaceId, id, input, key, expectedVersion),
+      (done) => this.deps.reservations.get(workspaceId, done),
+    );
   }
 
-  private async updateOnce(workspaceId: string, id: string, input: ReservationPatchInput, key: RequestKey | null, expectedVersion: number): Promise<ReservationRecord> {
+  private async updateOnce(
+    workspaceId: string,
+    id: string,
+    input: ReservationPatchInput,
+    key: RequestKey | null,
+    expectedVersion: number,
+  ): Promise<ReservationRecord> {
     // A PMS stay's changes go to the PMS before they are stored: one at a time per reservation
     // (the write lease), so the PMS receives them in the order they are stored here.
     const first = await this.deps.reservations.get(workspaceId, id);
@@ -106,7 +116,12 @@ export class ChangeReservation extends ReservationUseCase {
         throw err;
       }
       if (attempt >= VERSION_ATTEMPTS) {
-        throw new AppError('conflict', `Reservation '${id}' is being changed by many requests at once; nothing was changed by this one.`, {}, 'Retry the request.');
+        throw new AppError(
+          'conflict',
+          `Reservation '${id}' is being changed by many requests at once; nothing was changed by this one.`,
+          {},
+          'Retry the request.',
+        );
       }
     }
   }

@@ -1,14 +1,7 @@
 // What every reservation use case shares: its dependencies, the service's clock, and the
 // checks made before a write (the listing exists and is active, the stay's nights are free).
 import { assertListingsActive, type ListingActivityCache } from '@vrp/activity-cache';
-import {
-  datesUnavailable,
-  DuplicateKeyError,
-  type AppliedRequests,
-  type DocumentStore,
-  type Logger,
-  type Outbox,
-} from '@vrp/platform';
+import { datesUnavailable, DuplicateKeyError, type AppliedRequests, type DocumentStore, type Logger, type Outbox } from '@vrp/platform';
 import { dateConflicts, stayNights } from '../domain/occupancy';
 import { type NightPrice } from '../domain/pricing';
 import { addDays } from '../domain/reservation';

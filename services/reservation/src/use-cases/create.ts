@@ -17,7 +17,11 @@ export class CreateReservation extends ReservationUseCase {
    * before anything is sent to a PMS; the same key with another body is idempotency_conflict.
    */
   create(workspaceId: string, input: NewReservationInput, key: RequestKey | null): Promise<ReservationRecord> {
-    return this.deps.applied.once(key, () => this.createOnce(workspaceId, input, key), (id) => this.deps.reservations.get(workspaceId, id));
+    return this.deps.applied.once(
+      key,
+      () => this.createOnce(workspaceId, input, key),
+      (id) => this.deps.reservations.get(workspaceId, id),
+    );
   }
 
   private async createOnce(workspaceId: string, input: NewReservationInput, key: RequestKey | null): Promise<ReservationRecord> {
@@ -104,7 +108,8 @@ export class CreateReservation extends ReservationUseCase {
           const synced = await this.deps.reservations.findByPmsId(workspaceId, record.pmsProvider, record.pmsExternalId);
           if (synced) return synced;
         }
-        if (err instanceof DuplicateKeyError) throw new AppError('conflict', 'A reservation with this id or confirmation code already exists in this workspace.');
+        if (err instanceof DuplicateKeyError)
+          throw new AppError('conflict', 'A reservation with this id or confirmation code already exists in this workspace.');
         throw err;
       }
     }

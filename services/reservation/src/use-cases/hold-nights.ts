@@ -35,7 +35,13 @@ export async function holdNights(nights: NightStore, r: ReservationRecord, mode:
   const others = held.filter((h) => h.reservationId !== r.id);
   if (others.length > 0 && mode === 'exclusive') throw datesUnavailable(dateConflicts(wanted, [], others, r.id));
   const taken = new Set(held.map((h) => h.night));
-  await nights.take(r.workspaceId, r.propertyId, wanted.filter((n) => !taken.has(n)), r.id, tx);
+  await nights.take(
+    r.workspaceId,
+    r.propertyId,
+    wanted.filter((n) => !taken.has(n)),
+    r.id,
+    tx,
+  );
   return holdersOf(others, r.id);
 }
 

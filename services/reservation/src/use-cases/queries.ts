@@ -4,14 +4,7 @@ import { assertListingsActive } from '@vrp/activity-cache';
 import { assertSupported } from '@vrp/pms-matrix';
 import { validationFailed, type PageWindow } from '@vrp/platform';
 import { priceStay, type StayPrice } from '../domain/pricing';
-import {
-  isIsoDate,
-  nightsBetween,
-  parseReservationFilters,
-  todayUtc,
-  type ReservationQueryInput,
-  type ReservationRecord,
-} from '../domain/reservation';
+import { isIsoDate, nightsBetween, parseReservationFilters, todayUtc, type ReservationQueryInput, type ReservationRecord } from '../domain/reservation';
 import { MAX_NIGHTS } from '../domain/writes';
 import { ReservationUseCase } from './context';
 
@@ -47,7 +40,10 @@ export class ReservationQueries extends ReservationUseCase {
   async quote(workspaceId: string, propertyId: string, checkIn: string, checkOut: string): Promise<QuoteResult> {
     const problems: Record<string, string> = {};
     if (!propertyId) problems.propertyId = 'is required';
-    for (const [field, value] of [['checkIn', checkIn], ['checkOut', checkOut]] as const) {
+    for (const [field, value] of [
+      ['checkIn', checkIn],
+      ['checkOut', checkOut],
+    ] as const) {
       if (!value) problems[field] = 'is required (YYYY-MM-DD)';
       else if (!isIsoDate(value)) problems[field] = 'must be a real calendar date as YYYY-MM-DD';
     }

@@ -28,10 +28,14 @@ export class ApplyPmsReservation extends ReservationUseCase {
     if (!listing && deleted) {
       // The workspace deleted this PMS listing: the change cannot be applied until the listing is
       // back (a newer PMS change of it imports it again). A dead letter, replayable then.
-      throw new PermanentError('listing_deleted', `${change.provider} reservation ${p.externalId} is on listing ${change.provider}/${listingExternalId}, which workspace ${ws} deleted; it is applied when the listing is imported again`);
+      throw new PermanentError(
+        'listing_deleted',
+        `${change.provider} reservation ${p.externalId} is on listing ${change.provider}/${listingExternalId}, which workspace ${ws} deleted; it is applied when the listing is imported again`,
+      );
     }
     // The listing's own import may not be applied yet (another consumer group): retried in place.
-    if (!listing) throw new TransientError('listing_not_imported', `pms sync: no listing of ${change.provider} with id '${listingExternalId}' in workspace ${ws} yet`);
+    if (!listing)
+      throw new TransientError('listing_not_imported', `pms sync: no listing of ${change.provider} with id '${listingExternalId}' in workspace ${ws} yet`);
     const now = this.now();
     const total = money(p.totalPrice ?? existing?.financials.totalPrice ?? 0);
     const synced = {
@@ -52,7 +56,12 @@ export class ApplyPmsReservation extends ReservationUseCase {
         p.totalPrice === undefined && existing
           ? existing.financials
           : // A PMS reports the total only: it is the whole price, with no lines to split it into.
-            { totalPrice: total, currency: p.currency ?? listing.currency, paymentStatus: existing?.financials.paymentStatus ?? 'UNPAID', breakdown: { basePrice: total, cleaningFee: 0, fees: [], taxes: [], discounts: [] } },
+            {
+              totalPrice: total,
+              currency: p.currency ?? listing.currency,
+              paymentStatus: existing?.financials.paymentStatus ?? 'UNPAID',
+              breakdown: { basePrice: total, cleaningFee: 0, fees: [], taxes: [], discounts: [] },
+            },
       updatedAt: now,
       pmsUpdatedAt: changedAt,
     } satisfies Partial<ReservationRecord>;
@@ -80,9 +89,17 @@ export class ApplyPmsReservation extends ReservationUseCase {
       const overlaps = await holdNights(this.deps.nights, next, 'pms', tx);
       // Overlaps flagged before that ended (this booking cancelled or moved, or the other side
       // gone) are cleared on the other side; those that still hold are kept on both.
-      const still = await endConflicts(this.deps, next, (existing?.conflictsWith ?? []).filter((id) => !overlaps.includes(id)), now, tx);
+      const still = await endConflicts(
+        this.deps,
+        next,
+        (existing?.conflictsWith ?? []).filter((id) => !overlaps.includes(id)),
+        now,
+        tx,
+      );
       const written = { ...next, conflictsWith: [...new Set([...overlaps, ...still])].sort() };
-      const stored = existing ? await this.deps.reservations.replaceIfVersion(written, existing.version, tx) : await this.deps.reservations.insertRaw(written, tx);
+      const stored = existing
+        ? await this.deps.reservations.replaceIfVersion(written, existing.version, tx)
+        : await this.deps.reservations.insertRaw(written, tx);
       if (!stored) throw new AppError('conflict', `Reservation '${next.id}' changed while a PMS change was applied; it is applied again.`);
       await flagOverlaps(this.deps, ws, stored.id, overlaps, now, tx);
       await recordReservationEvent(this.deps.outbox, tx, kind, stored, now);
@@ -113,7 +130,7 @@ function parseSyncPayload(change: pmsSync.PmsSyncChange): SyncedReservation {
     if (!p.guest) problems.push('guest is missing');
     if (!p.occupancy) problems.push('occupancy is missing');
   }
-  if (problems.length || !p) throw new PermanentError('malformed_payload', `pms sync change ${change.changeId} (${change.provider} reservation): ${problems.join('; ')}`);
+  if (problems.length || !p)
+    throw new PermanentError('malformed_payload', `pms sync change ${change.changeId} (${change.provider} reservation): ${problems.join('; ')}`);
   return p as SyncedReservation;
 }
-

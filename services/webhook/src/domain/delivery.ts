@@ -74,9 +74,7 @@ export function newDelivery(
 }
 
 /** What one HTTP attempt gave. */
-export type AttemptOutcome =
-  | { kind: 'response'; status: number; body: string; durationMs: number }
-  | { kind: 'error'; error: string; durationMs: number };
+export type AttemptOutcome = { kind: 'response'; status: number; body: string; durationMs: number } | { kind: 'error'; error: string; durationMs: number };
 
 export function isSuccess(outcome: AttemptOutcome): boolean {
   return outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300;

@@ -132,8 +132,17 @@ describe('retry schedule', () => {
     const ok = { kind: 'response' as const, status: 204, body: '', durationMs: 5 };
     const bad = { kind: 'response' as const, status: 302, body: '', durationMs: 5 };
     expect(afterAttempt({ attempts: 0 }, ok, T0)).toMatchObject({ status: 'succeeded', attempts: 1, completedAt: T0 });
-    expect(afterAttempt({ attempts: 0 }, bad, T0, () => 0.5)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: new Date(T0.getTime() + 30_000), responseStatus: 302 });
-    expect(afterAttempt({ attempts: 10 }, { kind: 'error', error: 'timeout', durationMs: 10_000 }, T0)).toMatchObject({ status: 'failed', attempts: 11, lastError: 'timeout' });
+    expect(afterAttempt({ attempts: 0 }, bad, T0, () => 0.5)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: new Date(T0.getTime() + 30_000),
+      responseStatus: 302,
+    });
+    expect(afterAttempt({ attempts: 10 }, { kind: 'error', error: 'timeout', durationMs: 10_000 }, T0)).toMatchObject({
+      status: 'failed',
+      attempts: 11,
+      lastError: 'timeout',
+    });
   });
 });
 
@@ -143,14 +152,20 @@ describe('event types and persistent failure', () => {
     // At most 50 entries, as the gateway checks (duplicates of known types included).
     expect(normalizeEventTypes(Array.from({ length: 51 }, () => 'guest.created')).errors).toEqual({ eventTypes: 'must name at most 50 event types' });
     expect(normalizeEventTypes(Array.from({ length: 50 }, () => 'guest.created')).errors).toEqual({});
-    expect(normalizeEventTypes(['guest.created', 'guest.created', 'nope'])).toEqual({ types: ['guest.created'], errors: { 'eventTypes[2]': expect.stringContaining("'nope'") } });
+    expect(normalizeEventTypes(['guest.created', 'guest.created', 'nope'])).toEqual({
+      types: ['guest.created'],
+      errors: { 'eventTypes[2]': expect.stringContaining("'nope'") },
+    });
     expect(subscribesTo([], 'review.created')).toBe(true);
     expect(subscribesTo(['guest.created'], 'review.created')).toBe(false);
   });
   it('disables an endpoint only when nothing succeeded since the failed delivery began', () => {
     const failed = { createdAt: T0, responseStatus: 500, lastError: null };
     const later = new Date(T0.getTime() + 3 * 86_400_000);
-    expect(persistentFailure({ enabled: true, lastSuccessAt: null }, failed, later)).toMatchObject({ disabledReason: expect.stringContaining('HTTP 500'), disabledAt: later });
+    expect(persistentFailure({ enabled: true, lastSuccessAt: null }, failed, later)).toMatchObject({
+      disabledReason: expect.stringContaining('HTTP 500'),
+      disabledAt: later,
+    });
     expect(persistentFailure({ enabled: true, lastSuccessAt: new Date(T0.getTime() + 1000) }, failed, later)).toBeNull();
     expect(persistentFailure({ enabled: false, lastSuccessAt: null }, failed, later)).toBeNull();
   });
@@ -160,7 +175,18 @@ describe('a new subscription', () => {
   it('starts healthy, with a fresh secret of its own and no previous one', () => {
     const input = { url: 'https://example.com/hook', description: 'd', eventTypes: ['reservation.created'], enabled: true };
     const a = newSubscription('ws', 'live', input, T0);
-    expect(a).toMatchObject({ ...input, workspaceId: 'ws', mode: 'live', disabledReason: null, disabledAt: null, previousSecret: null, previousSecretExpiresAt: null, lastSuccessAt: null, createdAt: T0, updatedAt: T0 });
+    expect(a).toMatchObject({
+      ...input,
+      workspaceId: 'ws',
+      mode: 'live',
+      disabledReason: null,
+      disabledAt: null,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      lastSuccessAt: null,
+      createdAt: T0,
+      updatedAt: T0,
+    });
     expect(a.id).toMatch(/^whs_/);
     expect(a.secret).toMatch(/^whsec_/);
     const b = newSubscription('ws', 'live', input, T0);

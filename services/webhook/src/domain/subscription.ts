@@ -98,7 +98,11 @@ export function rotationGrace(requested: number): { seconds: number } | { error:
  * since that delivery was first attempted succeeded: it has failed persistently for the whole
  * retry schedule (about three days), not merely for one bad event.
  */
-export function persistentFailure(s: Pick<SubscriptionView, 'lastSuccessAt' | 'enabled'>, failed: { createdAt: Date; responseStatus: number | null; lastError: string | null }, now: Date): { disabledReason: string; disabledAt: Date } | null {
+export function persistentFailure(
+  s: Pick<SubscriptionView, 'lastSuccessAt' | 'enabled'>,
+  failed: { createdAt: Date; responseStatus: number | null; lastError: string | null },
+  now: Date,
+): { disabledReason: string; disabledAt: Date } | null {
   if (!s.enabled) return null;
   if (s.lastSuccessAt && s.lastSuccessAt >= failed.createdAt) return null;
   const last = failed.responseStatus ? `HTTP ${failed.responseStatus}` : (failed.lastError ?? 'no response');

@@ -45,7 +45,14 @@ const REQUEST_TYPES: Partial<Record<guestEvents.RequestEventType, EventType>> = 
   [guestEvents.RequestEventType.REQUEST_EVENT_TYPE_UPDATED]: 'request.updated',
 };
 
-export const SOURCE_TOPICS = [TOPICS.listingActivity, TOPICS.reservationEvents, TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents, TOPICS.requestEvents];
+export const SOURCE_TOPICS = [
+  TOPICS.listingActivity,
+  TOPICS.reservationEvents,
+  TOPICS.guestEvents,
+  TOPICS.messageEvents,
+  TOPICS.reviewEvents,
+  TOPICS.requestEvents,
+];
 
 const when = (d: Date | undefined) => d ?? new Date();
 
@@ -96,31 +103,76 @@ export async function toIncomingEvent(topic: string, value: Uint8Array, listings
       const e = reservationEvents.ReservationEvent.decode(value);
       const type = RESERVATION_TYPES[e.type];
       if (!type || !e.reservation) return null;
-      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiReservation(e.reservation) };
+      return {
+        id: e.eventId,
+        workspaceId: e.workspaceId,
+        type,
+        listingId: e.listingId,
+        listingIds: [],
+        orderKey: e.listingId,
+        occurredAt: when(e.occurredAt),
+        object: toApiReservation(e.reservation),
+      };
     }
     case TOPICS.guestEvents.name: {
       const e = guestEvents.GuestEvent.decode(value);
       const type = GUEST_TYPES[e.type];
       if (!type || !e.guest) return null;
-      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: null, listingIds: e.listingIds, orderKey: `guest:${e.guest.id}`, occurredAt: when(e.occurredAt), object: toApiGuest(e.guest) };
+      return {
+        id: e.eventId,
+        workspaceId: e.workspaceId,
+        type,
+        listingId: null,
+        listingIds: e.listingIds,
+        orderKey: `guest:${e.guest.id}`,
+        occurredAt: when(e.occurredAt),
+        object: toApiGuest(e.guest),
+      };
     }
     case TOPICS.messageEvents.name: {
       const e = guestEvents.MessageEvent.decode(value);
       const type = MESSAGE_TYPES[e.type];
       if (!type || !e.message) return null;
-      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiMessage(e.message) };
+      return {
+        id: e.eventId,
+        workspaceId: e.workspaceId,
+        type,
+        listingId: e.listingId,
+        listingIds: [],
+        orderKey: e.listingId,
+        occurredAt: when(e.occurredAt),
+        object: toApiMessage(e.message),
+      };
     }
     case TOPICS.reviewEvents.name: {
       const e = guestEvents.ReviewEvent.decode(value);
       const type = REVIEW_TYPES[e.type];
       if (!type || !e.review) return null;
-      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiReview(e.review) };
+      return {
+        id: e.eventId,
+        workspaceId: e.workspaceId,
+        type,
+        listingId: e.listingId,
+        listingIds: [],
+        orderKey: e.listingId,
+        occurredAt: when(e.occurredAt),
+        object: toApiReview(e.review),
+      };
     }
     case TOPICS.requestEvents.name: {
       const e = guestEvents.RequestEvent.decode(value);
       const type = REQUEST_TYPES[e.type];
       if (!type || !e.request) return null;
-      return { id: e.eventId, workspaceId: e.workspaceId, type, listingId: e.listingId, listingIds: [], orderKey: e.listingId, occurredAt: when(e.occurredAt), object: toApiReservationRequest(e.request) };
+      return {
+        id: e.eventId,
+        workspaceId: e.workspaceId,
+        type,
+        listingId: e.listingId,
+        listingIds: [],
+        orderKey: e.listingId,
+        occurredAt: when(e.occurredAt),
+        object: toApiReservationRequest(e.request),
+      };
     }
     default:
       return null;

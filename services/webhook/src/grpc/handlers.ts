@@ -12,12 +12,17 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
   return service(pb.WebhookServiceService, {
     async createSubscription(req) {
       requireWorkspace(req.workspaceId);
-      const { subscription, secret } = await subs.create(req.workspaceId, fromProtoMode(req.mode), {
-        url: req.url,
-        description: req.description,
-        eventTypes: req.eventTypes,
-        enabled: req.enabled,
-      }, requestKey('webhook.createSubscription', req));
+      const { subscription, secret } = await subs.create(
+        req.workspaceId,
+        fromProtoMode(req.mode),
+        {
+          url: req.url,
+          description: req.description,
+          eventTypes: req.eventTypes,
+          enabled: req.enabled,
+        },
+        requestKey('webhook.createSubscription', req),
+      );
       return { subscription: toProtoSubscription(subscription), secret };
     },
     async listSubscriptions(req) {
@@ -34,12 +39,18 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
     async updateSubscription(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const subscription = await subs.update(req.workspaceId, req.id, fromProtoMode(req.mode), {
-        url: req.url,
-        description: req.description,
-        eventTypes: req.setEventTypes ? req.eventTypes : undefined,
-        enabled: req.enabled,
-      }, requestKey('webhook.updateSubscription', req));
+      const subscription = await subs.update(
+        req.workspaceId,
+        req.id,
+        fromProtoMode(req.mode),
+        {
+          url: req.url,
+          description: req.description,
+          eventTypes: req.setEventTypes ? req.eventTypes : undefined,
+          enabled: req.enabled,
+        },
+        requestKey('webhook.updateSubscription', req),
+      );
       return { subscription: toProtoSubscription(subscription) };
     },
     async deleteSubscription(req) {
@@ -51,7 +62,12 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
     async rotateSubscriptionSecret(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const { subscription, secret } = await subs.rotateSecret(req.workspaceId, req.id, req.gracePeriodSeconds, requestKey('webhook.rotateSubscriptionSecret', req));
+      const { subscription, secret } = await subs.rotateSecret(
+        req.workspaceId,
+        req.id,
+        req.gracePeriodSeconds,
+        requestKey('webhook.rotateSubscriptionSecret', req),
+      );
       return { subscription: toProtoSubscription(subscription), secret };
     },
     async listDeliveries(req) {

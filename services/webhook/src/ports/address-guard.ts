@@ -49,13 +49,18 @@ export function guardedLookup(policy: TargetPolicy, resolve: Resolver) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     resolve(hostname).then(
       (addresses) => {
-        const refusal = addresses.length === 0 ? `host '${hostname}' could not be resolved` : addresses.map((a) => addressRefusal(a, policy)).find((r) => r !== null);
+        const refusal =
+          addresses.length === 0 ? `host '${hostname}' could not be resolved` : addresses.map((a) => addressRefusal(a, policy)).find((r) => r !== null);
         if (refusal) {
           callback(new BlockedAddressError(refusal), '', 0);
           return;
         }
         const family = (a: string) => (isIP(a) === 6 ? 6 : 4);
-        if (options.all) callback(null, addresses.map((address) => ({ address, family: family(address) })));
+        if (options.all)
+          callback(
+            null,
+            addresses.map((address) => ({ address, family: family(address) })),
+          );
         else callback(null, addresses[0]!, family(addresses[0]!));
       },
       (err: NodeJS.ErrnoException) => callback(err, '', 0),

@@ -64,7 +64,9 @@ export function createHttpSender(resolve: Resolver, limits: SendLimits = DEFAULT
         req.destroy();
         finish({ kind: 'error', error: `timeout after ${limits.timeoutMs} ms`, durationMs: elapsed() });
       }, limits.timeoutMs);
-      req.on('error', (err: NodeJS.ErrnoException) => finish({ kind: 'error', error: err.code === 'EBLOCKEDADDRESS' ? err.message : `${err.code ?? 'error'}: ${err.message}`, durationMs: elapsed() }));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        finish({ kind: 'error', error: err.code === 'EBLOCKEDADDRESS' ? err.message : `${err.code ?? 'error'}: ${err.message}`, durationMs: elapsed() }),
+      );
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let read = 0;

@@ -66,7 +66,12 @@ export class DeliveryStore {
   }
 
   /** The delivery log of a subscription, newest first. */
-  async page(workspaceId: string, subscriptionId: string, status: DeliveryStatus | null, window: PageWindow): Promise<{ deliveries: DeliveryRecord[]; total: number }> {
+  async page(
+    workspaceId: string,
+    subscriptionId: string,
+    status: DeliveryStatus | null,
+    window: PageWindow,
+  ): Promise<{ deliveries: DeliveryRecord[]; total: number }> {
     const filter = { workspaceId, subscriptionId, ...(status ? { status } : {}) };
     const { docs, total } = await findPage(this.deliveries, filter, { _id: -1 }, window);
     return { deliveries: docs.map(toDelivery), total };
@@ -97,7 +102,9 @@ export class DeliveryStore {
   private async oldestOpen(subscriptionId: string, orderKey: string, tx?: Tx): Promise<DeliveryDoc | null> {
     // No projection: on the embedded engine a projection compiles a full mingo query per call,
     // which costs more than copying one small document.
-    const firsts = await Promise.all(OPEN.map(async (status) => (await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, tx }))[0]));
+    const firsts = await Promise.all(
+      OPEN.map(async (status) => (await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, tx }))[0]),
+    );
     const open = firsts.filter((d): d is DeliveryDoc => d !== undefined).sort((x, y) => (x._id < y._id ? -1 : x._id > y._id ? 1 : 0));
     return open[0] ?? null;
   }
@@ -146,7 +153,11 @@ export class DeliveryStore {
   /** Drops the pending deliveries and retries of a listing that became inactive. */
   async dropPendingOfListing(workspaceId: string, listingId: string, now: Date): Promise<number> {
     return this.store.transaction(async (tx) => {
-      const res = await this.deliveries.updateMany({ workspaceId, listingId, status: 'pending', eventType: { $nin: ACTIVITY_EVENT_TYPES } }, { $set: dropped('listing_inactive', now) }, { tx });
+      const res = await this.deliveries.updateMany(
+        { workspaceId, listingId, status: 'pending', eventType: { $nin: ACTIVITY_EVENT_TYPES } },
+        { $set: dropped('listing_inactive', now) },
+        { tx },
+      );
       // What stays open in those queues (activity events) needs a head again.
       const open = await this.deliveries.find({ workspaceId, listingId, status: { $in: OPEN } }, { projection: { subscriptionId: 1, orderKey: 1 }, tx });
       const queues = new Map(open.map((d) => [`${d.subscriptionId}\u0000${d.orderKey}`, d]));

@@ -24,7 +24,22 @@ const toView = ({ _id, secret: _secret, previousSecret: _previous, ...rest }: Su
 
 const toRecord = (doc: SubscriptionDoc): SubscriptionRecord => ({ ...toView(doc), secret: doc.secret, previousSecret: doc.previousSecret ?? null });
 
-export type SubscriptionPatch = Partial<Pick<SubscriptionRecord, 'url' | 'description' | 'eventTypes' | 'enabled' | 'disabledReason' | 'disabledAt' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'lastSuccessAt' | 'updatedAt'>>;
+export type SubscriptionPatch = Partial<
+  Pick<
+    SubscriptionRecord,
+    | 'url'
+    | 'description'
+    | 'eventTypes'
+    | 'enabled'
+    | 'disabledReason'
+    | 'disabledAt'
+    | 'secret'
+    | 'previousSecret'
+    | 'previousSecretExpiresAt'
+    | 'lastSuccessAt'
+    | 'updatedAt'
+  >
+>;
 
 export class SubscriptionStore {
   readonly subscriptions: Collection<SubscriptionDoc>;

@@ -23,7 +23,8 @@ export class Deliveries {
   ) {}
 
   async page(workspaceId: string, subscriptionId: string, status: string, window: PageWindow) {
-    if (status && !(DELIVERY_STATUSES as readonly string[]).includes(status)) throw validationFailed({ status: `must be one of ${DELIVERY_STATUSES.join(', ')}` });
+    if (status && !(DELIVERY_STATUSES as readonly string[]).includes(status))
+      throw validationFailed({ status: `must be one of ${DELIVERY_STATUSES.join(', ')}` });
     await this.deps.subscriptions.get(workspaceId, subscriptionId);
     return this.deps.deliveries.page(workspaceId, subscriptionId, (status || null) as DeliveryStatus | null, window);
   }
@@ -47,7 +48,12 @@ export class Deliveries {
     const original = await this.deps.deliveries.get(workspaceId, subscriptionId, deliveryId);
     if (original.listingId) this.deps.cache.assertActive(workspaceId, [original.listingId]);
     if (!subscription.enabled) {
-      throw new AppError('conflict', `Webhook subscription '${subscriptionId}' is disabled.`, {}, 'Enable it with PATCH {"enabled": true}, then replay the delivery.');
+      throw new AppError(
+        'conflict',
+        `Webhook subscription '${subscriptionId}' is disabled.`,
+        {},
+        'Enable it with PATCH {"enabled": true}, then replay the delivery.',
+      );
     }
     const now = this.deps.clock.now();
     const id = sortableId('whd');

@@ -120,7 +120,9 @@ export class DeliveryScheduler {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
     const next = await this.deps.deliveries.nextDueAt().catch(() => null);
-    const delay = next ? Math.max(0, Math.min(next.getTime() - this.deps.clock.now().getTime(), this.deps.options.pollIntervalMs)) : this.deps.options.pollIntervalMs;
+    const delay = next
+      ? Math.max(0, Math.min(next.getTime() - this.deps.clock.now().getTime(), this.deps.options.pollIntervalMs))
+      : this.deps.options.pollIntervalMs;
     this.timer = setTimeout(() => void this.wake(), delay);
     this.timer.unref();
   }
@@ -233,7 +235,11 @@ export class DeliveryScheduler {
     if (isSuccess(outcome)) {
       await subscriptions.markSuccess(subscription.id, settledAt);
     } else if (patch.status === 'failed') {
-      const disable = persistentFailure(subscription, { createdAt: d.createdAt, responseStatus: patch.responseStatus ?? null, lastError: patch.lastError ?? null }, settledAt);
+      const disable = persistentFailure(
+        subscription,
+        { createdAt: d.createdAt, responseStatus: patch.responseStatus ?? null, lastError: patch.lastError ?? null },
+        settledAt,
+      );
       if (disable && (await subscriptions.disable(subscription.id, disable))) {
         const dropped = await deliveries.dropPendingOfSubscription(subscription.id, 'subscription_disabled', settledAt);
         logger.warn({ subscriptionId: subscription.id, workspaceId: d.workspaceId, dropped }, 'webhook endpoint disabled after persistent failures');
@@ -254,7 +260,13 @@ export class DeliveryScheduler {
           if (!isSuccess(outcome)) throw new AttemptFailed(outcome);
           return outcome;
         },
-        { timeout: false, errorThresholdPercentage: b.errorThresholdPercentage, volumeThreshold: b.volumeThreshold, resetTimeout: b.resetTimeoutMs, rollingCountTimeout: b.rollingCountTimeoutMs },
+        {
+          timeout: false,
+          errorThresholdPercentage: b.errorThresholdPercentage,
+          volumeThreshold: b.volumeThreshold,
+          resetTimeout: b.resetTimeoutMs,
+          rollingCountTimeout: b.rollingCountTimeoutMs,
+        },
       );
       this.breakers.set(subscriptionId, breaker);
     }

@@ -145,7 +145,9 @@ export class EventIntake {
     // The cache may have moved during the calls: judge by what it holds now.
     const knowledge: ActivityKnowledge[] = known().map((k, i) => {
       const id = event.listingIds[i]!;
-      return k.settled ? k : { active: k.active, settled: asked[i] !== null && confirms(asked[i], this.deps.cache.get(event.workspaceId, id)?.version ?? 0, event.occurredAt) };
+      return k.settled
+        ? k
+        : { active: k.active, settled: asked[i] !== null && confirms(asked[i], this.deps.cache.get(event.workspaceId, id)?.version ?? 0, event.occurredAt) };
     });
     return decideByActivity(knowledge, this.deps.windows);
   }
@@ -221,7 +223,8 @@ export class EventIntake {
       await this.enqueue(h.event, (tx) => this.deps.held.take(h.event.id, tx));
       return;
     }
-    if (await this.deps.held.take(h.event.id)) this.deps.logger.debug({ eventId: h.event.id, listingIds: h.event.listingIds }, 'webhook event dropped: its listing was inactive when it happened');
+    if (await this.deps.held.take(h.event.id))
+      this.deps.logger.debug({ eventId: h.event.id, listingIds: h.event.listingIds }, 'webhook event dropped: its listing was inactive when it happened');
   }
 
   /** A wall-clock timer for the next end of a window (the activity clock says how far away it is). */

@@ -35,19 +35,38 @@ export class Subscriptions {
    * A key already applied answers the subscription it created (as it is now, with its current
    * secret: the one that signs its deliveries), and no second subscription is created.
    */
-  create(workspaceId: string, mode: KeyMode, input: SubscriptionInput & { url: string }, key: RequestKey | null = null): Promise<{ subscription: SubscriptionView; secret: string }> {
-    return this.deps.applied.once(key, () => this.createOnce(workspaceId, mode, input, key), (id) => this.withSecret(workspaceId, id));
+  create(
+    workspaceId: string,
+    mode: KeyMode,
+    input: SubscriptionInput & { url: string },
+    key: RequestKey | null = null,
+  ): Promise<{ subscription: SubscriptionView; secret: string }> {
+    return this.deps.applied.once(
+      key,
+      () => this.createOnce(workspaceId, mode, input, key),
+      (id) => this.withSecret(workspaceId, id),
+    );
   }
 
   private async withSecret(workspaceId: string, id: string): Promise<{ subscription: SubscriptionView; secret: string }> {
     return { subscription: await this.deps.subscriptions.get(workspaceId, id), secret: await this.deps.subscriptions.secretOf(workspaceId, id) };
   }
 
-  private async createOnce(workspaceId: string, mode: KeyMode, input: SubscriptionInput & { url: string }, key: RequestKey | null): Promise<{ subscription: SubscriptionView; secret: string }> {
+  private async createOnce(
+    workspaceId: string,
+    mode: KeyMode,
+    input: SubscriptionInput & { url: string },
+    key: RequestKey | null,
+  ): Promise<{ subscription: SubscriptionView; secret: string }> {
     const fields = await this.check(mode, input);
     const eventTypes = normalizeEventTypes(input.eventTypes ?? []).types;
     if (Object.keys(fields).length) throw validationFailed(fields);
-    const record = newSubscription(workspaceId, mode, { url: input.url, description: input.description ?? '', eventTypes, enabled: input.enabled ?? true }, this.deps.clock.now());
+    const record = newSubscription(
+      workspaceId,
+      mode,
+      { url: input.url, description: input.description ?? '', eventTypes, enabled: input.enabled ?? true },
+      this.deps.clock.now(),
+    );
     const subscription = await this.deps.store.transaction(async (tx) => {
       const inserted = await this.deps.subscriptions.insert(record, tx);
       await this.deps.applied.remember(key, inserted.id, tx);
@@ -58,7 +77,11 @@ export class Subscriptions {
 
   /** A key already applied answers the subscription as it is; a later change is not overwritten. */
   update(workspaceId: string, id: string, requestMode: KeyMode, input: SubscriptionInput, key: RequestKey | null = null): Promise<SubscriptionView> {
-    return this.deps.applied.once(key, () => this.updateOnce(workspaceId, id, requestMode, input, key), (done) => this.deps.subscriptions.get(workspaceId, done));
+    return this.deps.applied.once(
+      key,
+      () => this.updateOnce(workspaceId, id, requestMode, input, key),
+      (done) => this.deps.subscriptions.get(workspaceId, done),
+    );
   }
 
   private async updateOnce(workspaceId: string, id: string, requestMode: KeyMode, input: SubscriptionInput, key: RequestKey | null): Promise<SubscriptionView> {
@@ -101,7 +124,12 @@ export class Subscriptions {
   }
 
   /** A key already applied answers the subscription and its current secret; it is not rotated twice. */
-  async rotateSecret(workspaceId: string, id: string, graceSeconds: number, key: RequestKey | null = null): Promise<{ subscription: SubscriptionView; secret: string }> {
+  async rotateSecret(
+    workspaceId: string,
+    id: string,
+    graceSeconds: number,
+    key: RequestKey | null = null,
+  ): Promise<{ subscription: SubscriptionView; secret: string }> {
     const grace = rotationGrace(graceSeconds);
     if ('error' in grace) throw validationFailed({ gracePeriodSeconds: grace.error });
     return this.deps.applied.once(
@@ -127,7 +155,8 @@ export class Subscriptions {
       if (refusal) fields.url = refusal;
     }
     if (input.eventTypes !== undefined) Object.assign(fields, normalizeEventTypes(input.eventTypes).errors);
-    if (input.description !== undefined && input.description.length > MAX_DESCRIPTION_LENGTH) fields.description = `must be at most ${MAX_DESCRIPTION_LENGTH} characters`;
+    if (input.description !== undefined && input.description.length > MAX_DESCRIPTION_LENGTH)
+      fields.description = `must be at most ${MAX_DESCRIPTION_LENGTH} characters`;
     return fields;
   }
 }

@@ -43,9 +43,7 @@ function recordOutcome(res: Response, recordId: string, store: IdempotencyStore,
     const status = res.statusCode;
     const etag = res.getHeader('ETag');
     const persisted = status >= 500 ? store.release(recordId) : store.complete(recordId, status, body, typeof etag === 'string' ? etag : null);
-    persisted
-      .catch((err: unknown) => logger.error({ err, recordId }, 'could not record the idempotent response'))
-      .finally(() => send(body));
+    persisted.catch((err: unknown) => logger.error({ err, recordId }, 'could not record the idempotent response')).finally(() => send(body));
     return res;
   }) as Response['json'];
 }

@@ -23,7 +23,11 @@ async function inEitherMode<R>(workspaceId: string, call: (dataId: string) => Pr
   }
 }
 
-export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceClient>, admin: WorkspaceAdmin, health: Upstream<syncHealth.SyncHealthServiceClient>): Route[] {
+export function adminConnectionRoutes(
+  upstream: Upstream<pms.PmsAdapterServiceClient>,
+  admin: WorkspaceAdmin,
+  health: Upstream<syncHealth.SyncHealthServiceClient>,
+): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -54,7 +58,11 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       auth: 'admin',
       params: workspaceIdParams,
       body: createConnectionBody,
-      responses: { 201: z.object({ data: pmsConnectionSchema.extend({ importedListingExternalIds: z.array(z.string()).describe('PMS ids of the listings published by this import.') }) }) },
+      responses: {
+        201: z.object({
+          data: pmsConnectionSchema.extend({ importedListingExternalIds: z.array(z.string()).describe('PMS ids of the listings published by this import.') }),
+        }),
+      },
       errors: ['not_found', 'pms_unavailable', 'service_unavailable'],
       async handler({ params, body }) {
         await admin.getWorkspace(params.id);
@@ -83,11 +91,14 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       path: '/admin/v1/workspaces/:id/connections/:connectionId',
       operationId: 'adminDisconnectPms',
       summary: 'Disconnect a PMS account',
-      description: 'Stops syncing the account and makes its listings inactive (spec 3.2): no longer billed, data of other services kept. Repeating the call is harmless.',
+      description:
+        'Stops syncing the account and makes its listings inactive (spec 3.2): no longer billed, data of other services kept. Repeating the call is harmless.',
       tags,
       auth: 'admin',
       params: connectionParams,
-      responses: { 200: z.object({ data: pmsConnectionSchema.extend({ deactivatedListingIds: z.array(z.string()).describe('Listings made inactive by this call.') }) }) },
+      responses: {
+        200: z.object({ data: pmsConnectionSchema.extend({ deactivatedListingIds: z.array(z.string()).describe('Listings made inactive by this call.') }) }),
+      },
       errors: ['not_found'],
       async handler({ params }) {
         await admin.getWorkspace(params.id);
@@ -100,7 +111,8 @@ export function adminConnectionRoutes(upstream: Upstream<pms.PmsAdapterServiceCl
       path: '/admin/v1/workspaces/:id/connections/:connectionId/sync',
       operationId: 'adminSyncPms',
       summary: 'Sync a PMS account now',
-      description: 'Pulls the changes made in the PMS since the last sync and publishes them on pms.sync.v1 (the same as the scheduled sync). The services apply them shortly after this call returns.',
+      description:
+        'Pulls the changes made in the PMS since the last sync and publishes them on pms.sync.v1 (the same as the scheduled sync). The services apply them shortly after this call returns.',
       tags,
       auth: 'admin',
       params: connectionParams,

@@ -82,7 +82,8 @@ export function adminDeadLetterRoutes(upstreams: DeadLetterUpstreams): Route[] {
       path: '/admin/v1/dead-letters/:id',
       operationId: 'adminDeleteDeadLetter',
       summary: 'Delete a dead letter',
-      description: 'Removes the record (the copy on `<topic>.dlq` stays until the topic’s retention). The message is not applied. Answers the deleted dead letter.',
+      description:
+        'Removes the record (the copy on `<topic>.dlq` stays until the topic’s retention). The message is not applied. Answers the deleted dead letter.',
       tags,
       auth: 'admin',
       params: deadLetterParams,

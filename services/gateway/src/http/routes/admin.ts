@@ -37,14 +37,17 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       operationId: 'adminCreateWorkspace',
       summary: 'Create a workspace',
       description:
-        "Creates a workspace and sets its plan: the active-listing limit (in the listing service, for live mode and for the test-mode sandbox alike) and, optionally, rate and concurrency limits (defaults otherwise).",
+        'Creates a workspace and sets its plan: the active-listing limit (in the listing service, for live mode and for the test-mode sandbox alike) and, optionally, rate and concurrency limits (defaults otherwise).',
       tags,
       auth: 'admin',
       body: createWorkspaceBody,
       responses: { 201: z.object({ data: planWorkspaceSchema }) },
       async handler({ body, req }) {
         // The gateway is this write's service: its key is stored with the workspace (scope: the admin API).
-        const ws = await admin.createWorkspace(body, requestKey('admin.createWorkspace', { workspaceId: ADMIN_SCOPE, idempotencyKey: idempotencyKeyOf(req), ...body }));
+        const ws = await admin.createWorkspace(
+          body,
+          requestKey('admin.createWorkspace', { workspaceId: ADMIN_SCOPE, idempotencyKey: idempotencyKeyOf(req), ...body }),
+        );
         return created({ data: toApiPlanWorkspace(ws) });
       },
     }),
@@ -61,7 +64,9 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       async handler({ params }) {
         const ws = await admin.getWorkspace(params.id);
         const [usage, testUsage] = await Promise.all([admin.usage(ws.id, 'live'), admin.usage(ws.id, 'test')]);
-        return ok({ data: { ...toApiPlanWorkspace(ws), usage: toApiUsage(usage, ws.activeListingLimit), testUsage: toApiUsage(testUsage, ws.activeListingLimit) } });
+        return ok({
+          data: { ...toApiPlanWorkspace(ws), usage: toApiUsage(usage, ws.activeListingLimit), testUsage: toApiUsage(testUsage, ws.activeListingLimit) },
+        });
       },
     }),
     defineRoute({

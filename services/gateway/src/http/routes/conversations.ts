@@ -55,7 +55,13 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       responses: { 200: oneRequest },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
       async handler({ params, body, principal, req }) {
-        const res = await upstream.call('answerRequest', { workspaceId: principal.workspaceId, id: params.id, decision, message: body?.message ?? '', idempotencyKey: idempotencyKeyOf(req) });
+        const res = await upstream.call('answerRequest', {
+          workspaceId: principal.workspaceId,
+          id: params.id,
+          decision,
+          message: body?.message ?? '',
+          idempotencyKey: idempotencyKeyOf(req),
+        });
         return ok({ data: requestOf(res) });
       },
     });
@@ -66,7 +72,8 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       path: '/v1/conversations',
       operationId: 'listConversations',
       summary: 'List conversations',
-      description: 'Newest first. Conversations of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
+      description:
+        'Newest first. Conversations of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
       tags: ['Conversations'],
       auth: 'api_key',
       query: listConversationsQuery,
@@ -115,7 +122,11 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       responses: { 200: messagePageSchema },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, query, principal }) {
-        const res = await upstream.call('listMessages', { workspaceId: principal.workspaceId, conversationId: params.id, page: { limit: query.limit, offset: query.offset } });
+        const res = await upstream.call('listMessages', {
+          workspaceId: principal.workspaceId,
+          conversationId: params.id,
+          page: { limit: query.limit, offset: query.offset },
+        });
         return ok({ data: res.messages.map(toApiMessage), pagination: toPagination(res.page, query, res.messages.length) });
       },
     }),
@@ -153,7 +164,8 @@ export function conversationRoutes(upstream: Upstream<pb.GuestServiceClient>): R
       path: '/v1/requests',
       operationId: 'listRequests',
       summary: 'List reservation requests and inquiries',
-      description: 'Newest first. Requests of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
+      description:
+        'Newest first. Requests of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
       tags: ['Requests'],
       auth: 'api_key',
       query: listRequestsQuery,

@@ -36,7 +36,10 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
       query: listGuestsQuery,
       responses: { 200: guestPageSchema },
       async handler({ query, principal }) {
-        const res = await upstream.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: principal.workspaceId, search: query.search ?? '', page: { limit: query.limit, offset: query.offset } }));
+        const res = await upstream.call(
+          'listGuests',
+          pb.ListGuestsRequest.create({ workspaceId: principal.workspaceId, search: query.search ?? '', page: { limit: query.limit, offset: query.offset } }),
+        );
         return ok({ data: res.guests.map(toApiGuest), pagination: toPagination(res.page, query, res.guests.length) });
       },
     }),
@@ -45,7 +48,8 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
       path: '/v1/guests/:id',
       operationId: 'getGuest',
       summary: 'Get a guest',
-      description: '403 listing_inactive (naming the listings) when every reservation of the guest is on an inactive listing. The `ETag` header carries the version, for `If-Match`.',
+      description:
+        '403 listing_inactive (naming the listings) when every reservation of the guest is on an inactive listing. The `ETag` header carries the version, for `If-Match`.',
       tags: ['Guests'],
       auth: 'api_key',
       params: guestParams,
@@ -61,8 +65,7 @@ export function guestRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[] 
       path: '/v1/guests',
       operationId: 'createGuest',
       summary: 'Create a guest',
-      description:
-        `Creates a guest profile; \`language\` defaults to \`${DEFAULT_GUEST_LANGUAGE}\`. With \`provider\`, the guest is created in that PMS first; ${refusedOn('guest.write')} cannot write guests (422 pms_write_unsupported, nothing sent). An email or phone given here is matched by later reservations. Send \`Idempotency-Key\` to retry safely: the key is stored with the profile, so a retry never creates a second one.`,
+      description: `Creates a guest profile; \`language\` defaults to \`${DEFAULT_GUEST_LANGUAGE}\`. With \`provider\`, the guest is created in that PMS first; ${refusedOn('guest.write')} cannot write guests (422 pms_write_unsupported, nothing sent). An email or phone given here is matched by later reservations. Send \`Idempotency-Key\` to retry safely: the key is stored with the profile, so a retry never creates a second one.`,
       tags: ['Guests'],
       auth: 'api_key',
       body: createGuestBody,

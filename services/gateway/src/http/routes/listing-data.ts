@@ -65,7 +65,13 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: toggledSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
       async handler({ params, body, principal, req, res }) {
-        await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: [params.id], active: body.active, expectedVersion: expectedVersion(req), idempotencyKey: idempotencyKeyOf(req) });
+        await upstream.call('setListingsActive', {
+          workspaceId: principal.workspaceId,
+          listingIds: [params.id],
+          active: body.active,
+          expectedVersion: expectedVersion(req),
+          idempotencyKey: idempotencyKeyOf(req),
+        });
         const after = await current(principal.workspaceId, params.id);
         return ok(withETag(res, after.version, { data: toListingRow(after) }));
       },
@@ -99,7 +105,13 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: statusBatchResultSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
       async handler({ body, principal, req }) {
-        const res = await upstream.call('setListingsActive', { workspaceId: principal.workspaceId, listingIds: body.listingIds, active: body.active, expectedVersion: 0, idempotencyKey: idempotencyKeyOf(req) });
+        const res = await upstream.call('setListingsActive', {
+          workspaceId: principal.workspaceId,
+          listingIds: body.listingIds,
+          active: body.active,
+          expectedVersion: 0,
+          idempotencyKey: idempotencyKeyOf(req),
+        });
         return ok({ active: res.active, updated: res.updated, unchanged: res.unchanged });
       },
     }),
@@ -118,7 +130,13 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: z.object({ data: calendarSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, query, principal }) {
-        const res = await upstream.call('getCalendar', { workspaceId: principal.workspaceId, listingId: params.id, from: query.from, to: query.to, calendarOnly: false });
+        const res = await upstream.call('getCalendar', {
+          workspaceId: principal.workspaceId,
+          listingId: params.id,
+          from: query.from,
+          to: query.to,
+          calendarOnly: false,
+        });
         return ok({ data: toApiCalendar(res) });
       },
     }),
@@ -135,7 +153,11 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: z.object({ data: availabilityResultSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ body, principal, req }) {
-        const res = await upstream.call('updateAvailability', { workspaceId: principal.workspaceId, updates: body.updates, idempotencyKey: idempotencyKeyOf(req) });
+        const res = await upstream.call('updateAvailability', {
+          workspaceId: principal.workspaceId,
+          updates: body.updates,
+          idempotencyKey: idempotencyKeyOf(req),
+        });
         return ok({ data: toApiAvailabilityResult(res) });
       },
     }),
@@ -173,7 +195,12 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable'],
       async handler({ params, body, principal, req, res: http }) {
         const sections = Object.entries(body.sections).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
-        const res = await upstream.call('putContent', { workspaceId: principal.workspaceId, listingId: params.id, sections, expectedVersion: expectedVersion(req) });
+        const res = await upstream.call('putContent', {
+          workspaceId: principal.workspaceId,
+          listingId: params.id,
+          sections,
+          expectedVersion: expectedVersion(req),
+        });
         http.setHeader('ETag', etagOf(res.version));
         return ok({ data: toApiContentWriteResult(res) });
       },
@@ -206,7 +233,13 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 201: z.object({ data: photoSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, body, principal, req }) {
-        const res = await upstream.call('addPhoto', { workspaceId: principal.workspaceId, listingId: params.id, url: body.url, caption: body.caption, idempotencyKey: idempotencyKeyOf(req) });
+        const res = await upstream.call('addPhoto', {
+          workspaceId: principal.workspaceId,
+          listingId: params.id,
+          url: body.url,
+          caption: body.caption,
+          idempotencyKey: idempotencyKeyOf(req),
+        });
         return { status: 201 as const, body: { data: toApiPhoto(res.photo!) } };
       },
     }),

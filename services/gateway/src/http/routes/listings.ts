@@ -36,7 +36,8 @@ export function listingRoutes(upstream: Upstream<listing.ListingServiceClient>):
       return found;
     });
 
-  const listDescription = 'Active listings by default; `status=inactive` or `status=all` include inactive ones, whose rows carry only id, name, status and channels.';
+  const listDescription =
+    'Active listings by default; `status=inactive` or `status=all` include inactive ones, whose rows carry only id, name, status and channels.';
 
   return [
     defineRoute({

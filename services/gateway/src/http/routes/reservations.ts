@@ -70,7 +70,8 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       path: '/v1/reservations/:id',
       operationId: 'getReservation',
       summary: 'Get a reservation',
-      description: '404 when the id is not in the workspace (decided first); 403 listing_inactive when its listing is inactive. The `ETag` header carries the version, for `If-Match`.',
+      description:
+        '404 when the id is not in the workspace (decided first); 403 listing_inactive when its listing is inactive. The `ETag` header carries the version, for `If-Match`.',
       tags: ['Reservations'],
       auth: 'api_key',
       params: reservationParams,
@@ -102,7 +103,12 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
             propertyId: body.propertyId,
             checkIn: body.checkIn,
             checkOut: body.checkOut,
-            primaryGuest: { firstName: body.primaryGuest.firstName, lastName: body.primaryGuest.lastName ?? '', email: body.primaryGuest.email ?? '', phone: body.primaryGuest.phone ?? '' },
+            primaryGuest: {
+              firstName: body.primaryGuest.firstName,
+              lastName: body.primaryGuest.lastName ?? '',
+              email: body.primaryGuest.email ?? '',
+              phone: body.primaryGuest.phone ?? '',
+            },
             ...(body.occupancy ? { occupancy: body.occupancy } : {}),
             ...(body.financials?.totalPrice !== undefined ? { totalPrice: body.financials.totalPrice } : {}),
             currency: body.financials?.currency ?? '',
@@ -133,7 +139,13 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       responses: { 200: z.object({ data: quoteSchema }) },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'dates_unavailable'],
       async handler({ body, principal }) {
-        const res = await upstream.call('quoteReservation', { workspaceId: principal.workspaceId, propertyId: body.propertyId, checkIn: body.checkIn, checkOut: body.checkOut, occupancy: body.occupancy });
+        const res = await upstream.call('quoteReservation', {
+          workspaceId: principal.workspaceId,
+          propertyId: body.propertyId,
+          checkIn: body.checkIn,
+          checkOut: body.checkOut,
+          occupancy: body.occupancy,
+        });
         if (!res.quote) throw new Error('reservation service answered without a quote');
         return ok({ data: toApiQuote(res.quote) });
       },
@@ -189,7 +201,12 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'pms_unavailable', 'service_unavailable'],
       async handler({ params, principal, req, res: http }) {
-        const res = await upstream.call('cancelReservation', { workspaceId: principal.workspaceId, id: params.id, idempotencyKey: idempotencyKeyOf(req), expectedVersion: expectedVersion(req) });
+        const res = await upstream.call('cancelReservation', {
+          workspaceId: principal.workspaceId,
+          id: params.id,
+          idempotencyKey: idempotencyKeyOf(req),
+          expectedVersion: expectedVersion(req),
+        });
         return ok(oneOf(res, http));
       },
     }),

@@ -25,14 +25,22 @@ export function reviewRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[]
       path: '/v1/reviews',
       operationId: 'listReviews',
       summary: 'List reviews',
-      description: 'Newest first. Reviews of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
+      description:
+        'Newest first. Reviews of inactive listings are left out; filtering by a listing the workspace does not have answers 404 not_found, by an inactive one 403 listing_inactive.',
       tags: ['Reviews'],
       auth: 'api_key',
       query: listReviewsQuery,
       responses: { 200: reviewPageSchema },
       errors: ['not_found', 'listing_inactive'],
       async handler({ query, principal }) {
-        const res = await upstream.call('listReviews', pb.ListReviewsRequest.create({ workspaceId: principal.workspaceId, listingId: query.property_id ?? '', page: { limit: query.limit, offset: query.offset } }));
+        const res = await upstream.call(
+          'listReviews',
+          pb.ListReviewsRequest.create({
+            workspaceId: principal.workspaceId,
+            listingId: query.property_id ?? '',
+            page: { limit: query.limit, offset: query.offset },
+          }),
+        );
         return ok({ data: res.reviews.map(toApiReview), pagination: toPagination(res.page, query, res.reviews.length) });
       },
     }),
@@ -65,7 +73,11 @@ export function reviewRoutes(upstream: Upstream<pb.GuestServiceClient>): Route[]
       responses: { 200: one },
       errors: ['not_found', 'listing_inactive', 'pms_write_unsupported', 'conflict', 'pms_unavailable'],
       async handler({ params, body, principal, req }) {
-        return ok({ data: reviewOf(await upstream.call('replyToReview', { workspaceId: principal.workspaceId, id: params.id, body: body.body, idempotencyKey: idempotencyKeyOf(req) })) });
+        return ok({
+          data: reviewOf(
+            await upstream.call('replyToReview', { workspaceId: principal.workspaceId, id: params.id, body: body.body, idempotencyKey: idempotencyKeyOf(req) }),
+          ),
+        });
       },
     }),
   ];

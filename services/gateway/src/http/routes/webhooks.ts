@@ -47,7 +47,15 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       async handler({ body, principal, req }) {
         const res = await upstream.call(
           'createSubscription',
-          pb.CreateSubscriptionRequest.create({ workspaceId: principal.workspaceId, mode: modeOf(principal), url: body.url, eventTypes: body.eventTypes ?? [], enabled: body.enabled, description: body.description ?? '', idempotencyKey: idempotencyKeyOf(req) }),
+          pb.CreateSubscriptionRequest.create({
+            workspaceId: principal.workspaceId,
+            mode: modeOf(principal),
+            url: body.url,
+            eventTypes: body.eventTypes ?? [],
+            enabled: body.enabled,
+            description: body.description ?? '',
+            idempotencyKey: idempotencyKeyOf(req),
+          }),
         );
         return created({ data: { ...toApiSubscription(res.subscription), secret: res.secret } });
       },
@@ -87,7 +95,8 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       path: '/v1/webhooks/:id',
       operationId: 'updateWebhook',
       summary: 'Update a webhook subscription',
-      description: 'Changes the URL, event types, description or enabled flag. `{"enabled": true}` re-enables an endpoint the service disabled. A live subscription keeps the live URL rules.',
+      description:
+        'Changes the URL, event types, description or enabled flag. `{"enabled": true}` re-enables an endpoint the service disabled. A live subscription keeps the live URL rules.',
       tags: ['Webhooks'],
       auth: 'api_key',
       params: webhookIdParams,
@@ -133,7 +142,8 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       path: '/v1/webhooks/:id/rotate-secret',
       operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret',
-      description: 'Returns the new secret (shown only here). During the grace period (default 24 h) every delivery carries two `v1` signatures, one per secret, so receivers can switch without failing a delivery.',
+      description:
+        'Returns the new secret (shown only here). During the grace period (default 24 h) every delivery carries two `v1` signatures, one per secret, so receivers can switch without failing a delivery.',
       tags: ['Webhooks'],
       auth: 'api_key',
       params: webhookIdParams,
@@ -141,7 +151,12 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       responses: { 200: withSecret },
       errors: ['not_found', 'validation_failed'],
       async handler({ params, body, principal, req }) {
-        const res = await upstream.call('rotateSubscriptionSecret', { workspaceId: principal.workspaceId, id: params.id, gracePeriodSeconds: body.gracePeriodSeconds ?? 0, idempotencyKey: idempotencyKeyOf(req) });
+        const res = await upstream.call('rotateSubscriptionSecret', {
+          workspaceId: principal.workspaceId,
+          id: params.id,
+          gracePeriodSeconds: body.gracePeriodSeconds ?? 0,
+          idempotencyKey: idempotencyKeyOf(req),
+        });
         return ok({ data: { ...toApiSubscription(res.subscription), secret: res.secret } });
       },
     }),
@@ -160,7 +175,12 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       async handler({ params, query, principal }) {
         const res = await upstream.call(
           'listDeliveries',
-          pb.ListDeliveriesRequest.create({ workspaceId: principal.workspaceId, subscriptionId: params.id, status: query.status ?? '', page: { limit: query.limit, offset: query.offset } }),
+          pb.ListDeliveriesRequest.create({
+            workspaceId: principal.workspaceId,
+            subscriptionId: params.id,
+            status: query.status ?? '',
+            page: { limit: query.limit, offset: query.offset },
+          }),
         );
         return ok({ data: res.deliveries.map(toApiDelivery), pagination: toPagination(res.page, query, res.deliveries.length) });
       },
@@ -178,7 +198,12 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       responses: { 202: z.object({ data: webhookDeliverySchema }) },
       errors: ['not_found', 'listing_inactive', 'conflict'],
       async handler({ params, principal, req }) {
-        const res = await upstream.call('replayDelivery', { workspaceId: principal.workspaceId, subscriptionId: params.id, deliveryId: params.deliveryId, idempotencyKey: idempotencyKeyOf(req) });
+        const res = await upstream.call('replayDelivery', {
+          workspaceId: principal.workspaceId,
+          subscriptionId: params.id,
+          deliveryId: params.deliveryId,
+          idempotencyKey: idempotencyKeyOf(req),
+        });
         return { status: 202 as const, body: { data: toApiDelivery(res.delivery) } };
       },
     }),
