@@ -27,7 +27,7 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            { name: '@vrp/platform', allowImportNames: ['freePort'], message: 'e2e/ is black-box: no platform engines, clients or bus (freePort only).' },
+            { name: '@vrp/platform', message: 'e2e/ is black-box: no platform engines, clients or bus.' },
             {
               name: '@vrp/pms-simulator',
               allowImportNames: ['SimulatorControl'],
@@ -58,24 +58,6 @@ export default tseslint.config(
   },
   // The harness boots the stack in process (what the tests do stays HTTP).
   { files: ['e2e/support/stack.ts', 'e2e/support/crash-child.ts'], rules: { '@typescript-eslint/no-restricted-imports': 'off' } },
-  // Repository tests: the env catalog is derived from the services' config code, which is its purpose.
-  {
-    files: ['e2e/support/env-catalog.ts', 'e2e/deploy-consistency.test.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: '@vrp/platform',
-              allowImportNames: ['freePort', 'serviceConfigSchema', 'checkEngineConfig', 'startOpsServer'],
-              message: 'Repository tests read the config schemas only.',
-            },
-          ],
-        },
-      ],
-    },
-  },
   // Formatting is prettier's (pnpm format); eslint keeps the rules about code.
   prettier,
 );

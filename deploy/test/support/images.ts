@@ -1,11 +1,11 @@
 // The container images the repository builds, and their build context, shared by
-// e2e/image-runtime.test.ts (the runtime trees booted without a container engine) and
-// e2e/container-images.test.ts (the real images, built with buildah and run with podman).
+// deploy/test/image-runtime.test.ts (the runtime trees booted without a container engine) and
+// deploy/test/container-images.test.ts (the real images, built with buildah and run with podman).
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import dockerignore from '@balena/dockerignore';
 
-export const ROOT = join(__dirname, '..', '..');
+export const ROOT = join(__dirname, '..', '..', '..');
 
 export interface Ports {
   main: number;

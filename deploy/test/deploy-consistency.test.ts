@@ -14,7 +14,7 @@ import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { checkEngineConfig, startOpsServer } from '@vrp/platform';
 import { ROOT, serviceProcesses, toolProcesses, type ProcessEnv } from './support/env-catalog';
-import { startTestStack } from './support/stack';
+import { startStack } from '@vrp/stack';
 
 type Env = Record<string, string>;
 interface ComposeService {
@@ -343,7 +343,7 @@ describe('images', () => {
       expect(text).toMatch(/-slim AS runtime/);
       expect(text).toMatch(/NODE_ENV=production/);
       expect(text).toMatch(/^USER node$/m);
-      // The runtime tree is assembled by the script e2e/image-runtime.test.ts boots.
+      // The runtime tree is assembled by the script deploy/test/image-runtime.test.ts boots.
       expect(text).toMatch(/deploy\/docker\/assemble\.sh "@vrp\/[^"]+" \S+ \/out --offline/);
       expect(text).toMatch(/^HEALTHCHECK .*healthcheck\.js/m);
     }
@@ -467,7 +467,7 @@ describe('the Helm chart', () => {
   it('probes paths the processes really serve', async () => {
     // The gateway answers its probes over HTTP (a running embedded stack); every other service
     // serves them from the platform's ops server.
-    const gateway = await startTestStack();
+    const gateway = await startStack({ port: 0, ephemeralPorts: true, logLevel: 'silent' });
     const ops = await startOpsServer({ port: 0, host: '127.0.0.1', checks: { ok: async () => true } });
     try {
       for (const svc of Object.values(values.services)) {

@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { serviceConfigSchema } from '@vrp/platform';
 
-export const ROOT = join(__dirname, '..', '..');
+export const ROOT = join(__dirname, '..', '..', '..');
 
 /** One env var: its name and its default as the code applies it (undefined = none/required). */
 export interface EnvVar {
@@ -161,7 +161,7 @@ export function serviceProcesses(): ProcessEnv[] {
         const m = SERVICE_MAIN.exec(main);
         if (!m)
           throw new Error(
-            `services/${dirName}/src/main.ts does not call serviceMain({ name, prefix, defaults: { grpc, ops, db } }); teach e2e/support/env-catalog.ts how it is configured`,
+            `services/${dirName}/src/main.ts does not call serviceMain({ name, prefix, defaults: { grpc, ops, db } }); teach deploy/test/support/env-catalog.ts how it is configured`,
           );
         const defaults = { grpc: Number(m[3]), ops: Number(m[4]), db: m[5]! };
         env = { name: m[1]!, kind: 'grpc', prefix: m[2]!, defaults, vars: new Map(), schemas: [] };

@@ -5,7 +5,7 @@
 // production dependencies, flat). Each tree is started as the image starts it (`node
 // dist/main.js`, NODE_ENV=production, no tsx, no workspace): its HEALTHCHECK command
 // (deploy/docker/healthcheck.js) passes, and SIGTERM stops it with 0. This runs everywhere;
-// e2e/container-images.test.ts (`pnpm test:images`) builds and runs the real images.
+// deploy/test/container-images.test.ts (`pnpm test:images`) builds and runs the real images.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@vrp/platform';
 import { copyBuildContext, DEV_ONLY, IMAGE_TARGETS as TARGETS, packagesIn } from './support/images';
-import { eventually } from './support/stack';
+import { eventually } from '@vrp/testkit';
 
 const run = promisify(execFile);
 const EXIT_BOUND_MS = 10_000;
@@ -78,7 +78,7 @@ describe('container image runtime trees', () => {
           return false;
         }
       };
-      await eventually(healthy, 30_000, `${target.name} to pass its HEALTHCHECK`);
+      await eventually(healthy, { timeoutMs: 30_000, what: `${target.name} to pass its HEALTHCHECK`, intervalMs: 100 });
 
       const signalledAt = Date.now();
       child.kill('SIGTERM');

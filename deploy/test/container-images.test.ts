@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { freePort } from '@vrp/platform';
 import { copyBuildContext, IMAGE_TARGETS, ROOT, type ImageTarget } from './support/images';
-import { eventually } from './support/stack';
+import { eventually } from '@vrp/testkit';
 
 const exec = promisify(execFile);
 const STORAGE = ['--storage-driver', process.env.STORAGE_DRIVER ?? 'vfs'];
@@ -129,7 +129,7 @@ describe('container images: what gets built', () => {
       const name = `vrp-image-test-${target.name}-${process.pid}`;
       containers.push(name);
       const env = Object.entries({ LOG_LEVEL: 'warn', ...target.env(ports) }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-      // Host network: the ports are free ones of this machine, as in e2e/image-runtime.test.ts.
+      // Host network: the ports are free ones of this machine, as in deploy/test/image-runtime.test.ts.
       // The HEALTHCHECK's own timer needs systemd; the test runs the check itself instead.
       await sh([...PODMAN, 'run', '--detach', '--name', name, '--network', 'host', '--health-interval', 'disable', ...limits, ...env, tag]);
       expect((await sh([...PODMAN, 'exec', name, 'id', '-u'])).trim()).toBe('1000');
@@ -146,7 +146,7 @@ describe('container images: what gets built', () => {
           () => false,
         );
       };
-      await eventually(healthy, 60_000, `${target.name} to pass its HEALTHCHECK`);
+      await eventually(healthy, { timeoutMs: 60_000, what: `${target.name} to pass its HEALTHCHECK`, intervalMs: 100 });
 
       const stoppedAt = Date.now();
       await sh([...PODMAN, 'stop', '--time', String(STOP_TIMEOUT_S), name], 60_000);
