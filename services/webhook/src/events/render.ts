@@ -56,6 +56,25 @@ export const SOURCE_TOPICS = [
 
 const when = (d: Date | undefined) => d ?? new Date();
 
+/** An event of one listing's data (messages, reviews, requests): ordered per listing. */
+function ofListing(
+  e: { eventId: string; workspaceId: string; listingId: string; occurredAt?: Date | undefined },
+  type: EventType | undefined,
+  object: object,
+): IncomingEvent | null {
+  if (!type) return null;
+  return {
+    id: e.eventId,
+    workspaceId: e.workspaceId,
+    type,
+    listingId: e.listingId,
+    listingIds: [],
+    orderKey: e.listingId,
+    occurredAt: when(e.occurredAt),
+    object,
+  };
+}
+
 function activityType(e: listingEvents.ListingActivityChanged): EventType {
   if (e.deleted) return 'listing.deleted';
   const reason = listingEvents.ActivityReason;
@@ -131,48 +150,15 @@ export async function toIncomingEvent(topic: string, value: Uint8Array, listings
     }
     case TOPICS.messageEvents.name: {
       const e = guestEvents.MessageEvent.decode(value);
-      const type = MESSAGE_TYPES[e.type];
-      if (!type || !e.message) return null;
-      return {
-        id: e.eventId,
-        workspaceId: e.workspaceId,
-        type,
-        listingId: e.listingId,
-        listingIds: [],
-        orderKey: e.listingId,
-        occurredAt: when(e.occurredAt),
-        object: toApiMessage(e.message),
-      };
+      return e.message ? ofListing(e, MESSAGE_TYPES[e.type], toApiMessage(e.message)) : null;
     }
     case TOPICS.reviewEvents.name: {
       const e = guestEvents.ReviewEvent.decode(value);
-      const type = REVIEW_TYPES[e.type];
-      if (!type || !e.review) return null;
-      return {
-        id: e.eventId,
-        workspaceId: e.workspaceId,
-        type,
-        listingId: e.listingId,
-        listingIds: [],
-        orderKey: e.listingId,
-        occurredAt: when(e.occurredAt),
-        object: toApiReview(e.review),
-      };
+      return e.review ? ofListing(e, REVIEW_TYPES[e.type], toApiReview(e.review)) : null;
     }
     case TOPICS.requestEvents.name: {
       const e = guestEvents.RequestEvent.decode(value);
-      const type = REQUEST_TYPES[e.type];
-      if (!type || !e.request) return null;
-      return {
-        id: e.eventId,
-        workspaceId: e.workspaceId,
-        type,
-        listingId: e.listingId,
-        listingIds: [],
-        orderKey: e.listingId,
-        occurredAt: when(e.occurredAt),
-        object: toApiReservationRequest(e.request),
-      };
+      return e.request ? ofListing(e, REQUEST_TYPES[e.type], toApiReservationRequest(e.request)) : null;
     }
     default:
       return null;
