@@ -233,29 +233,19 @@ class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   updateOne(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.run(opts.tx, async (session, maxTimeMS) => {
-      const res = await this.model
-        .updateOne(filter, this.withUpsertId(filter, update, opts.upsert), {
-          session,
-          maxTimeMS,
-          upsert: opts.upsert === true,
-          runValidators: true,
-        })
-        .exec();
-      return toUpdateResult(res);
-    });
+    return this.update('updateOne', filter, update, opts);
   }
 
   updateMany(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
+    return this.update('updateMany', filter, update, opts);
+  }
+
+  private update(kind: 'updateOne' | 'updateMany', filter: Filter, update: Update, opts: UpdateOptions): Promise<UpdateResult> {
     return this.run(opts.tx, async (session, maxTimeMS) => {
-      const res = await this.model
-        .updateMany(filter, this.withUpsertId(filter, update, opts.upsert), {
-          session,
-          maxTimeMS,
-          upsert: opts.upsert === true,
-          runValidators: true,
-        })
-        .exec();
+      const options = { session, maxTimeMS, upsert: opts.upsert === true, runValidators: true };
+      const withId = this.withUpsertId(filter, update, opts.upsert);
+      const res =
+        kind === 'updateOne' ? await this.model.updateOne(filter, withId, options).exec() : await this.model.updateMany(filter, withId, options).exec();
       return toUpdateResult(res);
     });
   }
