@@ -17,8 +17,6 @@ import { Packr } from 'msgpackr';
 import { open, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '../store/port';
 
-export type LmdbKey = string | number | (string | number)[];
-
 export interface CommitEntry {
   /** Puts and removes of this entry, run synchronously inside the batch's LMDB transaction. */
   write(db: RootDatabase): void;

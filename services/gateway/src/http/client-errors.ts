@@ -7,9 +7,6 @@ import type { Duplex } from 'node:stream';
 import { acceptOrCreateRequestId, AppError, type ErrorCode, type Logger } from '@vrp/platform';
 import { toErrorEnvelope } from './envelope';
 
-/** Node's maxHeaderSize default (16 KiB), named in the headers_too_large message. */
-export const MAX_HEADER_BYTES = 16 * 1024;
-
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 /** The catalog code of a parser error (llhttp's `HPE_*` codes, Node's request timeout). */

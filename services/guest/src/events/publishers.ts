@@ -3,7 +3,7 @@
 // guest id; message and review events by listing id (order per listing, as the webhook service
 // drops events of inactive listings per listing).
 import { guestEvents, TOPICS } from '@vrp/contracts';
-import { newId, type OutboxMessage, type Tx, type Outbox } from '@vrp/platform';
+import { newId, type OutboxMessage } from '@vrp/platform';
 import { listingIdsOf, type GuestRecord } from '../domain/guest';
 import type { ConversationRecord, MessageRecord, RequestRecord, ReviewRecord } from '../domain/messaging';
 import { toProtoConversation, toProtoGuest, toProtoMessage, toProtoRequest, toProtoReview } from '../grpc/mappers';
@@ -78,8 +78,4 @@ export function requestEvent(request: RequestRecord, type: 'created' | 'updated'
     value: guestEvents.RequestEvent.encode(event).finish(),
     headers: headers(event.eventId, `request.${type}`, request.workspaceId),
   };
-}
-
-export async function record(outbox: Outbox, tx: Tx, messages: OutboxMessage[]): Promise<void> {
-  await outbox.add(tx, messages);
 }

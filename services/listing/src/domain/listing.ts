@@ -53,11 +53,6 @@ export function statusesFor(filter: ListingStatusFilter): ListingStatus[] {
   return [filter];
 }
 
-/** Every id a listing answers to: its own id and each mapped channel id. */
-export function idsOf(listing: Pick<ListingRecord, 'id' | 'channels'>): string[] {
-  return [listing.id, ...listing.channels.map((c) => c.externalId)];
-}
-
 export interface WorkspacePlan {
   workspaceId: string;
   activeListingLimit: number;
