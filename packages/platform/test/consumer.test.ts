@@ -18,6 +18,8 @@ import { Outbox } from '../src/outbox';
 import { startService, type RunningService } from '../src/service';
 import { createMemoryStore } from '../src/store/memory';
 import type { DocumentStore } from '../src/store/port';
+// By path: @vrp/testkit depends on this package; this module of it depends on nothing.
+import { rejectionOf } from '../../testkit/src/rejection';
 
 const logger = createLogger('test', 'silent');
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -37,15 +39,7 @@ async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what:
   }
 }
 
-async function errorOf(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
+const errorOf = (p: Promise<unknown>): Promise<AppError> => rejectionOf(p, AppError);
 
 /** A store whose transactions fail while `down` is set (the dead letter cannot be stored). */
 function flakyStore(inner: DocumentStore): DocumentStore & { down: boolean } {

@@ -1,17 +1,12 @@
 // Helpers shared by the tests of every package and service: the error a call failed with, and
 // waiting for a condition (tests wait for conditions, never for fixed sleeps).
 import { AppError } from '@vrp/platform';
+import { rejectionOf } from './rejection';
+
+export { rejectionOf };
 
 /** The AppError a call fails with; fails the test when the call succeeds or throws anything else. */
-export async function errorOf(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
+export const errorOf = (p: Promise<unknown>): Promise<AppError> => rejectionOf(p, AppError);
 
 export interface WaitOptions {
   /** Named in the timeout error. */

@@ -4,7 +4,6 @@
 import { listing as listingPb, pms as pb, pmsSync, TOPICS } from '@vrp/contracts';
 import { PROVIDERS, pmsCapabilities, reservationCapabilities, supports, WRITES, type PmsWrite } from '@vrp/pms-matrix';
 import {
-  AppError,
   createLogger,
   createMemoryBus,
   createMemoryStore,
@@ -19,16 +18,7 @@ import { startListingService } from '@vrp/listing';
 import { startPmsAdapterService } from '../src/app';
 import type { ConnectionRecord } from '../src/domain/connection';
 import { ConnectionStore } from '../src/store/connection-store';
-
-const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-};
+import { errorOf } from '@vrp/testkit';
 
 describe('pms-adapter service over gRPC', () => {
   const bus = createMemoryBus();
