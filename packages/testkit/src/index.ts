@@ -67,3 +67,5 @@ export async function request<T = unknown>(url: string, init: RequestInit = {}):
   if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text) as unknown;
   return { status: res.status, headers: res.headers, body: body as T, text };
 }
+
+export { startFakeService } from './fake-service';
