@@ -69,3 +69,4 @@ export async function request<T = unknown>(url: string, init: RequestInit = {}):
 }
 
 export { startFakeService } from './fake-service';
+export { putChannelTraffic, type ChannelControl, type ChannelTraffic } from './channel-traffic';
