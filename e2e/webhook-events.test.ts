@@ -6,6 +6,7 @@
 import Ajv from 'ajv';
 import { startTestStack, eventually, type TestStack } from './support/stack';
 import { startWebhookReceiver, verify, type ReceivedWebhook, type WebhookReceiver } from './support/webhook-receiver';
+import { syncDemoPms } from './support/workspaces';
 
 interface Listing {
   id: string;
@@ -18,13 +19,6 @@ describe('webhook events of reservations, guests, messages, reviews and requests
   let secret: string;
   let plain: string; // a listing of the demo workspace without a PMS
   let riverside: string; // the demo listing managed in the simulated PMS-A (account `demo`, PMS listing `riverside`)
-
-  /** Pulls the demo workspace's PMS-A changes now (admin API). */
-  async function syncDemo(): Promise<void> {
-    const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
-    const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
-    expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
-  }
 
   /** The first delivery of `type` whose object matches `pred`, once it has arrived. */
   async function arrival(type: string, pred: (object: Record<string, unknown>) => boolean = () => true): Promise<ReceivedWebhook> {
@@ -152,7 +146,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
     expect(onSent.json.data.object).toEqual(listed.body.data.find((m) => m.id === sent.body.data.id));
 
     await t.pms.receiveMessage('PMS-A', 'demo', 'm-river-1', { listing_id: 'riverside', thread_id: 'thr-river-1', text: 'Is parking included?' });
-    await syncDemo();
+    await syncDemoPms(t);
     const onReceived = await arrival('message.received', (o) => o.body === 'Is parking included?');
     expect(onReceived.json.listingId).toBe(riverside);
     expect(onReceived.json.data.object).toMatchObject({ direction: 'inbound' });
@@ -164,7 +158,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
   it('review.created fires for a review arriving from the PMS; review.updated for a reply relayed to the PMS and for an edit made in the PMS', async () => {
     const pms = t.pms;
     await pms.putReview('PMS-A', 'demo', 'rev-river-1', { listing_id: 'riverside', reviewer_name: 'Pia', stars: 5, text: 'Lovely studio' });
-    await syncDemo();
+    await syncDemoPms(t);
     const onCreate = await arrival('review.created', (o) => o.body === 'Lovely studio');
     const id = String(onCreate.json.data.object.id);
     expect(onCreate.json.listingId).toBe(riverside);
@@ -177,7 +171,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
     expect(onUpdate.json.data.object).toEqual(await served(`/v1/reviews/${id}`));
 
     await pms.putReview('PMS-A', 'demo', 'rev-river-1', { stars: 4, text: 'Lovely studio, noisy street' });
-    await syncDemo();
+    await syncDemoPms(t);
     const onEdit = await arrival('review.updated', (o) => o.id === id && o.rating === 4);
     expect(onEdit.json.data.object).toMatchObject({ body: 'Lovely studio, noisy street', reply: { body: 'Thank you, Pia!' } });
     expect(onEdit.json.data.object).toEqual(await served(`/v1/reviews/${id}`));
@@ -198,7 +192,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
       guest: { first_name: 'Noor' },
       message: 'Travelling with a baby',
     });
-    await syncDemo();
+    await syncDemoPms(t);
     const onCreate = await arrival('request.created', (o) => o.checkIn === '2033-05-01');
     const id = String(onCreate.json.data.object.id);
     expect(onCreate.json.listingId).toBe(riverside);
@@ -216,7 +210,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
     expect(onUpdate.json.data.object).toEqual(await served(`/v1/requests/${id}`));
     // The PMS holds the answer and reports it back with the next sync: already applied, no event.
     expect((await pms.account('PMS-A', 'demo')).requests.find((r) => r.id === 'req-river-1')!.status).toBe('accepted');
-    await syncDemo();
+    await syncDemoPms(t);
     await pms.putRequest('PMS-A', 'demo', 'req-river-2', {
       kind: 'inquiry',
       listing_id: 'riverside',
@@ -224,7 +218,7 @@ describe('webhook events of reservations, guests, messages, reviews and requests
       departure: '2033-06-03',
       guest: { first_name: 'Ole' },
     });
-    await syncDemo();
+    await syncDemoPms(t);
     await arrival('request.created', (o) => o.checkIn === '2033-06-01');
     expect(receiver.received.filter((r) => r.json.type === 'request.updated' && r.json.data.object.id === id)).toHaveLength(1);
     for (const r of [onCreate, onUpdate]) expectSigned(r);

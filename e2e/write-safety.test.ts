@@ -4,6 +4,7 @@
 // idempotency that survives a client dropping the connection.
 import { request as httpRequest } from 'node:http';
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
+import { syncDemoPms } from './support/workspaces';
 
 interface Reservation {
   id: string;
@@ -350,6 +351,29 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     await t.stop();
   });
 
+  /** A stay on riverside booked here by "Local" (and relayed to PMS-A, which accepts it). */
+  const bookHere = async (checkIn: string, checkOut: string) => {
+    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', {
+      propertyId: riverside,
+      checkIn,
+      checkOut,
+      primaryGuest: { firstName: 'Local' },
+    });
+    expect(local.status).toBe(201);
+    return local;
+  };
+  /** A CHANNEL_B booking of one adult on riverside, as PMS-A takes it itself. */
+  const pmsBooking = (arrival: string, departure: string, email: string) => ({
+    listing_id: 'riverside',
+    arrival,
+    departure,
+    source: 'CHANNEL_B',
+    guest: { first_name: 'Remote', last_name: 'Guest', email },
+    adults: 1,
+    total: 300,
+    currency: 'EUR',
+  });
+
   it('the demo data has no overlaps; a booking made in the PMS over a local one is applied, and both are flagged', async () => {
     await eventually(
       async () => (await t.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${riverside}`)).body.data.length > 0,
@@ -360,27 +384,10 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     expect(demo.every((r) => r.conflict === null)).toBe(true);
 
     // Booked here (and relayed to PMS-A, which accepts it).
-    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', {
-      propertyId: riverside,
-      checkIn: '2042-03-01',
-      checkOut: '2042-03-04',
-      primaryGuest: { firstName: 'Local' },
-    });
-    expect(local.status).toBe(201);
+    const local = await bookHere('2042-03-01', '2042-03-04');
     // Meanwhile the PMS took a booking over two of those nights itself.
-    await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap', {
-      listing_id: 'riverside',
-      arrival: '2042-03-03',
-      departure: '2042-03-06',
-      source: 'CHANNEL_B',
-      guest: { first_name: 'Remote', last_name: 'Guest', email: 'remote@example.com' },
-      adults: 1,
-      total: 300,
-      currency: 'EUR',
-    });
-    const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
-    const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
-    expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
+    await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap', pmsBooking('2042-03-03', '2042-03-06', 'remote@example.com'));
+    await syncDemoPms(t);
 
     let pmsOne: Reservation | undefined;
     await eventually(
@@ -408,28 +415,10 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
     expect(days.map((d) => d.reservationId)).toEqual([local.body.data.id, local.body.data.id, local.body.data.id, pmsOne!.id, pmsOne!.id]);
   });
   it('when the overlap ends (the PMS booking cancelled in the PMS, then synced) the local stay loses its conflict, with a new version', async () => {
-    const local = await t.api<{ data: Reservation }>('POST', '/v1/reservations', {
-      propertyId: riverside,
-      checkIn: '2042-05-01',
-      checkOut: '2042-05-04',
-      primaryGuest: { firstName: 'Local' },
-    });
-    expect(local.status).toBe(201);
-    const booking = {
-      listing_id: 'riverside',
-      arrival: '2042-05-03',
-      departure: '2042-05-06',
-      source: 'CHANNEL_B',
-      guest: { first_name: 'Remote', last_name: 'Guest', email: 'remote2@example.com' },
-      adults: 1,
-      total: 300,
-      currency: 'EUR',
-    };
+    const local = await bookHere('2042-05-01', '2042-05-04');
+    const booking = pmsBooking('2042-05-03', '2042-05-06', 'remote2@example.com');
     await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap-ends', booking);
-    const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
-    const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
-    const syncNow = async () => expect((await t.admin('POST', `/admin/v1/workspaces/${t.workspaceId}/connections/${connection.id}/sync`)).status).toBe(200);
-    await syncNow();
+    await syncDemoPms(t);
     const read = async (id: string) => (await t.api<{ data: Reservation }>('GET', `/v1/reservations/${id}`)).body.data;
     let pmsId = '';
     await eventually(
@@ -448,7 +437,7 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
 
     // The PMS cancels its booking; the next sync ends the overlap on both sides.
     await t.pms.putReservation('PMS-A', 'demo', 'booking-overlap-ends', { ...booking, status: 'cancelled' });
-    await syncNow();
+    await syncDemoPms(t);
     await eventually(async () => (await read(local.body.data.id)).conflict === null, 10_000, "the local stay's conflict to clear");
     const cleared = await read(local.body.data.id);
     expect(cleared.version).toBeGreaterThan(flagged.version);

@@ -37,6 +37,14 @@ export async function connectPms(t: TestStack, workspaceId: string, provider: st
   return res.body.data.id;
 }
 
+/** Syncs the demo workspace's PMS-A connection now (admin API); fails unless it answers 200. */
+export async function syncDemoPms(t: TestStack): Promise<void> {
+  const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
+  const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!;
+  const res = await syncNow(t, t.workspaceId, connection.id);
+  if (res.status !== 200) throw new Error(`sync of the demo PMS-A connection answered ${res.status}: ${JSON.stringify(res.body)}`);
+}
+
 /** Syncs a connection now (the admin API's on-demand sync); returns the admin API's answer. */
 export const syncNow = (t: TestStack, workspaceId: string, connectionId: string) =>
   t.admin<{ data: { changesPublished: number } }>('POST', `/admin/v1/workspaces/${workspaceId}/connections/${connectionId}/sync`);

@@ -8,6 +8,30 @@ import { registry } from '../src/metrics';
 import { partitionForKey } from '../src/bus/partitioner';
 import type { DeliveredMessage, Subscription } from '../src/bus/port';
 
+/** Subscribes `groupId` to `topics` from the beginning; each delivered value, decoded, is pushed into `into`. */
+function collectValues(bus: MemoryEventBus, into: string[], groupId = 'g', topics = ['t']): Promise<Subscription> {
+  return bus.subscribe({
+    groupId,
+    topics,
+    fromBeginning: true,
+    handler: async (m) => {
+      into.push(dec(m.value));
+    },
+  });
+}
+
+/** Subscribes group g to topic t with a handler that always throws: its messages are never done. */
+function subscribeAlwaysFailing(bus: MemoryEventBus): Promise<Subscription> {
+  return bus.subscribe({
+    groupId: 'g',
+    topics: ['t'],
+    fromBeginning: true,
+    handler: async () => {
+      throw new Error('always');
+    },
+  });
+}
+
 // The exact mechanics below are those of the engine without redelivery (commit after each
 // message); the redelivery mode has its own describe block.
 const quiet = { onHandlerError: () => undefined, redelivery: false as const };
@@ -162,16 +186,7 @@ describe('memory bus', () => {
         },
       }),
     );
-    subs.push(
-      await bus.subscribe({
-        groupId: 'sink',
-        topics: ['out'],
-        fromBeginning: true,
-        handler: async (m) => {
-          final.push(dec(m.value));
-        },
-      }),
-    );
+    subs.push(await collectValues(bus, final, 'sink', ['out']));
     await bus.publish(
       'in',
       Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 4}`, value: enc(`m${i}`) })),
@@ -182,14 +197,7 @@ describe('memory bus', () => {
 
   it('whenIdle resolves at once with nothing to do, ignores groups without members, and times out on a stuck handler', async () => {
     await bus.whenIdle(100);
-    const sub = await bus.subscribe({
-      groupId: 'g',
-      topics: ['t'],
-      fromBeginning: true,
-      handler: async () => {
-        throw new Error('always');
-      },
-    });
+    const sub = await subscribeAlwaysFailing(bus);
     await bus.publish('t', [{ key: 'k', value: enc('x') }]);
     await expect(bus.whenIdle(100)).rejects.toThrow(/not idle after 100ms: g t\/\d at 0 of 1/);
     await sub.stop();
@@ -265,14 +273,7 @@ describe('memory bus', () => {
   });
 
   it('close() stops subscriptions, fails pending whenIdle and rejects later use', async () => {
-    const sub = await bus.subscribe({
-      groupId: 'g',
-      topics: ['t'],
-      fromBeginning: true,
-      handler: async () => {
-        throw new Error('always');
-      },
-    });
+    const sub = await subscribeAlwaysFailing(bus);
     subs.push(sub);
     await bus.publish('t', [{ key: 'k', value: enc('x') }]);
     const idle = bus.whenIdle();
@@ -327,14 +328,7 @@ describe('memory bus in redelivery mode', () => {
     const bus = make({ duplicates: 0, seed: 1, maxCommitLag: 1000 });
     await bus.ensureTopics([{ name: 't', partitions: 1 }]);
     const first: string[] = [];
-    const sub = await bus.subscribe({
-      groupId: 'g',
-      topics: ['t'],
-      fromBeginning: true,
-      handler: async (m) => {
-        first.push(dec(m.value));
-      },
-    });
+    const sub = await collectValues(bus, first);
     await bus.publish('t', messages(10));
     await bus.whenIdle(1000);
     expect(first).toHaveLength(10);
@@ -342,14 +336,7 @@ describe('memory bus in redelivery mode', () => {
     expect(lag?.lag).toBeGreaterThan(0);
     await sub.stop(); // does not flush the lagging commit, as a crash would not
     const again: string[] = [];
-    await bus.subscribe({
-      groupId: 'g',
-      topics: ['t'],
-      fromBeginning: true,
-      handler: async (m) => {
-        again.push(dec(m.value));
-      },
-    });
+    await collectValues(bus, again);
     await bus.whenIdle(1000);
     expect(again).toEqual(first.slice(first.length - (lag?.lag ?? 0)));
   });
@@ -388,14 +375,7 @@ describe('memory bus consumer health and lag', () => {
 
   it('a crashed consumer reports why it is not running, fetches nothing more, and its lag grows', async () => {
     const handled: string[] = [];
-    const sub = await bus.subscribe({
-      groupId: 'g',
-      topics: ['t'],
-      fromBeginning: true,
-      handler: async (m) => {
-        handled.push(dec(m.value));
-      },
-    });
+    const sub = await collectValues(bus, handled);
     const other = await bus.subscribe({ groupId: 'h', topics: ['t'], fromBeginning: true, handler: async () => undefined });
     await bus.publish('t', [{ key: 'k', value: enc('before') }]);
     await bus.whenIdle(1000);

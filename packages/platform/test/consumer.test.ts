@@ -18,6 +18,9 @@ import { Outbox } from '../src/outbox';
 import { startService, type RunningService } from '../src/service';
 import { createMemoryStore } from '../src/store/memory';
 import type { DocumentStore } from '../src/store/port';
+// By path: @vrp/testkit depends on this package; these modules of it depend on nothing.
+import { rejectionOf } from '../../testkit/src/rejection';
+import { until } from '../../testkit/src/wait';
 
 const logger = createLogger('test', 'silent');
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -27,25 +30,7 @@ const GROUP = 'things-applier';
 /** Tiny budget so the test does not wait: 3 attempts, 1-2 ms apart. */
 const FAST: Partial<RetryPolicy> = { maxAttempts: 3, baseDelayMs: 2, maxDelayMs: 4 };
 
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-async function errorOf(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
+const errorOf = (p: Promise<unknown>): Promise<AppError> => rejectionOf(p, AppError);
 
 /** A store whose transactions fail while `down` is set (the dead letter cannot be stored). */
 function flakyStore(inner: DocumentStore): DocumentStore & { down: boolean } {
@@ -181,7 +166,7 @@ describe('consumer runner', () => {
     await until(
       () => w.dlq.length,
       (n) => n === 1,
-      'the .dlq message',
+      { what: 'the .dlq message' },
     );
     expect(w.dlq[0]).toEqual(dl);
     const metrics = await registry.getSingleMetricAsString('vrp_dead_letters_total');
@@ -205,7 +190,7 @@ describe('consumer runner', () => {
     await until(
       () => w.calls.get('busy:a') ?? 0,
       (n) => n >= 3,
-      'three attempts',
+      { what: 'three attempts' },
     );
     expect(w.applied).toEqual([]); // b waits behind a: order within the partition holds
     w.fixed.add('a');
@@ -242,7 +227,7 @@ describe('consumer runner', () => {
     await until(
       () => w.calls.get('perm:a') ?? 0,
       (n) => n >= 3,
-      'redeliveries while the store is down',
+      { what: 'redeliveries while the store is down' },
     );
     expect(w.applied).toEqual([]);
     w.store.down = false;
@@ -355,7 +340,7 @@ describe('consumer runner', () => {
     await until(
       () => w.calls.get('busy:a') ?? 0,
       (n) => n === 1,
-      'the first attempt',
+      { what: 'the first attempt' },
     );
     const started = Date.now();
     await w.stop();
@@ -526,7 +511,7 @@ describe('outcomes of owned PMS sync changes (pms.sync.outcomes.v1)', () => {
         ['ok:own1', 'ok:other', 'perm:own2', 'once:own3', 'perm:own4', 'perm:other2'].map((b) => ({ key: 'k', value: enc(b) })),
       );
       const summary = () => outcomes.map((o) => `${o.changeId}:${o.outcome}${o.errorCode ? `:${o.errorCode}` : ''}`);
-      await until(summary, (s) => s.length >= 5, 'the outcomes');
+      await until(summary, (s) => s.length >= 5, { what: 'the outcomes' });
       expect(summary()).toEqual([
         'chg_own1:applied',
         'chg_own2:dead_lettered:thing_missing',
@@ -543,7 +528,7 @@ describe('outcomes of owned PMS sync changes (pms.sync.outcomes.v1)', () => {
       await runner.delete(idOf('own4'));
       // The skipped change's dead letter reports nothing when deleted.
       await runner.delete(idOf('other2'));
-      await until(summary, (s) => s.length >= 7, 'replay and delete outcomes');
+      await until(summary, (s) => s.length >= 7, { what: 'replay and delete outcomes' });
       expect(summary().slice(5)).toEqual(['chg_own2:applied', 'chg_own4:discarded']);
     } finally {
       await reader.stop();

@@ -11,6 +11,8 @@ import type { DeliveredMessage } from '../src/bus/port';
 import { createLogger } from '../src/logging';
 import { freePort } from '../src/net';
 import { startService } from '../src/service';
+// By path: @vrp/testkit depends on this package; this module of it depends on nothing.
+import { eventually } from '../../testkit/src/wait';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -35,14 +37,6 @@ function grpcHealth(port: number): Promise<number> {
       else resolve(res.status);
     });
   });
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 describe('graceful shutdown of a service with a consumer', () => {
@@ -84,14 +78,14 @@ describe('graceful shutdown of a service with a consumer', () => {
     expect(await grpcHealth(running.grpcPort)).toBe(health.HealthCheckResponse_ServingStatus.SERVING);
 
     await bus.publish(topic, [{ key: 'k', value: enc('m0') }]);
-    await until(() => events.includes('start m0'), 'm0 to be in flight');
+    await eventually(() => events.includes('start m0'), { what: 'm0 to be in flight', intervalMs: 0 });
 
     let stopped = false;
     const stopping = running.stop().then(() => {
       stopped = true;
     });
     // No new work from here on, while m0 is still being handled.
-    await until(async () => (await readyz(running.opsPort).catch(() => 0)) === 503, '/readyz 503');
+    await eventually(async () => (await readyz(running.opsPort).catch(() => 0)) === 503, { what: '/readyz 503', intervalMs: 0 });
     await bus.publish(topic, [{ key: 'k', value: enc('m1') }]);
     await new Promise((r) => setImmediate(r));
     expect(stopped).toBe(false);

@@ -1,11 +1,9 @@
 // The one PMS relay client against a pms-adapter gRPC server (real gRPC): what it sends, the
 // PMS's id it answers, and its one error policy (the pms-adapter's answer passes unchanged).
 import { pms } from '@vrp/contracts';
-import { AppError, createLogger, service, startService, type Handlers, type RunningService } from '@vrp/platform';
-import { errorOf } from '@vrp/testkit';
+import { AppError, type RunningService } from '@vrp/platform';
+import { errorOf, startFakeService } from '@vrp/testkit';
 import { connectPmsRelay, type PmsRelay, type RelayRequest } from '../src';
-
-const logger = createLogger('test', 'silent');
 
 describe('PMS relay client', () => {
   let adapter: RunningService;
@@ -14,22 +12,11 @@ describe('PMS relay client', () => {
   let answer: (req: pms.RelayWriteRequest) => Promise<pms.RelayWriteResponse>;
 
   beforeAll(async () => {
-    const unimplemented = Object.fromEntries(Object.keys(pms.PmsAdapterServiceService).map((m) => [m, () => Promise.reject(new Error(`${m} is not faked`))]));
-    const handlers = {
-      ...unimplemented,
+    adapter = await startFakeService('fake-pms-adapter', pms.PmsAdapterServiceService, {
       async relayWrite(req: pms.RelayWriteRequest) {
         received.push(req);
         return answer(req);
       },
-    } as unknown as Handlers<typeof pms.PmsAdapterServiceService>;
-    adapter = await startService({
-      name: 'fake-pms-adapter',
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
-      services: [service(pms.PmsAdapterServiceService, handlers)],
-      checks: {},
-      logger,
     });
     relay = connectPmsRelay(`127.0.0.1:${adapter.grpcPort}`);
   });
@@ -58,15 +45,10 @@ describe('PMS relay client', () => {
     answer = async () => ({ entityExternalId: 'pms-res-9', resultJson: '{}' });
     expect(await relay.relay(write())).toEqual({ entityExternalId: 'pms-res-9' });
     expect(received).toHaveLength(1);
-    expect(received[0]).toMatchObject({
-      workspaceId: 'ws_1',
-      provider: 'PMS-B',
-      operation: 'reservation.create',
-      listingExternalId: 'b1',
-      entityExternalId: '',
-      idempotencyKey: 'ws_1:key-1',
-    });
-    expect(JSON.parse(received[0]!.payloadJson)).toEqual({ checkIn: '2030-01-01', guest: { firstName: 'Ana' } });
+    // Every field of the write as given (workspace, provider, operation, PMS ids, idempotency key); the payload as JSON.
+    const { payload, ...fields } = write();
+    expect(received[0]).toMatchObject(fields);
+    expect(JSON.parse(received[0]!.payloadJson)).toEqual(payload);
   });
 
   it('keeps the given PMS id when the PMS names none (an update)', async () => {

@@ -2,18 +2,7 @@
 import { Schema } from 'mongoose';
 import { AppError, parseConfig } from '@vrp/platform';
 import { bootstrapWorkspace, gatewayConfigSchema } from '../src/app';
-import {
-  ADMIN_TOKEN,
-  adminHeaders,
-  bearer,
-  PEPPER,
-  request,
-  startListingServiceUnderTest,
-  startTestGateway,
-  type ErrorBody,
-  type ListingServiceUnderTest,
-  type TestGateway,
-} from './harness';
+import { ADMIN_TOKEN, adminHeaders, bearer, PEPPER, request, type ErrorBody, useGateway } from './harness';
 
 interface Workspace {
   id: string;
@@ -24,23 +13,14 @@ interface Workspace {
 }
 
 describe('gateway admin API', () => {
-  let listingService: ListingServiceUnderTest;
-  let gw: TestGateway;
+  const sut = useGateway();
 
-  beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
-  });
   afterEach(() => {
-    delete listingService.override.setWorkspacePlan;
-  });
-  afterAll(async () => {
-    await gw.stop();
-    await listingService.stop();
+    delete sut.listingService.override.setWorkspacePlan;
   });
 
   const admin = <T>(method: string, path: string, body?: unknown) =>
-    request<T>(`${gw.url}${path}`, { method, headers: adminHeaders(), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    request<T>(`${sut.gw.url}${path}`, { method, headers: adminHeaders(), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 
   describe('admin token', () => {
     it.each([
@@ -49,7 +29,7 @@ describe('gateway admin API', () => {
       ['a prefix of the token', bearer(ADMIN_TOKEN.slice(0, -1))],
       ['the token without Bearer', { Authorization: ADMIN_TOKEN }],
     ])('answers 401 admin_token_invalid for %s', async (_what, headers) => {
-      const res = await request<ErrorBody>(`${gw.url}/admin/v1/workspaces`, {
+      const res = await request<ErrorBody>(`${sut.gw.url}/admin/v1/workspaces`, {
         method: 'POST',
         headers: { ...headers, 'Content-Type': 'application/json' },
         body: '{}',
@@ -62,7 +42,7 @@ describe('gateway admin API', () => {
   describe('workspaces', () => {
     it('a create retried with its Idempotency-Key after the gateway lost its record answers the first workspace; no second one', async () => {
       const create = (name: string) =>
-        request<{ data: Workspace }>(`${gw.url}/admin/v1/workspaces`, {
+        request<{ data: Workspace }>(`${sut.gw.url}/admin/v1/workspaces`, {
           method: 'POST',
           headers: { ...adminHeaders(), 'Idempotency-Key': 'ws-create-1' },
           body: JSON.stringify({ name, activeListingLimit: 3 }),
@@ -70,9 +50,9 @@ describe('gateway admin API', () => {
       const first = await create('Once Only');
       expect(first.status).toBe(201);
       // The crash between the workspace's commit and the gateway's record: the record is gone.
-      const records = gw.store.collection({ name: 'idempotency_records', schema: new Schema({}, { strict: false }) });
+      const records = sut.gw.store.collection({ name: 'idempotency_records', schema: new Schema({}, { strict: false }) });
       expect((await records.deleteMany({ key: 'ws-create-1' })).deletedCount).toBe(1);
-      const plansSet = () => listingService.calls.filter((c) => c.method === 'setWorkspacePlan').length;
+      const plansSet = () => sut.listingService.calls.filter((c) => c.method === 'setWorkspacePlan').length;
       const plansBefore = plansSet();
       const again = await create('Once Only');
       expect([again.status, again.body.data.id]).toEqual([201, first.body.data.id]);
@@ -89,7 +69,7 @@ describe('gateway admin API', () => {
       expect(created.body.data).toMatchObject({ name: 'Sunny Stays', activeListingLimit: 5 });
       expect(created.body.data.id).toMatch(/^ws_[1-9A-HJ-NP-Za-km-z]{20}$/);
       expect(new Date(created.body.data.createdAt).toISOString()).toBe(created.body.data.createdAt);
-      expect(await listingService.planOf(created.body.data.id)).toBe(5);
+      expect(await sut.listingService.planOf(created.body.data.id)).toBe(5);
 
       const got = await admin<{ data: Workspace & { usage: Record<string, number> } }>('GET', `/admin/v1/workspaces/${created.body.data.id}`);
       expect(got.status).toBe(200);
@@ -99,7 +79,7 @@ describe('gateway admin API', () => {
 
     it('creates a workspace once per Idempotency-Key', async () => {
       const send = () =>
-        request<{ data: Workspace }>(`${gw.url}/admin/v1/workspaces`, {
+        request<{ data: Workspace }>(`${sut.gw.url}/admin/v1/workspaces`, {
           method: 'POST',
           headers: { ...adminHeaders(), 'Idempotency-Key': 'create-once-1' },
           body: JSON.stringify({ name: 'Once Only', activeListingLimit: 2 }),
@@ -116,7 +96,7 @@ describe('gateway admin API', () => {
       const patched = await admin<{ data: Workspace }>('PATCH', `/admin/v1/workspaces/${created.body.data.id}`, { activeListingLimit: 25 });
       expect(patched.status).toBe(200);
       expect(patched.body.data.activeListingLimit).toBe(25);
-      expect(await listingService.planOf(created.body.data.id)).toBe(25);
+      expect(await sut.listingService.planOf(created.body.data.id)).toBe(25);
       const got = await admin<{ data: Workspace }>('GET', `/admin/v1/workspaces/${created.body.data.id}`);
       expect(got.body.data.activeListingLimit).toBe(25);
     });
@@ -136,15 +116,15 @@ describe('gateway admin API', () => {
     });
 
     it('creates nothing when the listing service cannot take the plan', async () => {
-      listingService.override.setWorkspacePlan = async () => {
+      sut.listingService.override.setWorkspacePlan = async () => {
         throw new AppError('service_unavailable', 'listing store down', { retryAfterSeconds: 2 });
       };
       const res = await admin<ErrorBody>('POST', '/admin/v1/workspaces', { name: 'Never Created', activeListingLimit: 1 });
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('2');
-      delete listingService.override.setWorkspacePlan;
+      delete sut.listingService.override.setWorkspacePlan;
       const again = await bootstrapWorkspace(
-        { store: gw.store, upstreams: gw.upstreams, config: parseConfig(gatewayConfigSchema, { ADMIN_TOKEN, API_KEY_PEPPER: PEPPER }) },
+        { store: sut.gw.store, upstreams: sut.gw.upstreams, config: parseConfig(gatewayConfigSchema, { ADMIN_TOKEN, API_KEY_PEPPER: PEPPER }) },
         { name: 'Never Created', activeListingLimit: 1, mode: 'test' },
       );
       expect(again.workspaceCreated).toBe(true);
@@ -162,7 +142,7 @@ describe('gateway admin API', () => {
       const { key, id } = issued.body.data;
       expect(key).toMatch(/^sk_test_[1-9A-HJ-NP-Za-km-z]{40}$/);
       expect(issued.body.data).toMatchObject({ mode: 'test', workspaceId: wsId, name: 'staging', prefix: `${key.slice(0, 12)}…` });
-      expect((await request(`${gw.url}/v1/listings`, { headers: bearer(key) })).status).toBe(200);
+      expect((await request(`${sut.gw.url}/v1/listings`, { headers: bearer(key) })).status).toBe(200);
 
       await admin('POST', `/admin/v1/workspaces/${wsId}/api-keys`, { mode: 'live' });
       const listed = await admin<{ data: Record<string, unknown>[]; pagination: Record<string, unknown> }>('GET', `/admin/v1/workspaces/${wsId}/api-keys`);
@@ -185,7 +165,7 @@ describe('gateway admin API', () => {
       const revoked = await admin<{ data: { revokedAt: string | null } }>('DELETE', `/admin/v1/api-keys/${id}`);
       expect(revoked.status).toBe(200);
       expect(revoked.body.data.revokedAt).not.toBeNull();
-      const denied = await request<ErrorBody>(`${gw.url}/v1/listings`, { headers: bearer(key) });
+      const denied = await request<ErrorBody>(`${sut.gw.url}/v1/listings`, { headers: bearer(key) });
       expect(denied.status).toBe(401);
       expect(denied.body.error.code).toBe('invalid_api_key');
 
@@ -204,23 +184,27 @@ describe('gateway admin API', () => {
 
   describe('bootstrapWorkspace', () => {
     const demoKey = 'sk_test_DemoKeyDemoKeyDemoKeyDemoKey0001';
-    const deps = () => ({ store: gw.store, upstreams: gw.upstreams, config: parseConfig(gatewayConfigSchema, { ADMIN_TOKEN, API_KEY_PEPPER: PEPPER }) });
+    const deps = () => ({
+      store: sut.gw.store,
+      upstreams: sut.gw.upstreams,
+      config: parseConfig(gatewayConfigSchema, { ADMIN_TOKEN, API_KEY_PEPPER: PEPPER }),
+    });
 
     it('creates the workspace and the pinned key once, and reuses both afterwards', async () => {
-      const first = await gw.running.gateway.bootstrapWorkspace({ name: 'Demo Workspace', activeListingLimit: 20, mode: 'test', key: demoKey });
+      const first = await sut.gw.running.gateway.bootstrapWorkspace({ name: 'Demo Workspace', activeListingLimit: 20, mode: 'test', key: demoKey });
       expect(first).toMatchObject({ workspaceCreated: true, apiKey: { key: demoKey, created: true, mode: 'test', prefix: 'sk_test_Demo' } });
-      expect(await listingService.planOf(first.workspace.id)).toBe(20);
-      const res = await request(`${gw.url}/v1/listings`, { headers: { ...bearer(demoKey), 'X-Workspace-Id': first.workspace.id } });
+      expect(await sut.listingService.planOf(first.workspace.id)).toBe(20);
+      const res = await request(`${sut.gw.url}/v1/listings`, { headers: { ...bearer(demoKey), 'X-Workspace-Id': first.workspace.id } });
       expect(res.status).toBe(200);
 
-      await listingService.restartEmpty(); // the listing service restarted empty
+      await sut.listingService.restartEmpty(); // the listing service restarted empty
       const second = await bootstrapWorkspace(deps(), { name: 'demo workspace', activeListingLimit: 99, mode: 'test', key: demoKey });
       expect(second).toMatchObject({
         workspaceCreated: false,
         workspace: { id: first.workspace.id, activeListingLimit: 20 },
         apiKey: { id: first.apiKey.id, created: false },
       });
-      expect(await listingService.planOf(first.workspace.id)).toBe(20);
+      expect(await sut.listingService.planOf(first.workspace.id)).toBe(20);
     });
 
     it('generates a key for a new workspace and does not pile up keys on reruns', async () => {
@@ -266,7 +250,7 @@ describe('gateway admin API', () => {
     });
 
     it('is for operators only', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/admin/v1/dead-letters`, { method: 'GET', headers: bearer('sk_test_not_an_admin_token_000000') });
+      const res = await request<ErrorBody>(`${sut.gw.url}/admin/v1/dead-letters`, { method: 'GET', headers: bearer('sk_test_not_an_admin_token_000000') });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('admin_token_invalid');
     });

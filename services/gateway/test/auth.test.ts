@@ -6,32 +6,23 @@ import {
   bearer,
   provision,
   request,
-  startListingServiceUnderTest,
-  startTestGateway,
   startTestReplicas,
   type ErrorBody,
-  type ListingServiceUnderTest,
   type TestGateway,
   type TestReplicas,
+  useGateway,
 } from './harness';
 
 describe('gateway API key authentication', () => {
-  let listingService: ListingServiceUnderTest;
-  let gw: TestGateway;
+  const sut = useGateway();
   let ws: { workspaceId: string; dataWorkspaceId: string; key: string; keyId: string };
 
   beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
-    ws = await provision(gw.url, { name: 'Auth Rentals' });
-    await listingService.create(ws.dataWorkspaceId, 'Sea View');
-  });
-  afterAll(async () => {
-    await gw.stop();
-    await listingService.stop();
+    ws = await provision(sut.gw.url, { name: 'Auth Rentals' });
+    await sut.listingService.create(ws.dataWorkspaceId, 'Sea View');
   });
 
-  const listings = (headers: Record<string, string>) => request<ErrorBody>(`${gw.url}/v1/listings`, { headers });
+  const listings = (headers: Record<string, string>) => request<ErrorBody>(`${sut.gw.url}/v1/listings`, { headers });
 
   it('answers 401 authentication_required without an Authorization header', async () => {
     const res = await listings({});
@@ -62,19 +53,19 @@ describe('gateway API key authentication', () => {
     expect(plain.status).toBe(200);
     const withHeader = await listings({ ...bearer(ws.key), 'X-Workspace-Id': ws.workspaceId });
     expect(withHeader.status).toBe(200);
-    const last = listingService.calls.filter((c) => c.method === 'listListings').at(-1);
+    const last = sut.listingService.calls.filter((c) => c.method === 'listListings').at(-1);
     expect(last?.request).toMatchObject({ workspaceId: ws.dataWorkspaceId });
   });
 
   it('answers 403 workspace_mismatch when X-Workspace-Id names another workspace', async () => {
-    const other = await provision(gw.url, { name: 'Other Rentals' });
+    const other = await provision(sut.gw.url, { name: 'Other Rentals' });
     const res = await listings({ ...bearer(ws.key), 'X-Workspace-Id': other.workspaceId });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('workspace_mismatch');
   });
 
   it('binds a key to its mode: a live key works, and the same secret under the other prefix does not', async () => {
-    const live = await provision(gw.url, { name: 'Live Rentals', mode: 'live' });
+    const live = await provision(sut.gw.url, { name: 'Live Rentals', mode: 'live' });
     expect(live.key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{40}$/);
     expect((await listings(bearer(live.key))).status).toBe(200);
     const swapped = live.key.replace(/^sk_live_/, 'sk_test_');
@@ -84,11 +75,11 @@ describe('gateway API key authentication', () => {
   });
 
   it('stops accepting a key on the very next request after it is revoked, although it was just verified (cached)', async () => {
-    const fresh = await provision(gw.url, { name: 'Revoked Rentals' });
+    const fresh = await provision(sut.gw.url, { name: 'Revoked Rentals' });
     // Verified twice: the second request is answered from the cache of verified keys.
     expect((await listings(bearer(fresh.key))).status).toBe(200);
     expect((await listings(bearer(fresh.key))).status).toBe(200);
-    const revoke = await request(`${gw.url}/admin/v1/api-keys/${fresh.keyId}`, { method: 'DELETE', headers: adminHeaders() });
+    const revoke = await request(`${sut.gw.url}/admin/v1/api-keys/${fresh.keyId}`, { method: 'DELETE', headers: adminHeaders() });
     expect(revoke.status).toBe(200);
     const res = await listings(bearer(fresh.key));
     expect(res.status).toBe(401);
@@ -97,7 +88,7 @@ describe('gateway API key authentication', () => {
 
   it('never accepts the admin token as an API key, nor an API key on the admin API', async () => {
     expect((await listings(bearer(ADMIN_TOKEN))).body.error.code).toBe('invalid_api_key');
-    const res = await request<ErrorBody>(`${gw.url}/admin/v1/workspaces/${ws.workspaceId}`, { headers: bearer(ws.key) });
+    const res = await request<ErrorBody>(`${sut.gw.url}/admin/v1/workspaces/${ws.workspaceId}`, { headers: bearer(ws.key) });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('admin_token_invalid');
   });

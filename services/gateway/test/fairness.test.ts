@@ -5,7 +5,7 @@
 // queue, no call of B's waits past its deadline, and the breaker every tenant shares stays
 // closed: B's requests succeed at least 99 % of the time.
 import type { listing } from '@vrp/contracts';
-import { provision, request, bearer, startListingServiceUnderTest, startTestGateway, type ListingServiceUnderTest, type TestGateway } from './harness';
+import { provision, request, bearer, useGateway } from './harness';
 
 /** A queue in front of the fake service: at most `slots` calls run at once, each takes `workMs`. */
 function limitedCapacity(slots: number, workMs: number) {
@@ -34,18 +34,8 @@ function limitedCapacity(slots: number, workMs: number) {
 }
 
 describe('fairness between workspaces', () => {
-  let listingService: ListingServiceUnderTest;
-  let gw: TestGateway;
-
-  beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    // A short deadline: a call queued behind a flood fails fast, as it would in production.
-    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, deadlineMs: 1200 });
-  });
-  afterAll(async () => {
-    await gw.stop();
-    await listingService.stop();
-  });
+  // A short deadline: a call queued behind a flood fails fast, as it would in production.
+  const sut = useGateway({ deadlineMs: 1200 });
 
   it("workspace A floods; workspace B's paced requests succeed >= 99 % and the shared breaker stays closed", async () => {
     const capacity = limitedCapacity(1, 100);
@@ -55,7 +45,7 @@ describe('fairness between workspaces', () => {
     // a machine as loaded as a full test run makes it.
     // FAIRNESS_NOISY_CONCURRENCY=1000 lifts A's limit to show the failure this test guards
     // against: B then gets 504s and, once the shared breaker opens, 503s (0 of 100 succeeded).
-    const noisy = await provision(gw.url, {
+    const noisy = await provision(sut.gw.url, {
       name: 'Noisy',
       rateLimits: {
         workspaceConcurrency: Number(process.env.FAIRNESS_NOISY_CONCURRENCY ?? 1),
@@ -65,12 +55,12 @@ describe('fairness between workspaces', () => {
         workspaceBurst: 100_000,
       },
     });
-    const quiet = await provision(gw.url, { name: 'Quiet', rateLimits: { workspaceConcurrency: 4 } });
-    await listingService.create(noisy.dataWorkspaceId, 'Noisy Flat');
-    await listingService.create(quiet.dataWorkspaceId, 'Quiet Flat');
+    const quiet = await provision(sut.gw.url, { name: 'Quiet', rateLimits: { workspaceConcurrency: 4 } });
+    await sut.listingService.create(noisy.dataWorkspaceId, 'Noisy Flat');
+    await sut.listingService.create(quiet.dataWorkspaceId, 'Quiet Flat');
     // The listing service answers each call; the capacity meters them one at a time, 100 ms each.
-    listingService.override.listListings = (req: listing.ListListingsRequest) =>
-      capacity.run(async () => (await listingService.forward('listListings', req)) as listing.ListListingsResponse);
+    sut.listingService.override.listListings = (req: listing.ListListingsRequest) =>
+      capacity.run(async () => (await sut.listingService.forward('listListings', req)) as listing.ListListingsResponse);
 
     try {
       let flooding = true;
@@ -78,7 +68,7 @@ describe('fairness between workspaces', () => {
       // A keeps 16 requests open at all times, sending the next one 5 ms after each answer.
       const flood = Array.from({ length: 16 }, async () => {
         while (flooding) {
-          const res = await request(`${gw.url}/v1/listings`, { headers: bearer(noisy.key) });
+          const res = await request(`${sut.gw.url}/v1/listings`, { headers: bearer(noisy.key) });
           noisyStatuses.set(res.status, (noisyStatuses.get(res.status) ?? 0) + 1);
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
@@ -86,7 +76,7 @@ describe('fairness between workspaces', () => {
 
       const quietStatuses: number[] = [];
       for (let i = 0; i < 100; i += 1) {
-        const res = await request(`${gw.url}/v1/listings`, { headers: bearer(quiet.key) });
+        const res = await request(`${sut.gw.url}/v1/listings`, { headers: bearer(quiet.key) });
         quietStatuses.push(res.status);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -99,10 +89,10 @@ describe('fairness between workspaces', () => {
       // A was shed at the gateway, not at the upstream: 429s, a queue never deeper than its one call plus B's, a closed breaker.
       expect(noisyStatuses.get(429) ?? 0).toBeGreaterThan(0);
       expect(noisyStatuses.get(200) ?? 0).toBeGreaterThan(0);
-      expect(gw.upstreams.listing.breaker.opened).toBe(false);
+      expect(sut.gw.upstreams.listing.breaker.opened).toBe(false);
       expect(capacity.peakQueue()).toBeLessThanOrEqual(2);
     } finally {
-      delete listingService.override.listListings;
+      delete sut.listingService.override.listListings;
     }
   }, 180_000);
 });

@@ -240,29 +240,57 @@ export async function provision(
   };
 }
 
-/** The listing service, a gateway in front of it and one provisioned workspace with a key. */
-export interface GatewayFixture {
+/** What startTestGateway takes besides the listing service's address. */
+export type GatewayOptions = Omit<Parameters<typeof startTestGateway>[0], 'listingAddress'>;
+
+/** The listing service under test and a gateway in front of it. */
+export interface GatewayUnderTest {
   listingService: ListingServiceUnderTest;
   gw: TestGateway;
-  workspaceId: string;
-  key: string;
-  stop(): Promise<void>;
 }
 
-export async function startGatewayFixture(opts: Omit<Parameters<typeof startTestGateway>[0], 'listingAddress'> = {}): Promise<GatewayFixture> {
+async function startGatewayUnderTest(opts: GatewayOptions): Promise<GatewayUnderTest & { stop(): Promise<void> }> {
   const listingService = await startListingServiceUnderTest();
   const gw = await startTestGateway({ ...opts, listingAddress: `127.0.0.1:${listingService.port}` });
-  const { workspaceId, key } = await provision(gw.url);
   return {
     listingService,
     gw,
-    workspaceId,
-    key,
     async stop() {
       await gw.stop();
       await listingService.stop();
     },
   };
+}
+
+/**
+ * The listing service and a gateway in front of it for the calling describe block: started in a
+ * beforeAll registered here (so before the block's own), stopped in an afterAll. Read the fields
+ * in hooks and tests, where they are set.
+ */
+export function useGateway(opts: GatewayOptions = {}): GatewayUnderTest {
+  const sut = {} as GatewayUnderTest;
+  let stop = async (): Promise<void> => undefined;
+  beforeAll(async () => {
+    const started = await startGatewayUnderTest(opts);
+    sut.listingService = started.listingService;
+    sut.gw = started.gw;
+    stop = () => started.stop();
+  });
+  afterAll(() => stop());
+  return sut;
+}
+
+/** The listing service, a gateway in front of it and one provisioned workspace with a key. */
+export interface GatewayFixture extends GatewayUnderTest {
+  workspaceId: string;
+  key: string;
+  stop(): Promise<void>;
+}
+
+export async function startGatewayFixture(opts: GatewayOptions = {}): Promise<GatewayFixture> {
+  const started = await startGatewayUnderTest(opts);
+  const { workspaceId, key } = await provision(started.gw.url);
+  return { ...started, workspaceId, key };
 }
 
 /** Two gateway replicas over one store and one fake listing service (counters, caches shared through the store). */

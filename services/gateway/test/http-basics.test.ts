@@ -3,16 +3,7 @@ import { z } from 'zod';
 import { AppError, currentContext, ERROR_CATALOG } from '@vrp/platform';
 import { defineRoute } from '../src/app';
 import { ok } from '../src/http/route';
-import {
-  bearer,
-  provision,
-  request,
-  startListingServiceUnderTest,
-  startTestGateway,
-  type ErrorBody,
-  type ListingServiceUnderTest,
-  type TestGateway,
-} from './harness';
+import { bearer, provision, request, startTestGateway, type ErrorBody, useGateway } from './harness';
 
 const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
 
@@ -62,18 +53,11 @@ const probeRoutes = [
 ];
 
 describe('gateway HTTP basics', () => {
-  let listingService: ListingServiceUnderTest;
-  let gw: TestGateway;
+  const sut = useGateway({ extraRoutes: probeRoutes });
   let key: string;
 
   beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, extraRoutes: probeRoutes });
-    ({ key } = await provision(gw.url));
-  });
-  afterAll(async () => {
-    await gw.stop();
-    await listingService.stop();
+    ({ key } = await provision(sut.gw.url));
   });
 
   const json = (body: string, extra: Record<string, string> = {}) => ({
@@ -84,17 +68,17 @@ describe('gateway HTTP basics', () => {
 
   describe('request id', () => {
     it('generates one when the caller sends none, and the envelope carries the same id', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/listings`);
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/listings`);
       const id = res.headers.get('x-request-id');
       expect(id).toMatch(REQUEST_ID_FORMAT);
       expect(res.body.error.request_id).toBe(id);
     });
 
     it("keeps a caller's well-formed id and passes it to the upstream service", async () => {
-      const res = await request(`${gw.url}/v1/listings`, { headers: { ...bearer(key), 'X-Request-Id': 'client-trace-0001' } });
+      const res = await request(`${sut.gw.url}/v1/listings`, { headers: { ...bearer(key), 'X-Request-Id': 'client-trace-0001' } });
       expect(res.status).toBe(200);
       expect(res.headers.get('x-request-id')).toBe('client-trace-0001');
-      expect(listingService.calls.at(-1)).toMatchObject({ method: 'listListings', requestId: 'client-trace-0001' });
+      expect(sut.listingService.calls.at(-1)).toMatchObject({ method: 'listListings', requestId: 'client-trace-0001' });
     });
 
     it.each([
@@ -102,7 +86,7 @@ describe('gateway HTTP basics', () => {
       ['bad characters', 'id with spaces <script>'],
       ['too long', 'x'.repeat(200)],
     ])('replaces a malformed id (%s)', async (_what, bad) => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/nope`, { headers: { 'X-Request-Id': bad } });
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/nope`, { headers: { 'X-Request-Id': bad } });
       const id = res.headers.get('x-request-id');
       expect(id).toMatch(REQUEST_ID_FORMAT);
       expect(res.body.error.request_id).toBe(id);
@@ -110,7 +94,7 @@ describe('gateway HTTP basics', () => {
 
     it('keeps the request context (id and workspace) through body parsing and awaits', async () => {
       const res = await request<{ requestId: string; workspaceId: string }>(
-        `${gw.url}/v1/test/echo`,
+        `${sut.gw.url}/v1/test/echo`,
         json('{"name":"x"}', { 'X-Request-Id': 'ctx-check-0001' }),
       );
       expect(res.status).toBe(200);
@@ -121,19 +105,19 @@ describe('gateway HTTP basics', () => {
 
   describe('error envelope', () => {
     it('has exactly code, message, fix, absolute docs_url and request_id for a plain error', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/listings`);
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/listings`);
       expect(Object.keys(res.body.error).sort()).toEqual(['code', 'docs_url', 'fix', 'message', 'request_id']);
       expect(res.body.error).toMatchObject({
         code: 'authentication_required',
         message: ERROR_CATALOG.authentication_required.message,
         fix: ERROR_CATALOG.authentication_required.fix,
-        docs_url: `http://localhost:${gw.running.port}/docs/errors/authentication_required`,
+        docs_url: `http://localhost:${sut.gw.running.port}/docs/errors/authentication_required`,
       });
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     });
 
     it('renders docs_url from PUBLIC_BASE_URL when configured', async () => {
-      const other = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
+      const other = await startTestGateway({ listingAddress: `127.0.0.1:${sut.listingService.port}`, env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
       try {
         const res = await request<ErrorBody>(`${other.url}/v1/listings`);
         expect(res.body.error.docs_url).toBe('https://api.example.com/docs/errors/authentication_required');
@@ -143,7 +127,7 @@ describe('gateway HTTP basics', () => {
     });
 
     it('hides the internals of an unexpected error behind 500 internal_error', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/boom`);
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/test/boom`);
       expect(res.status).toBe(500);
       expect(res.body.error.code).toBe('internal_error');
       expect(res.text).not.toContain('hunter2');
@@ -151,7 +135,7 @@ describe('gateway HTTP basics', () => {
     });
 
     it('adds provider only to pms_write_unsupported, and never listing fields to it', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/pms`);
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/test/pms`);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-A', message: 'PMS-A cannot cancel a reservation.' });
       expect(res.body.error).not.toHaveProperty('listing_ids');
@@ -159,7 +143,7 @@ describe('gateway HTTP basics', () => {
     });
 
     it('sets baseline security headers on every response', async () => {
-      const res = await request(`${gw.url}/healthz`);
+      const res = await request(`${sut.gw.url}/healthz`);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('x-powered-by')).toBeNull();
       expect(res.headers.get('x-request-id')).toMatch(REQUEST_ID_FORMAT);
@@ -168,44 +152,44 @@ describe('gateway HTTP basics', () => {
 
   describe('bad input', () => {
     it('answers 400 invalid_json for malformed JSON', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/echo`, json('{"name": '));
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/test/echo`, json('{"name": '));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_json');
     });
 
     it('answers 400 invalid_json for a JSON scalar where an object is expected (strict parsing)', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/echo`, json('"just a string"'));
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/test/echo`, json('"just a string"'));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_json');
     });
 
     it('answers 415 unsupported_media_type for a non-JSON body', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/echo`, {
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/test/echo`, {
         method: 'POST',
         headers: { ...bearer(key), 'Content-Type': 'text/plain' },
         body: 'name=x',
       });
       expect(res.status).toBe(415);
       expect(res.body.error.code).toBe('unsupported_media_type');
-      const form = await request<ErrorBody>(`${gw.url}/v1/test/echo`, { method: 'POST', headers: bearer(key), body: new URLSearchParams({ name: 'x' }) });
+      const form = await request<ErrorBody>(`${sut.gw.url}/v1/test/echo`, { method: 'POST', headers: bearer(key), body: new URLSearchParams({ name: 'x' }) });
       expect(form.status).toBe(415);
     });
 
     it('answers 413 payload_too_large for a body over 1 MiB', async () => {
       const big = JSON.stringify({ name: 'x', tags: ['y'.repeat(1024 * 1024)] });
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/echo`, json(big));
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/test/echo`, json(big));
       expect(res.status).toBe(413);
       expect(res.body.error.code).toBe('payload_too_large');
     });
 
     it('accepts a body just under 1 MiB', async () => {
       const body = JSON.stringify({ name: 'x', tags: ['y'.repeat(1024 * 1024 - 100)] });
-      const res = await request(`${gw.url}/v1/test/echo`, json(body));
+      const res = await request(`${sut.gw.url}/v1/test/echo`, json(body));
       expect(res.status).toBe(200);
     });
 
     it('answers 400 validation_failed naming every bad field of a body', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/echo`, json('{"count": -1, "tags": [1], "extra": true}'));
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/test/echo`, json('{"count": -1, "tags": [1], "extra": true}'));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
       expect(res.body.error.fields).toEqual({
@@ -217,13 +201,13 @@ describe('gateway HTTP basics', () => {
     });
 
     it('names a missing body as its missing required fields', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/test/echo`, { method: 'POST', headers: bearer(key) });
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/test/echo`, { method: 'POST', headers: bearer(key) });
       expect(res.status).toBe(400);
       expect(res.body.error.fields).toEqual({ name: 'is required' });
     });
 
     it('answers 400 validation_failed for invalid and unknown query parameters, never a 500', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/listings?limit=0&offset=-3&status=deleted&sort=name`, { headers: bearer(key) });
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/listings?limit=0&offset=-3&status=deleted&sort=name`, { headers: bearer(key) });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
       expect(res.body.error.fields).toEqual({
@@ -247,7 +231,7 @@ describe('gateway HTTP basics', () => {
       ['limit=%2010', { limit: 'must be an integer' }],
       ['offset=', { offset: 'must be an integer' }],
     ])('rejects %s', async (query, fields) => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/listings?${query}`, { headers: bearer(key) });
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/listings?${query}`, { headers: bearer(key) });
       expect(res.status).toBe(400);
       expect(res.body.error.fields).toEqual(fields);
     });
@@ -255,26 +239,26 @@ describe('gateway HTTP basics', () => {
 
   describe('unknown routes and methods', () => {
     it('answers 404 route_not_found for an unknown path', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v2/listings`);
+      const res = await request<ErrorBody>(`${sut.gw.url}/v2/listings`);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('route_not_found');
     });
 
     it('answers 405 method_not_allowed with Allow for a known path', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/v1/listings`, { method: 'DELETE', headers: bearer(key) });
+      const res = await request<ErrorBody>(`${sut.gw.url}/v1/listings`, { method: 'DELETE', headers: bearer(key) });
       expect(res.status).toBe(405);
       expect(res.body.error.code).toBe('method_not_allowed');
       expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     });
 
     it('matches path parameters when computing Allow', async () => {
-      const res = await request<ErrorBody>(`${gw.url}/admin/v1/workspaces/ws_123`, { method: 'PUT' });
+      const res = await request<ErrorBody>(`${sut.gw.url}/admin/v1/workspaces/ws_123`, { method: 'PUT' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD, PATCH, OPTIONS');
     });
 
     it('answers OPTIONS with the allowed methods', async () => {
-      const res = await request(`${gw.url}/v1/listings`, { method: 'OPTIONS' });
+      const res = await request(`${sut.gw.url}/v1/listings`, { method: 'OPTIONS' });
       expect(res.status).toBe(204);
       expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     });
@@ -282,15 +266,15 @@ describe('gateway HTTP basics', () => {
 
   describe('ops endpoints', () => {
     it('serves /healthz, /readyz and /metrics', async () => {
-      expect((await request(`${gw.url}/healthz`)).body).toEqual({ status: 'ok' });
-      const ready = await request<{ status: string; checks: Record<string, boolean> }>(`${gw.url}/readyz`);
+      expect((await request(`${sut.gw.url}/healthz`)).body).toEqual({ status: 'ok' });
+      const ready = await request<{ status: string; checks: Record<string, boolean> }>(`${sut.gw.url}/readyz`);
       expect(ready.status).toBe(200);
       expect(ready.body.checks).toEqual({ store: true });
     });
 
     it('labels request metrics with the route pattern, not the raw path', async () => {
-      await request(`${gw.url}/admin/v1/workspaces/ws_someid`);
-      const metrics = await request(`${gw.url}/metrics`);
+      await request(`${sut.gw.url}/admin/v1/workspaces/ws_someid`);
+      const metrics = await request(`${sut.gw.url}/metrics`);
       expect(metrics.text).toContain('vrp_http_request_seconds');
       expect(metrics.text).toMatch(/route="\/admin\/v1\/workspaces\/:id"/);
       expect(metrics.text).not.toContain('ws_someid');

@@ -6,16 +6,7 @@ import { defineRoute } from '../src/app';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
 import { created, ok } from '../src/http/route';
 import { IdempotencyStore } from '../src/store/idempotency-store';
-import {
-  bearer,
-  provision,
-  request,
-  startListingServiceUnderTest,
-  startTestGateway,
-  type ErrorBody,
-  type ListingServiceUnderTest,
-  type TestGateway,
-} from './harness';
+import { bearer, provision, request, type ErrorBody, useGateway } from './harness';
 
 const orderBody = z.strictObject({
   item: z.string().min(1),
@@ -62,27 +53,20 @@ const orderRoutes = [
 ];
 
 describe('Idempotency-Key middleware', () => {
-  let listingService: ListingServiceUnderTest;
-  let gw: TestGateway;
+  const sut = useGateway({ extraRoutes: orderRoutes });
   let keyA: string;
   let keyB: string;
 
   beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, extraRoutes: orderRoutes });
-    keyA = (await provision(gw.url, { name: 'Workspace A' })).key;
-    keyB = (await provision(gw.url, { name: 'Workspace B' })).key;
+    keyA = (await provision(sut.gw.url, { name: 'Workspace A' })).key;
+    keyB = (await provision(sut.gw.url, { name: 'Workspace B' })).key;
   });
   beforeEach(() => {
     executions = 0;
   });
-  afterAll(async () => {
-    await gw.stop();
-    await listingService.stop();
-  });
 
   const send = <T>(method: string, path: string, apiKey: string, body: string, idempotencyKey?: string, signal?: AbortSignal) =>
-    request<T>(`${gw.url}${path}`, {
+    request<T>(`${sut.gw.url}${path}`, {
       method,
       headers: { ...bearer(apiKey), 'Content-Type': 'application/json', ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) },
       body,
@@ -207,7 +191,7 @@ describe('Idempotency-Key middleware', () => {
   });
 
   it('documents the header on idempotent routes', async () => {
-    const doc = gw.running.gateway.openApiDocument();
+    const doc = sut.gw.running.gateway.openApiDocument();
     expect(doc.paths['/v1/test/orders']?.post?.parameters.map((p) => p.name)).toContain('Idempotency-Key');
     expect(doc.paths['/v1/test/orders']?.post?.responses['409']?.['x-error-codes']).toEqual(['idempotency_conflict', 'idempotency_in_progress']);
     expect(doc.paths['/v1/test/orders']?.post?.responses['409']?.headers).toHaveProperty('Retry-After');

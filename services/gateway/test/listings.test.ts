@@ -3,17 +3,7 @@
 import { listing } from '@vrp/contracts';
 import { AppError, listingInactive } from '@vrp/platform';
 import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
-import {
-  bearer,
-  makeListing,
-  provision,
-  request,
-  startListingServiceUnderTest,
-  startTestGateway,
-  type ErrorBody,
-  type ListingServiceUnderTest,
-  type TestGateway,
-} from './harness';
+import { bearer, makeListing, provision, request, type ErrorBody, useGateway } from './harness';
 
 interface Page {
   data: Record<string, unknown>[];
@@ -21,8 +11,7 @@ interface Page {
 }
 
 describe('gateway listings endpoints', () => {
-  let listingService: ListingServiceUnderTest;
-  let gw: TestGateway;
+  const sut = useGateway();
   let ws: { workspaceId: string; dataWorkspaceId: string; key: string };
   let seaView: listing.Listing;
   let oldTown: listing.Listing;
@@ -30,24 +19,18 @@ describe('gateway listings endpoints', () => {
   let notYours: listing.Listing;
 
   beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
-    ws = await provision(gw.url);
-    seaView = await listingService.create(ws.dataWorkspaceId, 'Sea View', { pmsProvider: 'PMS-A', pmsExternalId: 'pa-77' });
-    oldTown = await listingService.create(ws.dataWorkspaceId, 'Old Town');
-    quietCabin = await listingService.create(ws.dataWorkspaceId, 'Quiet Cabin', { inactive: true });
-    notYours = await listingService.create('ws_someone_else', 'Not Yours');
+    ws = await provision(sut.gw.url);
+    seaView = await sut.listingService.create(ws.dataWorkspaceId, 'Sea View', { pmsProvider: 'PMS-A', pmsExternalId: 'pa-77' });
+    oldTown = await sut.listingService.create(ws.dataWorkspaceId, 'Old Town');
+    quietCabin = await sut.listingService.create(ws.dataWorkspaceId, 'Quiet Cabin', { inactive: true });
+    notYours = await sut.listingService.create('ws_someone_else', 'Not Yours');
   });
   afterEach(() => {
-    for (const key of Object.keys(listingService.override)) delete listingService.override[key as keyof typeof listingService.override];
-  });
-  afterAll(async () => {
-    await gw.stop();
-    await listingService.stop();
+    for (const key of Object.keys(sut.listingService.override)) delete sut.listingService.override[key as keyof typeof sut.listingService.override];
   });
 
-  const get = <T>(path: string) => request<T>(`${gw.url}${path}`, { headers: bearer(ws.key) });
-  const lastCall = (method: string) => listingService.calls.filter((c) => c.method === method).at(-1);
+  const get = <T>(path: string) => request<T>(`${sut.gw.url}${path}`, { headers: bearer(ws.key) });
+  const lastCall = (method: string) => sut.listingService.calls.filter((c) => c.method === method).at(-1);
 
   it('lists active listings by default with defaults limit 50, offset 0, mapped to camelCase API fields', async () => {
     const res = await get<Page>('/v1/listings');
@@ -151,7 +134,7 @@ describe('gateway listings endpoints', () => {
   });
 
   it('forwards every inactive listing an upstream names', async () => {
-    listingService.override.listListings = async () => {
+    sut.listingService.override.listListings = async () => {
       throw listingInactive([
         { id: 'lst_a', name: 'A' },
         { id: 'lst_b', name: 'B' },
@@ -168,7 +151,7 @@ describe('gateway listings endpoints', () => {
   });
 
   it('renders an upstream service_unavailable as 503 with Retry-After', async () => {
-    listingService.override.listListings = async () => {
+    sut.listingService.override.listListings = async () => {
       throw new AppError('service_unavailable', 'The listing store is unavailable.', { retryAfterSeconds: 7 });
     };
     const res = await get<ErrorBody>('/v1/listings');
@@ -178,7 +161,7 @@ describe('gateway listings endpoints', () => {
   });
 
   it('does not leak an upstream internal error', async () => {
-    listingService.override.getListing = async () => {
+    sut.listingService.override.getListing = async () => {
       throw new Error('mongo says: E11000 duplicate key on secret_index');
     };
     const res = await get<ErrorBody>(`/v1/listings/${seaView.id}`);

@@ -5,7 +5,7 @@ import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
 import { openApiPath, type OpenApiDocument } from '../src/http/openapi';
 import { createWorkspaceBody } from '../src/http/routes/admin';
 import { listListingsQuery } from '../src/http/routes/listings';
-import { request, startListingServiceUnderTest, startTestGateway, type ErrorBody, type ListingServiceUnderTest, type TestGateway } from './harness';
+import { request, type ErrorBody, useGateway } from './harness';
 
 /** Every `$ref` in the document, to check they all resolve. */
 function refsOf(value: unknown, out: string[] = []): string[] {
@@ -27,20 +27,13 @@ function resolvePointer(doc: unknown, ref: string): unknown {
 }
 
 describe('gateway OpenAPI document and docs pages', () => {
-  let listingService: ListingServiceUnderTest;
-  let gw: TestGateway;
+  const sut = useGateway();
   let doc: OpenApiDocument;
 
   beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    gw = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}` });
-    const res = await request<OpenApiDocument>(`${gw.url}/v1/openapi.json`);
+    const res = await request<OpenApiDocument>(`${sut.gw.url}/v1/openapi.json`);
     expect(res.status).toBe(200);
     doc = res.body;
-  });
-  afterAll(async () => {
-    await gw.stop();
-    await listingService.stop();
   });
 
   it('is an OpenAPI 3.1 document with the JSON Schema 2020-12 dialect', () => {
@@ -48,11 +41,11 @@ describe('gateway OpenAPI document and docs pages', () => {
     expect(doc.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(doc.info.title).toEqual(expect.any(String));
     expect(doc.info.version).toEqual(expect.any(String));
-    expect(doc.servers).toEqual([{ url: `http://localhost:${gw.running.port}` }]);
+    expect(doc.servers).toEqual([{ url: `http://localhost:${sut.gw.running.port}` }]);
   });
 
   it('documents every route of the table exactly once, with unique operation ids', () => {
-    const routes = gw.running.gateway.routes;
+    const routes = sut.gw.running.gateway.routes;
     for (const route of routes) {
       const op = doc.paths[openApiPath(route.path)]?.[route.method];
       expect(op).toBeDefined();
@@ -179,7 +172,7 @@ describe('gateway OpenAPI document and docs pages', () => {
   });
 
   it('serves a self-contained HTML reference at /docs', async () => {
-    const res = await request(`${gw.url}/docs`);
+    const res = await request(`${sut.gw.url}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -194,22 +187,22 @@ describe('gateway OpenAPI document and docs pages', () => {
 
   it('serves one page per error code', async () => {
     for (const code of Object.keys(ERROR_CATALOG) as ErrorCode[]) {
-      const res = await request(`${gw.url}/docs/errors/${code}`);
+      const res = await request(`${sut.gw.url}/docs/errors/${code}`);
       expect(res.status).toBe(200);
       expect(res.text).toContain(`HTTP ${ERROR_CATALOG[code].http}`);
       expect(res.text).toContain(ERROR_CATALOG[code].title);
     }
-    const inactive = await request(`${gw.url}/docs/errors/listing_inactive`);
+    const inactive = await request(`${sut.gw.url}/docs/errors/listing_inactive`);
     expect(inactive.text).toContain('<code>listing_ids</code>');
     expect(inactive.text).toContain('<code>listings</code>');
     expect(inactive.text).toContain('HTTP 403');
-    const pms = await request(`${gw.url}/docs/errors/pms_write_unsupported`);
+    const pms = await request(`${sut.gw.url}/docs/errors/pms_write_unsupported`);
     expect(pms.text).toContain('<code>provider</code>');
     expect(pms.text).toContain('HTTP 422');
   });
 
   it('answers 404 with an envelope for an unknown error code, and escapes it', async () => {
-    const res = await request<ErrorBody>(`${gw.url}/docs/errors/${encodeURIComponent('<b>nope</b>')}`);
+    const res = await request<ErrorBody>(`${sut.gw.url}/docs/errors/${encodeURIComponent('<b>nope</b>')}`);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);

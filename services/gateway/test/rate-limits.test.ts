@@ -4,19 +4,19 @@
 // apart, and two gateway replicas over one store holding one limit between them (on the embedded
 // store: one in-memory limiter per store object; the store-backed limiter of MongoDB deployments
 // is tested on its own in rate-limit-store.test.ts).
-import { createMemoryStore, type DocumentStore } from '@vrp/platform';
 import { DEFAULT_RATE_LIMITS } from '../src/domain/rate-limits';
 import {
   adminHeaders,
   bearer,
   provision,
   request,
-  startListingServiceUnderTest,
   startTestGateway,
+  startTestReplicas,
   type ApiResponse,
   type ErrorBody,
-  type ListingServiceUnderTest,
   type TestGateway,
+  type TestReplicas,
+  useGateway,
 } from './harness';
 
 const listings = (gw: TestGateway, key: string) => request<ErrorBody>(`${gw.url}/v1/listings`, { headers: bearer(key) });
@@ -50,31 +50,20 @@ async function setPlan(
 }
 
 describe('rate limits', () => {
-  let listingService: ListingServiceUnderTest;
-  let gw: TestGateway;
-
-  beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    gw = await startTestGateway({
-      listingAddress: `127.0.0.1:${listingService.port}`,
-      env: { AUTH_FAILURES_PER_MINUTE: '5', ADMIN_RATE_LIMIT_PER_SECOND: '50' },
-    });
-  });
-  afterAll(async () => {
-    await gw.stop();
-    await listingService.stop();
-  });
+  const sut = useGateway({ env: { AUTH_FAILURES_PER_MINUTE: '5', ADMIN_RATE_LIMIT_PER_SECOND: '50' } });
 
   it('shows the default plan on a new workspace and lets the admin API change and restore it', async () => {
-    const { workspaceId } = await provision(gw.url);
-    const got = await request<{ data: { rateLimits: Record<string, number> } }>(`${gw.url}/admin/v1/workspaces/${workspaceId}`, { headers: adminHeaders() });
+    const { workspaceId } = await provision(sut.gw.url);
+    const got = await request<{ data: { rateLimits: Record<string, number> } }>(`${sut.gw.url}/admin/v1/workspaces/${workspaceId}`, {
+      headers: adminHeaders(),
+    });
     expect(got.body.data.rateLimits).toEqual(DEFAULT_RATE_LIMITS);
-    const changed = await setPlan(gw, workspaceId, { keyRequestsPerSecond: 7, workspaceConcurrency: 3 });
+    const changed = await setPlan(sut.gw, workspaceId, { keyRequestsPerSecond: 7, workspaceConcurrency: 3 });
     expect(changed.status).toBe(200);
     expect(changed.body.data.rateLimits).toEqual({ ...DEFAULT_RATE_LIMITS, keyRequestsPerSecond: 7, workspaceConcurrency: 3 });
-    const restored = await setPlan(gw, workspaceId, { keyRequestsPerSecond: null });
+    const restored = await setPlan(sut.gw, workspaceId, { keyRequestsPerSecond: null });
     expect(restored.body.data.rateLimits).toEqual({ ...DEFAULT_RATE_LIMITS, workspaceConcurrency: 3 });
-    const bad = await setPlan(gw, workspaceId, { keyBurst: 0, toString: 1 });
+    const bad = await setPlan(sut.gw, workspaceId, { keyBurst: 0, toString: 1 });
     expect(bad.status).toBe(400);
     expect((bad.body as unknown as ErrorBody).error.fields).toEqual({
       'rateLimits.keyBurst': 'must be at least 1',
@@ -83,21 +72,21 @@ describe('rate limits', () => {
   });
 
   it('sets RateLimit-Limit, -Remaining and -Reset on every API response, errors included', async () => {
-    const { key } = await provision(gw.url, { rateLimits: { keyRequestsPerSecond: 40 } });
-    const first = await listings(gw, key);
+    const { key } = await provision(sut.gw.url, { rateLimits: { keyRequestsPerSecond: 40 } });
+    const first = await listings(sut.gw, key);
     expect(first.status).toBe(200);
     expect(first.headers.get('ratelimit-limit')).toBe('40');
     expect(Number(first.headers.get('ratelimit-remaining'))).toBe(39);
     expect(Number(first.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(0);
-    const invalid = await request<ErrorBody>(`${gw.url}/v1/listings?limit=0`, { headers: bearer(key) });
+    const invalid = await request<ErrorBody>(`${sut.gw.url}/v1/listings?limit=0`, { headers: bearer(key) });
     expect(invalid.status).toBe(400);
     // 38, unless the one-second window started again between the two requests (a slow machine).
     expect([38, 39]).toContain(Number(invalid.headers.get('ratelimit-remaining')));
   });
 
   it('refuses a key over its rate plus burst with 429 rate_limited and Retry-After', async () => {
-    const { key } = await provision(gw.url, { rateLimits: { keyRequestsPerSecond: 3, keyBurst: 2 } });
-    const responses = await burst(15, () => listings(gw, key));
+    const { key } = await provision(sut.gw.url, { rateLimits: { keyRequestsPerSecond: 3, keyBurst: 2 } });
+    const responses = await burst(15, () => listings(sut.gw, key));
     expectAdmitted(count(responses, 200), { perSecond: 3, burst: 2, requests: 15, elapsedMs: responses.elapsedMs });
     const refused = responses.filter((r) => r.status === 429);
     expect(refused.length).toBe(15 - count(responses, 200));
@@ -111,27 +100,27 @@ describe('rate limits', () => {
   });
 
   it('holds the workspace limit across its keys, and counts test and live mode apart', async () => {
-    const { workspaceId, key } = await provision(gw.url, { rateLimits: { workspaceRequestsPerSecond: 4, workspaceBurst: 1 } });
+    const { workspaceId, key } = await provision(sut.gw.url, { rateLimits: { workspaceRequestsPerSecond: 4, workspaceBurst: 1 } });
     const issue = async (mode: string) =>
       (
-        await request<{ data: { key: string } }>(`${gw.url}/admin/v1/workspaces/${workspaceId}/api-keys`, {
+        await request<{ data: { key: string } }>(`${sut.gw.url}/admin/v1/workspaces/${workspaceId}/api-keys`, {
           method: 'POST',
           headers: adminHeaders(),
           body: JSON.stringify({ mode }),
         })
       ).body.data.key;
     const [second, live] = [await issue('test'), await issue('live')];
-    const responses = await burst(15, (i) => listings(gw, i % 2 === 0 ? key : second));
+    const responses = await burst(15, (i) => listings(sut.gw, i % 2 === 0 ? key : second));
     expectAdmitted(count(responses, 200), { perSecond: 4, burst: 1, requests: 15, elapsedMs: responses.elapsedMs });
     expect(count(responses, 429)).toBeGreaterThan(0);
     expect(responses.filter((r) => r.status === 429).every((r) => r.body.error.message.includes('workspace'))).toBe(true);
     // The live workspace has counters of its own: test traffic never throttles live traffic.
-    expect((await listings(gw, live)).status).toBe(200);
+    expect((await listings(sut.gw, live)).status).toBe(200);
   });
 
   it('limits failed authentications per client address, then refuses even a valid key from it', async () => {
     // Its own gateway: this test exhausts the loopback address's allowance.
-    const own = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, env: { AUTH_FAILURES_PER_MINUTE: '5' } });
+    const own = await startTestGateway({ listingAddress: `127.0.0.1:${sut.listingService.port}`, env: { AUTH_FAILURES_PER_MINUTE: '5' } });
     try {
       const { key } = await provision(own.url);
       const bad = await burst(5, (i) => request<ErrorBody>(`${own.url}/v1/listings`, { headers: bearer(`sk_test_${'x'.repeat(31)}${i}`) }));
@@ -149,7 +138,7 @@ describe('rate limits', () => {
   });
 
   it('limits the admin API per client address', async () => {
-    const own = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, env: { ADMIN_RATE_LIMIT_PER_SECOND: '2' } });
+    const own = await startTestGateway({ listingAddress: `127.0.0.1:${sut.listingService.port}`, env: { ADMIN_RATE_LIMIT_PER_SECOND: '2' } });
     try {
       // 2 per second plus a burst of 20 per 10 s.
       const responses = await burst(40, () => request<ErrorBody>(`${own.url}/admin/v1/workspaces/ws_nope`, { headers: adminHeaders() }));
@@ -164,23 +153,15 @@ describe('rate limits', () => {
 });
 
 describe('rate limits with two gateway replicas over one store', () => {
-  let listingService: ListingServiceUnderTest;
-  let store: DocumentStore;
+  let replicas: TestReplicas;
   let a: TestGateway;
   let b: TestGateway;
 
   beforeAll(async () => {
-    listingService = await startListingServiceUnderTest();
-    store = createMemoryStore();
-    a = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
-    b = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
+    replicas = await startTestReplicas();
+    ({ a, b } = replicas);
   });
-  afterAll(async () => {
-    await a.stop();
-    await b.stop();
-    await store.close();
-    await listingService.stop();
-  });
+  afterAll(() => replicas.stop());
 
   it('holds one key limit across both replicas: they count against the same counters', async () => {
     const { key } = await provision(a.url, { rateLimits: { keyRequestsPerSecond: 4, keyBurst: 2 } });

@@ -111,6 +111,9 @@ describe('guest service over gRPC', () => {
     await bus.whenIdle();
   }
 
+  /** A primary guest as a reservation event carries it. */
+  const guestOf = (firstName: string, lastName: string, email: string, phone = '', language = '') => ({ firstName, lastName, email, phone, language });
+
   async function reservationEvent(
     workspaceId: string,
     r: Partial<resPb.Reservation> & { id: string; propertyId: string },
@@ -406,39 +409,19 @@ describe('guest service over gRPC', () => {
 
   describe('guests from reservations, and the inactive-listing rule', () => {
     it('creates a profile from a primary guest, matches by email (case-insensitive), else phone, else creates', async () => {
-      await reservationEvent('ws_r', {
-        id: 'res_1',
-        propertyId: 'lst_on',
-        primaryGuest: { firstName: 'Kim', lastName: 'Lee', email: 'Kim@Example.com', phone: '+1 555 010 0001', language: 'ko' },
-      });
+      await reservationEvent('ws_r', { id: 'res_1', propertyId: 'lst_on', primaryGuest: guestOf('Kim', 'Lee', 'Kim@Example.com', '+1 555 010 0001', 'ko') });
       const first = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests;
       expect(first).toHaveLength(1);
       expect(first[0]).toMatchObject({ firstName: 'Kim', language: 'ko', listingIds: ['lst_on'] });
 
       // Same email, different case: the same profile.
-      await reservationEvent('ws_r', {
-        id: 'res_2',
-        propertyId: 'lst_off',
-        primaryGuest: { firstName: 'Kimberly', lastName: 'Lee', email: 'kim@example.COM', phone: '', language: '' },
-      });
+      await reservationEvent('ws_r', { id: 'res_2', propertyId: 'lst_off', primaryGuest: guestOf('Kimberly', 'Lee', 'kim@example.COM') });
       // No email, same phone digits: the same profile.
-      await reservationEvent('ws_r', {
-        id: 'res_3',
-        propertyId: 'lst_on',
-        primaryGuest: { firstName: 'K', lastName: '', email: '', phone: '+15550100001', language: '' },
-      });
+      await reservationEvent('ws_r', { id: 'res_3', propertyId: 'lst_on', primaryGuest: guestOf('K', '', '', '+15550100001') });
       // Nothing in common: a new profile.
-      await reservationEvent('ws_r', {
-        id: 'res_4',
-        propertyId: 'lst_off2',
-        primaryGuest: { firstName: 'Ola', lastName: 'Nordmann', email: 'ola@example.no', phone: '', language: '' },
-      });
+      await reservationEvent('ws_r', { id: 'res_4', propertyId: 'lst_off2', primaryGuest: guestOf('Ola', 'Nordmann', 'ola@example.no') });
       // Another workspace with the same email: its own profile.
-      await reservationEvent('ws_s', {
-        id: 'res_5',
-        propertyId: 'lst_on',
-        primaryGuest: { firstName: 'Kim', lastName: 'Lee', email: 'kim@example.com', phone: '', language: '' },
-      });
+      await reservationEvent('ws_s', { id: 'res_5', propertyId: 'lst_on', primaryGuest: guestOf('Kim', 'Lee', 'kim@example.com') });
 
       const guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r' }))).guests;
       expect(guests.map((g) => g.firstName)).toEqual(['Kim', 'Ola']);
@@ -447,11 +430,7 @@ describe('guest service over gRPC', () => {
     });
 
     it('applies a redelivered reservation event once', async () => {
-      const value = await reservationEvent('ws_r', {
-        id: 'res_6',
-        propertyId: 'lst_on',
-        primaryGuest: { firstName: 'Rex', lastName: '', email: 'rex@example.com', phone: '', language: '' },
-      });
+      const value = await reservationEvent('ws_r', { id: 'res_6', propertyId: 'lst_on', primaryGuest: guestOf('Rex', '', 'rex@example.com') });
       await bus.publish(TOPICS.reservationEvents.name, [{ key: 'lst_on', value }]);
       await bus.whenIdle();
       expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_r', search: 'rex' }))).guests).toHaveLength(1);
@@ -527,14 +506,10 @@ describe('guest service over gRPC', () => {
     });
 
     it('opens one conversation per reservation; a moved reservation moves its conversation', async () => {
-      await reservationEvent('ws_m', {
-        id: 'res_m',
-        propertyId: 'lst_on',
-        primaryGuest: { firstName: 'Moe', lastName: '', email: 'moe@example.com', phone: '', language: '' },
-      });
+      await reservationEvent('ws_m', { id: 'res_m', propertyId: 'lst_on', primaryGuest: guestOf('Moe', '', 'moe@example.com') });
       await reservationEvent(
         'ws_m',
-        { id: 'res_m', propertyId: 'lst_plain', primaryGuest: { firstName: 'Moe', lastName: '', email: 'moe@example.com', phone: '', language: '' } },
+        { id: 'res_m', propertyId: 'lst_plain', primaryGuest: guestOf('Moe', '', 'moe@example.com') },
         reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_UPDATED,
       );
       const { conversations } = await client.call('listConversations', { workspaceId: 'ws_m', listingId: '', reservationId: '', guestId: '' });
@@ -563,11 +538,7 @@ describe('guest service over gRPC', () => {
   describe('conversations and messages', () => {
     async function conversationOn(workspaceId: string, listingId: string) {
       const id = newId('res');
-      await reservationEvent(workspaceId, {
-        id,
-        propertyId: listingId,
-        primaryGuest: { firstName: 'Guest', lastName: listingId, email: `${id}@example.com`, phone: '', language: '' },
-      });
+      await reservationEvent(workspaceId, { id, propertyId: listingId, primaryGuest: guestOf('Guest', listingId, `${id}@example.com`) });
       return (await client.call('listConversations', { workspaceId, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
     }
     const send = (workspaceId: string, conversationId: string, body: string, attachments: pb.Attachment[] = []) =>
@@ -800,17 +771,19 @@ describe('guest service over gRPC', () => {
     });
   });
 
+  /** A pending PMS request of Ria's (pms.sync payload), for the requests tests and the sync-idempotency tests. */
+  const request = (externalId: string, listingId: string) => ({
+    externalId,
+    listingId,
+    guest: { firstName: 'Ria' },
+    checkIn: '2025-08-01',
+    checkOut: '2025-08-05',
+    guests: 2,
+    status: 'pending',
+    updatedAt: '2025-07-01T00:00:00Z',
+  });
+
   describe('reservation requests and inquiries', () => {
-    const request = (externalId: string, listingId: string) => ({
-      externalId,
-      listingId,
-      guest: { firstName: 'Ria' },
-      checkIn: '2025-08-01',
-      checkOut: '2025-08-05',
-      guests: 2,
-      status: 'pending',
-      updatedAt: '2025-07-01T00:00:00Z',
-    });
     const byExternal = async (externalId: string) =>
       (await client.call('listRequests', { workspaceId: 'ws_req', listingId: '', status: '', kind: '' })).requests.find((r) => r.externalId === externalId)!;
 
@@ -918,11 +891,7 @@ describe('guest service over gRPC', () => {
       const record = { externalId: 'g-90', firstName: 'Ren', email: 'ren@old.example', phone: '+81 90 1111 2222', updatedAt: '2025-04-01T00:00:00Z' };
       await syncChange('ws_gr', 'PMS-B', 'guest', record);
       // A stay of the same guest reports the old phone too.
-      await reservationEvent('ws_gr', {
-        id: 'res_gr',
-        propertyId: 'lst_on',
-        primaryGuest: { firstName: 'Ren', lastName: '', email: '', phone: '+81 90 1111 2222', language: '' },
-      });
+      await reservationEvent('ws_gr', { id: 'res_gr', propertyId: 'lst_on', primaryGuest: guestOf('Ren', '', '', '+81 90 1111 2222') });
       await syncChange('ws_gr', 'PMS-B', 'guest', { ...record, email: 'ren@new.example', phone: '+81 90 3333 4444', updatedAt: '2025-04-02T00:00:00Z' });
       const [g] = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gr' }))).guests;
       expect(g!.contacts).toEqual([
@@ -945,11 +914,7 @@ describe('guest service over gRPC', () => {
       guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests;
       expect(guests.map((g) => g.firstName)).toEqual(['Hanako']);
       // A reservation with the same email lands on the PMS profile.
-      await reservationEvent('ws_gs', {
-        id: 'res_gs',
-        propertyId: 'lst_on',
-        primaryGuest: { firstName: 'H', lastName: '', email: 'HANA@example.jp', phone: '', language: '' },
-      });
+      await reservationEvent('ws_gs', { id: 'res_gs', propertyId: 'lst_on', primaryGuest: guestOf('H', '', 'HANA@example.jp') });
       guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_gs' }))).guests;
       expect(guests).toHaveLength(1);
       expect(guests[0]!.listingIds).toEqual(['lst_on']);
@@ -1006,26 +971,13 @@ describe('guest service over gRPC', () => {
       const payload =
         entity === 'review'
           ? { externalId, listingId, guestName: 'Sam', rating: 4, body: 'Nice', submittedAt: '2025-05-01T00:00:00Z', updatedAt: '2025-05-01T00:00:00Z' }
-          : {
-              externalId,
-              listingId,
-              guest: { firstName: 'Ria' },
-              checkIn: '2025-08-01',
-              checkOut: '2025-08-05',
-              guests: 2,
-              status: 'pending',
-              updatedAt: '2025-07-01T00:00:00Z',
-            };
+          : request(externalId, listingId);
       await syncChange(WS, 'PMS-A', entity, payload);
     };
 
     it('a message sent again with its key answers the first message: one message, one event, one PMS relay', async () => {
       const id = newId('res');
-      await reservationEvent(WS, {
-        id,
-        propertyId: 'lst_a',
-        primaryGuest: { firstName: 'Kai', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' },
-      });
+      await reservationEvent(WS, { id, propertyId: 'lst_a', primaryGuest: guestOf('Kai', 'Idem', `${id}@example.com`) });
       const c = (await client.call('listConversations', { workspaceId: WS, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
       const send = (body: string) =>
         client.call('sendMessage', pb.SendMessageRequest.create({ workspaceId: WS, conversationId: c.id, body, idempotencyKey: 'msg-key-1' }));
@@ -1044,11 +996,7 @@ describe('guest service over gRPC', () => {
 
     it('concurrent sends with one key store one message', async () => {
       const id = newId('res');
-      await reservationEvent(WS, {
-        id,
-        propertyId: 'lst_plain',
-        primaryGuest: { firstName: 'Lou', lastName: 'Idem', email: `${id}@example.com`, phone: '', language: '' },
-      });
+      await reservationEvent(WS, { id, propertyId: 'lst_plain', primaryGuest: guestOf('Lou', 'Idem', `${id}@example.com`) });
       const c = (await client.call('listConversations', { workspaceId: WS, reservationId: id, listingId: '', guestId: '' })).conversations[0]!;
       const sent = await Promise.all(
         Array.from({ length: 5 }, () =>

@@ -1,20 +1,9 @@
 // Component test of the listing data endpoints (calendar, content, photos, publish) over real
 // gRPC with the embedded engines, plus the pure rules they are built on.
 import { listing as pb } from '@vrp/contracts';
-import {
-  AppError,
-  AppliedRequests,
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  DEFAULT_ADDRESSES,
-  Outbox,
-  type RunningService,
-  type Upstream,
-} from '@vrp/platform';
+import { AppError, AppliedRequests, createLogger, createMemoryBus, createMemoryStore, Outbox } from '@vrp/platform';
 import { ListingActivity } from '../src/use-cases/activity';
-import { startListingService } from '../src/app';
+import { useListingService } from './support';
 import { addDays, availabilityRequestProblems, eachDate, isRealDate, nightsOf, rangeProblems, updateProblems } from '../src/domain/calendar';
 import { parseSections, photoProblems, sectionProblems, splitByPms } from '../src/domain/content';
 import type { ListingRecord } from '../src/domain/listing';
@@ -140,44 +129,29 @@ describe('content rules (pure)', () => {
 describe('listing data over gRPC', () => {
   const bus = createMemoryBus();
   const store = createMemoryStore();
-  let running: RunningService;
-  let client: Upstream<pb.ListingServiceClient>;
   let seq = 0;
   const booked: { workspaceId: string; listingId: string; date: string; reservationId: string }[] = [];
-
-  beforeAll(async () => {
-    running = await startListingService({
-      store,
-      bus,
-      logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
-      addresses: DEFAULT_ADDRESSES,
-      // The PMS accepts every section it can store; the relay itself is tested below and in e2e/pms.
-      contentRelay: { apply: async () => undefined },
-      // The reservation service's booked nights (its own component tests and e2e cover the real one).
-      bookings: {
-        list: async (workspaceId, listingId, from, to) =>
-          booked.filter((b) => b.workspaceId === workspaceId && b.listingId === listingId && b.date >= from && b.date <= to),
-      },
-    });
-    client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
-  });
-  afterAll(async () => {
-    client.close();
-    await running.stop();
+  const sut = useListingService({
+    store,
+    bus,
+    // The PMS accepts every section it can store; the relay itself is tested below and in e2e/pms.
+    contentRelay: { apply: async () => undefined },
+    // The reservation service's booked nights (its own component tests and e2e cover the real one).
+    bookings: {
+      list: async (workspaceId, listingId, from, to) =>
+        booked.filter((b) => b.workspaceId === workspaceId && b.listingId === listingId && b.date >= from && b.date <= to),
+    },
   });
 
   /** A fresh workspace per test keeps the plan limit and the data of tests apart. */
   const workspace = async () => {
     const workspaceId = `ws_data_${++seq}`;
-    await client.call('setWorkspacePlan', { workspaceId, activeListingLimit: 50 });
+    await sut.client.call('setWorkspacePlan', { workspaceId, activeListingLimit: 50 });
     return workspaceId;
   };
 
   const create = async (workspaceId: string, name: string, fields: Partial<pb.Listing> = {}, channels = true) => {
-    const { listing } = await client.call('createListing', {
+    const { listing } = await sut.client.call('createListing', {
       workspaceId,
       listing: pb.Listing.create({ name, channels: channels ? [{ channel: 'CHANNEL_A', externalId: `ch-${workspaceId}-${name}` }] : [], ...fields }),
       inactive: false,
@@ -186,16 +160,16 @@ describe('listing data over gRPC', () => {
   };
 
   const deactivate = (workspaceId: string, ...listingIds: string[]) =>
-    client.call('setListingsActive', { idempotencyKey: '', workspaceId, listingIds, active: false, expectedVersion: 0 });
+    sut.client.call('setListingsActive', { idempotencyKey: '', workspaceId, listingIds, active: false, expectedVersion: 0 });
 
   const calendar = (workspaceId: string, listingId: string, from: string, to: string, calendarOnly = false) =>
-    client.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly });
+    sut.client.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly });
 
   const update = (workspaceId: string, ...updates: Partial<pb.AvailabilityUpdate>[]) =>
-    client.call('updateAvailability', { idempotencyKey: '', workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
+    sut.client.call('updateAvailability', { idempotencyKey: '', workspaceId, updates: updates.map((u) => pb.AvailabilityUpdate.create(u)) });
 
   const put = (workspaceId: string, listingId: string, sections: pb.ContentSection[], expectedVersion = 0) =>
-    client.call('putContent', { workspaceId, listingId, sections, expectedVersion });
+    sut.client.call('putContent', { workspaceId, listingId, sections, expectedVersion });
 
   describe('calendar', () => {
     it('reads every day of the range, with the listing defaults where nothing was written', async () => {
@@ -375,12 +349,12 @@ describe('listing data over gRPC', () => {
     it('versions the content: every write +1; a stale expected version is precondition_failed and stores nothing', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Content Versions');
-      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).version).toBe(0);
+      expect((await sut.client.call('getContent', { workspaceId: ws, listingId: l.id })).version).toBe(0);
       expect((await put(ws, l.id, [section('description', 'One')])).version).toBe(1);
       expect((await put(ws, l.id, [section('house_rules', 'No parties')], 1)).version).toBe(2);
       const stale = await errorOf(put(ws, l.id, [section('description', 'Two')], 1));
       expect(stale.code).toBe('precondition_failed');
-      const now = await client.call('getContent', { workspaceId: ws, listingId: l.id });
+      const now = await sut.client.call('getContent', { workspaceId: ws, listingId: l.id });
       expect(now.version).toBe(2);
       expect(now.sections.find((x) => x.name === 'description')?.valueJson).toBe(JSON.stringify('One'));
     });
@@ -406,13 +380,13 @@ describe('listing data over gRPC', () => {
         'sections.garden',
         'sections.rooms.bathrooms',
       ]);
-      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([]);
+      expect((await sut.client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([]);
     });
 
     it('stores every section on a listing without a PMS, merging with what is stored', async () => {
       const ws = await workspace();
       const l = await create(ws, 'No PMS');
-      const empty = await client.call('getContent', { workspaceId: ws, listingId: l.id });
+      const empty = await sut.client.call('getContent', { workspaceId: ws, listingId: l.id });
       expect(empty).toEqual({ listingId: l.id, sections: [], updatedAt: undefined, version: 0 });
 
       const all = [
@@ -429,7 +403,7 @@ describe('listing data over gRPC', () => {
 
       const second = await put(ws, l.id, [section('house_rules', 'No parties'), section('description', 'Renovated in 2025')]);
       expect(second.applied).toEqual(['description', 'house_rules']);
-      const read = await client.call('getContent', { workspaceId: ws, listingId: l.channels[0]!.externalId });
+      const read = await sut.client.call('getContent', { workspaceId: ws, listingId: l.channels[0]!.externalId });
       expect(read.listingId).toBe(l.id);
       expect(read.updatedAt).toBeInstanceOf(Date);
       expect(Object.fromEntries(read.sections.map((s) => [s.name, JSON.parse(s.valueJson) as unknown]))).toEqual({
@@ -453,7 +427,7 @@ describe('listing data over gRPC', () => {
       expect(res.pmsProvider).toBe('PMS-G');
       expect(res.pmsErrors).toEqual([{ section: 'rooms', message: expect.stringContaining('PMS-G cannot store bedroom, bathroom and bed counts') as unknown }]);
       expect(res.sections.map((s) => s.name)).toEqual(['description']);
-      const read = await client.call('getContent', { workspaceId: ws, listingId: l.id });
+      const read = await sut.client.call('getContent', { workspaceId: ws, listingId: l.id });
       expect(read.sections).toEqual([section('description', 'Cosy')]);
     });
 
@@ -466,7 +440,7 @@ describe('listing data over gRPC', () => {
       expect(err.code).toBe('pms_write_unsupported');
       expect(err.details.provider).toBe('PMS-G');
       expect(err.message).toContain('PMS-G cannot store bedroom, bathroom and bed counts or store content in a non-default language');
-      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([]);
+      expect((await sut.client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([]);
     });
 
     it('on PMS-F refuses house-rule switches', async () => {
@@ -485,10 +459,16 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const l = await create(ws, 'Photos');
       const a = (
-        await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'Living room' })
+        await sut.client.call('addPhoto', {
+          idempotencyKey: '',
+          workspaceId: ws,
+          listingId: l.id,
+          url: 'https://cdn.example.com/a.jpg',
+          caption: 'Living room',
+        })
       ).photo!;
       const b = (
-        await client.call('addPhoto', {
+        await sut.client.call('addPhoto', {
           idempotencyKey: '',
           workspaceId: ws,
           listingId: l.channels[0]!.externalId,
@@ -499,19 +479,19 @@ describe('listing data over gRPC', () => {
       expect(a.id).toMatch(/^pho_/);
       expect([a.position, b.position]).toEqual([1, 2]);
       expect(a.createdAt).toBeInstanceOf(Date);
-      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([a.id, b.id]);
+      expect((await sut.client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([a.id, b.id]);
 
-      expect(await client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id })).toEqual({ photoId: a.id });
+      expect(await sut.client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id })).toEqual({ photoId: a.id });
       const c = (
-        await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })
+        await sut.client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/c.jpg', caption: 'Kitchen' })
       ).photo!;
       expect(c.position).toBe(3);
-      const listed = await client.call('listPhotos', { workspaceId: ws, listingId: l.id });
+      const listed = await sut.client.call('listPhotos', { workspaceId: ws, listingId: l.id });
       expect(listed.photos.map((p) => [p.id, p.url, p.caption])).toEqual([
         [b.id, 'https://cdn.example.com/b.jpg', ''],
         [c.id, 'https://cdn.example.com/c.jpg', 'Kitchen'],
       ]);
-      const again = await errorOf(client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id }));
+      const again = await errorOf(sut.client.call('removePhoto', { workspaceId: ws, listingId: l.id, photoId: a.id }));
       expect(again.code).toBe('not_found');
     });
 
@@ -519,23 +499,24 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const owner = await create(ws, 'Photo Owner');
       const other = await create(ws, 'Photo Other');
-      const p = (await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' }))
-        .photo!;
-      const err = await errorOf(client.call('removePhoto', { workspaceId: ws, listingId: other.id, photoId: p.id }));
+      const p = (
+        await sut.client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: owner.id, url: 'https://cdn.example.com/x.jpg', caption: '' })
+      ).photo!;
+      const err = await errorOf(sut.client.call('removePhoto', { workspaceId: ws, listingId: other.id, photoId: p.id }));
       expect(err.code).toBe('not_found');
-      expect((await client.call('listPhotos', { workspaceId: ws, listingId: owner.id })).photos).toHaveLength(1);
+      expect((await sut.client.call('listPhotos', { workspaceId: ws, listingId: owner.id })).photos).toHaveLength(1);
     });
 
     it('accepts only https URLs and bounded captions', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Photo Rules');
       for (const url of ['http://cdn.example.com/a.jpg', 'ftp://cdn.example.com/a.jpg', 'not a url', '', `https://cdn.example.com/${'a'.repeat(2048)}`]) {
-        const err = await errorOf(client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url, caption: '' }));
+        const err = await errorOf(sut.client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url, caption: '' }));
         expect(err.code).toBe('validation_failed');
         expect(Object.keys(err.details.fields ?? {})).toEqual(['url']);
       }
       const caption = await errorOf(
-        client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }),
+        sut.client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/a.jpg', caption: 'c'.repeat(501) }),
       );
       expect(Object.keys(caption.details.fields ?? {})).toEqual(['caption']);
     });
@@ -544,13 +525,13 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const l = await create(ws, 'Photo Limit');
       for (let i = 0; i < 100; i++)
-        await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
+        await sut.client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: `https://cdn.example.com/${i}.jpg`, caption: '' });
       const err = await errorOf(
-        client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }),
+        sut.client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/101.jpg', caption: '' }),
       );
       expect(err.code).toBe('validation_failed');
       expect(Object.keys(err.details.fields ?? {})).toEqual(['photos']);
-      const listed = (await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos;
+      const listed = (await sut.client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos;
       expect(listed).toHaveLength(100);
       expect(listed.map((p) => p.position)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     });
@@ -560,18 +541,18 @@ describe('listing data over gRPC', () => {
     it('publishes to the mapped channels and records publishedAt', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Publish Me');
-      const res = await client.call('publishListing', { idempotencyKey: '', workspaceId: ws, listingId: l.id });
+      const res = await sut.client.call('publishListing', { idempotencyKey: '', workspaceId: ws, listingId: l.id });
       expect(res.listingId).toBe(l.id);
       expect(res.channels).toEqual(['CHANNEL_A']);
       expect(res.publishedAt).toBeInstanceOf(Date);
-      const { listing } = await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false });
+      const { listing } = await sut.client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false });
       expect(listing!.publishedAt?.getTime()).toBe(res.publishedAt!.getTime());
     });
 
     it('refuses a listing without any channel mapping, naming channels', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Unmapped', {}, false);
-      const err = await errorOf(client.call('publishListing', { idempotencyKey: '', workspaceId: ws, listingId: l.id }));
+      const err = await errorOf(sut.client.call('publishListing', { idempotencyKey: '', workspaceId: ws, listingId: l.id }));
       expect(err.code).toBe('validation_failed');
       expect(Object.keys(err.details.fields ?? {})).toEqual(['channels']);
       expect(err.fix).toMatch(/map the listing to a channel/i);
@@ -583,20 +564,20 @@ describe('listing data over gRPC', () => {
       const ws = await workspace();
       const l = await create(ws, 'Idem Photos');
       const add = (caption: string) =>
-        client.call('addPhoto', { idempotencyKey: 'photo-key-1', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/i.jpg', caption });
+        sut.client.call('addPhoto', { idempotencyKey: 'photo-key-1', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/i.jpg', caption });
       const first = (await add('Porch')).photo!;
       const again = (await add('Porch')).photo!;
       expect(again).toEqual(first);
-      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([first.id]);
+      expect((await sut.client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos.map((p) => p.id)).toEqual([first.id]);
       expect((await errorOf(add('Garden'))).code).toBe('idempotency_conflict');
-      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
+      expect((await sut.client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
     });
 
     it('an availability batch retried with its key answers the first outcome and does not overwrite a later change', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Idem Calendar');
       const batch = () =>
-        client.call('updateAvailability', {
+        sut.client.call('updateAvailability', {
           idempotencyKey: 'avail-key-1',
           workspaceId: ws,
           updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 111 })],
@@ -606,7 +587,7 @@ describe('listing data over gRPC', () => {
       expect(await batch()).toEqual(first);
       const days = (await calendar(ws, l.id, '2031-03-01', '2031-03-02')).days;
       expect(days.map((d) => d.price)).toEqual([222, 222]);
-      const other = client.call('updateAvailability', {
+      const other = sut.client.call('updateAvailability', {
         idempotencyKey: 'avail-key-1',
         workspaceId: ws,
         updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-03-01', to: '2031-03-03', price: 333 })],
@@ -617,32 +598,38 @@ describe('listing data over gRPC', () => {
     it('a publish retried with its key answers the first publication: publishedAt and version unchanged', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Idem Publish');
-      const publish = () => client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: l.id });
+      const publish = () => sut.client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: l.id });
       const first = await publish();
-      const version = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!.version;
+      const version = (await sut.client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!.version;
       expect(await publish()).toEqual(first);
-      const after = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!;
+      const after = (await sut.client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!;
       expect([after.version, after.publishedAt?.getTime()]).toEqual([version, first.publishedAt!.getTime()]);
       const other = await create(ws, 'Idem Publish Other');
-      expect((await errorOf(client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: other.id }))).code).toBe(
+      expect((await errorOf(sut.client.call('publishListing', { idempotencyKey: 'publish-key-1', workspaceId: ws, listingId: other.id }))).code).toBe(
         'idempotency_conflict',
       );
-      expect((await client.call('getListing', { workspaceId: ws, id: other.id, allowInactive: false })).listing!.publishedAt).toBeUndefined();
+      expect((await sut.client.call('getListing', { workspaceId: ws, id: other.id, allowInactive: false })).listing!.publishedAt).toBeUndefined();
     });
 
     it('a status change retried with its key after a later change answers the first outcome and changes nothing', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Idem Status');
       const off = () =>
-        client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: false, expectedVersion: 0 });
+        sut.client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: false, expectedVersion: 0 });
       const first = await off();
       expect(first).toEqual({ active: false, updated: [l.id], unchanged: [] });
-      await client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
-      const version = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!.version;
+      await sut.client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      const version = (await sut.client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!.version;
       expect(await off()).toEqual(first);
-      const now = (await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!;
+      const now = (await sut.client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: true })).listing!;
       expect([now.status, now.version]).toEqual(['active', version]);
-      const on = client.call('setListingsActive', { idempotencyKey: 'status-key-1', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      const on = sut.client.call('setListingsActive', {
+        idempotencyKey: 'status-key-1',
+        workspaceId: ws,
+        listingIds: [l.id],
+        active: true,
+        expectedVersion: 0,
+      });
       expect((await errorOf(on)).code).toBe('idempotency_conflict');
     });
   });
@@ -652,12 +639,12 @@ describe('listing data over gRPC', () => {
     const everyCall = (workspaceId: string, listingId: string): [string, () => Promise<unknown>][] => [
       ['getCalendar', () => calendar(workspaceId, listingId, '2025-01-01', '2025-01-02')],
       ['updateAvailability', () => update(workspaceId, { listingId, from: '2025-01-01', to: '2025-01-02', price: 1 })],
-      ['getContent', () => client.call('getContent', { workspaceId, listingId })],
+      ['getContent', () => sut.client.call('getContent', { workspaceId, listingId })],
       ['putContent', () => put(workspaceId, listingId, [section('description', 'x')])],
-      ['listPhotos', () => client.call('listPhotos', { workspaceId, listingId })],
-      ['addPhoto', () => client.call('addPhoto', { idempotencyKey: '', workspaceId, listingId, url: 'https://cdn.example.com/x.jpg', caption: '' })],
-      ['removePhoto', () => client.call('removePhoto', { workspaceId, listingId, photoId: 'pho_any' })],
-      ['publishListing', () => client.call('publishListing', { idempotencyKey: '', workspaceId, listingId })],
+      ['listPhotos', () => sut.client.call('listPhotos', { workspaceId, listingId })],
+      ['addPhoto', () => sut.client.call('addPhoto', { idempotencyKey: '', workspaceId, listingId, url: 'https://cdn.example.com/x.jpg', caption: '' })],
+      ['removePhoto', () => sut.client.call('removePhoto', { workspaceId, listingId, photoId: 'pho_any' })],
+      ['publishListing', () => sut.client.call('publishListing', { idempotencyKey: '', workspaceId, listingId })],
     ];
 
     it('answers listing_inactive on every call, by id and by channel id, and hides the stored data', async () => {
@@ -665,7 +652,7 @@ describe('listing data over gRPC', () => {
       const l = await create(ws, 'Gone Quiet', { defaultNightlyPrice: 100 });
       await update(ws, { listingId: l.id, from: '2025-01-01', to: '2025-01-01', price: 55 });
       await put(ws, l.id, [section('description', 'Before deactivation')]);
-      await client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/q.jpg', caption: '' });
+      await sut.client.call('addPhoto', { idempotencyKey: '', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/q.jpg', caption: '' });
       await deactivate(ws, l.id);
       for (const id of [l.id, l.channels[0]!.externalId]) {
         for (const [name, call] of everyCall(ws, id)) {
@@ -675,11 +662,11 @@ describe('listing data over gRPC', () => {
         }
       }
       // Nothing was written while inactive: after activation the data is as it was.
-      await client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
+      await sut.client.call('setListingsActive', { idempotencyKey: '', workspaceId: ws, listingIds: [l.id], active: true, expectedVersion: 0 });
       expect((await calendar(ws, l.id, '2025-01-01', '2025-01-02')).days.map((d) => d.price)).toEqual([55, 100]);
-      expect((await client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([section('description', 'Before deactivation')]);
-      expect((await client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
-      const { listing } = await client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false });
+      expect((await sut.client.call('getContent', { workspaceId: ws, listingId: l.id })).sections).toEqual([section('description', 'Before deactivation')]);
+      expect((await sut.client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toHaveLength(1);
+      const { listing } = await sut.client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false });
       expect(listing!.publishedAt).toBeUndefined();
     });
 

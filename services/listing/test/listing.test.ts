@@ -1,34 +1,17 @@
 // Component test: the listing service over real gRPC with embedded engines.
 import { listing as pb, listingEvents, TOPICS } from '@vrp/contracts';
-import { createLogger, createMemoryBus, createMemoryStore, createUpstream, type RunningService, type Upstream, DEFAULT_ADDRESSES } from '@vrp/platform';
-import { startListingService } from '../src/app';
+import { createMemoryBus, createMemoryStore } from '@vrp/platform';
+import { useListingService } from './support';
 import { errorOf } from '@vrp/testkit';
 
 describe('listing service over gRPC', () => {
   const bus = createMemoryBus();
   const store = createMemoryStore();
-  let running: RunningService;
-  let client: Upstream<pb.ListingServiceClient>;
 
-  beforeAll(async () => {
-    running = await startListingService({
-      store,
-      bus,
-      logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
-      addresses: DEFAULT_ADDRESSES,
-    });
-    client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
-  });
-  afterAll(async () => {
-    client.close();
-    await running.stop();
-  });
+  const sut = useListingService({ store, bus });
 
   const create = (workspaceId: string, name: string, extra: Partial<pb.CreateListingRequest> = {}) =>
-    client.call('createListing', {
+    sut.client.call('createListing', {
       workspaceId,
       listing: pb.Listing.create({ name, channels: [{ channel: 'CHANNEL_A', externalId: `ch-${name}` }] }),
       inactive: false,
@@ -36,52 +19,56 @@ describe('listing service over gRPC', () => {
     });
 
   it('lists only the workspace’s active listings by default, with pagination', async () => {
-    await client.call('setWorkspacePlan', { workspaceId: 'ws_a', activeListingLimit: 10 });
+    await sut.client.call('setWorkspacePlan', { workspaceId: 'ws_a', activeListingLimit: 10 });
     await create('ws_a', 'Sea View');
     await create('ws_a', 'Old Town');
     await create('ws_a', 'Unlisted Loft', { inactive: true });
     await create('ws_b', 'Other Tenant');
 
-    const active = await client.call('listListings', { workspaceId: 'ws_a', status: 0, page: { limit: 1, offset: 0 } });
+    const active = await sut.client.call('listListings', { workspaceId: 'ws_a', status: 0, page: { limit: 1, offset: 0 } });
     expect(active.listings.map((l) => l.name)).toEqual(['Sea View']);
     expect(active.page).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true });
 
-    const all = await client.call('listListings', {
+    const all = await sut.client.call('listListings', {
       workspaceId: 'ws_a',
       status: pb.ListingStatusFilter.LISTING_STATUS_FILTER_ALL,
       page: { limit: 50, offset: 0 },
     });
     expect(all.listings.map((l) => l.name)).toEqual(['Sea View', 'Old Town', 'Unlisted Loft']);
-    const inactive = await client.call('listListings', { workspaceId: 'ws_a', status: pb.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE, page: undefined });
+    const inactive = await sut.client.call('listListings', {
+      workspaceId: 'ws_a',
+      status: pb.ListingStatusFilter.LISTING_STATUS_FILTER_INACTIVE,
+      page: undefined,
+    });
     expect(inactive.listings.map((l) => [l.name, l.status])).toEqual([['Unlisted Loft', 'inactive']]);
   });
 
   it('resolves a listing by id or channel id, and never across workspaces', async () => {
     const { listing } = await create('ws_c', 'Harbour House');
-    const byId = await client.call('getListing', { workspaceId: 'ws_c', id: listing!.id, allowInactive: false });
-    const byChannel = await client.call('getListing', { workspaceId: 'ws_c', id: 'ch-Harbour House', allowInactive: false });
+    const byId = await sut.client.call('getListing', { workspaceId: 'ws_c', id: listing!.id, allowInactive: false });
+    const byChannel = await sut.client.call('getListing', { workspaceId: 'ws_c', id: 'ch-Harbour House', allowInactive: false });
     expect(byChannel.listing!.id).toBe(byId.listing!.id);
-    const err = await errorOf(client.call('getListing', { workspaceId: 'ws_other', id: listing!.id, allowInactive: false }));
+    const err = await errorOf(sut.client.call('getListing', { workspaceId: 'ws_other', id: listing!.id, allowInactive: false }));
     expect(err.code).toBe('not_found');
   });
 
   it('answers listing_inactive with the listing named, unless the caller allows inactive', async () => {
     const { listing } = await create('ws_d', 'Quiet Cabin', { inactive: true });
-    const err = await errorOf(client.call('getListing', { workspaceId: 'ws_d', id: listing!.id, allowInactive: false }));
+    const err = await errorOf(sut.client.call('getListing', { workspaceId: 'ws_d', id: listing!.id, allowInactive: false }));
     expect(err.code).toBe('listing_inactive');
     expect(err.details.listingIds).toEqual([listing!.id]);
     expect(err.details.listings).toEqual([{ id: listing!.id, name: 'Quiet Cabin' }]);
-    const allowed = await client.call('getListing', { workspaceId: 'ws_d', id: listing!.id, allowInactive: true });
+    const allowed = await sut.client.call('getListing', { workspaceId: 'ws_d', id: listing!.id, allowInactive: true });
     expect(allowed.listing!.status).toBe('inactive');
   });
 
   it('refuses to create an active listing past the plan limit and reports usage', async () => {
-    await client.call('setWorkspacePlan', { workspaceId: 'ws_e', activeListingLimit: 1 });
+    await sut.client.call('setWorkspacePlan', { workspaceId: 'ws_e', activeListingLimit: 1 });
     await create('ws_e', 'First');
     const err = await errorOf(create('ws_e', 'Second'));
     expect(err.code).toBe('listings_limit_exceeded');
     await create('ws_e', 'Third', { inactive: true });
-    const { usage } = await client.call('getWorkspaceUsage', { workspaceId: 'ws_e' });
+    const { usage } = await sut.client.call('getWorkspaceUsage', { workspaceId: 'ws_e' });
     expect(usage).toEqual({ workspaceId: 'ws_e', activeListingLimit: 1, activeListings: 1, inactiveListings: 1, billableListings: 1 });
   });
 
@@ -107,7 +94,7 @@ describe('listing service over gRPC', () => {
 
   it('publishes every change of state (owner deactivation, activation) on listing.activity.v1, keyed by listing id, with the next version', async () => {
     const seen: listingEvents.ListingActivityChanged[] = [];
-    await client.call('setWorkspacePlan', { workspaceId: 'ws_toggle', activeListingLimit: 5 });
+    await sut.client.call('setWorkspacePlan', { workspaceId: 'ws_toggle', activeListingLimit: 5 });
     const { listing } = await create('ws_toggle', 'Toggled');
     const sub = await bus.subscribe({
       groupId: 'test-activity-toggles',
@@ -120,8 +107,8 @@ describe('listing service over gRPC', () => {
       },
     });
     await sub.ready;
-    await client.call('setListingsActive', { workspaceId: 'ws_toggle', listingIds: [listing!.id], active: false, expectedVersion: 0, idempotencyKey: '' });
-    await client.call('setListingsActive', { workspaceId: 'ws_toggle', listingIds: [listing!.id], active: true, expectedVersion: 0, idempotencyKey: '' });
+    await sut.client.call('setListingsActive', { workspaceId: 'ws_toggle', listingIds: [listing!.id], active: false, expectedVersion: 0, idempotencyKey: '' });
+    await sut.client.call('setListingsActive', { workspaceId: 'ws_toggle', listingIds: [listing!.id], active: true, expectedVersion: 0, idempotencyKey: '' });
     await bus.whenIdle();
     const [created, off, on] = seen;
     expect(seen).toHaveLength(3);
@@ -137,7 +124,7 @@ describe('listing service over gRPC', () => {
   });
 
   it('rejects a request without a workspace as validation_failed', async () => {
-    const err = await errorOf(client.call('listListings', { workspaceId: '', status: 0, page: undefined }));
+    const err = await errorOf(sut.client.call('listListings', { workspaceId: '', status: 0, page: undefined }));
     expect(err.code).toBe('validation_failed');
     expect(err.details.fields).toEqual({ workspaceId: 'is required' });
   });

@@ -2,48 +2,25 @@
 // engines. Imports, the "deleted" answer of FindPmsListing and the re-import by a newer PMS
 // change, and the changes that can never apply (unreadable payload, channel id taken) becoming
 // dead letters while the partition moves on.
-import { listing as pb, ops, pmsSync, TOPICS, type ListingSyncPayload } from '@vrp/contracts';
-import {
-  AppError,
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  DEFAULT_ADDRESSES,
-  type RunningService,
-  type Upstream,
-} from '@vrp/platform';
-import { startListingService } from '../src/app';
+import { ops, pmsSync, TOPICS, type ListingSyncPayload } from '@vrp/contracts';
+import { AppError, createMemoryBus, createMemoryStore, createUpstream, type Upstream } from '@vrp/platform';
+import { useListingService } from './support';
 
 const WS = 'ws_sync';
 
 describe('listing service: pms.sync.v1 consumer', () => {
   const bus = createMemoryBus();
   const store = createMemoryStore();
-  let running: RunningService;
-  let client: Upstream<pb.ListingServiceClient>;
   let deadLetters: Upstream<ops.DeadLetterServiceClient>;
   let seq = 0;
 
+  const sut = useListingService({ store, bus });
+
   beforeAll(async () => {
-    running = await startListingService({
-      store,
-      bus,
-      logger: createLogger('listing', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
-      addresses: DEFAULT_ADDRESSES,
-    });
-    client = createUpstream(pb.ListingServiceClient, { name: 'listing', address: `127.0.0.1:${running.grpcPort}` });
-    deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'listing-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
-    await client.call('setWorkspacePlan', { workspaceId: WS, activeListingLimit: 10 });
+    deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'listing-dead-letters', address: sut.address });
+    await sut.client.call('setWorkspacePlan', { workspaceId: WS, activeListingLimit: 10 });
   });
-  afterAll(async () => {
-    client.close();
-    deadLetters.close();
-    await running.stop();
-  });
+  afterAll(() => deadLetters.close());
 
   /** A listing change of PMS-B, keyed like the pms-adapter keys it (the PMS listing id). */
   /** `null`: a change that names a listing and carries none (malformed). */
@@ -66,7 +43,7 @@ describe('listing service: pms.sync.v1 consumer', () => {
     await bus.publish(TOPICS.pmsSync.name, messages);
     await bus.whenIdle();
   };
-  const find = (externalId: string) => client.call('findPmsListing', { workspaceId: WS, provider: 'PMS-B', externalId });
+  const find = (externalId: string) => sut.client.call('findPmsListing', { workspaceId: WS, provider: 'PMS-B', externalId });
   const open = async () => (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: WS }))).deadLetters;
 
   it('answers FindPmsListing with the imported listing, "deleted" after the workspace deletes it, and the new listing after a newer PMS change', async () => {
@@ -77,7 +54,7 @@ describe('listing service: pms.sync.v1 consumer', () => {
     expect((await find('b-1')).deleted).toBe(false);
     expect(await find('never-imported')).toEqual({ deleted: false });
 
-    await client.call('deleteListing', { workspaceId: WS, id: imported.id });
+    await sut.client.call('deleteListing', { workspaceId: WS, id: imported.id });
     expect(await find('b-1')).toEqual({ deleted: true });
     // A redelivery of the old change does not bring it back; a newer change of the PMS does.
     await publish(first);
@@ -88,8 +65,8 @@ describe('listing service: pms.sync.v1 consumer', () => {
     expect(back.listing).toMatchObject({ name: 'Bay One again', pmsExternalId: 'b-1' });
     expect(back.listing!.id).not.toBe(imported.id);
     // Another workspace never sees it.
-    expect(await client.call('findPmsListing', { workspaceId: 'ws_other', provider: 'PMS-B', externalId: 'b-1' })).toEqual({ deleted: false });
-    await expect(client.call('findPmsListing', { workspaceId: WS, provider: '', externalId: 'b-1' })).rejects.toMatchObject({ code: 'validation_failed' });
+    expect(await sut.client.call('findPmsListing', { workspaceId: 'ws_other', provider: 'PMS-B', externalId: 'b-1' })).toEqual({ deleted: false });
+    await expect(sut.client.call('findPmsListing', { workspaceId: WS, provider: '', externalId: 'b-1' })).rejects.toMatchObject({ code: 'validation_failed' });
   });
 
   it('dead-letters an unreadable change and a channel id taken by another listing; the partition moves on', async () => {

@@ -4,7 +4,6 @@
 import { listing as listingPb, pms as pb, pmsSync, TOPICS } from '@vrp/contracts';
 import { PROVIDERS, pmsCapabilities, reservationCapabilities, supports, WRITES, type PmsWrite } from '@vrp/pms-matrix';
 import {
-  AppError,
   createLogger,
   createMemoryBus,
   createMemoryStore,
@@ -19,16 +18,7 @@ import { startListingService } from '@vrp/listing';
 import { startPmsAdapterService } from '../src/app';
 import type { ConnectionRecord } from '../src/domain/connection';
 import { ConnectionStore } from '../src/store/connection-store';
-
-const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-};
+import { errorOf, putChannelTraffic } from '@vrp/testkit';
 
 describe('pms-adapter service over gRPC', () => {
   const bus = createMemoryBus();
@@ -212,21 +202,14 @@ describe('pms-adapter service over gRPC', () => {
 
     it('publishes what the PMS received from channels (a guest message with attachments, a review, a request, an inquiry) typed, keyed by their listing', async () => {
       const [connection] = (await client.call('listConnections', { workspaceId: 'ws_a' })).connections;
-      await control.receiveMessage('PMS-A', 'acme', 'M1', {
-        listing_id: 'L1',
-        reservation_id: 'R1',
-        text: 'Hello',
-        attachments: [{ url: 'https://f.example/map.png', filename: 'map.png', mime_type: 'image/png' }],
+      await putChannelTraffic(control, 'PMS-A', 'acme', {
+        listing: 'L1',
+        inquiryListing: 'L2',
+        message: { reservation_id: 'R1', text: 'Hello', attachment: { url: 'https://f.example/map.png', filename: 'map.png', mime_type: 'image/png' } },
+        review: { stars: 5, text: 'Great', reviewer_name: 'Uma' },
+        request: { arrival: '2031-08-01', departure: '2031-08-03', guest: { first_name: 'Rae' } },
+        inquiry: { arrival: '2031-09-01', departure: '2031-09-03' },
       });
-      await control.putReview('PMS-A', 'acme', 'V1', { listing_id: 'L1', stars: 5, text: 'Great', reviewer_name: 'Uma' });
-      await control.putRequest('PMS-A', 'acme', 'Q1', {
-        listing_id: 'L1',
-        kind: 'request',
-        arrival: '2031-08-01',
-        departure: '2031-08-03',
-        guest: { first_name: 'Rae' },
-      });
-      await control.putRequest('PMS-A', 'acme', 'I1', { listing_id: 'L2', kind: 'inquiry', arrival: '2031-09-01', departure: '2031-09-03' });
       expect((await client.call('syncNow', { workspaceId: 'ws_a', connectionId: connection!.id })).changesPublished).toBe(4);
       await bus.whenIdle(5000);
       // Observed across partitions (no order across keys): by entity.

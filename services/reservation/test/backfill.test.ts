@@ -1,20 +1,9 @@
 // The night-occupancy backfill on a store seeded with reservations as they were stored before
 // `booked_nights` existed (engine-level documents: no nights, no version, no conflictsWith).
 // Through the service start (gRPC reads), and the use case itself for resume and concurrency.
-import { reservationEvents, reservation as pb, TOPICS } from '@vrp/contracts';
-import {
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  DEFAULT_ADDRESSES,
-  Outbox,
-  type MemoryDocumentStore,
-  type RunningService,
-  type Upstream,
-} from '@vrp/platform';
-import { startReservationService } from '../src/app';
-import { newReservationRecord } from '../src/domain/reservation';
+import { reservationEvents, TOPICS } from '@vrp/contracts';
+import { createLogger, createMemoryBus, createMemoryStore, Outbox, type MemoryDocumentStore } from '@vrp/platform';
+import { sampleReservation, startReservationUnderTest, type ReservationUnderTest } from './support';
 import type { ListingDirectory } from '../src/ports/listings';
 import type { PmsRelay } from '@vrp/pms-relay';
 import { MigrationStore } from '../src/store/migration-store';
@@ -32,26 +21,7 @@ function preIssueDoc(id: string, extra: Record<string, unknown>): Record<string,
     conflictsWith: _conflicts,
     idempotencyKey: _key,
     ...doc
-  } = newReservationRecord({
-    id,
-    workspaceId: 'ws_old',
-    propertyId: 'lst_sea',
-    status: 'CONFIRMED',
-    source: 'DIRECT',
-    confirmationCode: `C${id.slice(-6).toUpperCase()}`,
-    checkIn: '2025-07-01',
-    checkOut: '2025-07-05',
-    primaryGuest: { firstName: 'Ana', lastName: '', email: '', language: '', phone: '' },
-    occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
-    financials: {
-      totalPrice: 100,
-      currency: 'EUR',
-      paymentStatus: 'UNPAID',
-      breakdown: { basePrice: 100, cleaningFee: 0, fees: [], taxes: [], discounts: [] },
-    },
-    bookedAt: new Date('2025-05-01T10:00:00Z'),
-    updatedAt: new Date('2025-05-01T10:00:00Z'),
-  });
+  } = sampleReservation({ id, workspaceId: 'ws_old', confirmationCode: `C${id.slice(-6).toUpperCase()}` });
   return { _id, ...doc, ...extra };
 }
 
@@ -89,21 +59,16 @@ const relay: PmsRelay = {
 describe('night occupancy backfill at service start', () => {
   const bus = createMemoryBus();
   const store = createMemoryStore();
-  let running: RunningService;
-  let client: Upstream<pb.ReservationServiceClient>;
+  let sut: ReservationUnderTest;
   const events: reservationEvents.ReservationEvent[] = [];
 
   const start = async () => {
-    running = await startReservationService({ store, bus, logger, grpcPort: 0, opsPort: 0, host: '127.0.0.1', addresses: DEFAULT_ADDRESSES, listings, relay });
-    client = createUpstream(pb.ReservationServiceClient, { name: 'reservation', address: `127.0.0.1:${running.grpcPort}` });
+    sut = await startReservationUnderTest({ store, bus, listings, relay });
   };
-  const stop = async () => {
-    client.close();
-    await running.stop();
-  };
-  const get = async (id: string) => (await client.call('getReservation', { workspaceId: 'ws_old', id })).reservation!;
+  const stop = () => sut.stop();
+  const get = async (id: string) => (await sut.client.call('getReservation', { workspaceId: 'ws_old', id })).reservation!;
   const nightsOf = async (listingId: string, from: string, to: string) =>
-    (await client.call('listBookedNights', { workspaceId: 'ws_old', listingId, from, to })).nights.map((n) => [n.date, n.reservationId]);
+    (await sut.client.call('listBookedNights', { workspaceId: 'ws_old', listingId, from, to })).nights.map((n) => [n.date, n.reservationId]);
   const eventsOf = async (id: string) => {
     await bus.whenIdle();
     return events.filter((e) => e.reservation?.id === id).map((e) => e.type);

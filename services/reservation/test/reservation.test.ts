@@ -1,17 +1,8 @@
 // Component test: the reservation service over real gRPC with embedded engines.
 import { reservation as pb } from '@vrp/contracts';
-import {
-  notFound,
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  type RunningService,
-  type Upstream,
-  DEFAULT_ADDRESSES,
-} from '@vrp/platform';
-import { startReservationService } from '../src/app';
-import { newReservationRecord, type ReservationRecord } from '../src/domain/reservation';
+import { notFound, createMemoryBus, createMemoryStore, type RunningService, type Upstream } from '@vrp/platform';
+import type { ReservationRecord } from '../src/domain/reservation';
+import { SAMPLE_FINANCIALS, SAMPLE_GUEST, SAMPLE_OCCUPANCY, sampleReservation, startReservationUnderTest } from './support';
 import type { ListingDirectory } from '../src/ports/listings';
 import type { PmsRelay } from '@vrp/pms-relay';
 import { ReservationStore } from '../src/store/reservation-store';
@@ -27,33 +18,7 @@ describe('reservation service over gRPC', () => {
   let seq = 0;
   const reservation = (workspaceId: string, extra: Partial<ReservationRecord> = {}): ReservationRecord => {
     seq += 1;
-    return newReservationRecord({
-      id: `res_${String(seq).padStart(3, '0')}`,
-      workspaceId,
-      propertyId: 'lst_sea',
-      status: 'CONFIRMED',
-      source: 'DIRECT',
-      confirmationCode: `CONF${seq}`,
-      checkIn: '2025-07-01',
-      checkOut: '2025-07-05',
-      primaryGuest: { firstName: 'Ana', lastName: 'Silva', email: 'ana@example.com', language: 'pt', phone: '' },
-      occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
-      financials: {
-        totalPrice: 480,
-        currency: 'EUR',
-        paymentStatus: 'PAID',
-        breakdown: {
-          basePrice: 400,
-          cleaningFee: 50,
-          fees: [{ type: 'SERVICE', amount: 10 }],
-          taxes: [{ type: 'VAT', amount: 20, rate: 0.05 }],
-          discounts: [],
-        },
-      },
-      bookedAt: new Date('2025-05-01T10:00:00Z'),
-      updatedAt: new Date('2025-05-01T10:00:00Z'),
-      ...extra,
-    });
+    return sampleReservation({ id: `res_${String(seq).padStart(3, '0')}`, workspaceId, confirmationCode: `CONF${seq}`, ...extra });
   };
 
   const list = (req: Partial<pb.ListReservationsRequest>) =>
@@ -94,19 +59,7 @@ describe('reservation service over gRPC', () => {
     };
     const listings: ListingDirectory = { resolve, nights: unused('nights'), byPmsId: unused('byPmsId') };
     const relay: PmsRelay = { relay: unused('relay') };
-    running = await startReservationService({
-      store,
-      bus,
-      logger: createLogger('reservation', 'silent'),
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
-      addresses: DEFAULT_ADDRESSES,
-      listings,
-      relay,
-      clock: () => new Date('2025-06-11T12:00:00Z'),
-    });
-    client = createUpstream(pb.ReservationServiceClient, { name: 'reservation', address: `127.0.0.1:${running.grpcPort}` });
+    ({ running, client } = await startReservationUnderTest({ store, bus, listings, relay, clock: () => new Date('2025-06-11T12:00:00Z') }));
     // Inserted out of order, so the response order comes from the sort, not insertion.
     for (const r of [A3, B1, A4, A1, A5, A2]) await seeded.insert(r);
   });
@@ -136,20 +89,9 @@ describe('reservation service over gRPC', () => {
         confirmationCode: A1.confirmationCode,
         checkIn: '2025-06-10',
         checkOut: '2025-06-12',
-        primaryGuest: { firstName: 'Ana', lastName: 'Silva', email: 'ana@example.com', language: 'pt', phone: '' },
-        occupancy: { adults: 2, children: 0, infants: 0, pets: 0 },
-        financials: {
-          totalPrice: 480,
-          currency: 'EUR',
-          paymentStatus: 'PAID',
-          breakdown: {
-            basePrice: 400,
-            cleaningFee: 50,
-            fees: [{ type: 'SERVICE', amount: 10 }],
-            taxes: [{ type: 'VAT', amount: 20, rate: 0.05 }],
-            discounts: [],
-          },
-        },
+        primaryGuest: SAMPLE_GUEST,
+        occupancy: SAMPLE_OCCUPANCY,
+        financials: SAMPLE_FINANCIALS,
         bookedAt: A1.bookedAt,
         updatedAt: A1.updatedAt,
         notes: { host: '', guest: '' },

@@ -2,27 +2,14 @@
 // cancel, quote, the PMS rules of spec 7.2 against a fake pms-adapter gRPC server that records
 // every RelayWrite it receives, the outbox events, and the pms.sync.v1 consumer.
 import { listingEvents, ops, pms, pmsSync, reservation as pb, reservationEvents, TOPICS, type ReservationSyncPayload } from '@vrp/contracts';
-import {
-  AppError,
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  DEFAULT_ADDRESSES,
-  service,
-  startService,
-  type Handlers,
-  type RunningService,
-  type Upstream,
-} from '@vrp/platform';
-import { startReservationService } from '../src/app';
+import { AppError, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type RunningService, type Upstream } from '@vrp/platform';
+import { startReservationUnderTest } from './support';
 import { CONFIRMATION_ALPHABET } from '../src/domain/confirmation-code';
 import type { NightPrice } from '../src/domain/pricing';
 import type { ListingDirectory, ListingInfo } from '../src/ports/listings';
-import { errorOf } from '@vrp/testkit';
+import { errorOf, startFakeService } from '@vrp/testkit';
 
 const WS = 'ws_w';
-const logger = createLogger('test', 'silent');
 
 const listing = (id: string, extra: Partial<ListingInfo> = {}): ListingInfo => ({
   id,
@@ -95,9 +82,7 @@ describe('reservation writes over gRPC', () => {
   const events: reservationEvents.ReservationEvent[] = [];
 
   beforeAll(async () => {
-    const unimplemented = Object.fromEntries(Object.keys(pms.PmsAdapterServiceService).map((m) => [m, () => Promise.reject(new Error(`${m} is not faked`))]));
-    const handlers = {
-      ...unimplemented,
+    pmsAdapter = await startFakeService('fake-pms-adapter', pms.PmsAdapterServiceService, {
       async relayWrite(req: pms.RelayWriteRequest) {
         if (pmsDown) throw pmsDown;
         // A PMS takes a moment; concurrent writes of one reservation would overlap here.
@@ -111,31 +96,18 @@ describe('reservation writes over gRPC', () => {
         relayed.push(req);
         return { entityExternalId: req.entityExternalId || `pmsres-${relayed.length}`, resultJson: '{}' };
       },
-    } as unknown as Handlers<typeof pms.PmsAdapterServiceService>;
-    pmsAdapter = await startService({
-      name: 'fake-pms-adapter',
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
-      services: [service(pms.PmsAdapterServiceService, handlers)],
-      checks: {},
-      logger,
     });
-    running = await startReservationService({
+    const sut = await startReservationUnderTest({
       store,
       bus,
-      logger,
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
       addresses: { ...DEFAULT_ADDRESSES, pmsAdapter: `127.0.0.1:${pmsAdapter.grpcPort}` },
       listings: directory,
       clock: () => clockNow,
       // Short backoffs: the budget (5 attempts) is what the sync tests exercise, not the waiting.
       consumerRetry: { baseDelayMs: 5, maxDelayMs: 20 },
     });
-    deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'reservation-dead-letters', address: `127.0.0.1:${running.grpcPort}` });
-    client = createUpstream(pb.ReservationServiceClient, { name: 'reservation', address: `127.0.0.1:${running.grpcPort}` });
+    ({ running, client } = sut);
+    deadLetters = createUpstream(ops.DeadLetterServiceClient, { name: 'reservation-dead-letters', address: sut.address });
     await bus.subscribe({
       groupId: 'test-reservation-events',
       topics: [TOPICS.reservationEvents.name],
@@ -622,24 +594,24 @@ describe('reservation writes over gRPC', () => {
       updatedAt: new Date('2026-01-05T10:00:00Z'),
       ...extra,
     });
+    /** `null`: a change that names a reservation and carries none (malformed). */
+    const changeOf = (p: ReservationSyncPayload | null, changeId: string, listingExternalId: string) => ({
+      key: listingExternalId,
+      value: pmsSync.PmsSyncChange.encode(
+        pmsSync.PmsSyncChange.create({
+          changeId,
+          workspaceId: WS,
+          provider: 'PMS-C',
+          entity: 'reservation',
+          externalId: p ? p.externalId : 'x',
+          listingExternalId,
+          reservation: p ?? undefined,
+        }),
+      ).finish(),
+    });
     const sync = async (p: ReservationSyncPayload, changeId: string) => {
       await bus.ensureTopics([TOPICS.pmsSync]);
-      await bus.publish(TOPICS.pmsSync.name, [
-        {
-          key: p.listingExternalId,
-          value: pmsSync.PmsSyncChange.encode(
-            pmsSync.PmsSyncChange.create({
-              changeId,
-              workspaceId: WS,
-              provider: 'PMS-C',
-              entity: 'reservation',
-              externalId: p.externalId,
-              listingExternalId: p.listingExternalId,
-              reservation: p,
-            }),
-          ).finish(),
-        },
-      ]);
+      await bus.publish(TOPICS.pmsSync.name, [changeOf(p, changeId, p.listingExternalId)]);
       await bus.whenIdle();
     };
     const synced = async () =>
@@ -750,21 +722,6 @@ describe('reservation writes over gRPC', () => {
       );
     });
 
-    /** `null`: a change that names a reservation and carries none (malformed). */
-    const changeOf = (p: ReservationSyncPayload | null, changeId: string, listingExternalId: string) => ({
-      key: listingExternalId,
-      value: pmsSync.PmsSyncChange.encode(
-        pmsSync.PmsSyncChange.create({
-          changeId,
-          workspaceId: WS,
-          provider: 'PMS-C',
-          entity: 'reservation',
-          externalId: p ? p.externalId : 'x',
-          listingExternalId,
-          reservation: p ?? undefined,
-        }),
-      ).finish(),
-    });
     const openDeadLetters = async () => (await deadLetters.call('listDeadLetters', ops.ListDeadLettersRequest.create({ workspaceId: WS }))).deadLetters;
     const byPms = async (externalId: string) =>
       (await client.call('listReservations', pb.ListReservationsRequest.create({ workspaceId: WS, page: { limit: 200, offset: 0 } }))).reservations.filter(

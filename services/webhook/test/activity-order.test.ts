@@ -4,19 +4,9 @@
 // When the listing service confirms that the cache holds the listing's latest activity version,
 // the decision is made at once (no window); otherwise the windows decide as before.
 import { listing as listingPb, TOPICS, webhook as pb } from '@vrp/contracts';
-import {
-  AppError,
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  DEFAULT_ADDRESSES,
-  type DocumentStore,
-  type MemoryEventBus,
-  type RunningService,
-  type Upstream,
-} from '@vrp/platform';
-import { ManualClock, startWebhookService } from '../src/app';
+import { AppError, createMemoryBus, createMemoryStore, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { ManualClock } from '../src/app';
+import { connectWebhook, startWebhookUnderTest } from './support';
 import type { ListingLookup } from '../src/ports/listings';
 import { DeliveryStore } from '../src/store/delivery-store';
 import { HeldEventStore } from '../src/store/held-event-store';
@@ -63,22 +53,16 @@ function orderHarness(listings: ListingLookup) {
     h.events = new DeliveryStore(h.store);
     h.held = new HeldEventStore(h.store);
     h.receiver = await startReceiver();
-    h.running = await startWebhookService({
+    h.running = await startWebhookUnderTest({
       store: h.store,
       bus: h.bus,
-      logger: createLogger('webhook', 'silent'),
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
-      addresses: DEFAULT_ADDRESSES,
       clock: new ManualClock(new Date('2030-01-01T00:00:00Z')),
       activityClock: h.windows,
       activityWindows: { settleMs: SETTLE_MS, holdMs: HOLD_MS },
-      allowLoopbackInTest: true,
       listings,
       scheduler: { random: () => 0.5 },
     });
-    h.client = createUpstream(pb.WebhookServiceClient, { name: 'webhook', address: `127.0.0.1:${h.running.grpcPort}` });
+    h.client = connectWebhook(h.running);
     await h.client.call(
       'createSubscription',
       pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: pb.KeyMode.KEY_MODE_TEST, url: h.receiver.url, eventTypes: ['reservation.created'] }),

@@ -1,18 +1,9 @@
 // Component test: the webhook service over real gRPC with embedded engines, a real local HTTP
 // receiver, a manual scheduling clock, and domain events published on the memory bus.
 import { listing as listingPb, ops, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
-import {
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  DEFAULT_ADDRESSES,
-  type DocumentStore,
-  type MemoryEventBus,
-  type RunningService,
-  type Upstream,
-} from '@vrp/platform';
-import { ManualClock, startWebhookService, verifySignature, type WebhookServiceDeps } from '../src/app';
+import { createMemoryBus, createMemoryStore, createUpstream, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { ManualClock, verifySignature } from '../src/app';
+import { connectWebhook, startWebhookUnderTest } from './support';
 import type { Resolver } from '../src/ports/address-guard';
 import { DeliveryStore } from '../src/store/delivery-store';
 import { publishActivity, publishReservationEvent } from './publish';
@@ -59,26 +50,18 @@ describe('webhook service over gRPC', () => {
   let deliveries: DeliveryStore;
 
   const start = () =>
-    startWebhookService({
+    startWebhookUnderTest({
       store,
       bus,
-      logger: createLogger('webhook', 'silent'),
-      grpcPort: 0,
-      opsPort: 0,
-      host: '127.0.0.1',
-      addresses: DEFAULT_ADDRESSES,
       clock,
       resolve,
-      allowLoopbackInTest: true,
       listings: { get: async (ws, id) => listingOf(ws, id) },
       // A small scan batch: a long blocked queue must not starve the others.
       scheduler: { random: () => 0.5, batchSize: 3 },
       // No wait for late deactivations here (activity-order.test.ts covers the windows), so
       // deliverable events go at once; events that look dropped are still held for an activation.
       activityWindows: { settleMs: 0 },
-    } satisfies WebhookServiceDeps);
-
-  const connect = (service: RunningService) => createUpstream(pb.WebhookServiceClient, { name: 'webhook', address: `127.0.0.1:${service.grpcPort}` });
+    });
 
   /** Subscriptions of the running test, deleted after it so that tests do not see each other's. */
   const made: string[] = [];
@@ -107,7 +90,7 @@ describe('webhook service over gRPC', () => {
     deliveries = new DeliveryStore(store);
     receiver = await startReceiver();
     running = await start();
-    client = connect(running);
+    client = connectWebhook(running);
   });
   afterAll(async () => {
     client.close();
@@ -540,7 +523,7 @@ describe('webhook service over gRPC', () => {
       expect(whileDown).toBeUndefined();
       receiver.respond = () => 200;
       running = await start();
-      client = connect(running);
+      client = connectWebhook(running);
       await bus.whenIdle();
       clock.advance(30_000);
       await eventually(

@@ -1,4 +1,5 @@
 // The PMS simulator over HTTP: what each PMS cannot do, idempotency keys, the change feed, faults.
+import { putChannelTraffic } from '@vrp/testkit';
 import { SimulatorControl, startPmsSimulator, type PmsSimulator } from '../src';
 
 describe('PMS simulator', () => {
@@ -51,21 +52,13 @@ describe('PMS simulator', () => {
   });
 
   it('holds what channels bring (guest messages with attachments, reviews, requests, inquiries) in its change feed', async () => {
-    await control.receiveMessage('PMS-A', 'a1', 'M1', {
-      listing_id: 'L1',
-      reservation_id: 'R1',
-      text: 'Hi!',
-      attachments: [{ url: 'https://f.example/p.jpg', filename: 'p.jpg', mime_type: 'image/jpeg' }],
+    await putChannelTraffic(control, 'PMS-A', 'a1', {
+      listing: 'L1',
+      message: { reservation_id: 'R1', text: 'Hi!', attachment: { url: 'https://f.example/p.jpg', filename: 'p.jpg', mime_type: 'image/jpeg' } },
+      review: { stars: 4, text: 'Cosy', reviewer_name: 'Uma' },
+      request: { arrival: '2030-03-01', departure: '2030-03-04', guest: { first_name: 'Rae' } },
+      inquiry: { arrival: '2030-04-01', departure: '2030-04-04' },
     });
-    await control.putReview('PMS-A', 'a1', 'V1', { listing_id: 'L1', stars: 4, text: 'Cosy', reviewer_name: 'Uma' });
-    await control.putRequest('PMS-A', 'a1', 'Q1', {
-      listing_id: 'L1',
-      kind: 'request',
-      arrival: '2030-03-01',
-      departure: '2030-03-04',
-      guest: { first_name: 'Rae' },
-    });
-    await control.putRequest('PMS-A', 'a1', 'I1', { listing_id: 'L1', kind: 'inquiry', arrival: '2030-04-01', departure: '2030-04-04' });
     const feed = (await (await api('/pms-a/v1/accounts/a1/changes?since=2')).json()) as {
       changes: { entity: string; id: string; listing_id: string; data: Record<string, unknown> }[];
     };
