@@ -55,6 +55,8 @@ export interface WebhookServiceDeps extends ServiceDeps {
 }
 
 export async function startWebhookService(given: WebhookServiceDeps): Promise<RunningService> {
+  const listingUpstream = given.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: given.addresses.listing });
+  const listings = given.listings ?? grpcListingLookup(listingUpstream!);
   // The service publishes nothing of its own; its outbox carries the dead letters of its consumers.
   const { deps, consumers, outbox, serve } = await startServiceBase('webhook', given);
   const clock = deps.clock ?? systemClock;
@@ -62,9 +64,6 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   const policyOf = (mode: KeyMode): TargetPolicy => ({ mode, allowLoopbackInTest: deps.allowLoopbackInTest ?? false });
   const subscriptions = new SubscriptionStore(deps.store);
   const deliveries = new DeliveryStore(deps.store);
-
-  const listingUpstream = deps.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
-  const listings = deps.listings ?? grpcListingLookup(listingUpstream!);
 
   const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: ACTIVITY_CACHE_GROUP, logger: deps.logger });
   await cache.start();
