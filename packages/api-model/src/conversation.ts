@@ -9,6 +9,13 @@ import { isOneOf, REQUEST_STATUSES } from './vocabulary';
 const iso = (d: Date | undefined): string => (d ?? new Date(0)).toISOString();
 const isoOrNull = (d: Date | undefined): string | null => (d ? d.toISOString() : null);
 const orNull = (v: string): string | null => (v === '' ? null : v);
+/** A record's times; a record never updated shows its creation time as `updatedAt`. */
+const times = (r: { createdAt?: Date | undefined; updatedAt?: Date | undefined }) => ({
+  createdAt: iso(r.createdAt),
+  updatedAt: iso(r.updatedAt ?? r.createdAt),
+});
+/** The record's PMS-side identity; null when it is not a PMS's. */
+const pmsOf = (r: { provider: string; externalId: string }) => (r.provider ? { provider: r.provider, externalId: r.externalId } : null);
 
 export type ApiConversation = z.infer<typeof conversationSchema>;
 export type ApiMessage = z.infer<typeof messageSchema>;
@@ -25,8 +32,7 @@ export function toApiConversation(c: pb.Conversation): ApiConversation {
     channel: orNull(c.channel),
     messageCount: c.messageCount,
     lastMessageAt: isoOrNull(c.lastMessageAt),
-    createdAt: iso(c.createdAt),
-    updatedAt: iso(c.updatedAt ?? c.createdAt),
+    ...times(c),
   };
 }
 
@@ -54,10 +60,9 @@ export function toApiReview(r: pb.Review): ApiReview {
     body: r.body,
     channel: orNull(r.channel),
     reply: r.reply ? { body: r.reply.body, repliedAt: iso(r.reply.repliedAt) } : null,
-    pms: r.provider ? { provider: r.provider, externalId: r.externalId } : null,
+    pms: pmsOf(r),
     submittedAt: iso(r.submittedAt),
-    createdAt: iso(r.createdAt),
-    updatedAt: iso(r.updatedAt ?? r.createdAt),
+    ...times(r),
   };
 }
 
@@ -74,8 +79,7 @@ export function toApiReservationRequest(r: pb.ReservationRequest): ApiReservatio
     message: r.message,
     channel: orNull(r.channel),
     blockInstantBooking: r.blockInstantBooking,
-    pms: r.provider ? { provider: r.provider, externalId: r.externalId } : null,
-    createdAt: iso(r.createdAt),
-    updatedAt: iso(r.updatedAt ?? r.createdAt),
+    pms: pmsOf(r),
+    ...times(r),
   };
 }

@@ -23,6 +23,22 @@ function channelsOf(l: pb.Listing): ApiChannelMapping[] {
   return l.channels.map((c) => ({ channel: c.channel, externalId: c.externalId }));
 }
 
+/** A listing's settings: the same names and values in the listing record, its proto message and the API's JSON. */
+export type ListingSettings = Pick<ApiListing, 'timezone' | 'currency' | 'maxGuests' | 'bedrooms' | 'bathrooms' | 'beds' | 'checkInTime' | 'checkOutTime'>;
+
+export function listingSettingsOf(l: ListingSettings): ListingSettings {
+  return {
+    timezone: l.timezone,
+    currency: l.currency,
+    maxGuests: l.maxGuests,
+    bedrooms: l.bedrooms,
+    bathrooms: l.bathrooms,
+    beds: l.beds,
+    checkInTime: l.checkInTime,
+    checkOutTime: l.checkOutTime,
+  };
+}
+
 export function toInactiveListingRow(l: pb.Listing): ApiInactiveListingRow {
   return { id: l.id, name: l.name, status: 'inactive', channels: channelsOf(l) };
 }
@@ -43,14 +59,7 @@ export function toApiListing(l: pb.Listing): ApiListing {
           country: l.address.country,
         }
       : null,
-    timezone: l.timezone,
-    currency: l.currency,
-    maxGuests: l.maxGuests,
-    bedrooms: l.bedrooms,
-    bathrooms: l.bathrooms,
-    beds: l.beds,
-    checkInTime: l.checkInTime,
-    checkOutTime: l.checkOutTime,
+    ...listingSettingsOf(l),
     pms: l.pmsProvider ? { provider: l.pmsProvider, externalId: l.pmsExternalId } : null,
     createdAt: iso(l.createdAt),
     updatedAt: iso(l.updatedAt),

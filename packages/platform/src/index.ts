@@ -18,3 +18,4 @@ export * from './net';
 export * from './consumer';
 export * from './sandbox';
 export * from './applied-requests';
+export * from './service-base';

@@ -40,6 +40,21 @@ export function pageInfo(window: PageWindow, returned: number, total: number): P
 }
 
 /**
+ * The answer of a List RPC: resolves the request's PageRequest, reads that window through
+ * `load`, and returns its items encoded under the response field `key` with the page envelope.
+ */
+export async function listResponse<K extends string, T, P>(
+  key: K,
+  page: { limit: number; offset: number } | undefined,
+  load: (window: PageWindow) => Promise<{ items: T[]; total: number }>,
+  encode: (item: T) => P,
+): Promise<Record<K, P[]> & { page: PageInfo }> {
+  const window = pageWindow(page);
+  const { items, total } = await load(window);
+  return { [key]: items.map(encode), page: pageInfo(window, items.length, total) } as Record<K, P[]> & { page: PageInfo };
+}
+
+/**
  * One page of a collection plus the total matching `filter`. `sort` must end in a unique field
  * (usually `_id`) so that consecutive pages neither repeat nor skip documents.
  */

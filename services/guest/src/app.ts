@@ -4,7 +4,7 @@
 // listing service (a listing's PMS) and the pms-adapter (RelayWrite) for PMS writes.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { TOPICS } from '@vrp/contracts';
-import { AppliedRequests, ConsumerRunner, deadLetterService, Outbox, startService, watchConsumers, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingAccess } from './ports/access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';
@@ -25,16 +25,11 @@ export interface GuestServiceDeps extends ServiceDeps {
 }
 
 export async function startGuestService(given: GuestServiceDeps): Promise<RunningService> {
-  // /readyz covers every consumer this service starts (its own and its activity cache's).
-  const watched = watchConsumers(given.bus);
-  const deps = { ...given, bus: watched.bus };
+  const { deps, outbox, consumers, serve } = await startServiceBase('guest', given, {
+    topics: [TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents, TOPICS.requestEvents],
+  });
   const guests = new GuestStore(deps.store);
   const messagingStore = new MessagingStore(deps.store);
-  // The topics this service publishes on, created before the first write can need them.
-  await deps.bus.ensureTopics([TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents, TOPICS.requestEvents]);
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
-  outbox.start();
-  const consumers = new ConsumerRunner({ service: 'guest', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
   await cache.start();
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
@@ -42,12 +37,7 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const applied = new AppliedRequests(deps.store);
   const useCases: GuestDeps = { store: deps.store, guests, messaging: messagingStore, outbox, access, pms, logger: deps.logger, applied };
   const subscriptions = await startConsumers(consumers, useCases);
-  return startService({
-    store: deps.store,
-    name: 'guest',
-    grpcPort: deps.grpcPort,
-    opsPort: deps.opsPort,
-    host: deps.host,
+  return serve({
     services: [
       guestHandlers({
         profiles: new GuestProfiles(useCases),
@@ -55,10 +45,7 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
         reviews: new Reviews(useCases),
         requests: new Requests(useCases),
       }),
-      deadLetterService(consumers),
     ],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
-    logger: deps.logger,
     async onStop() {
       for (const s of subscriptions) await s.stop();
       await cache.stop();

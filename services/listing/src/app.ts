@@ -1,16 +1,6 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
 import { reservation, TOPICS } from '@vrp/contracts';
-import {
-  AppliedRequests,
-  ConsumerRunner,
-  createUpstream,
-  deadLetterService,
-  Outbox,
-  startService,
-  watchConsumers,
-  type RunningService,
-  type ServiceDeps,
-} from '@vrp/platform';
+import { AppliedRequests, createUpstream, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingActivity } from './use-cases/activity';
 import type { ContentRelay } from './use-cases/listing-data';
 import { listingService } from './grpc/handlers';
@@ -29,19 +19,13 @@ export interface ListingServiceDeps extends ServiceDeps {
 }
 
 export async function startListingService(given: ListingServiceDeps): Promise<RunningService> {
-  // /readyz covers every consumer this service starts (its own and its activity cache's).
-  const watched = watchConsumers(given.bus);
-  const deps = { ...given, bus: watched.bus };
+  const { deps, outbox, consumers, serve } = await startServiceBase('listing', given, { topics: [TOPICS.listingActivity] });
   const listings = new ListingStore(deps.store);
-  await deps.bus.ensureTopics([TOPICS.listingActivity]);
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
-  outbox.start();
   const applied = new AppliedRequests(deps.store);
   const activity = new ListingActivity(deps.store, listings, outbox, applied);
   // Content of a PMS listing goes to its PMS first (the one PMS relay client: the pms-adapter's RelayWrite).
   const pmsRelay = deps.contentRelay ? null : connectPmsRelay(deps.addresses.pmsAdapter);
   // Imports and PMS-side changes of listings (pms.sync.v1).
-  const consumers = new ConsumerRunner({ service: 'listing', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const pmsSync = new PmsSyncConsumer({ consumers, sync: new ApplyPmsListing({ store: deps.store, listings, outbox }) });
   await pmsSync.start();
   const reservationUpstream = deps.bookings
@@ -56,15 +40,8 @@ export async function startListingService(given: ListingServiceDeps): Promise<Ru
     contentRelay: deps.contentRelay ?? pmsContentRelay(pmsRelay!),
     bookings: deps.bookings ?? grpcBookedNights(reservationUpstream!),
   };
-  return startService({
-    store: deps.store,
-    name: 'listing',
-    grpcPort: deps.grpcPort,
-    opsPort: deps.opsPort,
-    host: deps.host,
-    services: [listingService(handlerDeps), deadLetterService(consumers)],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
-    logger: deps.logger,
+  return serve({
+    services: [listingService(handlerDeps)],
     onStop: async () => {
       await pmsSync.stop();
       await outbox.stop();

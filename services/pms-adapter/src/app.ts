@@ -1,6 +1,6 @@
 // Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
 import { TOPICS } from '@vrp/contracts';
-import { ConsumerRunner, deadLetterService, Outbox, startService, type RunningService, type ServiceDeps, watchConsumers } from '@vrp/platform';
+import { startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
 import type { PmsProvider } from './domain/connection';
 import { startOutcomeConsumer } from './events/outcome-consumer';
 import { pmsAdapterHandlers } from './grpc/handlers';
@@ -42,15 +42,10 @@ export function pmsBaseUrlOf(baseUrl: PmsSettings['baseUrl']): (provider: PmsPro
 }
 
 export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Promise<RunningService> {
-  // /readyz covers every consumer this service starts (its own and its activity cache's).
-  const consumers = watchConsumers(given.bus);
-  const deps = { ...given, bus: consumers.bus };
+  // The topic this service publishes PMS changes on is created before the first sync needs it.
+  const { deps, outbox, consumers, serve } = await startServiceBase('pms-adapter', given, { topics: [TOPICS.pmsSync] });
   const settings = deps.pms ?? { baseUrl: DEFAULT_PMS_BASE_URL };
   const connections = new ConnectionStore(deps.store);
-  // The topic this service publishes PMS changes on, created before the first sync needs it.
-  await deps.bus.ensureTopics([TOPICS.pmsSync]);
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
-  outbox.start();
   const options: ConnectorOptions = {
     ...DEFAULT_CONNECTOR_OPTIONS,
     ...settings.connector,
@@ -60,32 +55,16 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
   const healthStore = new SyncHealthStore(deps.store);
   const health = new SyncHealth({ connections, health: healthStore });
   // What the owning services did with each published change (sync health), and its metrics.
-  const consumerRunner = new ConsumerRunner({
-    service: 'pms-adapter',
-    store: deps.store,
-    bus: deps.bus,
-    outbox,
-    logger: deps.logger,
-    retry: deps.consumerRetry,
-  });
-  const outcomes = await startOutcomeConsumer(consumerRunner, health);
+  const outcomes = await startOutcomeConsumer(consumers, health);
   const hideMetrics = exposeSyncHealth(health);
   const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger, healthStore);
   const listings = grpcListingsPort(deps.addresses);
   syncer.start(settings.syncIntervalMs ?? 0);
-  return startService({
-    store: deps.store,
-    name: 'pms-adapter',
-    grpcPort: deps.grpcPort,
-    opsPort: deps.opsPort,
-    host: deps.host,
+  return serve({
     services: [
       pmsAdapterHandlers({ connections: new Connections({ connections, connectors, syncer, listings }), relay: new Relay({ connections, connectors }) }),
       syncHealthHandlers(health),
-      deadLetterService(consumerRunner),
     ],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: consumers.ready },
-    logger: deps.logger,
     onStop: async () => {
       await syncer.stop();
       hideMetrics();

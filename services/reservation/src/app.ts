@@ -2,17 +2,7 @@
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing, TOPICS } from '@vrp/contracts';
 import { connectPmsRelay, type PmsRelay } from '@vrp/pms-relay';
-import {
-  AppliedRequests,
-  ConsumerRunner,
-  createUpstream,
-  deadLetterService,
-  Outbox,
-  startService,
-  watchConsumers,
-  type RunningService,
-  type ServiceDeps,
-} from '@vrp/platform';
+import { AppliedRequests, createUpstream, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
@@ -38,15 +28,8 @@ const DEFAULT_BACKFILL_BUDGET_MS = 20_000;
 export const ACTIVITY_GROUP = 'reservation-listing-activity';
 
 export async function startReservationService(given: ReservationServiceDeps): Promise<RunningService> {
-  // /readyz covers every consumer this service starts (its own and its activity cache's).
-  const watched = watchConsumers(given.bus);
-  const deps = { ...given, bus: watched.bus };
+  const { deps, outbox, consumers, serve } = await startServiceBase('reservation', given, { topics: [TOPICS.reservationEvents] });
   const reservations = new ReservationStore(deps.store);
-  // The topic this service publishes on, created before the first write can need it.
-  await deps.bus.ensureTopics([TOPICS.reservationEvents]);
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
-  outbox.start();
-  const consumers = new ConsumerRunner({ service: 'reservation', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const activity = new ListingActivityCache({ store: deps.store, consumers, groupId: ACTIVITY_GROUP, logger: deps.logger });
   await activity.start();
 
@@ -90,15 +73,8 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
   });
   const sync = await consumePmsSync(consumers, useCases);
 
-  return startService({
-    store: deps.store,
-    name: 'reservation',
-    grpcPort: deps.grpcPort,
-    opsPort: deps.opsPort,
-    host: deps.host,
-    services: [reservationHandlers({ reservations: useCases }), deadLetterService(consumers)],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
-    logger: deps.logger,
+  return serve({
+    services: [reservationHandlers({ reservations: useCases })],
     onStop: async () => {
       await backfill.stop();
       await sync.stop();

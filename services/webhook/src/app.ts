@@ -3,17 +3,7 @@
 // local activity cache decides suppression and the replay 403.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
-import {
-  AppliedRequests,
-  ConsumerRunner,
-  createUpstream,
-  deadLetterService,
-  Outbox,
-  startService,
-  watchConsumers,
-  type RunningService,
-  type ServiceDeps,
-} from '@vrp/platform';
+import { AppliedRequests, createUpstream, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { systemClock, type WebhookClock } from './ports/clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
@@ -65,22 +55,16 @@ export interface WebhookServiceDeps extends ServiceDeps {
 }
 
 export async function startWebhookService(given: WebhookServiceDeps): Promise<RunningService> {
-  // /readyz covers every consumer this service starts (its own and its activity cache's).
-  const watched = watchConsumers(given.bus);
-  const deps = { ...given, bus: watched.bus };
+  const listingUpstream = given.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: given.addresses.listing });
+  const listings = given.listings ?? grpcListingLookup(listingUpstream!);
+  // The service publishes nothing of its own; its outbox carries the dead letters of its consumers.
+  const { deps, consumers, outbox, serve } = await startServiceBase('webhook', given);
   const clock = deps.clock ?? systemClock;
   const resolve = deps.resolve ?? systemResolver;
   const policyOf = (mode: KeyMode): TargetPolicy => ({ mode, allowLoopbackInTest: deps.allowLoopbackInTest ?? false });
   const subscriptions = new SubscriptionStore(deps.store);
   const deliveries = new DeliveryStore(deps.store);
 
-  const listingUpstream = deps.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });
-  const listings = deps.listings ?? grpcListingLookup(listingUpstream!);
-
-  // The service publishes nothing of its own; its outbox carries the dead letters of its consumers.
-  const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
-  outbox.start();
-  const consumers = new ConsumerRunner({ service: 'webhook', store: deps.store, bus: deps.bus, outbox, logger: deps.logger, retry: deps.consumerRetry });
   const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: ACTIVITY_CACHE_GROUP, logger: deps.logger });
   await cache.start();
 
@@ -124,21 +108,13 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   scheduler.start();
 
   const applied = new AppliedRequests(deps.store);
-  return startService({
-    store: deps.store,
-    name: 'webhook',
-    grpcPort: deps.grpcPort,
-    opsPort: deps.opsPort,
-    host: deps.host,
+  return serve({
     services: [
       webhookHandlers({
         subscriptions: new Subscriptions({ store: deps.store, subscriptions, deliveries, clock, resolve, policyOf, applied }),
         deliveries: new Deliveries({ store: deps.store, subscriptions, deliveries, cache, clock, onQueued: wake, applied }),
       }),
-      deadLetterService(consumers),
     ],
-    checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
-    logger: deps.logger,
     onStop: async () => {
       // Intake first, then the attempts in flight settle, then the cache.
       await ingest.stop();

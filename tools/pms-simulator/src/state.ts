@@ -26,13 +26,17 @@ export interface PmsListing {
   updated_at: string;
 }
 
-export interface PmsGuest {
-  id: string;
+/** A guest's contact as a PMS keeps it, on its guests, reservations and requests. */
+export interface PmsGuestContact {
   first_name: string;
   last_name: string;
   email: string;
   phone: string;
   language: string;
+}
+
+export interface PmsGuest extends PmsGuestContact {
+  id: string;
   updated_at: string;
 }
 
@@ -45,7 +49,7 @@ export interface PmsReservation {
   source: string;
   arrival: string;
   departure: string;
-  guest: { id: string; first_name: string; last_name: string; email: string; phone: string; language: string };
+  guest: PmsGuestContact & { id: string };
   adults: number;
   children: number;
   infants: number;
@@ -93,7 +97,7 @@ export interface PmsRequest {
   id: string;
   kind: 'request' | 'inquiry';
   listing_id: string;
-  guest: { first_name: string; last_name: string; email: string; phone: string; language: string };
+  guest: PmsGuestContact;
   arrival: string;
   departure: string;
   guest_count: number;
@@ -147,6 +151,17 @@ type Body = Record<string, unknown>;
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 const obj = (v: unknown): Body => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Body) : {});
+
+/** The contact fields sent in `input` over the ones kept (`prev`); absent ones keep theirs, or the defaults. */
+function contactOf(input: Body, prev: PmsGuestContact | undefined): PmsGuestContact {
+  return {
+    first_name: str(input.first_name, prev?.first_name ?? 'Guest'),
+    last_name: str(input.last_name, prev?.last_name ?? ''),
+    email: str(input.email, prev?.email ?? ''),
+    phone: str(input.phone, prev?.phone ?? ''),
+    language: str(input.language, prev?.language ?? 'en'),
+  };
+}
 
 export const PROVIDER_SLUGS = PMS_SLUGS;
 export const providerOfSlug = pmsOfSlug;
@@ -250,11 +265,7 @@ export class SimulatorState {
     const prev = account.guests.get(id);
     const guest: PmsGuest = {
       id,
-      first_name: str(input.first_name, prev?.first_name ?? 'Guest'),
-      last_name: str(input.last_name, prev?.last_name ?? ''),
-      email: str(input.email, prev?.email ?? ''),
-      phone: str(input.phone, prev?.phone ?? ''),
-      language: str(input.language, prev?.language ?? 'en'),
+      ...contactOf(input, prev),
       updated_at: this.now(),
     };
     account.guests.set(id, guest);
@@ -277,14 +288,7 @@ export class SimulatorState {
       source: str(input.source, prev?.source ?? 'DIRECT'),
       arrival: str(input.arrival, prev?.arrival ?? ''),
       departure: str(input.departure, prev?.departure ?? ''),
-      guest: {
-        id: str(guestIn.id, prev?.guest.id ?? ''),
-        first_name: str(guestIn.first_name, prev?.guest.first_name ?? 'Guest'),
-        last_name: str(guestIn.last_name, prev?.guest.last_name ?? ''),
-        email: str(guestIn.email, prev?.guest.email ?? ''),
-        phone: str(guestIn.phone, prev?.guest.phone ?? ''),
-        language: str(guestIn.language, prev?.guest.language ?? 'en'),
-      },
+      guest: { id: str(guestIn.id, prev?.guest.id ?? ''), ...contactOf(guestIn, prev?.guest) },
       adults: num(input.adults, prev?.adults ?? 1),
       children: num(input.children, prev?.children ?? 0),
       infants: num(input.infants, prev?.infants ?? 0),
@@ -502,13 +506,7 @@ export class SimulatorState {
       id,
       kind,
       listing_id: listingId,
-      guest: {
-        first_name: str(g.first_name, prev?.guest.first_name ?? 'Guest'),
-        last_name: str(g.last_name, prev?.guest.last_name ?? ''),
-        email: str(g.email, prev?.guest.email ?? ''),
-        phone: str(g.phone, prev?.guest.phone ?? ''),
-        language: str(g.language, prev?.guest.language ?? 'en'),
-      },
+      guest: contactOf(g, prev?.guest),
       arrival: str(input.arrival, prev?.arrival ?? ''),
       departure: str(input.departure, prev?.departure ?? ''),
       guest_count: num(input.guest_count, prev?.guest_count ?? 1),

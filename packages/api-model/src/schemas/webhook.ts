@@ -139,19 +139,13 @@ const EVENT_OBJECTS: Record<EventResource, { schema: z.ZodType; note: string }> 
   request: { schema: reservationRequestSchema, note: 'the booking request or inquiry as GET /v1/requests/{id} returns it' },
 };
 
-const COMPONENT_IDS: Record<EventResource, string> = {
-  listing: 'ListingEvent',
-  reservation: 'ReservationEvent',
-  guest: 'GuestEvent',
-  message: 'MessageEvent',
-  review: 'ReviewEvent',
-  request: 'RequestEvent',
-};
+/** The OpenAPI component of a resource's event body: `ListingEvent`, `ReservationEvent`... */
+const componentIdOf = (resource: EventResource): string => `${resource.charAt(0).toUpperCase()}${resource.slice(1)}Event`;
 
 function eventSchemaOf(resource: EventResource): z.ZodType {
   const types = (Object.keys(EVENT_TYPES) as EventType[]).filter((t) => resourceOfEventType(t) === resource);
   return component(
-    COMPONENT_IDS[resource],
+    componentIdOf(resource),
     `The body of a ${types.map((t) => `\`${t}\``).join(', ')} delivery.`,
     z.object({
       id: z.string().describe('Event id (`evt_…`), also the Vrp-Event-Id header; the same in every retry and replay: de-duplicate on it.'),

@@ -27,7 +27,8 @@ export type HandlerResult<R extends ResponseSchemas> = {
   [S in keyof R & number]: { status: S; body: z.input<R[S]> };
 }[keyof R & number];
 
-export interface RouteDefinition<A extends AuthKind, Q extends z.ZodType, P extends z.ZodType, B extends z.ZodType, R extends ResponseSchemas> {
+/** What a route declares and the router and the OpenAPI builder read as declared. */
+interface RouteIdentity {
   method: HttpMethod;
   /** Express syntax (`/v1/listings/:id`); the OpenAPI path is derived (`/v1/listings/{id}`). */
   path: string;
@@ -35,6 +36,15 @@ export interface RouteDefinition<A extends AuthKind, Q extends z.ZodType, P exte
   summary: string;
   description?: string;
   tags: string[];
+}
+
+export interface RouteDefinition<
+  A extends AuthKind,
+  Q extends z.ZodType,
+  P extends z.ZodType,
+  B extends z.ZodType,
+  R extends ResponseSchemas,
+> extends RouteIdentity {
   auth: A;
   /** Query parameters; unknown ones are refused. Default: none allowed. */
   query?: Q;
@@ -54,13 +64,7 @@ export interface RouteDefinition<A extends AuthKind, Q extends z.ZodType, P exte
 }
 
 /** A declared route with its types erased, as the router and the OpenAPI builder see it. */
-export interface Route {
-  method: HttpMethod;
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
+export interface Route extends RouteIdentity {
   auth: AuthKind;
   query: z.ZodType;
   params: z.ZodType;

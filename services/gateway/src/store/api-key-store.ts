@@ -11,16 +11,7 @@ import type { ApiKeyMode } from '../domain/api-key';
 import type { ApiKeyRecord } from '../domain/api-key-record';
 import { apiKeySchema } from './schemas';
 
-type ApiKeyDoc = {
-  _id: string;
-  workspaceId: string;
-  mode: ApiKeyMode;
-  name: string | null;
-  prefix: string;
-  hash: string;
-  createdAt: Date;
-  revokedAt: Date | null;
-};
+type ApiKeyDoc = Omit<ApiKeyRecord, 'id'> & { _id: string };
 
 const toRecord = ({ _id, ...rest }: ApiKeyDoc): ApiKeyRecord => ({ id: _id, ...rest, name: rest.name ?? null, revokedAt: rest.revokedAt ?? null });
 

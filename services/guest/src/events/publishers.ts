@@ -8,74 +8,60 @@ import { listingIdsOf, type GuestRecord } from '../domain/guest';
 import type { ConversationRecord, MessageRecord, RequestRecord, ReviewRecord } from '../domain/messaging';
 import { toProtoConversation, toProtoGuest, toProtoMessage, toProtoRequest, toProtoReview } from '../grpc/mappers';
 
-const headers = (eventId: string, type: string, workspaceId: string) => ({ 'event-id': eventId, 'event-type': type, 'workspace-id': workspaceId });
+type Change = 'created' | 'updated';
 
-export function guestEvent(guest: GuestRecord, type: 'created' | 'updated', at: Date): OutboxMessage {
+/** The fields every guest-service event starts with: a fresh event id, the tenant, the time. */
+const envelope = (workspaceId: string, at: Date) => ({ eventId: newId('evt'), workspaceId, occurredAt: at });
+
+/** An encoded event on its topic, keyed, with the event id, type and workspace in the headers. */
+function outboxMessage(topic: string, key: string, type: string, event: { eventId: string; workspaceId: string }, value: Uint8Array): OutboxMessage {
+  return { topic, key, value, headers: { 'event-id': event.eventId, 'event-type': type, 'workspace-id': event.workspaceId } };
+}
+
+const { GuestEventType, MessageEventType, ReviewEventType, RequestEventType } = guestEvents;
+const GUEST_TYPE = { created: GuestEventType.GUEST_EVENT_TYPE_CREATED, updated: GuestEventType.GUEST_EVENT_TYPE_UPDATED };
+const REVIEW_TYPE = { created: ReviewEventType.REVIEW_EVENT_TYPE_CREATED, updated: ReviewEventType.REVIEW_EVENT_TYPE_UPDATED };
+const REQUEST_TYPE = { created: RequestEventType.REQUEST_EVENT_TYPE_CREATED, updated: RequestEventType.REQUEST_EVENT_TYPE_UPDATED };
+
+export function guestEvent(guest: GuestRecord, type: Change, at: Date): OutboxMessage {
   const event = guestEvents.GuestEvent.create({
-    eventId: newId('evt'),
-    workspaceId: guest.workspaceId,
-    type: type === 'created' ? guestEvents.GuestEventType.GUEST_EVENT_TYPE_CREATED : guestEvents.GuestEventType.GUEST_EVENT_TYPE_UPDATED,
-    occurredAt: at,
+    ...envelope(guest.workspaceId, at),
+    type: GUEST_TYPE[type],
     guest: toProtoGuest(guest),
     listingIds: listingIdsOf(guest.reservations),
   });
-  return {
-    topic: TOPICS.guestEvents.name,
-    key: guest.id,
-    value: guestEvents.GuestEvent.encode(event).finish(),
-    headers: headers(event.eventId, `guest.${type}`, guest.workspaceId),
-  };
+  return outboxMessage(TOPICS.guestEvents.name, guest.id, `guest.${type}`, event, guestEvents.GuestEvent.encode(event).finish());
 }
 
 export function messageEvent(message: MessageRecord, conversation: ConversationRecord, at: Date): OutboxMessage {
   const received = message.direction === 'inbound';
   const event = guestEvents.MessageEvent.create({
-    eventId: newId('evt'),
-    workspaceId: message.workspaceId,
+    ...envelope(message.workspaceId, at),
     listingId: message.listingId,
-    type: received ? guestEvents.MessageEventType.MESSAGE_EVENT_TYPE_RECEIVED : guestEvents.MessageEventType.MESSAGE_EVENT_TYPE_SENT,
-    occurredAt: at,
+    type: received ? MessageEventType.MESSAGE_EVENT_TYPE_RECEIVED : MessageEventType.MESSAGE_EVENT_TYPE_SENT,
     message: toProtoMessage(message),
     conversation: toProtoConversation(conversation),
   });
-  return {
-    topic: TOPICS.messageEvents.name,
-    key: message.listingId,
-    value: guestEvents.MessageEvent.encode(event).finish(),
-    headers: headers(event.eventId, received ? 'message.received' : 'message.sent', message.workspaceId),
-  };
+  const type = received ? 'message.received' : 'message.sent';
+  return outboxMessage(TOPICS.messageEvents.name, message.listingId, type, event, guestEvents.MessageEvent.encode(event).finish());
 }
 
-export function reviewEvent(review: ReviewRecord, type: 'created' | 'updated', at: Date): OutboxMessage {
+export function reviewEvent(review: ReviewRecord, type: Change, at: Date): OutboxMessage {
   const event = guestEvents.ReviewEvent.create({
-    eventId: newId('evt'),
-    workspaceId: review.workspaceId,
+    ...envelope(review.workspaceId, at),
     listingId: review.listingId,
-    type: type === 'created' ? guestEvents.ReviewEventType.REVIEW_EVENT_TYPE_CREATED : guestEvents.ReviewEventType.REVIEW_EVENT_TYPE_UPDATED,
-    occurredAt: at,
+    type: REVIEW_TYPE[type],
     review: toProtoReview(review),
   });
-  return {
-    topic: TOPICS.reviewEvents.name,
-    key: review.listingId,
-    value: guestEvents.ReviewEvent.encode(event).finish(),
-    headers: headers(event.eventId, `review.${type}`, review.workspaceId),
-  };
+  return outboxMessage(TOPICS.reviewEvents.name, review.listingId, `review.${type}`, event, guestEvents.ReviewEvent.encode(event).finish());
 }
 
-export function requestEvent(request: RequestRecord, type: 'created' | 'updated', at: Date): OutboxMessage {
+export function requestEvent(request: RequestRecord, type: Change, at: Date): OutboxMessage {
   const event = guestEvents.RequestEvent.create({
-    eventId: newId('evt'),
-    workspaceId: request.workspaceId,
+    ...envelope(request.workspaceId, at),
     listingId: request.listingId,
-    type: type === 'created' ? guestEvents.RequestEventType.REQUEST_EVENT_TYPE_CREATED : guestEvents.RequestEventType.REQUEST_EVENT_TYPE_UPDATED,
-    occurredAt: at,
+    type: REQUEST_TYPE[type],
     request: toProtoRequest(request),
   });
-  return {
-    topic: TOPICS.requestEvents.name,
-    key: request.listingId,
-    value: guestEvents.RequestEvent.encode(event).finish(),
-    headers: headers(event.eventId, `request.${type}`, request.workspaceId),
-  };
+  return outboxMessage(TOPICS.requestEvents.name, request.listingId, `request.${type}`, event, guestEvents.RequestEvent.encode(event).finish());
 }

@@ -1,6 +1,6 @@
 // gRPC handlers of GuestService: decode the request, run one use case, encode the result.
 import { guest as pb } from '@vrp/contracts';
-import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import { listResponse, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
 import type { Conversations } from '../use-cases/conversations';
 import type { GuestProfiles } from '../use-cases/guests';
 import type { Requests } from '../use-cases/requests';
@@ -13,9 +13,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
   return service(pb.GuestServiceService, {
     async listGuests(req) {
       requireWorkspace(req.workspaceId);
-      const window = pageWindow(req.page);
-      const { items, total } = await profiles.list(req.workspaceId, req.search, window);
-      return { guests: items.map(toProtoGuest), page: pageInfo(window, items.length, total) };
+      return listResponse('guests', req.page, (window) => profiles.list(req.workspaceId, req.search, window), toProtoGuest);
     },
 
     async getGuest(req) {
@@ -60,13 +58,8 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
 
     async listConversations(req) {
       requireWorkspace(req.workspaceId);
-      const window = pageWindow(req.page);
-      const { items, total } = await conversations.list(
-        req.workspaceId,
-        { listingId: req.listingId, reservationId: req.reservationId, guestId: req.guestId },
-        window,
-      );
-      return { conversations: items.map(toProtoConversation), page: pageInfo(window, items.length, total) };
+      const filter = { listingId: req.listingId, reservationId: req.reservationId, guestId: req.guestId };
+      return listResponse('conversations', req.page, (window) => conversations.list(req.workspaceId, filter, window), toProtoConversation);
     },
 
     async getConversation(req) {
@@ -78,9 +71,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
     async listMessages(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.conversationId, 'conversationId');
-      const window = pageWindow(req.page);
-      const { items, total } = await conversations.listMessages(req.workspaceId, req.conversationId, window);
-      return { messages: items.map(toProtoMessage), page: pageInfo(window, items.length, total) };
+      return listResponse('messages', req.page, (window) => conversations.listMessages(req.workspaceId, req.conversationId, window), toProtoMessage);
     },
 
     async sendMessage(req) {
@@ -101,9 +92,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
 
     async listReviews(req) {
       requireWorkspace(req.workspaceId);
-      const window = pageWindow(req.page);
-      const { items, total } = await reviews.list(req.workspaceId, { listingId: req.listingId }, window);
-      return { reviews: items.map(toProtoReview), page: pageInfo(window, items.length, total) };
+      return listResponse('reviews', req.page, (window) => reviews.list(req.workspaceId, { listingId: req.listingId }, window), toProtoReview);
     },
 
     async getReview(req) {
@@ -120,9 +109,8 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
 
     async listRequests(req) {
       requireWorkspace(req.workspaceId);
-      const window = pageWindow(req.page);
-      const { items, total } = await requests.list(req.workspaceId, { listingId: req.listingId, status: req.status, kind: req.kind }, window);
-      return { requests: items.map(toProtoRequest), page: pageInfo(window, items.length, total) };
+      const filter = { listingId: req.listingId, status: req.status, kind: req.kind };
+      return listResponse('requests', req.page, (window) => requests.list(req.workspaceId, filter, window), toProtoRequest);
     },
 
     async getRequest(req) {

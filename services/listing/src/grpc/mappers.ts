@@ -1,4 +1,5 @@
 // Domain <-> proto for the listing service.
+import { listingSettingsOf } from '@vrp/api-model';
 import { listing as pb } from '@vrp/contracts';
 import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
 import type { ListingRecord, ListingStatusFilter, WorkspaceUsage } from '../domain/listing';
@@ -11,14 +12,7 @@ export function toProtoListing(l: ListingRecord): pb.Listing {
     status: l.status,
     channels: l.channels.map((c) => ({ channel: c.channel, externalId: c.externalId })),
     address: { ...l.address },
-    timezone: l.timezone,
-    currency: l.currency,
-    maxGuests: l.maxGuests,
-    bedrooms: l.bedrooms,
-    bathrooms: l.bathrooms,
-    beds: l.beds,
-    checkInTime: l.checkInTime,
-    checkOutTime: l.checkOutTime,
+    ...listingSettingsOf(l),
     pmsProvider: l.pmsProvider,
     pmsExternalId: l.pmsExternalId,
     createdAt: l.createdAt,

@@ -138,19 +138,9 @@ export function createWrites(r: NewReservation): PmsWrite[] {
   return writes;
 }
 
-export interface ReservationPatchInput {
-  status?: string;
-  checkIn?: string;
-  checkOut?: string;
-  notes?: Partial<Notes>;
-  customFields: Record<string, string>;
-  propertyId?: string;
-  checkInTime?: string;
-  checkOutTime?: string;
-}
-
-export interface ReservationPatch {
-  status?: WritableStatus;
+/** The fields of a change; `S` is the status as sent (`string`) or as checked (`WritableStatus`). */
+interface PatchFields<S extends string> {
+  status?: S;
   checkIn?: string;
   checkOut?: string;
   notes?: Partial<Notes>;
@@ -160,6 +150,12 @@ export interface ReservationPatch {
   checkInTime?: string;
   checkOutTime?: string;
 }
+
+/** A change as the caller sent it, before parsePatch checks it. */
+export type ReservationPatchInput = PatchFields<string>;
+
+/** A checked change. */
+export type ReservationPatch = PatchFields<WritableStatus>;
 
 /** The custom fields after a patch is merged in: an empty value removes the key. */
 function mergedCustomFields(current: Record<string, string>, patch: Record<string, string>): Record<string, string> {

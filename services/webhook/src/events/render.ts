@@ -56,7 +56,7 @@ export const SOURCE_TOPICS = [
 
 const when = (d: Date | undefined) => d ?? new Date();
 
-/** An event of one listing's data (messages, reviews, requests): ordered per listing. */
+/** An event of one listing's data (reservations, messages, reviews, requests): ordered per listing. */
 function ofListing(
   e: { eventId: string; workspaceId: string; listingId: string; occurredAt?: Date | undefined },
   type: EventType | undefined,
@@ -120,18 +120,7 @@ export async function toIncomingEvent(topic: string, value: Uint8Array, listings
     }
     case TOPICS.reservationEvents.name: {
       const e = reservationEvents.ReservationEvent.decode(value);
-      const type = RESERVATION_TYPES[e.type];
-      if (!type || !e.reservation) return null;
-      return {
-        id: e.eventId,
-        workspaceId: e.workspaceId,
-        type,
-        listingId: e.listingId,
-        listingIds: [],
-        orderKey: e.listingId,
-        occurredAt: when(e.occurredAt),
-        object: toApiReservation(e.reservation),
-      };
+      return e.reservation ? ofListing(e, RESERVATION_TYPES[e.type], toApiReservation(e.reservation)) : null;
     }
     case TOPICS.guestEvents.name: {
       const e = guestEvents.GuestEvent.decode(value);

@@ -1,6 +1,6 @@
 // gRPC handlers of WebhookService: decode the request, run one use case, encode the result.
 import { webhook as pb } from '@vrp/contracts';
-import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import { listResponse, requestKey, requireId, requireWorkspace, service, type PageWindow, type ServiceRegistration } from '@vrp/platform';
 import { EVENT_TYPES } from '../domain/event-types';
 import type { Deliveries } from '../use-cases/deliveries';
 import type { Subscriptions } from '../use-cases/subscriptions';
@@ -27,9 +27,11 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
     },
     async listSubscriptions(req) {
       requireWorkspace(req.workspaceId);
-      const window = pageWindow(req.page);
-      const { subscriptions, total } = await subs.page(req.workspaceId, window);
-      return { subscriptions: subscriptions.map(toProtoSubscription), page: pageInfo(window, subscriptions.length, total) };
+      const load = async (window: PageWindow) => {
+        const { subscriptions: items, total } = await subs.page(req.workspaceId, window);
+        return { items, total };
+      };
+      return listResponse('subscriptions', req.page, load, toProtoSubscription);
     },
     async getSubscription(req) {
       requireWorkspace(req.workspaceId);
@@ -73,9 +75,11 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
     async listDeliveries(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.subscriptionId, 'subscriptionId');
-      const window = pageWindow(req.page);
-      const { deliveries, total } = await log.page(req.workspaceId, req.subscriptionId, req.status, window);
-      return { deliveries: deliveries.map(toProtoDelivery), page: pageInfo(window, deliveries.length, total) };
+      const load = async (window: PageWindow) => {
+        const { deliveries: items, total } = await log.page(req.workspaceId, req.subscriptionId, req.status, window);
+        return { items, total };
+      };
+      return listResponse('deliveries', req.page, load, toProtoDelivery);
     },
     async replayDelivery(req) {
       requireWorkspace(req.workspaceId);

@@ -2,7 +2,8 @@
 // validates, calls and maps; the listing service decides not_found / listing_inactive.
 import { z } from 'zod';
 import { listing } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Response } from 'express';
+import type { ErrorCode, Upstream } from '@vrp/platform';
 import type { ApiKeyPrincipal } from '../../domain/api-key-record';
 import { toApiListing, toApiListingWithCapabilities, toListingRow, toPagination } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';
@@ -29,12 +30,21 @@ export function listingRoutes(upstream: Upstream<listing.ListingServiceClient>):
     return ok({ data: res.listings.map(toListingRow), pagination: toPagination(res.page, query, res.listings.length) });
   };
 
-  const getOne = (principal: ApiKeyPrincipal, id: string) =>
-    upstream.call('getListing', { workspaceId: principal.workspaceId, id, allowInactive: false }).then(({ listing: found }) => {
-      // A reply without a listing is an upstream contract breach, not a 404 of the caller's.
-      if (!found) throw new Error('listing service answered GetListing without a listing');
-      return found;
-    });
+  // One handler behind both names of a listing; each name renders it as it documents.
+  const getOne = async <B>(principal: ApiKeyPrincipal, id: string, res: Response, render: (found: listing.Listing) => B) => {
+    const { listing: found } = await upstream.call('getListing', { workspaceId: principal.workspaceId, id, allowInactive: false });
+    // A reply without a listing is an upstream contract breach, not a 404 of the caller's.
+    if (!found) throw new Error('listing service answered GetListing without a listing');
+    return ok(withETag(res, found.version, { data: render(found) }));
+  };
+  // What both names declare: one active listing by id, versioned.
+  const oneListing = {
+    method: 'get' as const,
+    auth: 'api_key' as const,
+    params: listingIdParams,
+    versioned: true,
+    errors: ['not_found', 'listing_inactive'] satisfies ErrorCode[],
+  };
 
   const listDescription =
     'Active listings by default; `status=inactive` or `status=all` include inactive ones, whose rows carry only id, name, status and channels.';
@@ -65,39 +75,25 @@ export function listingRoutes(upstream: Upstream<listing.ListingServiceClient>):
       handler: listPage,
     }),
     defineRoute({
-      method: 'get',
+      ...oneListing,
       path: '/v1/listings/:id',
       operationId: 'getListing',
       summary: 'Get a listing with its capabilities',
       description:
         'One active listing including `capabilities` (what its PMS supports). An inactive listing answers 403 listing_inactive. `ETag` carries the listing’s version, for `If-Match` on PATCH.',
       tags: ['Listings'],
-      auth: 'api_key',
-      params: listingIdParams,
-      versioned: true,
       responses: { 200: z.object({ data: listingWithCapabilitiesSchema }) },
-      errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal, res }) {
-        const found = await getOne(principal, params.id);
-        return ok(withETag(res, found.version, { data: toApiListingWithCapabilities(found) }));
-      },
+      handler: ({ params, principal, res }) => getOne(principal, params.id, res, toApiListingWithCapabilities),
     }),
     defineRoute({
-      method: 'get',
+      ...oneListing,
       path: '/v1/properties/:id',
       operationId: 'getProperty',
       summary: 'Get a property',
       description: 'One active listing. An inactive listing answers 403 listing_inactive.',
       tags: ['Properties'],
-      auth: 'api_key',
-      params: listingIdParams,
-      versioned: true,
       responses: { 200: z.object({ data: listingSchema }) },
-      errors: ['not_found', 'listing_inactive'],
-      async handler({ params, principal, res }) {
-        const found = await getOne(principal, params.id);
-        return ok(withETag(res, found.version, { data: toApiListing(found) }));
-      },
+      handler: ({ params, principal, res }) => getOne(principal, params.id, res, toApiListing),
     }),
   ];
 }
