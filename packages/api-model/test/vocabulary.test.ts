@@ -1,5 +1,6 @@
 // Each API enum, pattern and limit is defined once, in packages/api-model/src/vocabulary.ts: this
-// test scans the hand-written sources of packages/ and services/ (not tests, not generated code)
+// test scans the hand-written sources of packages/ and services/ (not tests, not the test kit
+// packages/testkit, not generated code)
 // for a second definition of any of them. A hit names the file and line; import the constant
 // from @vrp/api-model instead. tools/ is not scanned: the PMS simulator stands for outside
 // systems and speaks their vocabulary, not the API's.
@@ -9,6 +10,8 @@ import * as vocabulary from '../src/vocabulary';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const VOCABULARY_FILE = join(ROOT, 'packages', 'api-model', 'src', 'vocabulary.ts');
+/** Test code, like *.test.ts: it speaks the simulator's (outside systems') vocabulary on purpose. */
+const TESTKIT = join(ROOT, 'packages', 'testkit');
 
 function sourceFiles(dir: string): string[] {
   let entries;
@@ -41,7 +44,7 @@ const isHome = (path: string, name: string) => HOMES[path]?.includes(name) ?? fa
 const FILES = ['packages', 'services']
   .flatMap((top) =>
     readdirSync(join(ROOT, top), { withFileTypes: true })
-      .filter((d) => d.isDirectory())
+      .filter((d) => d.isDirectory() && join(ROOT, top, d.name) !== TESTKIT)
       .map((d) => join(ROOT, top, d.name, 'src')),
   )
   .flatMap(sourceFiles)
