@@ -133,7 +133,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     idempotencyStore,
     logger,
     validateResponses: deps.validateResponses ?? false,
-    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store), config, logger }),
+    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS }), config, logger }),
     concurrency: new WorkspaceConcurrency(),
   });
   app.use(unmatchedRequests([...routes.map(({ method, path }) => ({ method, path })), ...PAGE_ENDPOINTS]));

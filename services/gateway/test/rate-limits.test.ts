@@ -172,8 +172,11 @@ describe('rate limits with two gateway replicas over one store', () => {
   beforeAll(async () => {
     listingService = await startListingServiceUnderTest();
     store = createMemoryStore();
-    a = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
-    b = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store });
+    // Plans are cached (API_KEY_CACHE_TTL_MS); a TTL far longer than the tests: only the
+    // eviction by the plan change can make it visible to the other replica.
+    const env = { API_KEY_CACHE_TTL_MS: '60000' };
+    a = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store, env });
+    b = await startTestGateway({ listingAddress: `127.0.0.1:${listingService.port}`, store, env });
   });
   afterAll(async () => {
     await a.stop();
@@ -190,7 +193,7 @@ describe('rate limits with two gateway replicas over one store', () => {
     expect(count(responses, 429)).toBe(18 - count(responses, 200));
   });
 
-  it('sees a plan change made through the other replica on the next request', async () => {
+  it('sees a plan change made through the other replica on the next request, although it had the plan cached', async () => {
     const { workspaceId, key } = await provision(a.url, { rateLimits: { keyRequestsPerSecond: 1, keyBurst: 1 } });
     const first = await burst(6, () => listings(b, key));
     expectAdmitted(count(first, 200), { perSecond: 1, burst: 1, requests: 6, elapsedMs: first.elapsedMs });
