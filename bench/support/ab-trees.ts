@@ -4,14 +4,15 @@
 // this tree, loaded alternately with `wrk -t2 -c16` for AB_SECONDS (5) each, AB_ROUNDS (6) times.
 // Prints each gateway's CPU per request per round and the medians: on a shared machine the load
 // moves both alike, so the pair is steadier than two runs of the benchmark.
+// AB_NEW_NODE_OPTIONS adds Node flags to the new side only (BASE=. compares flags on one tree).
 //   npx tsx bench/support/ab-trees.ts
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runWrk } from './load';
 
-function child<T>(file: string, message?: unknown): Promise<{ proc: ChildProcess; reply: T }> {
-  const proc = fork(file, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+function child<T>(file: string, message?: unknown, nodeOptions: string[] = []): Promise<{ proc: ChildProcess; reply: T }> {
+  const proc = fork(file, [], { execArgv: ['--import', 'tsx', ...nodeOptions], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     proc.once('message', (reply: T) => resolve({ proc, reply }));
     proc.once('exit', (code) => reject(new Error(`${file} exited ${code}`)));
@@ -29,7 +30,7 @@ async function main() {
   const stack = await child<{ addresses: unknown }>(join(__dirname, 'stack-server.ts'));
   const gws: Record<string, { proc: ChildProcess; reply: { baseUrl: string; apiKey: string; reservationId: string } }> = {
     base: await child(join(base, 'bench/support/gateway-server.ts'), { addresses: stack.reply.addresses }),
-    new: await child(join(__dirname, 'gateway-server.ts'), { addresses: stack.reply.addresses }),
+    new: await child(join(__dirname, 'gateway-server.ts'), { addresses: stack.reply.addresses }, process.env.AB_NEW_NODE_OPTIONS?.split(' ').filter(Boolean)),
   };
   const res: Record<string, { gw: number[]; svc: number[]; rps: number[] }> = { base: { gw: [], svc: [], rps: [] }, new: { gw: [], svc: [], rps: [] } };
   for (const name of Object.keys(gws)) {
