@@ -1,10 +1,15 @@
 // Issue 17 benchmark: the cost of the gateway's request path. `GET /v1/reservations/{id}` through
-// the gateway of the embedded stack (a child process: every service in one Node process, logs on
-// at info level into /dev/null) against a bare Express handler in its own process that answers
-// the same bytes with the same headers, both driven by the same client (`wrk -t2 -c16`), side by
-// side in one run, alternating. ratio = gateway req/s / bare req/s. Then p99 at half the
-// gateway's throughput, with a constant-rate (open-loop, wrk2-style) client.
-// Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 80 s.
+// the gateway against a bare Express handler in its own process that answers the same bytes with
+// the same headers, both driven by the same client (`wrk -t2 -c16`), side by side in one run,
+// alternating. ratio = gateway req/s / bare req/s. Then p99 at half the gateway's throughput,
+// with a constant-rate (open-loop, wrk2-style) client. Two layouts of the same code, measured in
+// the same run (BENCH_LAYOUT=one-process|split picks one):
+// - one-process: the embedded stack as `pnpm start` runs it (a child process: the gateway and
+//   every service on one event loop, logs on at info level into /dev/null);
+// - split: production's layout (compose, Helm): the gateway alone in its own process
+//   (`startGatewayProcess`) over the services of another embedded-stack process; a request costs
+//   CPU in both, and both are reported per request.
+// Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 2 minutes (one layout: 80 s).
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -52,93 +57,163 @@ function cpuMsOf(pid: number): number {
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
-const brief = (r: WrkResult & { cpuMsPerRequest?: number }) => ({
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+const brief = (r: WrkResult & { cpuMsPerRequest: Record<string, number> }) => ({
   req_per_s: Math.round(r.requestsPerSecond),
-  ...(r.cpuMsPerRequest !== undefined ? { cpu_ms_per_request: Math.round(r.cpuMsPerRequest * 1000) / 1000 } : {}),
+  cpu_ms_per_request: Object.fromEntries(Object.entries(r.cpuMsPerRequest).map(([name, ms]) => [name, round3(ms)])),
   p50_ms: round2(r.latencyMs.p50),
   p99_ms: round2(r.latencyMs.p99),
   non_2xx: r.non2xx,
   socket_errors: r.socketErrors,
 });
 
+type LayoutName = 'one-process' | 'split';
+const LAYOUTS: readonly LayoutName[] = process.env.BENCH_LAYOUT ? [process.env.BENCH_LAYOUT as LayoutName] : ['one-process', 'split'];
+for (const layout of LAYOUTS) if (layout !== 'one-process' && layout !== 'split') throw new Error(`BENCH_LAYOUT must be one-process or split, not ${layout}`);
+
+interface Served {
+  baseUrl: string;
+  apiKey: string;
+  reservationId: string;
+}
+
+/** One way of running the gateway: where it answers, and the processes a request costs CPU in. */
+interface Layout {
+  name: LayoutName;
+  url: string;
+  headers: Record<string, string>;
+  processes: Record<string, number>;
+}
+
+type Measured = WrkResult & { cpuMsPerRequest: Record<string, number> };
+
 async function main(): Promise<void> {
   const loadBefore = loadavg().map(round2);
-  const stack = await child<{ baseUrl: string; apiKey: string; reservationId: string }>('stack-server.ts', 'ignore');
-  const { baseUrl, apiKey, reservationId } = stack.reply;
-  const path = `/v1/reservations/${reservationId}`;
-  const headers = { authorization: `Bearer ${apiKey}` };
-
-  // What the gateway answers, served as it is by the bare handler.
-  const sample = await fetch(`${baseUrl}${path}`, { headers });
-  const body = await sample.text();
-  if (sample.status !== 200) throw new Error(`gateway answered ${sample.status}: ${body}`);
-  const replyHeaders: Record<string, string> = {};
-  sample.headers.forEach((value, name) => {
-    if (!PER_CONNECTION_HEADERS.has(name)) replyHeaders[name] = value;
-  });
-  const bare = await child<{ port: number }>('bare-server.ts', 'inherit', { path: '/v1/reservations/:id', status: 200, headers: replyHeaders, body });
-  const bareUrl = `http://127.0.0.1:${bare.reply.port}${path}`;
-  const check = await fetch(bareUrl, { headers });
-  if ((await check.text()) !== body) throw new Error('the bare handler does not answer the same bytes');
-
+  const children: ChildProcess[] = [];
+  const started = async <T>(script: string, stdout: 'ignore' | 'inherit', message?: unknown) => {
+    const c = await child<T>(script, stdout, message);
+    children.push(c.proc);
+    return c;
+  };
   try {
-    const gatewayUrl = `${baseUrl}${path}`;
-    const wrk = (url: string, seconds = SECONDS) => runWrk(url, { threads: 2, connections: CONNECTIONS, seconds, headers });
-    // CPU the stack's process spent per request: steadier than req/s on a shared machine.
-    const measured = async (url: string, pid: number): Promise<WrkResult & { cpuMsPerRequest: number }> => {
-      const before = cpuMsOf(pid);
-      const result = await wrk(url);
-      return { ...result, cpuMsPerRequest: (cpuMsOf(pid) - before) / result.requests };
+    const stack = await started<Served & { addresses: unknown }>('stack-server.ts', 'ignore');
+    const layouts: Layout[] = [];
+    const layoutOf = (name: LayoutName, served: Served, processes: Record<string, number>): Layout => ({
+      name,
+      url: `${served.baseUrl}/v1/reservations/${served.reservationId}`,
+      headers: { authorization: `Bearer ${served.apiKey}` },
+      processes,
+    });
+    if (LAYOUTS.includes('one-process')) layouts.push(layoutOf('one-process', stack.reply, { stack: stack.proc.pid! }));
+    if (LAYOUTS.includes('split')) {
+      const gateway = await started<Served>('gateway-server.ts', 'ignore', { addresses: stack.reply.addresses });
+      layouts.push(layoutOf('split', gateway.reply, { gateway: gateway.proc.pid!, services: stack.proc.pid! }));
+    }
+
+    // What the gateway answers, served as it is by the bare handler (both layouts answer alike:
+    // the same code over the same kind of data; the ids differ, not the length).
+    const sample = await fetch(layouts[0]!.url, { headers: layouts[0]!.headers });
+    const body = await sample.text();
+    if (sample.status !== 200) throw new Error(`gateway answered ${sample.status}: ${body}`);
+    const replyHeaders: Record<string, string> = {};
+    sample.headers.forEach((value, name) => {
+      if (!PER_CONNECTION_HEADERS.has(name)) replyHeaders[name] = value;
+    });
+    const bare = await started<{ port: number }>('bare-server.ts', 'inherit', { path: '/v1/reservations/:id', status: 200, headers: replyHeaders, body });
+    const bareUrl = `http://127.0.0.1:${bare.reply.port}${new URL(layouts[0]!.url).pathname}`;
+    const check = await fetch(bareUrl, { headers: layouts[0]!.headers });
+    if ((await check.text()) !== body) throw new Error('the bare handler does not answer the same bytes');
+
+    const wrk = (url: string, headers: Record<string, string>, seconds = SECONDS) => runWrk(url, { threads: 2, connections: CONNECTIONS, seconds, headers });
+    // CPU each process spent per request: steadier than req/s on a shared machine.
+    const measured = async (url: string, headers: Record<string, string>, processes: Record<string, number>): Promise<Measured> => {
+      const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMsOf(pid)]));
+      const result = await wrk(url, headers);
+      const cpu = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, (cpuMsOf(pid) - before[name]!) / result.requests]));
+      return { ...result, cpuMsPerRequest: cpu };
     };
     // Warm-up: JIT, connection pools, the store's indexes.
-    await wrk(gatewayUrl, 3);
+    for (const layout of layouts) await wrk(layout.url, layout.headers, 3);
     if (process.env.BENCH_PROFILE) {
       // Profiling (docs/architecture.md, "Per-request cost"): load the gateway only, then stop;
-      // start the stack with BENCH_STACK_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=<dir>".
-      console.log(JSON.stringify({ profiled: brief(await measured(gatewayUrl, stack.proc.pid!)) }));
+      // start the processes with BENCH_STACK_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=<dir>".
+      for (const layout of layouts)
+        console.log(JSON.stringify({ profiled: layout.name, ...brief(await measured(layout.url, layout.headers, layout.processes)) }));
       return;
     }
-    await wrk(bareUrl, 2);
-    const rounds: { gateway: WrkResult & { cpuMsPerRequest: number }; bare: WrkResult & { cpuMsPerRequest: number } }[] = [];
-    for (let i = 0; i < ROUNDS; i++) rounds.push({ gateway: await measured(gatewayUrl, stack.proc.pid!), bare: await measured(bareUrl, bare.proc.pid!) });
-    const mean = (pick: (r: (typeof rounds)[number]) => number) => rounds.reduce((s, r) => s + pick(r), 0) / rounds.length;
-    const gatewayRps = mean((r) => r.gateway.requestsPerSecond);
-    const bareRps = mean((r) => r.bare.requestsPerSecond);
-    const ratio = gatewayRps / bareRps;
-    const errors = rounds.reduce((s, r) => s + r.gateway.non2xx + r.gateway.socketErrors + r.bare.non2xx + r.bare.socketErrors, 0);
-
-    const halfLoad = await runConstantRate(gatewayUrl, { rate: Math.max(1, Math.floor(gatewayRps / 2)), seconds: SECONDS, connections: CONNECTIONS, headers });
-    const met = { ratio: ratio >= TARGET_RATIO, p99_at_half_load: halfLoad.latencyMs.p99 <= TARGET_P99_MS };
+    await wrk(bareUrl, layouts[0]!.headers, 2);
+    const gatewayRounds = new Map<LayoutName, Measured[]>(layouts.map((l) => [l.name, []]));
+    const bareRounds: Measured[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const layout of layouts) {
+        gatewayRounds.get(layout.name)!.push(await measured(layout.url, layout.headers, layout.processes));
+        bareRounds.push(await measured(bareUrl, layout.headers, { bare: bare.proc.pid! }));
+      }
+    }
+    const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+    const bareRps = mean(bareRounds.map((r) => r.requestsPerSecond));
+    const reports = [];
+    let errors = bareRounds.reduce((s, r) => s + r.non2xx + r.socketErrors, 0);
+    const headline: string[] = [];
+    for (const layout of layouts) {
+      const rounds = gatewayRounds.get(layout.name)!;
+      errors += rounds.reduce((s, r) => s + r.non2xx + r.socketErrors, 0);
+      const gatewayRps = mean(rounds.map((r) => r.requestsPerSecond));
+      const ratio = gatewayRps / bareRps;
+      const halfLoad = await runConstantRate(layout.url, {
+        rate: Math.max(1, Math.floor(gatewayRps / 2)),
+        seconds: SECONDS,
+        connections: CONNECTIONS,
+        headers: layout.headers,
+      });
+      errors += halfLoad.failed;
+      const met = { ratio: ratio >= TARGET_RATIO, p99_at_half_load: halfLoad.latencyMs.p99 <= TARGET_P99_MS };
+      const cpu = Object.fromEntries(Object.keys(layout.processes).map((name) => [name, round3(mean(rounds.map((r) => r.cpuMsPerRequest[name]!)))]));
+      reports.push({
+        layout: layout.name,
+        processes: Object.keys(layout.processes),
+        gateway_req_per_s: Math.round(gatewayRps),
+        cpu_ms_per_request: { ...cpu, total: round3(Object.values(cpu).reduce((s, v) => s + v, 0)) },
+        ratio: round2(ratio),
+        rounds: rounds.map(brief),
+        half_load: {
+          rate_per_s: halfLoad.rate,
+          sent: halfLoad.sent,
+          ok: halfLoad.ok,
+          failed: halfLoad.failed,
+          p50_ms: round2(halfLoad.latencyMs.p50),
+          p99_ms: round2(halfLoad.latencyMs.p99),
+          max_ms: round2(halfLoad.latencyMs.max),
+        },
+        met,
+      });
+      headline.push(
+        `${layout.name}: gateway ${Math.round(gatewayRps)} req/s / bare ${Math.round(bareRps)} = ratio ${round2(ratio)} (target >= ${TARGET_RATIO}${met.ratio ? ', met' : ', NOT met'}), ` +
+          `p99 at half load ${round2(halfLoad.latencyMs.p99)} ms (target <= ${TARGET_P99_MS}${met.p99_at_half_load ? ', met' : ', NOT met'}), ` +
+          `CPU/request ${Object.entries(cpu)
+            .map(([name, ms]) => `${name} ${ms} ms`)
+            .join(' + ')}`,
+      );
+    }
     const report = {
-      benchmark: 'gateway overhead: GET /v1/reservations/{id} through the gateway (embedded stack) vs a bare Express handler serving the same bytes',
-      client: `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds; constant-rate client at half the gateway's req/s`,
+      benchmark: 'gateway overhead: GET /v1/reservations/{id} through the gateway vs a bare Express handler serving the same bytes',
+      client: `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} rounds, each layout then the bare handler; constant-rate client at half the gateway's req/s`,
+      layouts: {
+        'one-process': 'the embedded stack (pnpm start): gateway and every service in one Node process',
+        split: "production's layout: the gateway in its own process over the services in another (CPU per request of both)",
+      },
       load_average_before: loadBefore,
       load_average_after: loadavg().map(round2),
       response_bytes: Buffer.byteLength(body),
-      rounds: rounds.map((r) => ({ gateway: brief(r.gateway), bare: brief(r.bare), ratio: round2(r.gateway.requestsPerSecond / r.bare.requestsPerSecond) })),
-      gateway_req_per_s: Math.round(gatewayRps),
-      bare_req_per_s: Math.round(bareRps),
-      gateway_cpu_ms_per_request: Math.round(mean((r) => r.gateway.cpuMsPerRequest) * 1000) / 1000,
-      ratio: round2(ratio),
-      half_load: {
-        rate_per_s: halfLoad.rate,
-        sent: halfLoad.sent,
-        ok: halfLoad.ok,
-        failed: halfLoad.failed,
-        p50_ms: round2(halfLoad.latencyMs.p50),
-        p99_ms: round2(halfLoad.latencyMs.p99),
-        max_ms: round2(halfLoad.latencyMs.max),
-      },
+      bare: { req_per_s: Math.round(bareRps), rounds: bareRounds.map(brief) },
+      results: reports,
       targets: { ratio: TARGET_RATIO, p99_at_half_load_ms: TARGET_P99_MS },
-      met,
     };
     console.log(JSON.stringify(report, null, 2));
-    console.log(
-      `HEADLINE gateway-overhead: gateway ${Math.round(gatewayRps)} req/s / bare Express ${Math.round(bareRps)} req/s = ratio ${round2(ratio)} (target >= ${TARGET_RATIO}${met.ratio ? ', met' : ', NOT met'}); p99 at half load ${round2(halfLoad.latencyMs.p99)} ms (target <= ${TARGET_P99_MS}${met.p99_at_half_load ? ', met' : ', NOT met'}); load ${loadBefore[0]}`,
-    );
-    if (errors > 0 || halfLoad.failed > 0) throw new Error(`${errors + halfLoad.failed} requests failed: the figures above are not valid`);
+    console.log(`HEADLINE gateway-overhead (load ${loadBefore[0]}): ${headline.join('; ')}`);
+    if (errors > 0) throw new Error(`${errors} requests failed: the figures above are not valid`);
   } finally {
-    await Promise.all([stop(bare.proc), stop(stack.proc)]);
+    await Promise.all(children.map(stop));
   }
 }
 

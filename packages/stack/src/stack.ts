@@ -1,6 +1,6 @@
 // The embedded stack: every service in this Node process, each behind its own gRPC server,
 // with in-memory engines, and the gateway in front. `pnpm start` and the e2e tests use it.
-import { closeUpstreams, createUpstreams, gatewayConfigSchema, startGateway, type RunningGateway } from '@vrp/gateway';
+import { closeUpstreams, createUpstreams, gatewayConfigSchema, startGateway, type GatewayUpstreams, type RunningGateway } from '@vrp/gateway';
 import {
   createEmbeddedBus,
   createEmbeddedStore,
@@ -9,6 +9,7 @@ import {
   type EventBus,
   type MemoryEventBus,
   type RunningService,
+  type ServiceAddresses,
 } from '@vrp/platform';
 import { startPmsSimulator, SimulatorControl, type PmsSimulator } from '@vrp/pms-simulator';
 import type { WebhookClock } from '@vrp/webhook';
@@ -66,6 +67,8 @@ export interface Stack<B extends EventBus = MemoryEventBus> {
   adminToken: string;
   gateway: RunningGateway;
   services: Record<ServiceName, RunningService>;
+  /** Where the services' gRPC servers listen (host:port), as the gateway was given them. */
+  addresses: ServiceAddresses;
   stores: Record<ServiceName | 'gateway', DocumentStore>;
   bus: B;
   /** The demo data created by this start; null when not seeded (seed: false, or data loaded from dataDir). */
@@ -109,6 +112,85 @@ export async function startStack(opts: StackOptions = {}, engines?: StackEngines
   }
 }
 
+/**
+ * The gateway of a stack over services at `addresses`: its store (embedded unless real engines
+ * are given), upstream clients and HTTP server, each registered with `onStarted`. The embedded
+ * stack runs it next to the services; `startGatewayProcess` runs it alone (services elsewhere).
+ */
+async function startStackGateway(
+  opts: StackOptions,
+  addresses: ServiceAddresses,
+  host: string,
+  logLevel: string,
+  onStarted: (undo: () => Promise<void>) => void,
+  engines: StackEngines | undefined,
+  dataDir: string | null,
+): Promise<{ adminToken: string; gatewayStore: DocumentStore; gateway: RunningGateway; baseUrl: string; demoUpstreams: () => GatewayUpstreams }> {
+  const adminToken = opts.adminToken ?? DEV_ADMIN_TOKEN;
+  const gatewayEnv = {
+    GATEWAY_PORT: String(opts.port ?? 8080),
+    GATEWAY_HOST: host,
+    ADMIN_TOKEN: adminToken,
+    API_KEY_PEPPER: opts.apiKeyPepper ?? DEV_PEPPER,
+    LISTING_ADDR: addresses.listing,
+    RESERVATION_ADDR: addresses.reservation,
+    GUEST_ADDR: addresses.guest,
+    PMS_ADAPTER_ADDR: addresses.pmsAdapter,
+    WEBHOOK_ADDR: addresses.webhook,
+    ...(opts.publicBaseUrl ? { PUBLIC_BASE_URL: opts.publicBaseUrl } : {}),
+  };
+  const config = gatewayConfigSchema.parse({ ...gatewayEnv, ...(opts.upstreamDeadlineMs ? { UPSTREAM_DEADLINE_MS: String(opts.upstreamDeadlineMs) } : {}) });
+  const gatewayStore = engines ? await engines.store('gateway') : createEmbeddedStore('gateway', dataDir ?? undefined);
+  // Real engines hold connections, persisted ones an LMDB environment each.
+  onStarted(() => gatewayStore.close());
+  const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
+  onStarted(async () => closeUpstreams(upstreams));
+  const gateway = await startGateway({ store: gatewayStore, upstreams, config, logger: createLogger('gateway', logLevel) });
+  onStarted(() => gateway.close());
+  const baseUrl = opts.publicBaseUrl ?? `http://${host === '0.0.0.0' ? 'localhost' : host}:${gateway.port}`;
+  // Seeding is no client request: it keeps the default deadline when a test shortens the gateway's.
+  const demoUpstreams = (): GatewayUpstreams => {
+    if (!opts.upstreamDeadlineMs) return upstreams;
+    const seedUpstreams = createUpstreams(config, gatewayConfigSchema.parse(gatewayEnv).UPSTREAM_DEADLINE_MS);
+    onStarted(async () => closeUpstreams(seedUpstreams));
+    return seedUpstreams;
+  };
+  return { adminToken, gatewayStore, gateway, baseUrl, demoUpstreams };
+}
+
+/**
+ * The gateway alone, in this process, over services running elsewhere (another process started
+ * with `startStack`): production's layout, one process per service. In-memory gateway store; the
+ * demo workspace and key are seeded into it (its listings go to the listing service at
+ * `addresses`). bench/gateway-overhead.bench.ts measures the gateway path this way too.
+ */
+export async function startGatewayProcess(
+  opts: Pick<StackOptions, 'port' | 'host' | 'logLevel' | 'adminToken' | 'apiKeyPepper' | 'publicBaseUrl' | 'upstreamDeadlineMs'> & {
+    addresses: ServiceAddresses;
+  },
+): Promise<Pick<Stack, 'baseUrl' | 'adminToken' | 'gateway' | 'demo' | 'stop'>> {
+  const undo: Array<() => Promise<void>> = [];
+  const stop = async (): Promise<void> => {
+    for (const step of undo.splice(0).reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const { adminToken, gateway, baseUrl, demoUpstreams } = await startStackGateway(
+      opts,
+      opts.addresses,
+      opts.host ?? '127.0.0.1',
+      opts.logLevel ?? 'info',
+      (step) => undo.push(step),
+      undefined,
+      null,
+    );
+    const demo = await seedDemo({ gateway: gateway.gateway, listing: demoUpstreams().listing });
+    return { baseUrl, adminToken, gateway, demo, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 async function boot(
   opts: StackOptions,
   engines: StackEngines | undefined,
@@ -137,34 +219,11 @@ async function boot(
     ...(opts.webhookLeaseMs ? { webhookLeaseMs: opts.webhookLeaseMs } : {}),
   });
 
-  const adminToken = opts.adminToken ?? DEV_ADMIN_TOKEN;
-  const gatewayEnv = {
-    GATEWAY_PORT: String(opts.port ?? 8080),
-    GATEWAY_HOST: host,
-    ADMIN_TOKEN: adminToken,
-    API_KEY_PEPPER: opts.apiKeyPepper ?? DEV_PEPPER,
-    LISTING_ADDR: addresses.listing,
-    RESERVATION_ADDR: addresses.reservation,
-    GUEST_ADDR: addresses.guest,
-    PMS_ADAPTER_ADDR: addresses.pmsAdapter,
-    WEBHOOK_ADDR: addresses.webhook,
-    ...(opts.publicBaseUrl ? { PUBLIC_BASE_URL: opts.publicBaseUrl } : {}),
-  };
-  const config = gatewayConfigSchema.parse({ ...gatewayEnv, ...(opts.upstreamDeadlineMs ? { UPSTREAM_DEADLINE_MS: String(opts.upstreamDeadlineMs) } : {}) });
-  const gatewayStore = engines ? await engines.store('gateway') : createEmbeddedStore('gateway', dataDir ?? undefined);
-  // Real engines hold connections, persisted ones an LMDB environment each.
-  onStarted(() => gatewayStore.close());
-  const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
-  onStarted(async () => closeUpstreams(upstreams));
-  const gateway = await startGateway({ store: gatewayStore, upstreams, config, logger: createLogger('gateway', logLevel) });
-  onStarted(() => gateway.close());
-  const baseUrl = opts.publicBaseUrl ?? `http://${host === '0.0.0.0' ? 'localhost' : host}:${gateway.port}`;
+  const { adminToken, gatewayStore, gateway, baseUrl, demoUpstreams } = await startStackGateway(opts, addresses, host, logLevel, onStarted, engines, dataDir);
 
   const pmsControl = new SimulatorControl(simulator.url);
   const seedWanted = opts.seed !== false;
-  // Seeding is no client request: it keeps the default deadline when a test shortens the gateway's.
-  const seedUpstreams = opts.upstreamDeadlineMs ? createUpstreams(config, gatewayConfigSchema.parse(gatewayEnv).UPSTREAM_DEADLINE_MS) : upstreams;
-  if (seedUpstreams !== upstreams) onStarted(async () => closeUpstreams(seedUpstreams));
+  const seedUpstreams = demoUpstreams();
   const demo =
     seedWanted && fresh
       ? await seedDemo({
@@ -184,6 +243,7 @@ async function boot(
     adminToken,
     gateway,
     services: running,
+    addresses,
     stores: { ...stores, gateway: gatewayStore },
     bus,
     demo,

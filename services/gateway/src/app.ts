@@ -9,6 +9,7 @@ import { AppliedRequests, type DocumentStore, type Logger } from '@vrp/platform'
 import type { GatewayConfig } from './config';
 import { answerClientErrors } from './http/client-errors';
 import { classifyError, sendError } from './http/envelope';
+import { installJsonResponse } from './http/json-response';
 import { buildOpenApiDocument, type OpenApiDocument } from './http/openapi';
 import { mountPages, PAGE_ENDPOINTS } from './http/pages';
 import { requestContext } from './http/middleware/request-context';
@@ -124,6 +125,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY_HOPS);
+  installJsonResponse(app);
   app.use(requestContext(logger));
   mountPages(app, { document: openApiDocument, baseUrl: publicBaseUrl, checks: { store: () => deps.store.ready() }, draining: () => draining });
   mountRoutes(app, routes, {
@@ -133,7 +135,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     idempotencyStore,
     logger,
     validateResponses: deps.validateResponses ?? false,
-    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store), config, logger }),
+    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS }), config, logger }),
     concurrency: new WorkspaceConcurrency(),
   });
   app.use(unmatchedRequests([...routes.map(({ method, path }) => ({ method, path })), ...PAGE_ENDPOINTS]));

@@ -116,6 +116,18 @@ describe('gateway HTTP basics', () => {
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     });
 
+    it('writes JSON with the charset and the exact byte length, and HEAD with the same headers and no body', async () => {
+      const get = await fetch(`${sut.gw.url}/v1/listings`);
+      const body = await get.text();
+      expect(get.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(get.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+      expect(JSON.parse(body)).toMatchObject({ error: { code: 'authentication_required' } });
+      const head = await fetch(`${sut.gw.url}/v1/listings`, { method: 'HEAD' });
+      expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+      expect(await head.text()).toBe('');
+    });
+
     it('renders docs_url from PUBLIC_BASE_URL when configured', async () => {
       const other = await startTestGateway({ listingAddress: `127.0.0.1:${sut.listingService.port}`, env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
       try {

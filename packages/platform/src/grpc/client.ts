@@ -57,6 +57,9 @@ export function createUpstream<C extends grpc.Client>(
     // Reconnect quickly after an upstream restarts.
     'grpc.initial_reconnect_backoff_ms': 200,
     'grpc.max_reconnect_backoff_ms': 2000,
+    // No channelz service is exposed: its per-call bookkeeping (counters, timestamps, trackers
+    // on channel, subchannel and transport) would be paid on every call for nothing (issue 17).
+    'grpc.enable_channelz': 0,
   });
   const defaultDeadline = opts.deadlineMs ?? 5000;
   const resetTimeout = opts.breaker?.resetTimeoutMs ?? 5000;

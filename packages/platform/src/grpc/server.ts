@@ -78,7 +78,8 @@ export async function startGrpcServer(opts: {
   services: ServiceRegistration[];
   logger: Logger;
 }): Promise<GrpcServerHandle> {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+  // No channelz service is exposed: its per-call bookkeeping is off (see grpc/client.ts).
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024, 'grpc.enable_channelz': 0 });
   for (const svc of opts.services) {
     const impl: grpc.UntypedServiceImplementation = {};
     for (const [method, handler] of Object.entries(svc.handlers)) {

@@ -9,6 +9,7 @@
 import type { Collection, DocumentStore } from '@vrp/platform';
 import type { ApiKeyMode } from '../domain/api-key';
 import type { ApiKeyRecord } from '../domain/api-key-record';
+import { readCacheOf, type ReadCache } from './read-cache';
 import { apiKeySchema } from './schemas';
 
 type ApiKeyDoc = Omit<ApiKeyRecord, 'id'> & { _id: string };
@@ -18,46 +19,16 @@ const toRecord = ({ _id, ...rest }: ApiKeyDoc): ApiKeyRecord => ({ id: _id, ...r
 /** Entries of one cache at most (least recently used first out). */
 export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 
-class VerifiedKeyCache {
-  private readonly entries = new Map<string, { record: ApiKeyRecord; expiresAt: number }>();
-  /** Bumped by every eviction: a lookup that started before one does not fill the cache. */
-  generation = 0;
-
-  get(hash: string, now: number): ApiKeyRecord | undefined {
-    const entry = this.entries.get(hash);
-    if (!entry) return undefined;
-    this.entries.delete(hash);
-    if (entry.expiresAt <= now) return undefined;
-    this.entries.set(hash, entry); // most recently used last
-    return entry.record;
-  }
-
-  set(record: ApiKeyRecord, expiresAt: number): void {
-    this.entries.delete(record.hash);
-    this.entries.set(record.hash, { record, expiresAt });
-    if (this.entries.size > API_KEY_CACHE_MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-  }
-
-  evict(id: string): void {
-    this.generation += 1;
-    for (const [hash, entry] of this.entries) if (entry.record.id === id) this.entries.delete(hash);
-  }
-}
-
-const caches = new WeakMap<DocumentStore, VerifiedKeyCache>();
-
 export class ApiKeyStore {
   private readonly keys: Collection<ApiKeyDoc>;
-  private readonly cache: VerifiedKeyCache;
+  private readonly cache: ReadCache<ApiKeyRecord>;
 
   constructor(
     store: DocumentStore,
     private readonly opts: { cacheTtlMs?: number; now?: () => number } = {},
   ) {
     this.keys = store.collection<ApiKeyDoc>({ name: 'api_keys', schema: apiKeySchema });
-    let cache = caches.get(store);
-    if (!cache) caches.set(store, (cache = new VerifiedKeyCache()));
-    this.cache = cache;
+    this.cache = readCacheOf(store, 'verified-api-keys', API_KEY_CACHE_MAX_ENTRIES);
   }
 
   /**
@@ -65,15 +36,13 @@ export class ApiKeyStore {
    * a revoked or unknown key is read from the store.
    */
   async findUsableByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const ttl = this.opts.cacheTtlMs ?? 0;
-    if (ttl <= 0) return this.findByHash(hash);
-    const now = this.opts.now ?? Date.now;
-    const cached = this.cache.get(hash, now());
-    if (cached) return cached;
-    const generation = this.cache.generation;
-    const record = await this.findByHash(hash);
-    if (record && record.revokedAt === null && generation === this.cache.generation) this.cache.set(record, now() + ttl);
-    return record;
+    return this.cache.read(
+      hash,
+      this.opts.cacheTtlMs ?? 0,
+      this.opts.now ?? Date.now,
+      () => this.findByHash(hash),
+      (record) => record.revokedAt === null,
+    );
   }
 
   async insert(record: ApiKeyRecord): Promise<ApiKeyRecord> {
@@ -112,12 +81,10 @@ export class ApiKeyStore {
    * the revocation takes effect on the very next request.
    */
   async revoke(id: string, now: Date): Promise<ApiKeyRecord | null> {
-    this.cache.evict(id);
-    try {
-      await this.keys.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: now } });
-    } finally {
-      this.cache.evict(id);
-    }
+    await this.cache.around(
+      (_hash, record) => record.id === id,
+      () => this.keys.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: now } }),
+    );
     return this.get(id);
   }
 }

@@ -2,7 +2,11 @@
 import type { Collection, DocumentStore, Tx } from '@vrp/platform';
 import type { RateLimitOverrides } from '../domain/rate-limits';
 import { workspaceNameKey, type Workspace } from '../domain/workspace';
+import { readCacheOf, type ReadCache } from './read-cache';
 import { workspaceSchema } from './schemas';
+
+/** Entries of one workspace cache at most (least recently used first out). */
+export const WORKSPACE_CACHE_MAX_ENTRIES = 10_000;
 
 type WorkspaceDoc = {
   _id: string;
@@ -30,9 +34,26 @@ const toWorkspace = (doc: WorkspaceDoc): Workspace => ({
 
 export class WorkspaceStore {
   private readonly workspaces: Collection<WorkspaceDoc>;
+  /**
+   * Workspaces read on the request path (the plan's rate limits of every API-key request), kept
+   * for `cacheTtlMs` (API_KEY_CACHE_TTL_MS; 0 = off) in a bounded LRU shared by every gateway over
+   * this store object. A plan change evicts the workspace before and after its write, so it
+   * applies on the next request of every gateway over the store; a replica in another process
+   * (MongoDB deployments) sees it when its entry expires, within the TTL.
+   */
+  private readonly cache: ReadCache<Workspace>;
 
-  constructor(store: DocumentStore) {
+  constructor(
+    store: DocumentStore,
+    private readonly opts: { cacheTtlMs?: number; now?: () => number } = {},
+  ) {
     this.workspaces = store.collection<WorkspaceDoc>({ name: 'workspaces', schema: workspaceSchema });
+    this.cache = readCacheOf(store, 'workspaces', WORKSPACE_CACHE_MAX_ENTRIES);
+  }
+
+  /** The workspace, from the cache while its entry is fresh (admission of a request). */
+  getCached(id: string): Promise<Workspace | null> {
+    return this.cache.read(id, this.opts.cacheTtlMs ?? 0, this.opts.now ?? Date.now, () => this.get(id));
   }
 
   async insert(ws: Workspace, tx?: Tx): Promise<Workspace> {
@@ -64,12 +85,18 @@ export class WorkspaceStore {
 
   /** Replaces the plan's rate limit overrides (the caller merged them). */
   async setRateLimits(id: string, rateLimits: RateLimitOverrides, now: Date): Promise<Workspace | null> {
-    const doc = await this.workspaces.findOneAndUpdate({ _id: id }, { $set: { rateLimits, updatedAt: now } }, { returnDocument: 'after' });
+    const doc = await this.cache.around(
+      (key) => key === id,
+      () => this.workspaces.findOneAndUpdate({ _id: id }, { $set: { rateLimits, updatedAt: now } }, { returnDocument: 'after' }),
+    );
     return doc ? toWorkspace(doc) : null;
   }
 
   async setActiveListingLimit(id: string, activeListingLimit: number, now: Date): Promise<Workspace | null> {
-    const doc = await this.workspaces.findOneAndUpdate({ _id: id }, { $set: { activeListingLimit, updatedAt: now } }, { returnDocument: 'after' });
+    const doc = await this.cache.around(
+      (key) => key === id,
+      () => this.workspaces.findOneAndUpdate({ _id: id }, { $set: { activeListingLimit, updatedAt: now } }, { returnDocument: 'after' }),
+    );
     return doc ? toWorkspace(doc) : null;
   }
 }

@@ -215,9 +215,9 @@ export class Admission {
     };
   }
 
-  /** The plan's limits; a workspace read that fails or is missing falls back to the defaults. */
+  /** The plan's limits (a cached read, see WorkspaceStore); a workspace read that fails or is missing falls back to the defaults. */
   private async limitsOf(workspaceId: string): Promise<RateLimits> {
-    const ws = await this.deps.workspaces.get(workspaceId).catch(() => null);
+    const ws = await this.deps.workspaces.getCached(workspaceId).catch(() => null);
     return effectiveRateLimits(ws?.rateLimits);
   }
 }

@@ -1,0 +1,70 @@
+// A bounded, short-lived cache of store reads on the request path (verified API keys, workspace
+// plans): an LRU with a time to live, one per store object and name, so every gateway over that
+// store and the admin paths that change the records share it. A change evicts the record before
+// and after its write; `generation`, bumped by every eviction, keeps a read that started before
+// an eviction from putting the old record back.
+import type { DocumentStore } from '@vrp/platform';
+
+export class ReadCache<V> {
+  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  /** Bumped by every eviction: a lookup that started before one does not fill the cache. */
+  generation = 0;
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(key: string, now: number): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    if (entry.expiresAt <= now) return undefined;
+    this.entries.set(key, entry); // most recently used last
+    return entry.value;
+  }
+
+  set(key: string, value: V, expiresAt: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { value, expiresAt });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** Drops every entry `matches` selects and invalidates reads in flight. */
+  evict(matches: (key: string, value: V) => boolean): void {
+    this.generation += 1;
+    for (const [key, entry] of this.entries) if (matches(key, entry.value)) this.entries.delete(key);
+  }
+
+  /**
+   * The cached value of `key` while fresh, else `load()`'s, kept for `ttlMs` when `keep` says so
+   * and no eviction happened meanwhile; `ttlMs` 0 reads every time.
+   */
+  async read(key: string, ttlMs: number, now: () => number, load: () => Promise<V | null>, keep: (value: V) => boolean = () => true): Promise<V | null> {
+    if (ttlMs <= 0) return load();
+    const cached = this.get(key, now());
+    if (cached !== undefined) return cached;
+    const generation = this.generation;
+    const value = await load();
+    if (value !== null && keep(value) && generation === this.generation) this.set(key, value, now() + ttlMs);
+    return value;
+  }
+
+  /** Runs a change of the records `matches` selects with them evicted before and after. */
+  async around<T>(matches: (key: string, value: V) => boolean, change: () => Promise<T>): Promise<T> {
+    this.evict(matches);
+    try {
+      return await change();
+    } finally {
+      this.evict(matches);
+    }
+  }
+}
+
+const caches = new WeakMap<DocumentStore, Map<string, ReadCache<unknown>>>();
+
+/** The cache named `name` of this store object (created on first use). */
+export function readCacheOf<V>(store: DocumentStore, name: string, maxEntries: number): ReadCache<V> {
+  let byName = caches.get(store);
+  if (!byName) caches.set(store, (byName = new Map()));
+  let cache = byName.get(name);
+  if (!cache) byName.set(name, (cache = new ReadCache<unknown>(maxEntries)));
+  return cache as ReadCache<V>;
+}
