@@ -49,4 +49,73 @@ describe('delivery queue head under concurrent transactions', () => {
     expect(await heads(deliveries)).toEqual([second.delivery.id]);
     expect((await deliveries.due(new Date(Date.now() + 1000), 10)).map((d) => d.id)).toEqual([second.delivery.id]);
   });
+
+  it('a settlement that finds a next delivery hands over to it without the queue turn, and an enqueue running meanwhile waits behind it', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const [first, second, third] = [1, 2, 3].map(eventAndDelivery) as [
+      ReturnType<typeof eventAndDelivery>,
+      ReturnType<typeof eventAndDelivery>,
+      ReturnType<typeof eventAndDelivery>,
+    ];
+    await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx));
+    await store.transaction((tx) => deliveries.enqueue(second.event, [second.delivery], tx));
+    expect(await deliveries.claim(first.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+
+    const enqueueing = await holdOpen(store, (tx) => deliveries.enqueue(third.event, [third.delivery], tx));
+    const handover = await deliveries.complete(first.delivery, { status: 'succeeded', completedAt: new Date() });
+    await enqueueing.commit();
+
+    expect(handover.next?.id).toBe(second.delivery.id);
+    expect(await heads(deliveries)).toEqual([second.delivery.id]);
+    expect(await deliveries.claim(second.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+    expect((await deliveries.complete(second.delivery, { status: 'succeeded', completedAt: new Date() })).next?.id).toBe(third.delivery.id);
+    expect(await heads(deliveries)).toEqual([third.delivery.id]);
+  });
+
+  it('a settlement claims the next due head in its own write; release gives back only a claim with that lease', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const first = eventAndDelivery(1);
+    const second = eventAndDelivery(2);
+    await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx));
+    await store.transaction((tx) => deliveries.enqueue(second.event, [second.delivery], tx));
+    expect(await deliveries.claim(first.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+
+    const lease = new Date(Date.now() + 60_000);
+    const handover = await deliveries.complete(
+      first.delivery,
+      { status: 'succeeded', completedAt: new Date() },
+      { dueBy: new Date(Date.now() + 1000), leaseUntil: lease },
+    );
+    expect(handover).toMatchObject({ claimed: true, next: { id: second.delivery.id, status: 'delivering' } });
+    const stored = await deliveries.deliveries.findOne({ _id: second.delivery.id });
+    expect(stored).toMatchObject({ status: 'delivering', head: true, leaseUntil: lease });
+    // Claimed already: no other sender takes it.
+    expect(await deliveries.claim(second.delivery.id, new Date(Date.now() + 60_000))).toBeNull();
+
+    await deliveries.release(second.delivery.id, new Date(lease.getTime() + 1));
+    expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'delivering' });
+    await deliveries.release(second.delivery.id, lease);
+    expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'pending', head: true, leaseUntil: null });
+  });
+
+  it('a settlement does not claim a next head that is not due yet', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const first = eventAndDelivery(1);
+    const later = eventAndDelivery(2);
+    later.delivery.nextAttemptAt = new Date(Date.now() + 60_000);
+    await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx));
+    await store.transaction((tx) => deliveries.enqueue(later.event, [later.delivery], tx));
+    expect(await deliveries.claim(first.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+
+    const handover = await deliveries.complete(
+      first.delivery,
+      { status: 'succeeded', completedAt: new Date() },
+      { dueBy: new Date(), leaseUntil: new Date(Date.now() + 60_000) },
+    );
+    expect(handover).toMatchObject({ claimed: false, next: { id: later.delivery.id, status: 'pending' } });
+    expect(await heads(deliveries)).toEqual([later.delivery.id]);
+  });
 });
