@@ -124,9 +124,9 @@ describe('memory document store', () => {
     expect(await plain.findOne({ _id: 'lst_1' })).toEqual({ _id: 'lst_1', text: 'x' });
   });
 
-  it('a $set of top-level fields (applied without mingo) writes and counts exactly what mingo’s updater does', async () => {
+  it('a $set or $inc of top-level fields (applied without mingo) writes and counts exactly what mingo’s updater does', async () => {
     const store = createMemoryStore();
-    const schema = new Schema({ _id: String, s: String, n: Number, b: Boolean, d: Date, o: Schema.Types.Mixed, a: [Number] }, { versionKey: false });
+    const schema = new Schema({ _id: String, s: String, n: Number, m: Number, b: Boolean, d: Date, o: Schema.Types.Mixed, a: [Number] }, { versionKey: false });
     const c = store.collection<Doc>({ name: 'plain_set', schema });
     const rand = seeded(17);
     const values = {
@@ -140,13 +140,19 @@ describe('memory document store', () => {
     const fields = Object.keys(values) as (keyof typeof values)[];
     let expected: Doc = { _id: 'p', a: [] };
     await c.insertOne({ _id: 'p' });
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 300; i++) {
       const set: Record<string, unknown> = {};
-      for (const f of fields) if (rand() < 0.4) set[f] = values[f]();
+      // $inc: a number, a missing field (m, until first set), null, a string; by a positive, zero or negative amount.
+      const inc = rand() < 0.3;
+      for (const f of inc ? ['n', 'm', 's'] : fields) {
+        if (rand() >= (inc ? 0.5 : 0.4)) continue;
+        set[f] = inc ? pick([1, 0, -2.5], Math.floor(rand() * 3)) : values[f as keyof typeof values]();
+      }
       if (Object.keys(set).length === 0) continue;
+      const op = inc ? '$inc' : '$set';
       const byMingo = deepClone(expected) as Doc;
-      const changed = mingoUpdate(byMingo, { $set: deepClone(set) as Record<string, unknown> }, undefined, undefined, { cloneMode: 'deep' });
-      const result = await c.updateOne({ _id: 'p' }, { $set: set });
+      const changed = mingoUpdate(byMingo, { [op]: deepClone(set) as Record<string, unknown> }, undefined, undefined, { cloneMode: 'deep' });
+      const result = await c.updateOne({ _id: 'p' }, { [op]: set });
       expect(result.modifiedCount).toBe(changed.length > 0 ? 1 : 0);
       expected = byMingo;
       expect(await c.findOne({ _id: 'p' })).toEqual(expected);
