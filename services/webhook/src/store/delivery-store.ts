@@ -9,6 +9,8 @@ type EventDoc = Omit<WebhookEvent, 'id'> & { _id: string; [field: string]: unkno
 type DeliveryDoc = Omit<DeliveryRecord, 'id'> & { _id: string; dedupeKey: string; leaseUntil: Date | null; head: boolean; [field: string]: unknown };
 
 const OPEN: DeliveryStatus[] = ['pending', 'delivering'];
+/** Events kept in memory after a read (see DeliveryStore.event). */
+const EVENTS_KEPT = 1000;
 
 /** Claim the queue's next head in the settlement's write when it is due by `dueBy` (scheduling clock). */
 export interface NextClaim {
@@ -30,6 +32,8 @@ export class DeliveryStore {
   readonly events: Collection<EventDoc>;
   readonly deliveries: Collection<DeliveryDoc>;
   private readonly queues: Collection<{ _id: string; turns?: number }>;
+  /** Events read last (oldest first out): they never change once stored. */
+  private readonly recentEvents = new Map<string, Readonly<WebhookEvent>>();
 
   constructor(readonly store: DocumentStore) {
     this.events = store.collection<EventDoc>({ name: 'events', schema: eventSchema });
@@ -56,7 +60,7 @@ export class DeliveryStore {
     const docs: DeliveryDoc[] = [];
     for (const { id: deliveryId, ...d } of deliveries) {
       await this.lockQueue(d.subscriptionId, d.orderKey, tx);
-      const head = (await this.headOf(d.subscriptionId, d.orderKey, tx)) === null;
+      const head = !(await this.hasOpen(d.subscriptionId, d.orderKey, tx));
       docs.push({ _id: deliveryId, ...d, dedupeKey: `${d.subscriptionId}:${d.eventId}`, leaseUntil: null, head });
     }
     // One write for the event's fan-out (every subscription's delivery), not one per subscription.
@@ -70,9 +74,20 @@ export class DeliveryStore {
     return toDelivery(await this.deliveries.insertOne({ _id: id, ...rest, dedupeKey: `replay:${id}`, leaseUntil: null, head: true }, { tx }));
   }
 
+  /**
+   * A stored event. Events are written once (enqueue's `$setOnInsert`) and never changed, so the
+   * last ones read are kept in memory: an event fans out to every subscription, and each of its
+   * deliveries used to read it again (issue 17).
+   */
   async event(id: string): Promise<WebhookEvent | null> {
+    const kept = this.recentEvents.get(id);
+    if (kept) return kept;
     const doc = await this.events.findOne({ _id: id });
-    return doc ? toEvent(doc) : null;
+    if (!doc) return null;
+    const event = Object.freeze(toEvent(doc));
+    this.recentEvents.set(id, event);
+    if (this.recentEvents.size > EVENTS_KEPT) this.recentEvents.delete(this.recentEvents.keys().next().value!);
+    return event;
   }
 
   async get(workspaceId: string, subscriptionId: string, id: string): Promise<DeliveryRecord> {
@@ -105,16 +120,18 @@ export class DeliveryStore {
     return doc?.nextAttemptAt ?? null;
   }
 
-  /**
-   * The id of the oldest open delivery of a queue: only it may be sent. One query per open status,
-   * each an equality prefix of the `{subscriptionId, orderKey, status, _id}` index walked in `_id`
-   * order, so the answer costs the same however many settled deliveries the queue has behind it
-   * (a `$in` over the statuses made the embedded engine read them all: issue 17).
-   */
-  async headOf(subscriptionId: string, orderKey: string, tx?: Tx): Promise<string | null> {
-    return (await this.oldestOpen(subscriptionId, orderKey, tx))?._id ?? null;
+  /** True when the queue has an open delivery (one indexed read when a pending one exists, the common case with a backlog). */
+  private async hasOpen(subscriptionId: string, orderKey: string, tx: Tx): Promise<boolean> {
+    for (const status of OPEN) if ((await this.deliveries.find({ subscriptionId, orderKey, status }, { limit: 1, tx })).length > 0) return true;
+    return false;
   }
 
+  /**
+   * The oldest open delivery of a queue: only it may be sent. One query per open status, each an
+   * equality prefix of the `{subscriptionId, orderKey, status, _id}` index walked in `_id` order,
+   * so the answer costs the same however many settled deliveries the queue has behind it (a `$in`
+   * over the statuses made the embedded engine read them all: issue 17).
+   */
   private async oldestOpen(subscriptionId: string, orderKey: string, tx?: Tx): Promise<DeliveryDoc | null> {
     // No projection: on the embedded engine a projection compiles a full mingo query per call,
     // which costs more than copying one small document.
