@@ -120,9 +120,14 @@ export class DeliveryStore {
     return doc?.nextAttemptAt ?? null;
   }
 
-  /** True when the queue has an open delivery (one indexed read when a pending one exists, the common case with a backlog). */
+  /**
+   * True when the queue has an open delivery (one indexed read when a pending one exists, the
+   * common case with a backlog). Sorted like oldestOpen, so that the embedded engine walks the
+   * same ordered index instead of testing every delivery of the subscription.
+   */
   private async hasOpen(subscriptionId: string, orderKey: string, tx: Tx): Promise<boolean> {
-    for (const status of OPEN) if ((await this.deliveries.find({ subscriptionId, orderKey, status }, { limit: 1, tx })).length > 0) return true;
+    for (const status of OPEN)
+      if ((await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, tx })).length > 0) return true;
     return false;
   }
 
