@@ -1,10 +1,17 @@
 // The delivery queue's head under concurrent transactions, on the embedded store (as strict as
 // MongoDB's snapshot isolation): an event queued while the current head completes must become
 // the next head, whichever transaction commits first.
-import { createMemoryStore, sortableId } from '@vrp/platform';
+import type { ListingActivityCache } from '@vrp/activity-cache';
+import { createLogger, createMemoryStore, sortableId } from '@vrp/platform';
 import { holdOpen } from '@vrp/platform/src/store/contract';
 import { newDelivery, type DeliveryRecord, type WebhookEvent } from '../src/domain/delivery';
+import { newSubscription } from '../src/domain/subscription';
+import { systemClock } from '../src/ports/clock';
+import type { Sender } from '../src/ports/http-sender';
 import { DeliveryStore } from '../src/store/delivery-store';
+import { SubscriptionStore } from '../src/store/subscription-store';
+import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler } from '../src/use-cases/delivery-scheduler';
+import { eventually } from './receiver';
 
 const SUB = 'whs_queue';
 const LISTING = 'lst_queue';
@@ -117,5 +124,49 @@ describe('delivery queue head under concurrent transactions', () => {
     );
     expect(handover).toMatchObject({ claimed: false, next: { id: later.delivery.id, status: 'pending' } });
     expect(await heads(deliveries)).toEqual([later.delivery.id]);
+  });
+
+  it('a graceful stop gives back the claim a settlement handed over: the next delivery is pending again, not held until its lease ends', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const subscriptions = new SubscriptionStore(store);
+    const subscription = await subscriptions.insert({
+      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
+      id: SUB,
+    });
+    const first = eventAndDelivery(1);
+    const second = eventAndDelivery(2);
+    first.delivery.subscriptionId = second.delivery.subscriptionId = subscription.id;
+    await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx));
+    await store.transaction((tx) => deliveries.enqueue(second.event, [second.delivery], tx));
+
+    const sent: string[] = [];
+    let answer: () => void = () => undefined;
+    const sender: Sender = (request) => {
+      sent.push(request.headers['vrp-delivery-id']!);
+      return new Promise((resolve) => (answer = () => resolve({ kind: 'response', status: 200, body: '', durationMs: 1 })));
+    };
+    const scheduler = new DeliveryScheduler({
+      deliveries,
+      subscriptions,
+      cache: { isActive: () => true } as unknown as ListingActivityCache,
+      clock: systemClock,
+      sender,
+      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
+      logger: createLogger('webhook', 'silent'),
+      options: DEFAULT_SCHEDULER_OPTIONS,
+    });
+    scheduler.start();
+    await eventually(() => sent.length === 1, 'the first attempt in flight');
+    // Stopping while it is in flight: its settlement still claims the next head for this scheduler,
+    // which will not send it now and must give the claim back.
+    const stopping = scheduler.stop();
+    answer();
+    await stopping;
+
+    expect(sent).toEqual([first.delivery.id]);
+    expect(await deliveries.deliveries.findOne({ _id: first.delivery.id })).toMatchObject({ status: 'succeeded' });
+    expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'pending', head: true, leaseUntil: null });
+    expect((await deliveries.due(new Date(Date.now() + 1000), 10)).map((d) => d.id)).toEqual([second.delivery.id]);
   });
 });
