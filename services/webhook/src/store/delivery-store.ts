@@ -166,12 +166,14 @@ export class DeliveryStore {
       return { next: null, claimed: false };
     }
     if (claim && next.status === 'pending' && next.nextAttemptAt !== null && next.nextAttemptAt <= claim.dueBy) {
-      await this.deliveries.updateOne(
+      const taken = await this.deliveries.updateOne(
         { _id: next._id, status: 'pending' },
         { $set: { head: true, status: 'delivering', leaseUntil: claim.leaseUntil } },
         { tx },
       );
-      return { next: toDelivery({ ...next, head: true, status: 'delivering', leaseUntil: claim.leaseUntil }), claimed: true };
+      // Read as pending in this transaction, so it matches (a concurrent change is a write
+      // conflict, and the transaction runs again); never hand over a claim that was not taken.
+      if (taken.modifiedCount === 1) return { next: toDelivery({ ...next, head: true, status: 'delivering', leaseUntil: claim.leaseUntil }), claimed: true };
     }
     if (!next.head) await this.deliveries.updateOne({ _id: next._id, head: false }, { $set: { head: true } }, { tx });
     return { next: toDelivery({ ...next, head: true }), claimed: false };
