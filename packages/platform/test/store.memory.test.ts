@@ -1,7 +1,8 @@
 // Behaviour specific to the embedded engine (the shared contract is in store.contract.test.ts).
-import { find as mingoFind } from 'mingo';
+import { find as mingoFind, update as mingoUpdate } from 'mingo';
 import { Schema } from 'mongoose';
 import { holdOpen } from '../src/store/contract';
+import { deepClone } from '../src/store/shared';
 import { createMemoryStore } from '../src/store/memory';
 import {
   StoreUnavailableError,
@@ -121,6 +122,44 @@ describe('memory document store', () => {
     const plain = store.collection<Note>({ name: 'plain', schema: new Schema({ text: String }) });
     await plain.insertOne({ _id: 'lst_1', text: 'x' });
     expect(await plain.findOne({ _id: 'lst_1' })).toEqual({ _id: 'lst_1', text: 'x' });
+  });
+
+  it('a $set or $inc of top-level fields (applied without mingo) writes and counts exactly what mingo’s updater does', async () => {
+    const store = createMemoryStore();
+    const schema = new Schema({ _id: String, s: String, n: Number, m: Number, b: Boolean, d: Date, o: Schema.Types.Mixed, a: [Number] }, { versionKey: false });
+    const c = store.collection<Doc>({ name: 'plain_set', schema });
+    const rand = seeded(17);
+    const values = {
+      s: () => pick(['x', 'y', null], Math.floor(rand() * 3)),
+      n: () => pick([1, 2, null], Math.floor(rand() * 3)),
+      b: () => rand() < 0.5,
+      d: () => pick([new Date(0), new Date(1), null], Math.floor(rand() * 3)),
+      o: () => pick([{ k: [1, { z: 1 }] }, { k: [1, { z: 2 }] }, null], Math.floor(rand() * 3)),
+      a: () => pick([[1, 2], [2, 1], []], Math.floor(rand() * 3)),
+    };
+    const fields = Object.keys(values) as (keyof typeof values)[];
+    let expected: Doc = { _id: 'p', a: [] };
+    await c.insertOne({ _id: 'p' });
+    for (let i = 0; i < 300; i++) {
+      const set: Record<string, unknown> = {};
+      // $inc: a number, a missing field (m, until first set), null, a string; by a positive, zero or negative amount.
+      const inc = rand() < 0.3;
+      for (const f of inc ? ['n', 'm', 's'] : fields) {
+        if (rand() >= (inc ? 0.5 : 0.4)) continue;
+        set[f] = inc ? pick([1, 0, -2.5], Math.floor(rand() * 3)) : values[f as keyof typeof values]();
+      }
+      if (Object.keys(set).length === 0) continue;
+      const op = inc ? '$inc' : '$set';
+      const byMingo = deepClone(expected) as Doc;
+      const changed = mingoUpdate(byMingo, { [op]: deepClone(set) as Record<string, unknown> }, undefined, undefined, { cloneMode: 'deep' });
+      const result = await c.updateOne({ _id: 'p' }, { [op]: set });
+      expect(result.modifiedCount).toBe(changed.length > 0 ? 1 : 0);
+      expected = byMingo;
+      expect(await c.findOne({ _id: 'p' })).toEqual(expected);
+      // The stored document shares nothing with the update's values.
+      if (set.o && typeof set.o === 'object') (set.o as { k: unknown[] }).k.push('mutated');
+      expect(await c.findOne({ _id: 'p' })).toEqual(expected);
+    }
   });
 });
 

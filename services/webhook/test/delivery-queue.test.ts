@@ -1,10 +1,17 @@
 // The delivery queue's head under concurrent transactions, on the embedded store (as strict as
 // MongoDB's snapshot isolation): an event queued while the current head completes must become
 // the next head, whichever transaction commits first.
-import { createMemoryStore, sortableId } from '@vrp/platform';
+import type { ListingActivityCache } from '@vrp/activity-cache';
+import { createLogger, createMemoryStore, sortableId } from '@vrp/platform';
 import { holdOpen } from '@vrp/platform/src/store/contract';
 import { newDelivery, type DeliveryRecord, type WebhookEvent } from '../src/domain/delivery';
+import { newSubscription } from '../src/domain/subscription';
+import { systemClock } from '../src/ports/clock';
+import type { Sender } from '../src/ports/http-sender';
 import { DeliveryStore } from '../src/store/delivery-store';
+import { SubscriptionStore } from '../src/store/subscription-store';
+import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler } from '../src/use-cases/delivery-scheduler';
+import { eventually } from './receiver';
 
 const SUB = 'whs_queue';
 const LISTING = 'lst_queue';
@@ -47,6 +54,119 @@ describe('delivery queue head under concurrent transactions', () => {
     await completing;
 
     expect(await heads(deliveries)).toEqual([second.delivery.id]);
+    expect((await deliveries.due(new Date(Date.now() + 1000), 10)).map((d) => d.id)).toEqual([second.delivery.id]);
+  });
+
+  it('a settlement that finds a next delivery hands over to it without the queue turn, and an enqueue running meanwhile waits behind it', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const [first, second, third] = [1, 2, 3].map(eventAndDelivery) as [
+      ReturnType<typeof eventAndDelivery>,
+      ReturnType<typeof eventAndDelivery>,
+      ReturnType<typeof eventAndDelivery>,
+    ];
+    await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx));
+    await store.transaction((tx) => deliveries.enqueue(second.event, [second.delivery], tx));
+    expect(await deliveries.claim(first.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+
+    const enqueueing = await holdOpen(store, (tx) => deliveries.enqueue(third.event, [third.delivery], tx));
+    const handover = await deliveries.complete(first.delivery, { status: 'succeeded', completedAt: new Date() });
+    await enqueueing.commit();
+
+    expect(handover.next?.id).toBe(second.delivery.id);
+    expect(await heads(deliveries)).toEqual([second.delivery.id]);
+    expect(await deliveries.claim(second.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+    expect((await deliveries.complete(second.delivery, { status: 'succeeded', completedAt: new Date() })).next?.id).toBe(third.delivery.id);
+    expect(await heads(deliveries)).toEqual([third.delivery.id]);
+  });
+
+  it('a settlement claims the next due head in its own write; release gives back only a claim with that lease', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const first = eventAndDelivery(1);
+    const second = eventAndDelivery(2);
+    await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx));
+    await store.transaction((tx) => deliveries.enqueue(second.event, [second.delivery], tx));
+    expect(await deliveries.claim(first.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+
+    const lease = new Date(Date.now() + 60_000);
+    const handover = await deliveries.complete(
+      first.delivery,
+      { status: 'succeeded', completedAt: new Date() },
+      { dueBy: new Date(Date.now() + 1000), leaseUntil: lease },
+    );
+    expect(handover).toMatchObject({ claimed: true, next: { id: second.delivery.id, status: 'delivering' } });
+    const stored = await deliveries.deliveries.findOne({ _id: second.delivery.id });
+    expect(stored).toMatchObject({ status: 'delivering', head: true, leaseUntil: lease });
+    // Claimed already: no other sender takes it.
+    expect(await deliveries.claim(second.delivery.id, new Date(Date.now() + 60_000))).toBeNull();
+
+    await deliveries.release(second.delivery.id, new Date(lease.getTime() + 1));
+    expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'delivering' });
+    await deliveries.release(second.delivery.id, lease);
+    expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'pending', head: true, leaseUntil: null });
+  });
+
+  it('a settlement does not claim a next head that is not due yet', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const first = eventAndDelivery(1);
+    const later = eventAndDelivery(2);
+    later.delivery.nextAttemptAt = new Date(Date.now() + 60_000);
+    await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx));
+    await store.transaction((tx) => deliveries.enqueue(later.event, [later.delivery], tx));
+    expect(await deliveries.claim(first.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+
+    const handover = await deliveries.complete(
+      first.delivery,
+      { status: 'succeeded', completedAt: new Date() },
+      { dueBy: new Date(), leaseUntil: new Date(Date.now() + 60_000) },
+    );
+    expect(handover).toMatchObject({ claimed: false, next: { id: later.delivery.id, status: 'pending' } });
+    expect(await heads(deliveries)).toEqual([later.delivery.id]);
+  });
+
+  it('a graceful stop gives back the claim a settlement handed over: the next delivery is pending again, not held until its lease ends', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const subscriptions = new SubscriptionStore(store);
+    const subscription = await subscriptions.insert({
+      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
+      id: SUB,
+    });
+    const first = eventAndDelivery(1);
+    const second = eventAndDelivery(2);
+    first.delivery.subscriptionId = second.delivery.subscriptionId = subscription.id;
+    await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx));
+    await store.transaction((tx) => deliveries.enqueue(second.event, [second.delivery], tx));
+
+    const sent: string[] = [];
+    let answer: () => void = () => undefined;
+    const sender: Sender = (request) => {
+      sent.push(request.headers['vrp-delivery-id']!);
+      return new Promise((resolve) => (answer = () => resolve({ kind: 'response', status: 200, body: '', durationMs: 1 })));
+    };
+    const scheduler = new DeliveryScheduler({
+      deliveries,
+      subscriptions,
+      cache: { isActive: () => true } as unknown as ListingActivityCache,
+      clock: systemClock,
+      sender,
+      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
+      logger: createLogger('webhook', 'silent'),
+      options: DEFAULT_SCHEDULER_OPTIONS,
+    });
+    scheduler.start();
+    await eventually(() => sent.length === 1, 'the first attempt in flight');
+    // Stopping while it is in flight: its settlement still claims the next head for this scheduler,
+    // which will not send it now and must give the claim back.
+    const stopping = scheduler.stop();
+    answer();
+    await stopping;
+
+    expect(sent).toEqual([first.delivery.id]);
+    expect(await deliveries.deliveries.findOne({ _id: first.delivery.id })).toMatchObject({ status: 'succeeded' });
+    expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'pending', head: true, leaseUntil: null });
     expect((await deliveries.due(new Date(Date.now() + 1000), 10)).map((d) => d.id)).toEqual([second.delivery.id]);
   });
 });

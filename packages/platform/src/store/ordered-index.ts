@@ -60,7 +60,7 @@ export class OrderedIndex {
   private built = false;
   private readonly buckets = new Map<string, Entry[]>();
   /** Inserted since the last read, per bucket: merged in when the bucket is next read. */
-  private readonly pending = new Map<string, Entry[]>();
+  private readonly pending = new Map<string, Map<Slot, Entry>>();
   /**
    * Documents whose prefix value is an array: equality matches them through any element, which a
    * single bucket cannot express, so the index declines every query while there are any.
@@ -191,8 +191,8 @@ export class OrderedIndex {
     const entry: Entry = { slot, keys: this.order.map((f) => sortKey(doc, f)) };
     if (entry.keys.some(isIrregular)) this.irregular += 1;
     const waiting = this.pending.get(key);
-    if (waiting) waiting.push(entry);
-    else this.pending.set(key, [entry]);
+    if (waiting) waiting.set(slot, entry);
+    else this.pending.set(key, new Map([[slot, entry]]));
   }
 
   private remove(slot: Slot, doc: Doc): void {
@@ -200,10 +200,11 @@ export class OrderedIndex {
     if (key === 'multikey') this.multikey -= 1;
     if (key === undefined || key === 'multikey') return;
     if (this.order.some((f) => isIrregular(sortKey(doc, f)))) this.irregular -= 1;
+    // Keyed by slot: a bucket no query reads keeps its inserts pending, and finding one there by
+    // a scan cost as much as the bucket's backlog on every update (issue 17: the webhook queue).
     const waiting = this.pending.get(key);
-    const at = waiting ? waiting.findIndex((e) => e.slot === slot) : -1;
-    if (waiting && at >= 0) {
-      waiting.splice(at, 1);
+    if (waiting?.delete(slot)) {
+      if (waiting.size === 0) this.pending.delete(key);
       return;
     }
     const bucket = this.buckets.get(key);
@@ -220,9 +221,10 @@ export class OrderedIndex {
   }
 
   private flush(key: string): void {
-    const waiting = this.pending.get(key);
-    if (!waiting) return;
+    const pending = this.pending.get(key);
+    if (!pending) return;
     this.pending.delete(key);
+    const waiting = [...pending.values()];
     const bucket = this.buckets.get(key) ?? [];
     if (waiting.length < MERGE_THRESHOLD) {
       for (const entry of waiting) bucket.splice(this.lowerBound(bucket, entry), 0, entry);

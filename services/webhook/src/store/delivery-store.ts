@@ -9,6 +9,21 @@ type EventDoc = Omit<WebhookEvent, 'id'> & { _id: string; [field: string]: unkno
 type DeliveryDoc = Omit<DeliveryRecord, 'id'> & { _id: string; dedupeKey: string; leaseUntil: Date | null; head: boolean; [field: string]: unknown };
 
 const OPEN: DeliveryStatus[] = ['pending', 'delivering'];
+/** Events kept in memory after a read (see DeliveryStore.event). */
+const EVENTS_KEPT = 1000;
+
+/** Claim the queue's next head in the settlement's write when it is due by `dueBy` (scheduling clock). */
+export interface NextClaim {
+  dueBy: Date;
+  /** Wall-clock end of the claim's lease. */
+  leaseUntil: Date;
+}
+
+/** A queue's new head after a settlement; `claimed`: the caller holds its claim and must attempt or release it. */
+export interface Handover {
+  next: DeliveryRecord | null;
+  claimed: boolean;
+}
 
 const toEvent = ({ _id, ...rest }: EventDoc): WebhookEvent => ({ id: _id, ...rest });
 const toDelivery = ({ _id, dedupeKey: _k, leaseUntil: _l, head: _h, ...rest }: DeliveryDoc): DeliveryRecord => ({ id: _id, ...rest });
@@ -17,6 +32,8 @@ export class DeliveryStore {
   readonly events: Collection<EventDoc>;
   readonly deliveries: Collection<DeliveryDoc>;
   private readonly queues: Collection<{ _id: string; turns?: number }>;
+  /** Events read last (oldest first out): they never change once stored. */
+  private readonly recentEvents = new Map<string, Readonly<WebhookEvent>>();
 
   constructor(readonly store: DocumentStore) {
     this.events = store.collection<EventDoc>({ name: 'events', schema: eventSchema });
@@ -40,11 +57,14 @@ export class DeliveryStore {
     const { id, ...rest } = event;
     const stored = await this.events.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true, tx });
     if (stored.upsertedId === null) return false;
+    const docs: DeliveryDoc[] = [];
     for (const { id: deliveryId, ...d } of deliveries) {
       await this.lockQueue(d.subscriptionId, d.orderKey, tx);
-      const head = (await this.headOf(d.subscriptionId, d.orderKey, tx)) === null;
-      await this.deliveries.insertOne({ _id: deliveryId, ...d, dedupeKey: `${d.subscriptionId}:${d.eventId}`, leaseUntil: null, head }, { tx });
+      const head = !(await this.hasOpen(d.subscriptionId, d.orderKey, tx));
+      docs.push({ _id: deliveryId, ...d, dedupeKey: `${d.subscriptionId}:${d.eventId}`, leaseUntil: null, head });
     }
+    // One write for the event's fan-out (every subscription's delivery), not one per subscription.
+    if (docs.length > 0) await this.deliveries.insertMany(docs, { tx });
     return true;
   }
 
@@ -54,9 +74,20 @@ export class DeliveryStore {
     return toDelivery(await this.deliveries.insertOne({ _id: id, ...rest, dedupeKey: `replay:${id}`, leaseUntil: null, head: true }, { tx }));
   }
 
+  /**
+   * A stored event. Events are written once (enqueue's `$setOnInsert`) and never changed, so the
+   * last ones read are kept in memory: an event fans out to every subscription, and each of its
+   * deliveries used to read it again (issue 17).
+   */
   async event(id: string): Promise<WebhookEvent | null> {
+    const kept = this.recentEvents.get(id);
+    if (kept) return kept;
     const doc = await this.events.findOne({ _id: id });
-    return doc ? toEvent(doc) : null;
+    if (!doc) return null;
+    const event = Object.freeze(toEvent(doc));
+    this.recentEvents.set(id, event);
+    if (this.recentEvents.size > EVENTS_KEPT) this.recentEvents.delete(this.recentEvents.keys().next().value!);
+    return event;
   }
 
   async get(workspaceId: string, subscriptionId: string, id: string): Promise<DeliveryRecord> {
@@ -90,15 +121,22 @@ export class DeliveryStore {
   }
 
   /**
-   * The id of the oldest open delivery of a queue: only it may be sent. One query per open status,
-   * each an equality prefix of the `{subscriptionId, orderKey, status, _id}` index walked in `_id`
-   * order, so the answer costs the same however many settled deliveries the queue has behind it
-   * (a `$in` over the statuses made the embedded engine read them all: issue 17).
+   * True when the queue has an open delivery (one indexed read when a pending one exists, the
+   * common case with a backlog). Sorted like oldestOpen, so that the embedded engine walks the
+   * same ordered index instead of testing every delivery of the subscription.
    */
-  async headOf(subscriptionId: string, orderKey: string, tx?: Tx): Promise<string | null> {
-    return (await this.oldestOpen(subscriptionId, orderKey, tx))?._id ?? null;
+  private async hasOpen(subscriptionId: string, orderKey: string, tx: Tx): Promise<boolean> {
+    for (const status of OPEN)
+      if ((await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, tx })).length > 0) return true;
+    return false;
   }
 
+  /**
+   * The oldest open delivery of a queue: only it may be sent. One query per open status, each an
+   * equality prefix of the `{subscriptionId, orderKey, status, _id}` index walked in `_id` order,
+   * so the answer costs the same however many settled deliveries the queue has behind it (a `$in`
+   * over the statuses made the embedded engine read them all: issue 17).
+   */
   private async oldestOpen(subscriptionId: string, orderKey: string, tx?: Tx): Promise<DeliveryDoc | null> {
     // No projection: on the embedded engine a projection compiles a full mingo query per call,
     // which costs more than copying one small document.
@@ -109,13 +147,36 @@ export class DeliveryStore {
     return open[0] ?? null;
   }
 
-  /** After a head settled: the next open delivery of the queue becomes its head, which is returned. */
-  private async promote(subscriptionId: string, orderKey: string, tx: Tx): Promise<DeliveryRecord | null> {
-    await this.lockQueue(subscriptionId, orderKey, tx);
+  /**
+   * After a head settled: the next open delivery of the queue becomes its head, which is returned.
+   * With `claim`, a next head that is pending and due is also claimed in the same write (status
+   * delivering, with the lease): the sender that settled the queue sends it next, without a claim
+   * of its own (issue 17: one write per delivery fewer).
+   */
+  private async promote(subscriptionId: string, orderKey: string, tx: Tx, claim?: NextClaim): Promise<Handover> {
     const next = await this.oldestOpen(subscriptionId, orderKey, tx);
-    if (!next) return null;
+    if (!next) {
+      // The queue looks empty: an enqueue not visible to this snapshot may have decided "not
+      // head" behind the delivery that just settled. Taking the queue's turn makes the two
+      // conflict, and the one run again sees the other. When a next delivery is visible, the turn
+      // is not needed: a concurrent enqueue sees an open delivery ahead of its own (the settled
+      // one or this next) and is right not to be head, and this next becomes head (issue 17: one
+      // write per delivery fewer while a queue has a backlog).
+      await this.lockQueue(subscriptionId, orderKey, tx);
+      return { next: null, claimed: false };
+    }
+    if (claim && next.status === 'pending' && next.nextAttemptAt !== null && next.nextAttemptAt <= claim.dueBy) {
+      const taken = await this.deliveries.updateOne(
+        { _id: next._id, status: 'pending' },
+        { $set: { head: true, status: 'delivering', leaseUntil: claim.leaseUntil } },
+        { tx },
+      );
+      // Read as pending in this transaction, so it matches (a concurrent change is a write
+      // conflict, and the transaction runs again); never hand over a claim that was not taken.
+      if (taken.modifiedCount === 1) return { next: toDelivery({ ...next, head: true, status: 'delivering', leaseUntil: claim.leaseUntil }), claimed: true };
+    }
     if (!next.head) await this.deliveries.updateOne({ _id: next._id, head: false }, { $set: { head: true } }, { tx });
-    return toDelivery({ ...next, head: true });
+    return { next: toDelivery({ ...next, head: true }), claimed: false };
   }
 
   /** Takes a pending delivery for sending; null when another sender (or a drop) got there first. */
@@ -126,14 +187,23 @@ export class DeliveryStore {
 
   /**
    * Records an attempt's result on a claimed delivery; a settled head hands over to the next,
-   * which is returned (the scheduler sends it next when it is due). Null when the delivery stays
-   * the head (a retry) or the queue is empty.
+   * which is returned (the scheduler sends it next when it is due), claimed already when `claim`
+   * is given and it is due by then. Next null when the delivery stays the head (a retry) or the
+   * queue is empty.
    */
-  async complete(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, patch: Partial<DeliveryRecord>): Promise<DeliveryRecord | null> {
+  async complete(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, patch: Partial<DeliveryRecord>, claim?: NextClaim): Promise<Handover> {
     return this.store.transaction(async (tx) => {
       await this.deliveries.updateOne({ _id: d.id, status: 'delivering' }, { $set: { ...patch, leaseUntil: null } }, { tx });
-      return patch.status !== 'pending' ? this.promote(d.subscriptionId, d.orderKey, tx) : null;
+      return patch.status !== 'pending' ? this.promote(d.subscriptionId, d.orderKey, tx, claim) : { next: null, claimed: false };
     });
+  }
+
+  /**
+   * Gives back a claim that will not be attempted (the scheduler stopped before sending it). Only
+   * the claim with that lease: once settled, or claimed again by another sender, it is left alone.
+   */
+  async release(id: string, leaseUntil: Date): Promise<void> {
+    await this.deliveries.updateOne({ _id: id, status: 'delivering', leaseUntil }, { $set: { status: 'pending', leaseUntil: null } });
   }
 
   /** Claims whose sender died (crash, kill -9): back to pending, to be sent again (at-least-once). */
@@ -142,11 +212,14 @@ export class DeliveryStore {
     return res.modifiedCount;
   }
 
-  /** Drops a pending head; the queue's next head is returned (null: the queue is empty). */
-  async drop(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, reason: DropReason, now: Date): Promise<DeliveryRecord | null> {
+  /**
+   * Drops a head, pending or (`claimed`) claimed by the caller; the queue's next head is returned
+   * (null: the queue is empty).
+   */
+  async drop(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, reason: DropReason, now: Date, claimed = false): Promise<DeliveryRecord | null> {
     return this.store.transaction(async (tx) => {
-      await this.deliveries.updateOne({ _id: d.id, status: 'pending' }, { $set: dropped(reason, now) }, { tx });
-      return this.promote(d.subscriptionId, d.orderKey, tx);
+      await this.deliveries.updateOne({ _id: d.id, status: claimed ? 'delivering' : 'pending' }, { $set: dropped(reason, now) }, { tx });
+      return (await this.promote(d.subscriptionId, d.orderKey, tx)).next;
     });
   }
 

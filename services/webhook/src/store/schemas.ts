@@ -82,10 +82,11 @@ deliverySchema.index({ workspaceId: 1, subscriptionId: 1, _id: -1 });
 deliverySchema.index({ workspaceId: 1, listingId: 1, status: 1 });
 
 /**
- * One document per delivery queue (subscription + order key). Every transaction that decides or
- * moves the queue's head writes it first, so two such transactions conflict and one is run again:
- * snapshot isolation alone lets an enqueue and a completing head both decide on a stale head
- * (write skew: the new delivery would never become head).
+ * One document per delivery queue (subscription + order key). Every enqueue writes it, and so does
+ * every settlement or drop that finds the queue empty behind it, so two such transactions conflict
+ * and one is run again: snapshot isolation alone lets an enqueue and a completing head both decide
+ * on a stale head (write skew: the new delivery would never become head). A settlement that finds
+ * a next delivery needs no turn (see DeliveryStore.promote).
  */
 export const queueSchema = new Schema(
   {

@@ -73,9 +73,13 @@ export class SubscriptionStore {
     return doc.secret;
   }
 
-  /** The enabled subscriptions of a workspace (ingest fans an event out to them). */
+  /**
+   * The enabled subscriptions of a workspace (ingest fans every event out to them). Internal, not
+   * an API read: read whole and mapped without the secrets by toView, because on the embedded
+   * engine a projected read compiles a full mingo query on every event (issue 17).
+   */
   async enabledOf(workspaceId: string, tx?: Tx): Promise<SubscriptionView[]> {
-    const docs: SubscriptionViewDoc[] = await this.subscriptions.find({ workspaceId, enabled: true }, { sort: ORDER, projection: WITHOUT_SECRETS, tx });
+    const docs = await this.subscriptions.find({ workspaceId, enabled: true }, { sort: ORDER, tx });
     return docs.map(toView);
   }
 

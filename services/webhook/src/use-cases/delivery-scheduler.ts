@@ -16,10 +16,10 @@ import CircuitBreaker from 'opossum';
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import type { Logger } from '@vrp/platform';
 import type { WebhookClock } from '../ports/clock';
-import { afterAttempt, isSuccess, type AttemptOutcome, type DeliveryRecord } from '../domain/delivery';
+import { afterAttempt, isSuccess, type AttemptOutcome, type DeliveryRecord, type DropReason } from '../domain/delivery';
 import { isActivityEvent } from '../domain/event-types';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
-import { persistentFailure, signingSecrets } from '../domain/subscription';
+import { persistentFailure, signingSecrets, type SubscriptionRecord } from '../domain/subscription';
 import type { TargetPolicy, KeyMode } from '../domain/target';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { SubscriptionStore } from '../store/subscription-store';
@@ -47,6 +47,17 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   breaker: { errorThresholdPercentage: 50, volumeThreshold: 5, resetTimeoutMs: 30_000, rollingCountTimeoutMs: 60_000 },
   random: Math.random,
 };
+
+/**
+ * A queue head to attempt. `lease` set: the settlement of the delivery before it claimed it for
+ * this scheduler (until then, wall clock), which attempts it or gives the claim back.
+ */
+interface Turn {
+  d: DeliveryRecord;
+  lease: Date | null;
+}
+
+const unclaimed = (d: DeliveryRecord | null): Turn | null => (d ? { d, lease: null } : null);
 
 class AttemptFailed extends Error {
   constructor(readonly outcome: AttemptOutcome) {
@@ -134,9 +145,9 @@ export class DeliveryScheduler {
     const due = await deliveries.due(clock.now(), options.batchSize);
     // Only queue heads are due (see DeliveryStore); one per queue in any case.
     const queueOf = (d: DeliveryRecord) => `${d.subscriptionId}\u0000${d.orderKey}`;
-    const work = [...new Map(due.map((d) => [queueOf(d), d])).values()];
+    const work: Turn[] = [...new Map(due.map((d) => [queueOf(d), { d, lease: null }])).values()];
     /** Queues with an item in `work` or in flight. */
-    const taken = new Set(work.map(queueOf));
+    const taken = new Set(work.map((t) => queueOf(t.d)));
     // Up to `concurrency` attempts in flight; each settled head hands its queue's next due head
     // to the end of the work list, and the freed slot takes the next item. Deliveries queued
     // meanwhile (wake) are read in during the scan, so a busy queue never keeps others waiting.
@@ -154,7 +165,7 @@ export class DeliveryScheduler {
             for (const d of more) {
               if (taken.has(queueOf(d))) continue;
               taken.add(queueOf(d));
-              work.push(d);
+              work.push({ d, lease: null });
             }
           })
           .catch((err: unknown) => {
@@ -168,17 +179,20 @@ export class DeliveryScheduler {
       const pump = () => {
         if (this.again && !refilling && !this.stopped && failure === null) refill();
         while (!this.stopped && failure === null && active < options.concurrency && work.length > 0) {
-          const d = work.shift()!;
+          const turn = work.shift()!;
           active += 1;
-          this.attempt(d)
+          this.attempt(turn)
             .then((result) => {
               if (result) attempted += 1;
               const next = result?.next;
-              if (next && next.status === 'pending' && next.nextAttemptAt && next.nextAttemptAt <= clock.now()) work.push(next);
-              else taken.delete(queueOf(d));
+              if (next?.lease) work.push(next);
+              else if (next && next.d.status === 'pending' && next.d.nextAttemptAt && next.d.nextAttemptAt <= clock.now()) work.push(next);
+              else taken.delete(queueOf(turn.d));
             })
-            .catch((err: unknown) => {
+            .catch(async (err: unknown) => {
               failure ??= err;
+              // A claim handed to this turn and not settled goes back (a no-op when it was settled).
+              if (turn.lease) await this.release([turn]);
             })
             .finally(() => {
               active -= 1;
@@ -186,8 +200,12 @@ export class DeliveryScheduler {
             });
         }
         if (active === 0 && !refilling) {
-          if (failure !== null) reject(failure instanceof Error ? failure : new Error(String(failure)));
-          else resolve(attempted);
+          // Claims handed over by settlements that will not be attempted now (stopped, failed) go
+          // back to pending at once instead of waiting for their lease.
+          void this.release(work.splice(0)).then(() => {
+            if (failure !== null) reject(failure instanceof Error ? failure : new Error(String(failure)));
+            else resolve(attempted);
+          });
         }
       };
       pump();
@@ -196,20 +214,24 @@ export class DeliveryScheduler {
 
   /**
    * Sends one delivery (the head of its queue) if it is still deliverable. Null when nothing was
-   * done (another sender or a drop got there first); otherwise the queue's new head, if any.
+   * done (another sender or a drop got there first); otherwise the queue's new head, if any, and
+   * whether this scheduler holds its claim already (handed over by the settlement).
    */
-  private async attempt(d: DeliveryRecord): Promise<{ next: DeliveryRecord | null } | null> {
-    const { deliveries, subscriptions, cache, clock, options, logger } = this.deps;
+  private async attempt({ d, lease }: Turn): Promise<{ next: Turn | null } | null> {
+    const { deliveries, subscriptions, cache, clock, options } = this.deps;
     const now = clock.now();
+    const dropAs = async (reason: DropReason) => ({ next: unclaimed(await deliveries.drop(d, reason, now, lease !== null)) });
     const subscription = await subscriptions.getForDelivery(d.subscriptionId);
-    if (!subscription) return { next: await deliveries.drop(d, 'subscription_deleted', now) };
-    if (!subscription.enabled) return { next: await deliveries.drop(d, 'subscription_disabled', now) };
-    if (d.listingId && !isActivityEvent(d.eventType) && !cache.isActive(d.workspaceId, d.listingId)) {
-      return { next: await deliveries.drop(d, 'listing_inactive', now) };
-    }
+    if (!subscription) return dropAs('subscription_deleted');
+    if (!subscription.enabled) return dropAs('subscription_disabled');
+    if (d.listingId && !isActivityEvent(d.eventType) && !cache.isActive(d.workspaceId, d.listingId)) return dropAs('listing_inactive');
     const event = await deliveries.event(d.eventId);
-    const claimed = event && (await deliveries.claim(d.id, new Date(Date.now() + options.leaseMs)));
-    if (!event || !claimed) return null;
+    if (!event) {
+      if (lease) await deliveries.release(d.id, lease);
+      return null;
+    }
+    const claimed = lease ? d : await deliveries.claim(d.id, new Date(Date.now() + options.leaseMs));
+    if (!claimed) return null;
 
     // Signed with the wall clock: receivers compare it with theirs (replay tolerance).
     const timestamp = Math.floor(Date.now() / 1000);
@@ -231,7 +253,28 @@ export class DeliveryScheduler {
       });
     const settledAt = clock.now();
     const patch = afterAttempt(claimed, outcome, settledAt, options.random);
-    const next = await deliveries.complete(d, patch);
+    // The queue's next head, when due, is claimed in the settlement's own write (see DeliveryStore.complete).
+    const nextLease = new Date(Date.now() + options.leaseMs);
+    const handover = await deliveries.complete(d, patch, { dueBy: settledAt, leaseUntil: nextLease });
+    const next: Turn | null = handover.next ? { d: handover.next, lease: handover.claimed ? nextLease : null } : null;
+    try {
+      return await this.afterSettlement(subscription, d, outcome, patch, settledAt, next);
+    } catch (err) {
+      if (next?.lease) await this.release([next]);
+      throw err;
+    }
+  }
+
+  /** The subscription's side of a settled attempt: its last success, or disabling it after persistent failure. */
+  private async afterSettlement(
+    subscription: SubscriptionRecord,
+    d: DeliveryRecord,
+    outcome: AttemptOutcome,
+    patch: Partial<DeliveryRecord>,
+    settledAt: Date,
+    next: Turn | null,
+  ): Promise<{ next: Turn | null }> {
+    const { deliveries, subscriptions, logger } = this.deps;
     if (isSuccess(outcome)) {
       await subscriptions.markSuccess(subscription.id, settledAt);
     } else if (patch.status === 'failed') {
@@ -241,12 +284,20 @@ export class DeliveryScheduler {
         settledAt,
       );
       if (disable && (await subscriptions.disable(subscription.id, disable))) {
+        if (next?.lease) await this.release([next]);
         const dropped = await deliveries.dropPendingOfSubscription(subscription.id, 'subscription_disabled', settledAt);
         logger.warn({ subscriptionId: subscription.id, workspaceId: d.workspaceId, dropped }, 'webhook endpoint disabled after persistent failures');
         return { next: null };
       }
     }
     return { next };
+  }
+
+  /** Gives back claims this scheduler holds and will not attempt now; a failure leaves them to their leases. */
+  private async release(turns: Turn[]): Promise<void> {
+    await Promise.all(turns.flatMap((t) => (t.lease ? [this.deps.deliveries.release(t.d.id, t.lease)] : []))).catch((err: unknown) =>
+      this.deps.logger.warn({ err }, 'could not give back webhook delivery claims; they are sent again when their leases expire'),
+    );
   }
 
   private breakerOf(subscriptionId: string) {
