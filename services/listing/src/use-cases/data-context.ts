@@ -5,7 +5,7 @@ import type { BookedNights } from '../ports/bookings';
 import type { SectionValues } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';
 import { DataStore } from '../store/data-store';
-import type { ListingHandlerDeps, ListingHandlers } from './listings';
+import type { ListingHandlerDeps } from './listings';
 
 /**
  * Hands content sections to the PMS that manages a listing (ports/pms-content-relay.ts, over
@@ -22,11 +22,6 @@ export interface ListingDataDeps extends ListingHandlerDeps {
   /** The nights reservations hold (reservation service): the calendar shows them as unavailable. */
   bookings: BookedNights;
 }
-
-export type ListingDataUseCases = Pick<
-  ListingHandlers,
-  'getCalendar' | 'updateAvailability' | 'getContent' | 'putContent' | 'listPhotos' | 'addPhoto' | 'removePhoto' | 'publishListing'
->;
 
 export function assertValid(problems: Record<string, string>): void {
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
