@@ -14,7 +14,6 @@ import { photoUseCases } from './photos';
 import { publishUseCases } from './publish';
 
 export type { ContentRelay, ListingDataDeps } from './data-context';
-export type ListingDataUseCases = ReturnType<typeof listingDataUseCases>;
 
 export function listingDataUseCases(deps: ListingDataDeps) {
   const ctx = dataContext(deps);
