@@ -1,13 +1,13 @@
 // Component test of the listing data endpoints (calendar, content, photos, publish) over real
 // gRPC with the embedded engines, plus the pure rules they are built on.
 import { listing as pb } from '@vrp/contracts';
-import { AppError, AppliedRequests, createLogger, createMemoryBus, createMemoryStore, Outbox } from '@vrp/platform';
+import { AppError, AppliedRequests, createLogger, createMemoryBus, createMemoryStore, Outbox, requestKey } from '@vrp/platform';
 import { ListingActivity } from '../src/use-cases/activity';
 import { useListingService } from './support';
 import { addDays, availabilityRequestProblems, eachDate, isRealDate, nightsOf, rangeProblems, updateProblems } from '../src/domain/calendar';
 import { parseSections, photoProblems, sectionProblems, splitByPms } from '../src/domain/content';
 import type { ListingRecord } from '../src/domain/listing';
-import { listingDataUseCases, type ContentRelay, type ListingDataUseCases } from '../src/use-cases/listing-data';
+import { listingDataUseCases, type ContentRelay } from '../src/use-cases/listing-data';
 import { DataStore } from '../src/store/data-store';
 import { ListingStore } from '../src/store/listing-store';
 import { errorOf } from '@vrp/testkit';
@@ -611,6 +611,33 @@ describe('listing data over gRPC', () => {
       expect((await sut.client.call('getListing', { workspaceId: ws, id: other.id, allowInactive: false })).listing!.publishedAt).toBeUndefined();
     });
 
+    it('answers kept with a key by the previous release (the gRPC answer as JSON) replay the same answer, writing nothing', async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Idem Stored Before');
+      const applied = new AppliedRequests(store);
+      const keep = (operation: string, req: { workspaceId: string; idempotencyKey: string }, result: unknown) =>
+        store.transaction((tx) => applied.remember(requestKey(operation, req), JSON.stringify(result), tx));
+      const createdAt = new Date('2031-01-02T03:04:05.678Z');
+      const publishedAt = new Date('2031-01-03T00:00:00.000Z');
+      const photoReq = { idempotencyKey: 'old-photo', workspaceId: ws, listingId: l.id, url: 'https://cdn.example.com/o.jpg', caption: 'Old' };
+      const availabilityReq = {
+        idempotencyKey: 'old-avail',
+        workspaceId: ws,
+        updates: [pb.AvailabilityUpdate.create({ listingId: l.id, from: '2031-04-01', to: '2031-04-02', price: 99 })],
+      };
+      const publishReq = { idempotencyKey: 'old-publish', workspaceId: ws, listingId: l.id };
+      await keep('listing.addPhoto', photoReq, { id: 'pho_before', url: photoReq.url, caption: 'Old', position: 3, createdAt });
+      await keep('listing.updateAvailability', availabilityReq, { listingIds: [l.id], daysUpdated: 2 });
+      await keep('listing.publishListing', publishReq, { listingId: l.id, publishedAt, channels: ['CHANNEL_A'] });
+
+      expect(await sut.client.call('addPhoto', photoReq)).toEqual({ photo: { id: 'pho_before', url: photoReq.url, caption: 'Old', position: 3, createdAt } });
+      expect(await sut.client.call('updateAvailability', availabilityReq)).toEqual({ listingIds: [l.id], daysUpdated: 2 });
+      expect(await sut.client.call('publishListing', publishReq)).toEqual({ listingId: l.id, publishedAt, channels: ['CHANNEL_A'] });
+      expect((await sut.client.call('listPhotos', { workspaceId: ws, listingId: l.id })).photos).toEqual([]);
+      expect((await calendar(ws, l.id, '2031-04-01', '2031-04-01')).days[0]?.price).toBe(l.defaultNightlyPrice);
+      expect((await sut.client.call('getListing', { workspaceId: ws, id: l.id, allowInactive: false })).listing!.publishedAt).toBeUndefined();
+    });
+
     it('a status change retried with its key after a later change answers the first outcome and changes nothing', async () => {
       const ws = await workspace();
       const l = await create(ws, 'Idem Status');
@@ -699,9 +726,6 @@ describe('content relay to the PMS', () => {
   const outbox = new Outbox(store, createMemoryBus(), createLogger('listing', 'silent'));
   const applied = new AppliedRequests(store);
   const activity = new ListingActivity(store, listings, outbox, applied);
-  // The handlers ignore the gRPC call object.
-  const call = {} as Parameters<ListingDataUseCases['putContent']>[1];
-  const readCall = {} as Parameters<ListingDataUseCases['getContent']>[1];
 
   const insert = (pmsProvider: string): Promise<ListingRecord> => {
     const now = new Date();
@@ -744,15 +768,12 @@ describe('content relay to the PMS', () => {
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
     const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
-    const res = await handlers.putContent(
-      {
-        workspaceId: 'ws_relay',
-        listingId: l.id,
-        sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')],
-        expectedVersion: 0,
-      },
-      call,
-    );
+    const res = await handlers.putContent({
+      workspaceId: 'ws_relay',
+      listingId: l.id,
+      sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')],
+      expectedVersion: 0,
+    });
     expect(res.applied).toEqual(['description']);
     expect(relayed).toEqual([[l.id, { description: 'Hi' }]]);
   });
@@ -768,11 +789,11 @@ describe('content relay to the PMS', () => {
     };
     const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
     const err = await errorOf(
-      handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call),
+      handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }),
     );
     expect(err.code).toBe('pms_unavailable');
-    expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id }, readCall)).sections).toEqual([]);
-    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 }, call);
+    expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id })).content.sections).toEqual({});
+    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 });
     expect(ok.applied).toEqual(['description']);
   });
 });

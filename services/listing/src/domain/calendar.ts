@@ -154,6 +154,22 @@ export interface CalendarDay {
   reservationId: string;
 }
 
+/** The calendar of one listing over a range of days, in the listing's currency. */
+export interface ListingCalendar {
+  listingId: string;
+  currency: string;
+  days: CalendarDay[];
+}
+
+/**
+ * What a batch of availability changes did: the listings written (in request order, once each)
+ * and the days written. Kept as JSON with the Idempotency-Key and answered again to a retry.
+ */
+export interface AvailabilityOutcome {
+  listingIds: string[];
+  daysUpdated: number;
+}
+
 /** What a day nobody wrote means: open, at the listing's default price, no minimum stay. */
 export function defaultDay(date: string, defaultNightlyPrice: number): CalendarDay {
   return { date, available: true, price: defaultNightlyPrice, minNights: 1, reservationId: '' };

@@ -184,6 +184,29 @@ export interface PmsContentSplit {
   errors: { section: SectionName; message: string }[];
 }
 
+/** The content of a listing as stored. */
+export interface StoredContent {
+  sections: SectionValues;
+  /** null when nothing was ever stored for the listing. */
+  updatedAt: Date | null;
+  /** +1 on every write; 0 while nothing was ever stored. */
+  version: number;
+}
+
+/** The content of one listing as stored here. */
+export interface ListingContent {
+  listingId: string;
+  content: StoredContent;
+}
+
+/**
+ * What a PUT of content did: the split the capability matrix decided (sections applied, deferred
+ * and why), the listing's PMS ('' without one) and the whole content after the write.
+ */
+export interface ContentPutOutcome extends ListingContent, PmsContentSplit {
+  pmsProvider: string;
+}
+
 /**
  * Splits sections by what the listing's PMS can store, from the capability matrix alone, so
  * a refusal is decided before anything is sent to the PMS (spec 7.2). No PMS ('') stores all.
@@ -208,6 +231,22 @@ export function refusedWrites(deferred: readonly SectionName[]): string {
 }
 
 // ---- photos ----
+
+/**
+ * A photo as a listing shows it (the listing is the one the caller named). Its JSON is what
+ * addPhoto keeps with the Idempotency-Key: the fields of the gRPC Photo, which earlier releases
+ * kept there, so their keys replay unchanged.
+ */
+export interface Photo {
+  id: string;
+  url: string;
+  caption: string;
+  position: number;
+  createdAt: Date;
+}
+
+/** The photo of a stored photo record (which also names its listing), and nothing else. */
+export const photoOf = (p: Photo): Photo => ({ id: p.id, url: p.url, caption: p.caption, position: p.position, createdAt: p.createdAt });
 
 export { MAX_PHOTOS };
 export const MAX_PHOTO_URL = MAX_PHOTO_URL_LENGTH;

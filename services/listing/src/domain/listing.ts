@@ -109,3 +109,13 @@ export function planToggle(listings: ListingRecord[], active: boolean): ToggleOu
   }
   return { active, toChange, unchanged };
 }
+
+/**
+ * A publication: when, and to which channels (each once). Kept as JSON with the Idempotency-Key
+ * and answered again to a retry.
+ */
+export interface Publication {
+  listingId: string;
+  publishedAt: Date;
+  channels: string[];
+}

@@ -7,10 +7,21 @@ import { service, type ServiceRegistration } from '@vrp/platform';
 import type { ListingDataDeps } from '../use-cases/data-context';
 import { listingDataUseCases } from '../use-cases/listing-data';
 import { listingUseCases } from '../use-cases/listings';
-import { statusFilterFromProto, toProtoListing, toProtoUsage } from './mappers';
+import {
+  statusFilterFromProto,
+  toProtoAvailability,
+  toProtoCalendar,
+  toProtoContent,
+  toProtoContentPut,
+  toProtoListing,
+  toProtoPhoto,
+  toProtoPublication,
+  toProtoUsage,
+} from './mappers';
 
 export function listingService(deps: ListingDataDeps): ServiceRegistration {
   const listings = listingUseCases(deps);
+  const data = listingDataUseCases(deps);
   return service(pb.ListingServiceService, {
     async listListings(req) {
       const { listings: items, page } = await listings.listListings(req, statusFilterFromProto(req.status));
@@ -28,6 +39,13 @@ export function listingService(deps: ListingDataDeps): ServiceRegistration {
       const found = await listings.findPmsListing(req);
       return found.listing ? { listing: toProtoListing(found.listing), deleted: false } : { deleted: found.deleted };
     },
-    ...listingDataUseCases(deps),
+    getCalendar: async (req) => toProtoCalendar(await data.getCalendar(req)),
+    updateAvailability: async (req) => toProtoAvailability(await data.updateAvailability(req)),
+    getContent: async (req) => toProtoContent(await data.getContent(req)),
+    putContent: async (req) => toProtoContentPut(await data.putContent(req)),
+    listPhotos: async (req) => ({ photos: (await data.listPhotos(req)).map(toProtoPhoto) }),
+    addPhoto: async (req) => ({ photo: toProtoPhoto(await data.addPhoto(req)) }),
+    removePhoto: async (req) => ({ photoId: await data.removePhoto(req) }),
+    publishListing: async (req) => toProtoPublication(await data.publishListing(req)),
   });
 }

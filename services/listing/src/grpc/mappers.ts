@@ -2,7 +2,9 @@
 import { listingSettingsOf } from '@vrp/api-model';
 import { listing as pb } from '@vrp/contracts';
 import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
-import type { ListingRecord, ListingStatusFilter, WorkspaceUsage } from '../domain/listing';
+import type { AvailabilityOutcome, ListingCalendar } from '../domain/calendar';
+import { inSectionOrder, photoOf, type ContentPutOutcome, type ListingContent, type Photo, type SectionValues } from '../domain/content';
+import type { ListingRecord, ListingStatusFilter, Publication, WorkspaceUsage } from '../domain/listing';
 
 export function toProtoListing(l: ListingRecord): pb.Listing {
   return pb.Listing.create({
@@ -42,3 +44,36 @@ export function statusFilterFromProto(f: pb.ListingStatusFilter): ListingStatusF
 export function toProtoUsage(u: WorkspaceUsage): pb.WorkspaceUsage {
   return pb.WorkspaceUsage.create({ ...u });
 }
+
+// ---- the data of a listing ----
+
+/** A calendar day is the same five fields on the wire. */
+export const toProtoCalendar = (c: ListingCalendar): pb.GetCalendarResponse => ({ listingId: c.listingId, currency: c.currency, days: c.days });
+
+export const toProtoAvailability = (o: AvailabilityOutcome): pb.UpdateAvailabilityResponse => ({ listingIds: o.listingIds, daysUpdated: o.daysUpdated });
+
+/** Sections in the order of CONTENT_SECTIONS, each value as JSON. */
+const toProtoSections = (values: SectionValues): pb.ContentSection[] =>
+  inSectionOrder(values).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
+
+export const toProtoContent = ({ listingId, content }: ListingContent): pb.GetContentResponse => ({
+  listingId,
+  sections: toProtoSections(content.sections),
+  updatedAt: content.updatedAt ?? undefined,
+  version: content.version,
+});
+
+export const toProtoContentPut = (o: ContentPutOutcome): pb.PutContentResponse => ({
+  listingId: o.listingId,
+  applied: o.applied,
+  deferred: o.deferred,
+  pmsProvider: o.pmsProvider,
+  pmsErrors: o.errors,
+  sections: toProtoSections(o.content.sections),
+  version: o.content.version,
+});
+
+/** The gRPC Photo has the fields of a Photo. */
+export const toProtoPhoto = (p: Photo): pb.Photo => photoOf(p);
+
+export const toProtoPublication = (p: Publication): pb.PublishListingResponse => ({ listingId: p.listingId, publishedAt: p.publishedAt, channels: p.channels });

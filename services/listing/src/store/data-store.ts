@@ -3,7 +3,7 @@
 // query is still scoped by workspace id and listing id.
 import { newId, validationFailed, type Collection, type DocumentStore, type Tx } from '@vrp/platform';
 import { eachDate, fillCalendar, nightsOf, type CalendarDay, type DayChanges } from '../domain/calendar';
-import { MAX_PHOTOS, type SectionValues } from '../domain/content';
+import { MAX_PHOTOS, type Photo, type SectionValues, type StoredContent } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';
 import { calendarDaySchema, listingContentSchema, listingPhotoSchema } from './data-schemas';
 
@@ -41,21 +41,9 @@ type PhotoDoc = {
 export type CalendarListing = Pick<ListingRecord, 'id' | 'workspaceId' | 'defaultNightlyPrice'>;
 type Owned = Pick<ListingRecord, 'id' | 'workspaceId'>;
 
-export interface StoredContent {
-  sections: SectionValues;
-  /** null when nothing was ever stored for the listing. */
-  updatedAt: Date | null;
-  /** +1 on every write; 0 while nothing was ever stored. */
-  version: number;
-}
-
-export interface PhotoRecord {
-  id: string;
+/** A stored photo: the photo and the listing it belongs to. */
+export interface PhotoRecord extends Photo {
   listingId: string;
-  url: string;
-  caption: string;
-  position: number;
-  createdAt: Date;
 }
 
 export interface NightlyRate {

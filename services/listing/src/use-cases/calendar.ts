@@ -2,15 +2,15 @@
 // batches of availability changes over several listings, all or nothing.
 import { listing as pb } from '@vrp/contracts';
 import { listingInactive, requestKey, requireId, requireWorkspace } from '@vrp/platform';
-import { availabilityRequestProblems, changesOf, rangeProblems, withBookings } from '../domain/calendar';
-import { assertValid, dataContext, type DataContext, type ListingDataDeps, type ListingDataUseCases } from './data-context';
+import { availabilityRequestProblems, changesOf, rangeProblems, withBookings, type AvailabilityOutcome, type ListingCalendar } from '../domain/calendar';
+import { assertValid, dataContext, type DataContext, type ListingDataDeps } from './data-context';
 
-export function calendarUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)): Pick<ListingDataUseCases, 'getCalendar' | 'updateAvailability'> {
+export function calendarUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)) {
   const { listings, store, bookings, applied } = deps;
   const { data } = ctx;
 
   return {
-    async getCalendar(req) {
+    async getCalendar(req: pb.GetCalendarRequest): Promise<ListingCalendar> {
       requireWorkspace(req.workspaceId);
       requireId(req.listingId, 'listingId');
       assertValid(rangeProblems(req.from, req.to));
@@ -21,7 +21,7 @@ export function calendarUseCases(deps: ListingDataDeps, ctx: DataContext = dataC
       return { listingId: listing.id, currency: listing.currency, days: withBookings(days, booked) };
     },
 
-    async updateAvailability(req) {
+    async updateAvailability(req: pb.UpdateAvailabilityRequest): Promise<AvailabilityOutcome> {
       requireWorkspace(req.workspaceId);
       assertValid(availabilityRequestProblems(req.updates));
       // A key already applied answers the first outcome, and the batch is not written again
@@ -52,11 +52,11 @@ export function calendarUseCases(deps: ListingDataDeps, ctx: DataContext = dataC
             if (!listingIds.includes(listing.id)) listingIds.push(listing.id);
           }
           // A day named by two overlapping updates is one day written.
-          const outcome = { listingIds, daysUpdated: written.size };
+          const outcome: AvailabilityOutcome = { listingIds, daysUpdated: written.size };
           await applied.remember(key, JSON.stringify(outcome), tx);
           return outcome;
         });
-      return applied.once(key, write, async (result) => JSON.parse(result) as pb.UpdateAvailabilityResponse);
+      return applied.once(key, write, async (result) => JSON.parse(result) as AvailabilityOutcome);
     },
   };
 }

@@ -2,24 +2,20 @@
 // sections the capability matrix lets it store; the others are deferred), then stored.
 import { listing as pb } from '@vrp/contracts';
 import { pmsWriteUnsupported, preconditionFailed, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
-import { inSectionOrder, parseSections, refusedWrites, splitByPms, type SectionValues } from '../domain/content';
-import { assertValid, dataContext, type DataContext, type ListingDataDeps, type ListingDataUseCases } from './data-context';
+import { inSectionOrder, parseSections, refusedWrites, splitByPms, type ContentPutOutcome, type ListingContent, type SectionValues } from '../domain/content';
+import { assertValid, dataContext, type DataContext, type ListingDataDeps } from './data-context';
 
-const toProtoSections = (values: SectionValues): pb.ContentSection[] =>
-  inSectionOrder(values).map(([name, value]) => ({ name, valueJson: JSON.stringify(value) }));
-
-export function contentUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)): Pick<ListingDataUseCases, 'getContent' | 'putContent'> {
+export function contentUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)) {
   const { listings, contentRelay } = deps;
   const { data, activeListing } = ctx;
 
   return {
-    async getContent(req) {
+    async getContent(req: pb.GetContentRequest): Promise<ListingContent> {
       const listing = await activeListing(req);
-      const content = await data.readContent(listing);
-      return { listingId: listing.id, sections: toProtoSections(content.sections), updatedAt: content.updatedAt ?? undefined, version: content.version };
+      return { listingId: listing.id, content: await data.readContent(listing) };
     },
 
-    async putContent(req) {
+    async putContent(req: pb.PutContentRequest): Promise<ContentPutOutcome> {
       requireWorkspace(req.workspaceId);
       requireId(req.listingId, 'listingId');
       if (req.sections.length === 0) throw validationFailed({ sections: 'must contain at least one section' });
@@ -51,15 +47,7 @@ export function contentUseCases(deps: ListingDataDeps, ctx: DataContext = dataCo
         const current = await data.readContent(listing);
         throw preconditionFailed('Content of listing', listing.id, req.expectedVersion, current.version);
       }
-      return {
-        listingId: listing.id,
-        applied: split.applied,
-        deferred: split.deferred,
-        pmsProvider: provider,
-        pmsErrors: split.errors,
-        sections: toProtoSections(stored.sections),
-        version: stored.version,
-      };
+      return { listingId: listing.id, ...split, pmsProvider: provider, content: stored };
     },
   };
 }

@@ -5,7 +5,7 @@ import type { BookedNights } from '../ports/bookings';
 import type { SectionValues } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';
 import { DataStore } from '../store/data-store';
-import type { ListingHandlerDeps, ListingHandlers } from './listings';
+import type { ListingUseCaseDeps } from './listings';
 
 /**
  * Hands content sections to the PMS that manages a listing (ports/pms-content-relay.ts, over
@@ -16,17 +16,12 @@ export interface ContentRelay {
   apply(listing: ListingRecord, sections: SectionValues): Promise<void>;
 }
 
-export interface ListingDataDeps extends ListingHandlerDeps {
+export interface ListingDataDeps extends ListingUseCaseDeps {
   /** Absent in component tests that relay nothing; content is then stored without relaying. */
   contentRelay?: ContentRelay;
   /** The nights reservations hold (reservation service): the calendar shows them as unavailable. */
   bookings: BookedNights;
 }
-
-export type ListingDataUseCases = Pick<
-  ListingHandlers,
-  'getCalendar' | 'updateAvailability' | 'getContent' | 'putContent' | 'listPhotos' | 'addPhoto' | 'removePhoto' | 'publishListing'
->;
 
 export function assertValid(problems: Record<string, string>): void {
   if (Object.keys(problems).length > 0) throw validationFailed(problems);

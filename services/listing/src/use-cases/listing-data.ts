@@ -4,16 +4,18 @@
 // then listing_inactive (spec 7: 404 is decided before 403), then pms_write_unsupported. The
 // data of an inactive listing is never read or written here.
 //
-// One file per part: calendar.ts, content.ts, photos.ts, publish.ts, sharing data-context.ts.
+// One file per part: calendar.ts, content.ts, photos.ts, publish.ts, sharing data-context.ts. The
+// use cases answer domain records (calendar days, stored content, photos, outcomes);
+// grpc/handlers.ts encodes them through grpc/mappers.ts.
 import { calendarUseCases } from './calendar';
 import { contentUseCases } from './content';
-import { dataContext, type ListingDataDeps, type ListingDataUseCases } from './data-context';
+import { dataContext, type ListingDataDeps } from './data-context';
 import { photoUseCases } from './photos';
 import { publishUseCases } from './publish';
 
-export type { ContentRelay, ListingDataDeps, ListingDataUseCases } from './data-context';
+export type { ContentRelay, ListingDataDeps } from './data-context';
 
-export function listingDataUseCases(deps: ListingDataDeps): ListingDataUseCases {
+export function listingDataUseCases(deps: ListingDataDeps) {
   const ctx = dataContext(deps);
   return { ...calendarUseCases(deps, ctx), ...contentUseCases(deps, ctx), ...photoUseCases(deps, ctx), ...publishUseCases(deps, ctx) };
 }

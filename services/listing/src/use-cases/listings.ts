@@ -14,7 +14,6 @@ import {
   validationFailed,
   type AppliedRequests,
   type DocumentStore,
-  type Handlers,
   type Outbox,
 } from '@vrp/platform';
 import { activityOutcomeIds, type ActivityOutcomeIds, type ListingActivity } from './activity';
@@ -23,9 +22,7 @@ import { activityChanged, recordActivity } from '../events/activity-publisher';
 import { pmsListingStore, type ListingStore } from '../store/listing-store';
 import { PmsSyncMarks } from '../store/pms-sync-marks';
 
-export type ListingHandlers = Handlers<typeof pb.ListingServiceService>;
-
-export interface ListingHandlerDeps {
+export interface ListingUseCaseDeps {
   store: DocumentStore;
   listings: ListingStore;
   outbox: Outbox;
@@ -35,7 +32,7 @@ export interface ListingHandlerDeps {
 }
 
 /** Listings, plans and activity; the data of a listing lives in listing-data.ts. */
-export function listingUseCases(deps: ListingHandlerDeps) {
+export function listingUseCases(deps: ListingUseCaseDeps) {
   const { listings, outbox, store, activity, applied } = deps;
   const marks = new PmsSyncMarks(store);
 

@@ -1,26 +1,26 @@
 // The photos of a listing: list, add (once per Idempotency-Key), remove.
 import { listing as pb } from '@vrp/contracts';
 import { AppError, requestKey, requireId, requireWorkspace } from '@vrp/platform';
-import { photoProblems } from '../domain/content';
-import { type PhotoRecord } from '../store/data-store';
-import { assertValid, dataContext, type DataContext, type ListingDataDeps, type ListingDataUseCases } from './data-context';
+import { photoOf, photoProblems, type Photo } from '../domain/content';
+import { assertValid, dataContext, type DataContext, type ListingDataDeps } from './data-context';
 
-const toProtoPhoto = (p: PhotoRecord): pb.Photo => ({ id: p.id, url: p.url, caption: p.caption, position: p.position, createdAt: p.createdAt });
+/** A photo kept with an Idempotency-Key: JSON of a Photo, its date revived. */
+const revivePhoto = (result: string): Photo => {
+  const photo = JSON.parse(result) as Omit<Photo, 'createdAt'> & { createdAt: string };
+  return { ...photo, createdAt: new Date(photo.createdAt) };
+};
 
-export function photoUseCases(
-  deps: ListingDataDeps,
-  ctx: DataContext = dataContext(deps),
-): Pick<ListingDataUseCases, 'listPhotos' | 'addPhoto' | 'removePhoto'> {
+export function photoUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)) {
   const { listings, applied } = deps;
   const { data, activeListing } = ctx;
 
   return {
-    async listPhotos(req) {
+    async listPhotos(req: pb.ListPhotosRequest): Promise<Photo[]> {
       const listing = await activeListing(req);
-      return { photos: (await data.listPhotos(listing)).map(toProtoPhoto) };
+      return data.listPhotos(listing);
     },
 
-    async addPhoto(req) {
+    async addPhoto(req: pb.AddPhotoRequest): Promise<Photo> {
       requireWorkspace(req.workspaceId);
       requireId(req.listingId, 'listingId');
       assertValid(photoProblems(req.url, req.caption));
@@ -30,24 +30,21 @@ export function photoUseCases(
         key,
         async () => {
           const listing = await listings.resolveActive(req.workspaceId, req.listingId);
-          const photo = await data.addPhoto(listing, req.url, req.caption, (added, tx) => applied.remember(key, JSON.stringify(toProtoPhoto(added)), tx));
-          return { photo: toProtoPhoto(photo) };
+          return data.addPhoto(listing, req.url, req.caption, (added, tx) => applied.remember(key, JSON.stringify(photoOf(added)), tx));
         },
-        async (result) => {
-          const photo = JSON.parse(result) as pb.Photo & { createdAt: string };
-          return { photo: { ...photo, createdAt: new Date(photo.createdAt) } };
-        },
+        async (result) => revivePhoto(result),
       );
     },
 
-    async removePhoto(req) {
+    /** Removes the photo and answers its id. */
+    async removePhoto(req: pb.RemovePhotoRequest): Promise<string> {
       requireId(req.photoId, 'photoId');
       const listing = await activeListing(req);
       // A photo of another listing (or workspace) is as unknown here as a made-up id.
       if (!(await data.removePhoto(listing, req.photoId))) {
         throw new AppError('not_found', `No photo with id '${req.photoId}' exists on listing '${listing.id}'.`);
       }
-      return { photoId: req.photoId };
+      return req.photoId;
     },
   };
 }

@@ -1,14 +1,15 @@
 // Publishing a listing to the channels it is mapped to (once per Idempotency-Key).
 import { listing as pb } from '@vrp/contracts';
 import { AppError, requestKey } from '@vrp/platform';
-import { dataContext, type DataContext, type ListingDataDeps, type ListingDataUseCases } from './data-context';
+import type { Publication } from '../domain/listing';
+import { dataContext, type DataContext, type ListingDataDeps } from './data-context';
 
-export function publishUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)): Pick<ListingDataUseCases, 'publishListing'> {
+export function publishUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)) {
   const { listings, store, applied } = deps;
   const { activeListing } = ctx;
 
   return {
-    async publishListing(req) {
+    async publishListing(req: pb.PublishListingRequest): Promise<Publication> {
       const listing = await activeListing(req);
       if (listing.channels.length === 0) {
         throw new AppError(
@@ -26,12 +27,12 @@ export function publishUseCases(deps: ListingDataDeps, ctx: DataContext = dataCo
           store.transaction(async (tx) => {
             const publishedAt = new Date();
             await listings.markPublished(listing, publishedAt, tx);
-            const outcome = { listingId: listing.id, publishedAt, channels: [...new Set(listing.channels.map((c) => c.channel))] };
+            const outcome: Publication = { listingId: listing.id, publishedAt, channels: [...new Set(listing.channels.map((c) => c.channel))] };
             await applied.remember(key, JSON.stringify(outcome), tx);
             return outcome;
           }),
         async (result) => {
-          const first = JSON.parse(result) as pb.PublishListingResponse & { publishedAt: string };
+          const first = JSON.parse(result) as Omit<Publication, 'publishedAt'> & { publishedAt: string };
           return { ...first, publishedAt: new Date(first.publishedAt) };
         },
       );
