@@ -1,17 +1,6 @@
 // API key authentication over HTTP: every way a key can be missing, wrong or right, and
 // revocation through the cache of verified keys.
-import {
-  ADMIN_TOKEN,
-  adminHeaders,
-  bearer,
-  provision,
-  request,
-  startTestReplicas,
-  type ErrorBody,
-  type TestGateway,
-  type TestReplicas,
-  useGateway,
-} from './harness';
+import { ADMIN_TOKEN, adminHeaders, bearer, provision, request, useReplicas, type ErrorBody, useGateway } from './harness';
 
 describe('gateway API key authentication', () => {
   const sut = useGateway();
@@ -95,23 +84,15 @@ describe('gateway API key authentication', () => {
 });
 
 describe('API key revocation with two gateway replicas over one store', () => {
-  let replicas: TestReplicas;
-  let a: TestGateway;
-  let b: TestGateway;
-
-  beforeAll(async () => {
-    // A TTL far longer than the test: only the eviction can make the revocation visible.
-    replicas = await startTestReplicas({ API_KEY_CACHE_TTL_MS: '60000' });
-    ({ a, b } = replicas);
-  });
-  afterAll(() => replicas.stop());
+  // A TTL far longer than the test: only the eviction can make the revocation visible.
+  const replicas = useReplicas({ API_KEY_CACHE_TTL_MS: '60000' });
 
   it('a key revoked through one replica is refused at once by the other, which had it cached', async () => {
-    const ws = await provision(a.url, { name: 'Replica Rentals' });
-    const onA = () => request<ErrorBody>(`${a.url}/v1/listings`, { headers: bearer(ws.key) });
+    const ws = await provision(replicas.a.url, { name: 'Replica Rentals' });
+    const onA = () => request<ErrorBody>(`${replicas.a.url}/v1/listings`, { headers: bearer(ws.key) });
     expect((await onA()).status).toBe(200);
     expect((await onA()).status).toBe(200);
-    const revoke = await request(`${b.url}/admin/v1/api-keys/${ws.keyId}`, { method: 'DELETE', headers: adminHeaders() });
+    const revoke = await request(`${replicas.b.url}/admin/v1/api-keys/${ws.keyId}`, { method: 'DELETE', headers: adminHeaders() });
     expect(revoke.status).toBe(200);
     const res = await onA();
     expect(res.status).toBe(401);

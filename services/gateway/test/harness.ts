@@ -300,6 +300,22 @@ export interface TestReplicas {
   stop(): Promise<void>;
 }
 
+/**
+ * Two replicas for a describe block, started before its tests and stopped after them. Their
+ * `a` and `b` are read inside the tests (they exist once beforeAll has run).
+ */
+export function useReplicas(env?: Record<string, string>): { a: TestGateway; b: TestGateway } {
+  const replicas = {} as { a: TestGateway; b: TestGateway };
+  let started: TestReplicas | undefined;
+  beforeAll(async () => {
+    started = await startTestReplicas(env);
+    replicas.a = started.a;
+    replicas.b = started.b;
+  });
+  afterAll(() => started?.stop());
+  return replicas;
+}
+
 export async function startTestReplicas(env?: Record<string, string>): Promise<TestReplicas> {
   const listingService = await startListingServiceUnderTest();
   const store = createMemoryStore();

@@ -11,11 +11,10 @@ import {
   provision,
   request,
   startTestGateway,
-  startTestReplicas,
+  useReplicas,
   type ApiResponse,
   type ErrorBody,
   type TestGateway,
-  type TestReplicas,
   useGateway,
 } from './harness';
 
@@ -153,31 +152,23 @@ describe('rate limits', () => {
 });
 
 describe('rate limits with two gateway replicas over one store', () => {
-  let replicas: TestReplicas;
-  let a: TestGateway;
-  let b: TestGateway;
-
-  beforeAll(async () => {
-    // Plans are cached (API_KEY_CACHE_TTL_MS); a TTL far longer than the tests: only the
-    // eviction by the plan change can make it visible to the other replica.
-    replicas = await startTestReplicas({ API_KEY_CACHE_TTL_MS: '60000' });
-    ({ a, b } = replicas);
-  });
-  afterAll(() => replicas.stop());
+  // Plans are cached (API_KEY_CACHE_TTL_MS); a TTL far longer than the tests: only the
+  // eviction by the plan change can make it visible to the other replica.
+  const replicas = useReplicas({ API_KEY_CACHE_TTL_MS: '60000' });
 
   it('holds one key limit across both replicas: they count against the same counters', async () => {
-    const { key } = await provision(a.url, { rateLimits: { keyRequestsPerSecond: 4, keyBurst: 2 } });
-    const responses = await burst(18, (i) => listings(i % 2 === 0 ? a : b, key));
+    const { key } = await provision(replicas.a.url, { rateLimits: { keyRequestsPerSecond: 4, keyBurst: 2 } });
+    const responses = await burst(18, (i) => listings(i % 2 === 0 ? replicas.a : replicas.b, key));
     // One allowance between them (a private one per replica would admit twice as many).
     expectAdmitted(count(responses, 200), { perSecond: 4, burst: 2, requests: 18, elapsedMs: responses.elapsedMs });
     expect(count(responses, 429)).toBe(18 - count(responses, 200));
   });
 
   it('sees a plan change made through the other replica on the next request, although it had the plan cached', async () => {
-    const { workspaceId, key } = await provision(a.url, { rateLimits: { keyRequestsPerSecond: 1, keyBurst: 1 } });
-    const first = await burst(6, () => listings(b, key));
+    const { workspaceId, key } = await provision(replicas.a.url, { rateLimits: { keyRequestsPerSecond: 1, keyBurst: 1 } });
+    const first = await burst(6, () => listings(replicas.b, key));
     expectAdmitted(count(first, 200), { perSecond: 1, burst: 1, requests: 6, elapsedMs: first.elapsedMs });
-    await setPlan(a, workspaceId, { keyRequestsPerSecond: 100, keyBurst: 100 });
-    expect((await listings(b, key)).status).toBe(200);
+    await setPlan(replicas.a, workspaceId, { keyRequestsPerSecond: 100, keyBurst: 100 });
+    expect((await listings(replicas.b, key)).status).toBe(200);
   });
 });
