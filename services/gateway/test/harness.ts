@@ -293,7 +293,7 @@ export async function startGatewayFixture(opts: GatewayOptions = {}): Promise<Ga
   return { ...started, workspaceId, key };
 }
 
-/** Two gateway replicas over one store and one fake listing service (counters, caches shared through the store). */
+/** Two gateway replicas over one store and one real listing service (behind the recording proxy) (counters, caches shared through the store). */
 export interface TestReplicas {
   a: TestGateway;
   b: TestGateway;
