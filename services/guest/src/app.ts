@@ -29,6 +29,9 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
     topics: [TOPICS.guestEvents, TOPICS.messageEvents, TOPICS.reviewEvents, TOPICS.requestEvents],
   });
   const guests = new GuestStore(deps.store);
+  // Profiles written before guest_reservation_links embedded their links: moved before any event is consumed.
+  const migrated = await guests.migrateEmbeddedLinks();
+  if (migrated > 0) deps.logger.info({ profiles: migrated }, 'guest reservation links moved to their own collection');
   const messagingStore = new MessagingStore(deps.store);
   const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
   await cache.start();

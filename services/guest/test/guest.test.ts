@@ -76,7 +76,7 @@ describe('guest service over gRPC', () => {
     contacts: [],
     provider: '',
     externalId: '',
-    reservations: [],
+    listingIds: [],
     createdAt: new Date('2025-01-01T00:00:00Z'),
     updatedAt: new Date('2025-01-01T00:00:00Z'),
     version: 1,
@@ -427,6 +427,19 @@ describe('guest service over gRPC', () => {
       expect(guests.map((g) => g.firstName)).toEqual(['Kim', 'Ola']);
       expect(guests[0]!.listingIds.sort()).toEqual(['lst_off', 'lst_on']);
       expect((await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_s' }))).guests).toHaveLength(1);
+
+      // Each reservation is linked in a document of its own; the profile does not grow with stays.
+      const kim = guests[0]!;
+      expect((await seeded.linksOf('ws_r', kim.id)).map((l) => [l.reservationId, l.listingId]).sort()).toEqual([
+        ['res_1', 'lst_on'],
+        ['res_2', 'lst_off'],
+        ['res_3', 'lst_on'],
+      ]);
+      expect((await seeded.linkOf('ws_r', 'res_2'))?.guestId).toBe(kim.id);
+      expect(await seeded.linkOf('ws_s', 'res_2')).toBeNull();
+      const stored = await seeded.guests.findOne({ _id: kim.id });
+      expect(stored).not.toHaveProperty('reservations');
+      expect(stored!.listingIds).toEqual(['lst_on', 'lst_off']);
     });
 
     it('applies a redelivered reservation event once', async () => {

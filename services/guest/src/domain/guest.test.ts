@@ -8,6 +8,7 @@ import {
   isStaleForLink,
   linkReservation,
   listingIdsOf,
+  withListing,
   matchKeysOf,
   mergeContacts,
   normalizeName,
@@ -59,6 +60,12 @@ describe('the matching rule', () => {
     expect(linkReservation(once, { reservationId: 'r1', listingId: 'l1' })).toEqual(once);
     const moved = linkReservation([...once, { reservationId: 'r2', listingId: 'l1' }], { reservationId: 'r1', listingId: 'l2' });
     expect(listingIdsOf(moved).sort()).toEqual(['l1', 'l2']);
+  });
+
+  it('adds the listing of a newly linked reservation once, keeping the order listings were first linked in', () => {
+    expect(withListing([], 'l1')).toEqual(['l1']);
+    expect(withListing(['l1', 'l2'], 'l1')).toEqual(['l1', 'l2']);
+    expect(withListing(['l2'], 'l1')).toEqual(['l2', 'l1']);
   });
 });
 
@@ -159,8 +166,8 @@ describe('contact changes reported by a linked reservation', () => {
 describe('sources of a profile’s contacts', () => {
   it('are its reservations and, once it reported, the PMS’s guest record; a contact a source stops sending keeps its last value', () => {
     const reservations = [{ reservationId: 'res_1', listingId: 'lst_1', phone: '600111222' }];
-    expect(contactSources({ reservations, pmsContacts: null })).toEqual(reservations);
-    expect(contactSources({ reservations, pmsContacts: { email: 'a@x.com', phone: '' } })).toEqual([
+    expect(contactSources(reservations, null)).toEqual(reservations);
+    expect(contactSources(reservations, { email: 'a@x.com', phone: '' })).toEqual([
       ...reservations,
       { reservationId: PMS_GUEST_RECORD, listingId: '', email: 'a@x.com', phone: '' },
     ]);

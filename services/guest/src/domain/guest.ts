@@ -47,7 +47,12 @@ export interface GuestRecord {
   provider: string;
   /** The PMS's id of the guest, empty when none. */
   externalId: string;
-  reservations: ReservationLink[];
+  /**
+   * The distinct listings of the guest's reservations, in the order they were first linked (the
+   * input of the visibility rule). The reservation links themselves are kept one per document
+   * (store: guest_reservation_links), so that a guest's write never grows with its stays.
+   */
+  listingIds: string[];
   createdAt: Date;
   updatedAt: Date;
   /** 1 on create, +1 on every change: the API's ETag and If-Match compare it. */
@@ -146,6 +151,11 @@ export function listingIdsOf(links: ReservationLink[]): string[] {
   return [...new Set(links.map((l) => l.listingId))];
 }
 
+/** The guest's listings once a new reservation on `listingId` is linked (no link moved or removed). */
+export function withListing(listingIds: string[], listingId: string): string[] {
+  return listingIds.includes(listingId) ? listingIds : [...listingIds, listingId];
+}
+
 /**
  * Spec 2.2 / 7.1: a guest who has reservations, all on inactive listings, is hidden from
  * collections and is listing_inactive on direct reads (naming those listings). A guest without
@@ -162,8 +172,8 @@ export function hidingListings<L extends { id: string }>(listingIds: string[], i
 export const PMS_GUEST_RECORD = 'pms:guest';
 
 /** Every source of a profile's contacts with what it reported last: its reservations, and the PMS's guest record. */
-export function contactSources(guest: Pick<GuestRecord, 'reservations' | 'pmsContacts'>): ReservationLink[] {
-  return guest.pmsContacts ? [...guest.reservations, { reservationId: PMS_GUEST_RECORD, listingId: '', ...guest.pmsContacts }] : guest.reservations;
+export function contactSources(links: ReservationLink[], pmsContacts: GuestRecord['pmsContacts']): ReservationLink[] {
+  return pmsContacts ? [...links, { reservationId: PMS_GUEST_RECORD, listingId: '', ...pmsContacts }] : links;
 }
 
 /** What a source reports now, keeping its last non-empty value of a contact it stopped sending. */

@@ -4,7 +4,7 @@
 // drops events of inactive listings per listing).
 import { guestEvents, TOPICS } from '@vrp/contracts';
 import { newId, type OutboxMessage } from '@vrp/platform';
-import { listingIdsOf, type GuestRecord } from '../domain/guest';
+import { type GuestRecord } from '../domain/guest';
 import type { ConversationRecord, MessageRecord, RequestRecord, ReviewRecord } from '../domain/messaging';
 import { toProtoConversation, toProtoGuest, toProtoMessage, toProtoRequest, toProtoReview } from '../grpc/mappers';
 
@@ -28,7 +28,7 @@ export function guestEvent(guest: GuestRecord, type: Change, at: Date): OutboxMe
     ...envelope(guest.workspaceId, at),
     type: GUEST_TYPE[type],
     guest: toProtoGuest(guest),
-    listingIds: listingIdsOf(guest.reservations),
+    listingIds: guest.listingIds,
   });
   return outboxMessage(TOPICS.guestEvents.name, guest.id, `guest.${type}`, event, guestEvents.GuestEvent.encode(event).finish());
 }

@@ -1,6 +1,6 @@
 // Domain <-> proto for the guest service.
 import { guest as pb } from '@vrp/contracts';
-import { listingIdsOf, type GuestRecord } from '../domain/guest';
+import { type GuestRecord } from '../domain/guest';
 import type { Attachment, ConversationRecord, MessageRecord, RequestRecord, ReviewRecord } from '../domain/messaging';
 
 export function toProtoGuest(g: GuestRecord): pb.Guest {
@@ -15,7 +15,7 @@ export function toProtoGuest(g: GuestRecord): pb.Guest {
     updatedAt: g.updatedAt,
     provider: g.provider,
     externalId: g.externalId,
-    listingIds: listingIdsOf(g.reservations),
+    listingIds: g.listingIds,
     version: g.version,
   });
 }

@@ -1,12 +1,13 @@
 // Queries of guest profiles, written once as Mongo documents for both engines.
 import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type PageWindow, type Tx } from '@vrp/platform';
-import { listingIdsOf, normalizeName, searchNameOf, type GuestRecord } from '../domain/guest';
-import { guestSchema, matchKeySchema } from './schemas';
+import { normalizeName, searchNameOf, type GuestRecord, type ReservationLink } from '../domain/guest';
+import { guestSchema, matchKeySchema, reservationLinkSchema } from './schemas';
 
 type GuestDoc = Omit<GuestRecord, 'id'> & {
   _id: string;
   searchName: string;
-  listingIds: string[];
+  /** Links embedded by profiles written before guest_reservation_links; moved out at start. */
+  reservations?: ReservationLink[];
   sourceUpdatedAt: Date | null;
   idempotencyKey?: string;
   leaseToken?: string;
@@ -14,12 +15,15 @@ type GuestDoc = Omit<GuestRecord, 'id'> & {
   [field: string]: unknown;
 };
 type MatchKeyDoc = { _id: string; workspaceId: string; guestId: string; [field: string]: unknown };
+type LinkDoc = ReservationLink & { _id: string; workspaceId: string; guestId: string; [field: string]: unknown };
+
+const toLink = ({ reservationId, listingId, changedAt, email, phone }: LinkDoc): ReservationLink => ({ reservationId, listingId, changedAt, email, phone });
 
 // `changeKeys` is left on profiles changed before applied_requests held change keys: never read.
 const toRecord = ({
   _id,
   searchName: _s,
-  listingIds: _l,
+  reservations: _r,
   sourceUpdatedAt: _u,
   idempotencyKey: _k,
   leaseToken: _t,
@@ -53,14 +57,60 @@ export function guestFilter(workspaceId: string, search: string, inactiveListing
 }
 
 const matchKeyId = (workspaceId: string, key: string) => `${workspaceId}|${key}`;
+const linkId = (workspaceId: string, reservationId: string) => `${workspaceId}|${reservationId}`;
 
 export class GuestStore {
   readonly guests: Collection<GuestDoc>;
   private readonly matchKeys: Collection<MatchKeyDoc>;
+  private readonly links: Collection<LinkDoc>;
 
   constructor(readonly store: DocumentStore) {
     this.guests = store.collection<GuestDoc>({ name: 'guests', schema: guestSchema });
     this.matchKeys = store.collection<MatchKeyDoc>({ name: 'guest_match_keys', schema: matchKeySchema });
+    this.links = store.collection<LinkDoc>({ name: 'guest_reservation_links', schema: reservationLinkSchema });
+  }
+
+  /** The link of a reservation and the profile it is linked to, if any. */
+  async linkOf(workspaceId: string, reservationId: string, tx?: Tx): Promise<{ guestId: string; link: ReservationLink } | null> {
+    const doc = await this.links.findOne({ _id: linkId(workspaceId, reservationId) }, { tx });
+    return doc ? { guestId: doc.guestId, link: toLink(doc) } : null;
+  }
+
+  /** Every reservation linked to a profile (its contact sources), in no particular order. */
+  async linksOf(workspaceId: string, guestId: string, tx?: Tx): Promise<ReservationLink[]> {
+    return (await this.links.find({ workspaceId, guestId }, { tx })).map(toLink);
+  }
+
+  /**
+   * Links a reservation to `guestId`, or replaces its link (a move, new contacts). A link to
+   * another profile is never taken over: the reservation keeps the profile it was first linked to.
+   */
+  async putLink(workspaceId: string, guestId: string, link: ReservationLink, tx: Tx): Promise<void> {
+    const { reservationId, listingId, changedAt = null, email = '', phone = '' } = link;
+    await this.links.updateOne(
+      { _id: linkId(workspaceId, reservationId), guestId },
+      { $set: { listingId, changedAt, email, phone }, $setOnInsert: { workspaceId, reservationId } },
+      { tx, upsert: true },
+    );
+  }
+
+  /**
+   * Moves the links that profiles written before guest_reservation_links embedded into their own
+   * documents, profile by profile, each in one transaction (idempotent: a start interrupted
+   * half-way moves the rest on the next start). Returns how many profiles were migrated.
+   */
+  async migrateEmbeddedLinks(): Promise<number> {
+    const legacy = await this.guests.find({ reservations: { $exists: true } });
+    for (const guest of legacy) {
+      await this.store.transaction(async (tx) => {
+        for (const link of guest.reservations ?? []) {
+          if (await this.linkOf(guest.workspaceId, link.reservationId, tx)) continue;
+          await this.putLink(guest.workspaceId, guest._id, link, tx);
+        }
+        await this.guests.updateOne({ _id: guest._id }, { $unset: { reservations: '' } }, { tx });
+      });
+    }
+    return legacy.length;
   }
 
   async page(workspaceId: string, search: string, inactiveListingIds: string[], window: PageWindow): Promise<{ items: GuestRecord[]; total: number }> {
@@ -75,9 +125,12 @@ export class GuestStore {
     return toRecord(doc);
   }
 
-  async byReservation(workspaceId: string, reservationId: string, tx?: Tx): Promise<GuestRecord | null> {
-    const doc = await this.guests.findOne({ workspaceId, 'reservations.reservationId': reservationId }, { tx });
-    return doc ? toRecord(doc) : null;
+  /** The profile a reservation is linked to, with its link. */
+  async byReservation(workspaceId: string, reservationId: string, tx?: Tx): Promise<{ guest: GuestRecord; link: ReservationLink } | null> {
+    const linked = await this.linkOf(workspaceId, reservationId, tx);
+    if (!linked) return null;
+    const doc = await this.guests.findOne({ workspaceId, _id: linked.guestId }, { tx });
+    return doc ? { guest: toRecord(doc), link: linked.link } : null;
   }
 
   async byExternalId(workspaceId: string, provider: string, externalId: string, tx?: Tx): Promise<(GuestRecord & { sourceUpdatedAt: Date | null }) | null> {
@@ -128,12 +181,7 @@ export class GuestStore {
   async insert(guest: GuestRecord, tx?: Tx, sourceUpdatedAt: Date | null = null, idempotencyKey = ''): Promise<GuestRecord> {
     const { id, ...rest } = guest;
     try {
-      return toRecord(
-        await this.guests.insertOne(
-          { _id: id, ...rest, searchName: searchNameOf(guest), listingIds: listingIdsOf(guest.reservations), sourceUpdatedAt, idempotencyKey },
-          { tx },
-        ),
-      );
+      return toRecord(await this.guests.insertOne({ _id: id, ...rest, searchName: searchNameOf(guest), sourceUpdatedAt, idempotencyKey }, { tx }));
     } catch (err) {
       if (err instanceof DuplicateKeyError && 'idempotencyKey' in err.keyPattern) throw err;
       // A raw DuplicateKeyError would reach the gRPC layer as internal_error.
@@ -142,7 +190,7 @@ export class GuestStore {
     }
   }
 
-  /** Replaces the profile's fields as a new version; derived fields are recomputed from them. */
+  /** Replaces the profile's fields as a new version; derived fields are recomputed from them (links are written by putLink). */
   async save(guest: GuestRecord, tx: Tx, sourceUpdatedAt?: Date): Promise<GuestRecord> {
     const doc = await this.saveIf(guest, {}, tx, sourceUpdatedAt);
     if (!doc) throw notFound('guest', guest.id);
@@ -155,7 +203,7 @@ export class GuestStore {
    */
   async saveIf(guest: GuestRecord, guard: Filter, tx: Tx, sourceUpdatedAt?: Date, release: Record<string, unknown> = {}): Promise<GuestRecord | null> {
     const { id, workspaceId, createdAt: _c, version: _v, ...fields } = guest;
-    const set: Record<string, unknown> = { ...fields, searchName: searchNameOf(guest), listingIds: listingIdsOf(guest.reservations), ...release };
+    const set: Record<string, unknown> = { ...fields, searchName: searchNameOf(guest), ...release };
     if (sourceUpdatedAt) set.sourceUpdatedAt = sourceUpdatedAt;
     const doc = await this.guests.findOneAndUpdate({ workspaceId, _id: id, ...guard }, { $set: set, $inc: { version: 1 } }, { tx });
     return doc ? toRecord(doc) : null;

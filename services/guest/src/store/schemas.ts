@@ -12,17 +12,18 @@ const contactSchema = new Schema(
   { _id: false },
 );
 
-const reservationLinkSchema = new Schema(
-  {
-    reservationId: { type: String, required: true },
-    listingId: { type: String, required: true },
-    changedAt: { type: Date, default: null },
-    /** The primary guest's contacts the reservation reported last (a later change replaces them). */
-    email: { type: String, default: '' },
-    phone: { type: String, default: '' },
-  },
-  { _id: false },
-);
+/** A reservation linked to a profile (ReservationLink). */
+const linkFields = {
+  reservationId: { type: String, required: true },
+  listingId: { type: String, required: true },
+  changedAt: { type: Date, default: null },
+  /** The primary guest's contacts the reservation reported last (a later change replaces them). */
+  email: { type: String, default: '' },
+  phone: { type: String, default: '' },
+};
+
+/** A link as profiles embedded them before guest_reservation_links (read by the migration only). */
+const embeddedLinkSchema = new Schema(linkFields, { _id: false });
 
 export const guestSchema = new Schema(
   {
@@ -34,11 +35,17 @@ export const guestSchema = new Schema(
     contacts: { type: [contactSchema], default: [] },
     provider: { type: String, default: '' },
     externalId: { type: String, default: '' },
-    reservations: { type: [reservationLinkSchema], default: [] },
+    /**
+     * No longer written: links live in guest_reservation_links (one document each, so a profile
+     * does not grow with its stays). Profiles written before keep theirs here until the guest
+     * service's start moves them (GuestStore.migrateEmbeddedLinks).
+     */
+    reservations: { type: [embeddedLinkSchema], default: undefined },
     /** The email and phone the PMS's own guest record reported last (replaced when it changes them). */
     pmsContacts: { type: new Schema({ email: { type: String, default: '' }, phone: { type: String, default: '' } }, { _id: false }), default: null },
     /**
-     * Derived from `reservations` on every write: the distinct listings of the guest, so the
+     * Kept with the reservation links (a new link adds its listing, a move recomputes them from
+     * the guest's links): the distinct listings of the guest, so the
      * visibility rule of spec 2.2 is one filter over an indexed array on both engines.
      */
     listingIds: { type: [String], default: [] },
@@ -69,8 +76,26 @@ guestSchema.index({ workspaceId: 1, idempotencyKey: 1 }, { unique: true, partial
 // Name search within a workspace and the alphabetical page order; _id last makes the order
 // total, so pages neither repeat nor skip guests with the same name.
 guestSchema.index({ workspaceId: 1, searchName: 1, _id: 1 });
-guestSchema.index({ workspaceId: 1, 'reservations.reservationId': 1 });
 guestSchema.index({ workspaceId: 1, provider: 1, externalId: 1 });
+
+/**
+ * One document per reservation linked to a guest profile (ReservationLink plus the profile):
+ * `_id` = `<workspaceId>|<reservationId>`, unique on both engines, so a reservation is linked to
+ * one profile at most. Written in the transaction that writes the profile; the profile document
+ * itself stays of constant size whatever the number of stays (MongoDB's 16 MB document limit,
+ * and a write that no longer re-casts every link).
+ */
+export const reservationLinkSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    guestId: { type: String, required: true },
+    ...linkFields,
+  },
+  { versionKey: false },
+);
+// A profile's links (contact sources, the listings after a move).
+reservationLinkSchema.index({ workspaceId: 1, guestId: 1 });
 
 /**
  * One document per matching key (`email:…`, `phone:…`) of a workspace, claimed by the profile

@@ -40,7 +40,8 @@ export async function applyPmsGuest(deps: GuestDeps, change: pmsSync.PmsSyncChan
     };
     if (base) {
       // The value the PMS's guest record reported before is replaced, as for a reservation's guest.
-      const contacts = contactsAfterReservationChange(base.contacts, contactSources(base), PMS_GUEST_RECORD, payload);
+      const links = await deps.guests.linksOf(workspaceId, base.id, tx);
+      const contacts = contactsAfterReservationChange(base.contacts, contactSources(links, base.pmsContacts), PMS_GUEST_RECORD, payload);
       const pmsContacts = reportedContacts(payload, base.pmsContacts);
       const saved = await deps.guests.save({ ...base, ...fields, contacts: contacts.contacts, pmsContacts }, tx, sourceUpdatedAt);
       await deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
@@ -55,7 +56,7 @@ export async function applyPmsGuest(deps: GuestDeps, change: pmsSync.PmsSyncChan
         ...fields,
         contacts: contactsFrom(payload),
         pmsContacts: reportedContacts(payload, null),
-        reservations: [],
+        listingIds: [],
         createdAt: now,
         version: 1,
       },

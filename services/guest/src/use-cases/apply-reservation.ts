@@ -11,10 +11,12 @@ import {
   isStaleForLink,
   keysOfContacts,
   linkReservation,
+  listingIdsOf,
   matchKeysOf,
   mergeContacts,
   reportedContacts,
   type GuestRecord,
+  withListing,
   type ReservationLink,
 } from '../domain/guest';
 import { newConversation, pmsReservationKey } from '../domain/messaging';
@@ -23,8 +25,8 @@ import { publishSoon, type GuestDeps } from './deps';
 
 export async function applyReservation(deps: GuestDeps, workspaceId: string, r: reservation.Reservation): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const { guest } = await linkGuest(deps, workspaceId, r, tx);
-    await openConversation(deps, workspaceId, r, guest.id, tx);
+    const { guest, link } = await linkGuest(deps, workspaceId, r, tx);
+    await openConversation(deps, workspaceId, r, guest.id, link, tx);
   });
   publishSoon(deps.outbox);
 }
@@ -33,9 +35,16 @@ export async function applyReservation(deps: GuestDeps, workspaceId: string, r: 
  * A reservation was created or changed: its primary guest is matched to a profile (same
  * email, else same phone, else a new profile) and the reservation is linked to it with its
  * listing. A reservation already linked keeps its profile; only a change of listing is
- * applied. Returns the profile and whether anything changed.
+ * applied. Returns the profile, the reservation's link as it now stands, and whether anything
+ * changed. A new link is one document of its own (GuestStore.putLink) and adds its listing to
+ * the profile's: the profile's write does not grow with the guest's stays.
  */
-async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Reservation, tx: Tx): Promise<{ guest: GuestRecord; changed: boolean }> {
+async function linkGuest(
+  deps: GuestDeps,
+  workspaceId: string,
+  r: reservation.Reservation,
+  tx: Tx,
+): Promise<{ guest: GuestRecord; link: ReservationLink; changed: boolean }> {
   const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
   const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null, ...primary };
   const now = new Date();
@@ -48,14 +57,15 @@ async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Re
       {
         ...matched,
         contacts: mergeContacts(matched.contacts, contactsFrom(primary)),
-        reservations: linkReservation(matched.reservations, link),
+        listingIds: withListing(matched.listingIds, link.listingId),
         updatedAt: now,
       },
       tx,
     );
+    await deps.guests.putLink(workspaceId, saved.id, link, tx);
     await deps.guests.claimKeys(workspaceId, saved.id, keys, tx);
     await deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
-    return { guest: saved, changed: true };
+    return { guest: saved, link, changed: true };
   }
   const created = await deps.guests.insert(
     {
@@ -68,16 +78,17 @@ async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Re
       contacts: contactsFrom(primary),
       provider: '',
       externalId: '',
-      reservations: [link],
+      listingIds: [link.listingId],
       createdAt: now,
       updatedAt: now,
       version: 1,
     },
     tx,
   );
+  await deps.guests.putLink(workspaceId, created.id, link, tx);
   await deps.guests.claimKeys(workspaceId, created.id, keys, tx);
   await deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
-  return { guest: created, changed: true };
+  return { guest: created, link, changed: true };
 }
 
 /**
@@ -91,28 +102,28 @@ async function linkGuest(deps: GuestDeps, workspaceId: string, r: reservation.Re
 async function followLinkedReservation(
   deps: GuestDeps,
   workspaceId: string,
-  linked: GuestRecord,
+  { guest: linked, link: current }: { guest: GuestRecord; link: ReservationLink },
   link: ReservationLink,
   tx: Tx,
   now: Date,
-): Promise<{ guest: GuestRecord; changed: boolean }> {
-  const current = linked.reservations.find((l) => l.reservationId === link.reservationId);
-  if (isStaleForLink(current, link.changedAt)) return { guest: linked, changed: false };
-  const contacts = contactsAfterReservationChange(linked.contacts, contactSources(linked), link.reservationId, link);
+): Promise<{ guest: GuestRecord; link: ReservationLink; changed: boolean }> {
+  if (isStaleForLink(current, link.changedAt)) return { guest: linked, link: current, changed: false };
+  // The profile's other links are read only here (a change of a linked reservation, not a create).
+  const links = await deps.guests.linksOf(workspaceId, linked.id, tx);
+  const contacts = contactsAfterReservationChange(linked.contacts, contactSources(links, linked.pmsContacts), link.reservationId, link);
   // A contact the reservation stopped sending keeps its last value on the link (it removes nothing).
   const next: ReservationLink = { ...link, ...reportedContacts(link, current) };
-  const moved = current?.listingId !== next.listingId;
-  if (!moved && !contacts.changed) return { guest: linked, changed: false };
-  const saved = await deps.guests.save(
-    { ...linked, contacts: contacts.contacts, reservations: linkReservation(linked.reservations, next), updatedAt: now },
-    tx,
-  );
+  const moved = current.listingId !== next.listingId;
+  if (!moved && !contacts.changed) return { guest: linked, link: current, changed: false };
+  const listingIds = moved ? listingIdsOf(linkReservation(links, next)) : linked.listingIds;
+  const saved = await deps.guests.save({ ...linked, contacts: contacts.contacts, listingIds, updatedAt: now }, tx);
+  await deps.guests.putLink(workspaceId, saved.id, next, tx);
   if (contacts.changed) {
     await deps.guests.releaseKeys(workspaceId, saved.id, keysOfContacts(contacts.dropped), tx);
     await deps.guests.claimKeys(workspaceId, saved.id, matchKeysOf(next), tx);
   }
   await deps.outbox.add(tx, [guestEvent(saved, 'updated', now)]);
-  return { guest: saved, changed: true };
+  return { guest: saved, link: next, changed: true };
 }
 
 /**
@@ -124,13 +135,12 @@ async function openConversation(
   workspaceId: string,
   event: { id: string; propertyId: string; source: string; pmsProvider?: string; pmsExternalId?: string },
   guestId: string,
+  link: ReservationLink,
   tx: Tx,
 ): Promise<void> {
-  // The listing is the one the guest's link holds (linkGuest ran first, in this
-  // transaction): it is version-checked, so a replayed or overtaken older event cannot move
-  // the conversation back.
-  const link = (await deps.guests.byReservation(workspaceId, event.id, tx))?.reservations.find((l) => l.reservationId === event.id);
-  const r = { ...event, propertyId: link?.listingId ?? event.propertyId };
+  // The listing is the one the guest's link holds (linkGuest set it, in this transaction): it
+  // is version-checked, so a replayed or overtaken older event cannot move the conversation back.
+  const r = { ...event, propertyId: link.listingId };
   const pmsReservationId = event.pmsProvider && event.pmsExternalId ? pmsReservationKey(event.pmsProvider, event.pmsExternalId) : '';
   const known =
     (await deps.messaging.conversationOf(workspaceId, { reservationId: r.id }, tx)) ??

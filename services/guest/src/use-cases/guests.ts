@@ -37,10 +37,7 @@ export class GuestProfiles {
   /** 404 first (another workspace's id too), then 403 when every reservation is on an inactive listing. */
   async get(workspaceId: string, id: string): Promise<GuestRecord> {
     const guest = await this.deps.guests.get(workspaceId, id);
-    this.deps.access.assertGuestVisible(
-      workspaceId,
-      guest.reservations.map((r) => r.listingId),
-    );
+    this.deps.access.assertGuestVisible(workspaceId, guest.listingIds);
     return guest;
   }
 
@@ -79,7 +76,7 @@ export class GuestProfiles {
       contacts: contactsFrom(input),
       provider: input.provider,
       externalId: '',
-      reservations: [],
+      listingIds: [],
       createdAt: now,
       updatedAt: now,
       version: 1,
