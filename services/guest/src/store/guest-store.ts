@@ -101,9 +101,13 @@ export class GuestStore {
    */
   async migrateEmbeddedLinks(): Promise<number> {
     const legacy = await this.guests.find({ reservations: { $exists: true } });
-    for (const guest of legacy) {
+    for (const { _id } of legacy) {
       await this.store.transaction(async (tx) => {
-        for (const link of guest.reservations ?? []) {
+        // Read again inside the transaction: a writer of the previous version (a rolling
+        // upgrade) may have added a link since the scan; a concurrent write aborts and retries.
+        const guest = await this.guests.findOne({ _id }, { tx });
+        if (!guest?.reservations) return;
+        for (const link of guest.reservations) {
           if (await this.linkOf(guest.workspaceId, link.reservationId, tx)) continue;
           await this.putLink(guest.workspaceId, guest._id, link, tx);
         }
