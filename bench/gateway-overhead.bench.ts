@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { runConstantRate, runWrk, type ConstantRateResult, type WrkResult } from './support/load';
-import { LoopDelayWindow, type LoopDelayReport } from './support/loop-delay';
+import { LoopDelayWindow, loopDelayOf, type LoopDelayReport } from './support/loop-delay';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -35,19 +35,6 @@ function child<T>(script: string, stdout: 'ignore' | 'inherit', message?: unknow
     proc.once('message', (reply: T) => resolve({ proc, reply }));
     proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
     if (message !== undefined) proc.send(message as object);
-  });
-}
-
-/** Asks a child (support/loop-delay.ts) to open or close its measuring window. */
-function loopDelayOf(proc: ChildProcess, command: 'reset' | 'read'): Promise<LoopDelayReport | undefined> {
-  return new Promise((resolve) => {
-    const onMessage = (message: { loopDelay?: LoopDelayReport | 'reset' }) => {
-      if (message?.loopDelay === undefined) return;
-      proc.off('message', onMessage);
-      resolve(typeof message.loopDelay === 'string' ? undefined : message.loopDelay);
-    };
-    proc.on('message', onMessage);
-    proc.send({ loopDelay: command });
   });
 }
 
