@@ -9,7 +9,10 @@
 // - split: production's layout (compose, Helm): the gateway alone in its own process
 //   (`startGatewayProcess`) over the services of another embedded-stack process; a request costs
 //   CPU in both, and both are reported per request.
-// Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 2 minutes (one layout: 80 s).
+// Next to each p99 at half load, the floor: the bare handler at the same constant rate, same
+// client; and for every process (and the client) over that window its event-loop delay, GC
+// pauses and time waiting for a core (support/loop-delay.ts): where a tail comes from.
+// Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 3.5 minutes (one layout: 2).
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
