@@ -9,12 +9,16 @@
 // - split: production's layout (compose, Helm): the gateway alone in its own process
 //   (`startGatewayProcess`) over the services of another embedded-stack process; a request costs
 //   CPU in both, and both are reported per request.
-// Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 2 minutes (one layout: 80 s).
+// Next to each p99 at half load, the floor: the bare handler at the same constant rate, same
+// client; and for every process (and the client) over that window its event-loop delay, GC
+// pauses and time waiting for a core (support/loop-delay.ts): where a tail comes from.
+// Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 3.5 minutes (one layout: 2).
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { runConstantRate, runWrk, type WrkResult } from './support/load';
+import { runConstantRate, runWrk, type ConstantRateResult, type WrkResult } from './support/load';
+import { LoopDelayWindow, loopDelayOf, type LoopDelayReport } from './support/loop-delay';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -83,9 +87,38 @@ interface Layout {
   url: string;
   headers: Record<string, string>;
   processes: Record<string, number>;
+  children: Record<string, ChildProcess>;
 }
 
 type Measured = WrkResult & { cpuMsPerRequest: Record<string, number> };
+type AtRate = ConstantRateResult & { loopDelay: Record<string, LoopDelayReport | undefined> };
+
+/** The client's own process, measured like the servers': a stalled client would show as latency. */
+const clientWindow = new LoopDelayWindow();
+
+/**
+ * The constant-rate client at `rate` for SECONDS, with the event-loop delay and GC pauses of every
+ * server process and of the client over the same window: where a tail comes from.
+ */
+async function atConstantRate(url: string, headers: Record<string, string>, rate: number, children: Record<string, ChildProcess>): Promise<AtRate> {
+  await Promise.all(Object.values(children).map((c) => loopDelayOf(c, 'reset')));
+  clientWindow.reset();
+  const result = await runConstantRate(url, { rate, seconds: SECONDS, connections: CONNECTIONS, headers });
+  const client = clientWindow.read();
+  const servers = await Promise.all(Object.entries(children).map(async ([name, c]) => [name, await loopDelayOf(c, 'read')] as const));
+  return { ...result, loopDelay: { ...Object.fromEntries(servers), client } };
+}
+
+const constantRateBrief = (r: AtRate) => ({
+  rate_per_s: r.rate,
+  sent: r.sent,
+  ok: r.ok,
+  failed: r.failed,
+  p50_ms: round2(r.latencyMs.p50),
+  p99_ms: round2(r.latencyMs.p99),
+  max_ms: round2(r.latencyMs.max),
+  loop_delay_and_gc: r.loopDelay,
+});
 
 async function main(): Promise<void> {
   const loadBefore = loadavg().map(round2);
@@ -98,16 +131,17 @@ async function main(): Promise<void> {
   try {
     const stack = await started<Served & { addresses: unknown }>('stack-server.ts', 'ignore');
     const layouts: Layout[] = [];
-    const layoutOf = (name: LayoutName, served: Served, processes: Record<string, number>): Layout => ({
+    const layoutOf = (name: LayoutName, served: Served, children: Record<string, ChildProcess>): Layout => ({
       name,
       url: `${served.baseUrl}/v1/reservations/${served.reservationId}`,
       headers: { authorization: `Bearer ${served.apiKey}` },
-      processes,
+      processes: Object.fromEntries(Object.entries(children).map(([n, c]) => [n, c.pid!])),
+      children,
     });
-    if (LAYOUTS.includes('one-process')) layouts.push(layoutOf('one-process', stack.reply, { stack: stack.proc.pid! }));
+    if (LAYOUTS.includes('one-process')) layouts.push(layoutOf('one-process', stack.reply, { stack: stack.proc }));
     if (LAYOUTS.includes('split')) {
       const gateway = await started<Served>('gateway-server.ts', 'ignore', { addresses: stack.reply.addresses });
-      layouts.push(layoutOf('split', gateway.reply, { gateway: gateway.proc.pid!, services: stack.proc.pid! }));
+      layouts.push(layoutOf('split', gateway.reply, { gateway: gateway.proc, services: stack.proc }));
     }
 
     // What the gateway answers, served as it is by the bare handler (both layouts answer alike:
@@ -160,13 +194,12 @@ async function main(): Promise<void> {
       errors += rounds.reduce((s, r) => s + r.non2xx + r.socketErrors, 0);
       const gatewayRps = mean(rounds.map((r) => r.requestsPerSecond));
       const ratio = gatewayRps / bareRps;
-      const halfLoad = await runConstantRate(layout.url, {
-        rate: Math.max(1, Math.floor(gatewayRps / 2)),
-        seconds: SECONDS,
-        connections: CONNECTIONS,
-        headers: layout.headers,
-      });
-      errors += halfLoad.failed;
+      const rate = Math.max(1, Math.floor(gatewayRps / 2));
+      const halfLoad = await atConstantRate(layout.url, layout.headers, rate, layout.children);
+      // The floor: the bare handler at the same constant rate, same client. The gateway's p99 can
+      // be no better than this on this machine at this moment.
+      const floor = await atConstantRate(bareUrl, layout.headers, rate, { bare: bare.proc });
+      errors += halfLoad.failed + floor.failed;
       const met = { ratio: ratio >= TARGET_RATIO, p99_at_half_load: halfLoad.latencyMs.p99 <= TARGET_P99_MS };
       const cpu = Object.fromEntries(Object.keys(layout.processes).map((name) => [name, round3(mean(rounds.map((r) => r.cpuMsPerRequest[name]!)))]));
       reports.push({
@@ -176,20 +209,14 @@ async function main(): Promise<void> {
         cpu_ms_per_request: { ...cpu, total: round3(Object.values(cpu).reduce((s, v) => s + v, 0)) },
         ratio: round2(ratio),
         rounds: rounds.map(brief),
-        half_load: {
-          rate_per_s: halfLoad.rate,
-          sent: halfLoad.sent,
-          ok: halfLoad.ok,
-          failed: halfLoad.failed,
-          p50_ms: round2(halfLoad.latencyMs.p50),
-          p99_ms: round2(halfLoad.latencyMs.p99),
-          max_ms: round2(halfLoad.latencyMs.max),
-        },
+        half_load: constantRateBrief(halfLoad),
+        half_load_floor_bare: constantRateBrief(floor),
         met,
       });
       headline.push(
         `${layout.name}: gateway ${Math.round(gatewayRps)} req/s / bare ${Math.round(bareRps)} = ratio ${round2(ratio)} (target >= ${TARGET_RATIO}${met.ratio ? ', met' : ', NOT met'}), ` +
-          `p99 at half load ${round2(halfLoad.latencyMs.p99)} ms (target <= ${TARGET_P99_MS}${met.p99_at_half_load ? ', met' : ', NOT met'}), ` +
+          `p99 at half load ${round2(halfLoad.latencyMs.p99)} ms (target <= ${TARGET_P99_MS}${met.p99_at_half_load ? ', met' : ', NOT met'}; ` +
+          `floor: bare handler at the same rate ${round2(floor.latencyMs.p99)} ms), ` +
           `CPU/request ${Object.entries(cpu)
             .map(([name, ms]) => `${name} ${ms} ms`)
             .join(' + ')}`,

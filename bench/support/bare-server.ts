@@ -4,6 +4,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { answerLoopDelay } from './loop-delay';
+
+answerLoopDelay();
 
 interface Reply {
   path: string;

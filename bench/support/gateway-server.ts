@@ -7,6 +7,9 @@
 import type { ServiceAddresses } from '@vrp/platform';
 import { startGatewayProcess } from '@vrp/stack';
 import { prepareBenchData } from './bench-data';
+import { answerLoopDelay } from './loop-delay';
+
+answerLoopDelay();
 
 process.once('message', (message: { addresses: ServiceAddresses }) => {
   void (async () => {

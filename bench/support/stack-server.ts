@@ -6,6 +6,9 @@
 // disconnects.
 import { startStack } from '@vrp/stack';
 import { prepareBenchData } from './bench-data';
+import { answerLoopDelay } from './loop-delay';
+
+answerLoopDelay();
 
 async function main(): Promise<void> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.LOG_LEVEL ?? 'info' });
