@@ -2,7 +2,6 @@
 // an Express app with the route table, docs, ops endpoints and the error envelope goes out.
 // It authenticates, validates, assigns the request id, calls the services and renders errors;
 // it holds no domain rules of its own.
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import { AppliedRequests, type DocumentStore, type Logger } from '@vrp/platform';
@@ -10,6 +9,7 @@ import type { GatewayConfig } from './config';
 import { answerClientErrors } from './http/client-errors';
 import { classifyError, sendError } from './http/envelope';
 import { installJsonResponse } from './http/json-response';
+import { createAppServer } from './http/server';
 import { buildOpenApiDocument, type OpenApiDocument } from './http/openapi';
 import { mountPages, PAGE_ENDPOINTS } from './http/pages';
 import { requestContext } from './http/middleware/request-context';
@@ -180,7 +180,7 @@ export async function startGateway(deps: GatewayDeps & { port?: number; host?: s
   const gateway = createGateway(deps);
   // Collections (registered while the gateway was built) and their indexes exist before it listens.
   await deps.store.init();
-  const server = http.createServer(gateway.app);
+  const server = createAppServer(gateway.app);
   answerClientErrors(server, { baseUrl: gateway.publicBaseUrl, logger: deps.logger });
   const host = deps.host ?? deps.config.GATEWAY_HOST;
   await new Promise<void>((resolve, reject) => {
