@@ -4,33 +4,36 @@
 // and after its write; `generation`, bumped by every eviction, keeps a read that started before
 // an eviction from putting the old record back.
 import type { DocumentStore } from '@vrp/platform';
+import { LRUCache } from 'lru-cache';
 
 export class ReadCache<V> {
-  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  /** The LRU bound is lru-cache's; expiry is ours, by the caller's clock (tests drive it). */
+  private readonly entries: LRUCache<string, { value: V; expiresAt: number }>;
   /** Bumped by every eviction: a lookup that started before one does not fill the cache. */
   generation = 0;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(maxEntries: number) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   get(key: string, now: number): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    this.entries.delete(key);
-    if (entry.expiresAt <= now) return undefined;
-    this.entries.set(key, entry); // most recently used last
+    if (entry.expiresAt <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
     return entry.value;
   }
 
   set(key: string, value: V, expiresAt: number): void {
-    this.entries.delete(key);
     this.entries.set(key, { value, expiresAt });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 
   /** Drops every entry `matches` selects and invalidates reads in flight. */
   evict(matches: (key: string, value: V) => boolean): void {
     this.generation += 1;
-    for (const [key, entry] of this.entries) if (matches(key, entry.value)) this.entries.delete(key);
+    for (const [key, entry] of [...this.entries.entries()]) if (matches(key, entry.value)) this.entries.delete(key);
   }
 
   /**

@@ -1,6 +1,7 @@
 // Events and deliveries: the durable queue of the webhook service. Queries are written once as
 // Mongo documents for both engines.
 import { findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
+import { LRUCache } from 'lru-cache';
 import { ACTIVITY_EVENT_TYPES } from '../domain/event-types';
 import type { DeliveryRecord, DeliveryStatus, DropReason, WebhookEvent } from '../domain/delivery';
 import { deliverySchema, eventSchema, queueSchema } from './schemas';
@@ -33,7 +34,7 @@ export class DeliveryStore {
   readonly deliveries: Collection<DeliveryDoc>;
   private readonly queues: Collection<{ _id: string; turns?: number }>;
   /** Events read last (oldest first out): they never change once stored. */
-  private readonly recentEvents = new Map<string, Readonly<WebhookEvent>>();
+  private readonly recentEvents = new LRUCache<string, Readonly<WebhookEvent>>({ max: EVENTS_KEPT });
 
   constructor(readonly store: DocumentStore) {
     this.events = store.collection<EventDoc>({ name: 'events', schema: eventSchema });
@@ -86,7 +87,6 @@ export class DeliveryStore {
     if (!doc) return null;
     const event = Object.freeze(toEvent(doc));
     this.recentEvents.set(id, event);
-    if (this.recentEvents.size > EVENTS_KEPT) this.recentEvents.delete(this.recentEvents.keys().next().value!);
     return event;
   }
 

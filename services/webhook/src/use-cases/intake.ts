@@ -17,6 +17,7 @@
 // pays no settle window). No answer, or a version the cache does not hold yet: held as above.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId, type DocumentStore, type Logger, type Tx } from '@vrp/platform';
+import { LRUCache } from 'lru-cache';
 import type { WebhookClock } from '../ports/clock';
 import {
   confirms,
@@ -64,7 +65,7 @@ export class EventIntake {
   private stopped = true;
   private readonly unsubscribe: (() => void)[] = [];
   /** The listing service's last answer per listing (`workspace/listing`). */
-  private readonly confirmations = new Map<string, ActivityConfirmation>();
+  private readonly confirmations = new LRUCache<string, ActivityConfirmation>({ max: CONFIRMATIONS_KEPT });
 
   constructor(
     private readonly deps: {
@@ -168,9 +169,7 @@ export class EventIntake {
     });
     if (!listing) return null;
     const confirmation = { version: listing.activityVersion, at };
-    this.confirmations.delete(key);
     this.confirmations.set(key, confirmation);
-    if (this.confirmations.size > CONFIRMATIONS_KEPT) this.confirmations.delete(this.confirmations.keys().next().value!);
     return confirmation;
   }
 
