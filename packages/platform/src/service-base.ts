@@ -46,6 +46,7 @@ export async function startServiceBase<D extends ServiceDeps>(name: string, give
         grpcPort: deps.grpcPort,
         opsPort: deps.opsPort,
         host: deps.host,
+        inProcess: deps.inProcessCalls ?? false,
         services: [...services, deadLetterService(consumers)],
         checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
         logger: deps.logger,

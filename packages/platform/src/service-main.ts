@@ -46,6 +46,11 @@ export interface ServiceDeps {
   outbox?: Partial<OutboxOptions>;
   /** Retry budget of the consumer runner (CONSUMER_RETRY_ATTEMPTS, CONSUMER_RETRY_MAX_MS). */
   consumerRetry?: Partial<RetryPolicy>;
+  /**
+   * Also answer gRPC clients of this same process without the network (grpc/in-process.ts): the
+   * embedded stack, where the gateway and every service share one process. Default false.
+   */
+  inProcessCalls?: boolean;
 }
 
 /**

@@ -18,6 +18,8 @@ export async function startService(opts: {
   grpcPort: number;
   opsPort: number;
   host?: string;
+  /** The gRPC server also takes calls from clients of this process without the network. */
+  inProcess?: boolean;
   services: ServiceRegistration[];
   checks: Record<string, ReadinessCheck>;
   logger: Logger;
@@ -35,7 +37,14 @@ export async function startService(opts: {
   let ops: OpsServerHandle;
   try {
     await opts.store?.init();
-    grpcServer = await startGrpcServer({ name: opts.name, port: opts.grpcPort, host: opts.host, services: opts.services, logger: opts.logger });
+    grpcServer = await startGrpcServer({
+      name: opts.name,
+      port: opts.grpcPort,
+      host: opts.host,
+      services: opts.services,
+      logger: opts.logger,
+      inProcess: opts.inProcess ?? false,
+    });
     ops = await startOpsServer({ port: opts.opsPort, host: opts.host, checks: opts.checks });
   } catch (error) {
     await grpcServer?.stop(0).catch(() => undefined);

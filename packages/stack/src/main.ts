@@ -17,6 +17,8 @@ const configSchema = z.object({
   // Set and empty (DATA_DIR=): in memory only, nothing kept.
   DATA_DIR: persistenceConfig.DATA_DIR.default('./.data'),
   BUS_RETENTION_HOURS: persistenceConfig.BUS_RETENTION_HOURS,
+  // 1: the gateway and the services call each other inside this process; 0: over loopback gRPC.
+  GRPC_IN_PROCESS: z.enum(['0', '1']).default('1'),
 });
 
 const args = process.argv.slice(2);
@@ -44,6 +46,7 @@ runMain(async () => {
     demoPms: true,
     pmsSimulatorPort: config.PMS_SIMULATOR_PORT,
     pmsSyncIntervalMs: config.PMS_SYNC_INTERVAL_MS,
+    grpcInProcess: config.GRPC_IN_PROCESS === '1',
   });
   console.log(`
   API         ${stack.publicBaseUrl}/v1

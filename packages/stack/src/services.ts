@@ -70,6 +70,8 @@ export async function startServices(opts: {
   onStarted: (undo: () => Promise<void>) => void;
   /** Lease of a claimed webhook delivery (default 60 s): how soon one claimed by a killed process is sent again. */
   webhookLeaseMs?: number;
+  /** The services answer this process's gRPC clients without the network (StackOptions.grpcInProcess). */
+  inProcessCalls: boolean;
 }): Promise<StartedServices> {
   const STARTERS = starters(opts.pms, opts.webhookClock, opts.webhookLeaseMs);
   const ports = {} as Record<ServiceName, { grpc: number; ops: number }>;
@@ -104,6 +106,7 @@ export async function startServices(opts: {
       opsPort: ports[name].ops,
       host: opts.host,
       addresses,
+      inProcessCalls: opts.inProcessCalls,
     });
     running[name] = service;
     // Whatever instance runs under this name at stop time (a test may restart a service in place).

@@ -48,6 +48,13 @@ export interface StackOptions {
   webhookLeaseMs?: number;
   /** The gateway's deadline for each call to a service (UPSTREAM_DEADLINE_MS). Default 3000. */
   upstreamDeadlineMs?: number;
+  /**
+   * The gateway's and the services' gRPC calls to each other stay inside this process: same
+   * messages, encoded and decoded, same deadlines, errors and size limits, no loopback HTTP/2
+   * (GRPC_IN_PROCESS; `@vrp/platform` grpc/in-process.ts). Default true; false sends every call
+   * over the network, as separate processes do.
+   */
+  grpcInProcess?: boolean;
 }
 
 /**
@@ -217,6 +224,7 @@ async function boot(
     pms: { baseUrl: simulator.url, syncIntervalMs: opts.pmsSyncIntervalMs ?? 0 },
     ...(opts.webhookClock ? { webhookClock: opts.webhookClock } : {}),
     ...(opts.webhookLeaseMs ? { webhookLeaseMs: opts.webhookLeaseMs } : {}),
+    inProcessCalls: opts.grpcInProcess ?? true,
   });
 
   const { adminToken, gatewayStore, gateway, baseUrl, demoUpstreams } = await startStackGateway(opts, addresses, host, logLevel, onStarted, engines, dataDir);

@@ -11,6 +11,7 @@ import { currentContext, REQUEST_ID_METADATA } from '../context';
 import { AppError } from '../errors/app-error';
 import { grpcToAppError, isServiceError } from '../errors/grpc';
 import { breakerState, grpcClientCalls } from '../metrics';
+import { callInProcess, loopbackPort } from './in-process';
 
 type Callback<Res> = (err: grpc.ServiceError | null, res: Res) => void;
 type UnaryFn<Req, Res> = (req: Req, md: grpc.Metadata, opts: Partial<grpc.CallOptions>, cb: Callback<Res>) => grpc.ClientUnaryCall;
@@ -64,6 +65,11 @@ export function createUpstream<C extends grpc.Client>(
   const defaultDeadline = opts.deadlineMs ?? 5000;
   const resetTimeout = opts.breaker?.resetTimeoutMs ?? 5000;
 
+  // A server of this process that takes in-process calls answers without the network
+  // (grpc/in-process.ts); the method's path is the ts-proto client's service definition's.
+  const port = loopbackPort(opts.address);
+  const definition = (ClientCtor as { service?: grpc.ServiceDefinition }).service;
+
   const invoke = (method: string, request: unknown, deadlineMs: number): Promise<unknown> =>
     new Promise((resolve, reject) => {
       const md = new grpc.Metadata();
@@ -75,7 +81,7 @@ export function createUpstream<C extends grpc.Client>(
         return;
       }
       const started = process.hrtime.bigint();
-      fn.call(client, request, md, { deadline: Date.now() + deadlineMs }, (err, res) => {
+      const done = (err: grpc.ServiceError | null, res: unknown) => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         if (err) {
           const appErr = isServiceError(err) ? grpcToAppError(err) : new AppError('internal_error');
@@ -85,7 +91,11 @@ export function createUpstream<C extends grpc.Client>(
           grpcClientCalls.observe({ upstream: opts.name, method, code: 'OK' }, seconds);
           resolve(res);
         }
-      });
+      };
+      const deadline = Date.now() + deadlineMs;
+      const path = definition?.[method]?.path;
+      if (path !== undefined && callInProcess(port, path, request, md, deadline, done)) return;
+      fn.call(client, request, md, { deadline }, done);
     });
 
   const breaker = new CircuitBreaker(invoke, {

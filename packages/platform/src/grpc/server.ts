@@ -9,6 +9,7 @@ import { appErrorToGrpc } from '../errors/grpc';
 import { storeFailureToAppError } from '../errors/store-failures';
 import type { Logger } from '../logging';
 import { grpcRequests } from '../metrics';
+import { registerInProcessServer, unregisterInProcessServer, type InProcessMethod } from './in-process';
 
 /** A unary handler: the request in, the response out (or a thrown AppError). */
 export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
@@ -27,6 +28,9 @@ export interface ServiceRegistration {
 export function service<D extends grpc.ServiceDefinition>(definition: D, handlers: Handlers<D>): ServiceRegistration {
   return { definition, handlers: handlers as unknown as ServiceRegistration['handlers'] };
 }
+
+/** The server's receive limit (grpc.max_receive_message_length), over the network or in process. */
+const MAX_RECEIVE_BYTES = 8 * 1024 * 1024;
 
 export interface GrpcServerHandle {
   port: number;
@@ -77,14 +81,19 @@ export async function startGrpcServer(opts: {
   host?: string;
   services: ServiceRegistration[];
   logger: Logger;
+  /** Also take calls from clients of this process without the network (grpc/in-process.ts). */
+  inProcess?: boolean;
 }): Promise<GrpcServerHandle> {
   // No channelz service is exposed: its per-call bookkeeping is off (see grpc/client.ts).
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024, 'grpc.enable_channelz': 0 });
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES, 'grpc.enable_channelz': 0 });
+  const local: Array<[path: string, method: InProcessMethod]> = [];
   for (const svc of opts.services) {
     const impl: grpc.UntypedServiceImplementation = {};
     for (const [method, handler] of Object.entries(svc.handlers)) {
       if (!svc.definition[method]) throw new Error(`${opts.name}: handler ${method} is not in the service definition`);
       impl[method] = wrapUnary(opts.name, method, handler, opts.logger);
+      const definition = svc.definition[method] as grpc.MethodDefinition<unknown, unknown>;
+      local.push([definition.path, { definition, handle: impl[method] as grpc.handleUnaryCall<unknown, unknown> }]);
     }
     for (const method of Object.keys(svc.definition)) {
       if (!impl[method]) throw new Error(`${opts.name}: service method ${method} has no handler`);
@@ -114,6 +123,8 @@ export async function startGrpcServer(opts: {
     });
   });
   opts.logger.info({ port }, `${opts.name} gRPC server listening`);
+  const inProcess = opts.inProcess ? registerInProcessServer(port, MAX_RECEIVE_BYTES) : undefined;
+  for (const [path, method] of local) inProcess?.set(path, method);
 
   return {
     port,
@@ -123,6 +134,9 @@ export async function startGrpcServer(opts: {
     },
     stop(graceMs = 10_000) {
       serving = false;
+      // Like the server's own: no new call once stopping (later ones go over the network and
+      // find the server gone); the calls in flight finish.
+      if (inProcess) unregisterInProcessServer(port, inProcess);
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           server.forceShutdown();
