@@ -5,6 +5,8 @@
 // Prints each gateway's CPU per request per round and the medians: on a shared machine the load
 // moves both alike, so the pair is steadier than two runs of the benchmark.
 // AB_NEW_NODE_OPTIONS adds Node flags to the new side only (BASE=. compares flags on one tree).
+// AB_LAYOUT=one-process compares two embedded stacks instead (stack-server.ts of each tree, the
+// gateway and every service in one process): the CPU per request of each whole process.
 //   npx tsx bench/support/ab-trees.ts
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,11 +29,20 @@ async function main() {
   const base = process.env.BASE ?? '/tmp/gw-base';
   const rounds = Number(process.env.AB_ROUNDS ?? 6);
   const secs = Number(process.env.AB_SECONDS ?? 5);
-  const stack = await child<{ addresses: unknown }>(join(__dirname, 'stack-server.ts'));
-  const gws: Record<string, { proc: ChildProcess; reply: { baseUrl: string; apiKey: string; reservationId: string } }> = {
-    base: await child(join(base, 'bench/support/gateway-server.ts'), { addresses: stack.reply.addresses }),
-    new: await child(join(__dirname, 'gateway-server.ts'), { addresses: stack.reply.addresses }, process.env.AB_NEW_NODE_OPTIONS?.split(' ').filter(Boolean)),
-  };
+  const newOptions = process.env.AB_NEW_NODE_OPTIONS?.split(' ').filter(Boolean);
+  type Served = { baseUrl: string; apiKey: string; reservationId: string };
+  const oneProcess = process.env.AB_LAYOUT === 'one-process';
+  // One-process pairs need no services process of their own.
+  const stack = oneProcess ? null : await child<{ addresses: unknown }>(join(__dirname, 'stack-server.ts'));
+  const gws: Record<string, { proc: ChildProcess; reply: Served }> = oneProcess
+    ? {
+        base: await child(join(base, 'bench/support/stack-server.ts')),
+        new: await child(join(__dirname, 'stack-server.ts'), undefined, newOptions),
+      }
+    : {
+        base: await child(join(base, 'bench/support/gateway-server.ts'), { addresses: stack!.reply.addresses }),
+        new: await child(join(__dirname, 'gateway-server.ts'), { addresses: stack!.reply.addresses }, newOptions),
+      };
   const res: Record<string, { gw: number[]; svc: number[]; rps: number[] }> = { base: { gw: [], svc: [], rps: [] }, new: { gw: [], svc: [], rps: [] } };
   for (const name of Object.keys(gws)) {
     const g = gws[name]!;
@@ -46,7 +57,7 @@ async function main() {
     for (const name of i % 2 ? ['new', 'base'] : ['base', 'new']) {
       const g = gws[name]!;
       const b1 = cpuMsOf(g.proc.pid!),
-        s1 = cpuMsOf(stack.proc.pid!);
+        s1 = stack ? cpuMsOf(stack.proc.pid!) : 0;
       const r = await runWrk(`${g.reply.baseUrl}/v1/reservations/${g.reply.reservationId}`, {
         threads: 2,
         connections: 16,
@@ -55,7 +66,7 @@ async function main() {
       });
       if (r.non2xx || r.socketErrors) throw new Error(`${name}: errors`);
       res[name]!.gw.push((cpuMsOf(g.proc.pid!) - b1) / r.requests);
-      res[name]!.svc.push((cpuMsOf(stack.proc.pid!) - s1) / r.requests);
+      res[name]!.svc.push(stack ? (cpuMsOf(stack.proc.pid!) - s1) / r.requests : 0);
       res[name]!.rps.push(r.requestsPerSecond);
     }
   }
@@ -74,7 +85,7 @@ async function main() {
       Math.round(med(res[name]!.rps)),
     );
   console.log('gain gw', (100 * (1 - med(res.new!.gw) / med(res.base!.gw))).toFixed(1) + '%', 'load', readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
-  for (const g of [...Object.values(gws), stack]) g.proc.kill();
+  for (const g of [...Object.values(gws), ...(stack ? [stack] : [])]) g.proc.kill();
   process.exit(0);
 }
 void main();

@@ -16,7 +16,8 @@ export type { Logger };
 let stdout: pino.DestinationStream | undefined;
 const destination = (): pino.DestinationStream => (stdout ??= pino.destination({ dest: 1, sync: false }));
 
-export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+/** `to`: where the lines go (tests read them); default the process's one stdout destination. */
+export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info', to?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
@@ -29,6 +30,6 @@ export function createLogger(service: string, level: string = process.env.LOG_LE
         return ctx ? { request_id: ctx.requestId, ...(ctx.workspaceId ? { workspace_id: ctx.workspaceId } : {}) } : {};
       },
     },
-    destination(),
+    to ?? destination(),
   );
 }

@@ -16,6 +16,10 @@ function routeLabel(req: Request): string {
 }
 
 export function requestContext(logger: Logger): RequestHandler {
+  // The line per request has fixed fields (ids, method, route pattern, status, duration) and
+  // never a secret, so it skips the logger's redaction, which walks every logged object's keys
+  // for its wildcard paths (a third of the line's cost; issue 17). Every other line keeps it.
+  const accessLog = logger.child({}, { redact: { paths: [] } });
   return (req, res, next) => {
     const requestId = acceptOrCreateRequestId(req.get('x-request-id'));
     const state = initRequestState(req, { requestId });
@@ -35,7 +39,7 @@ export function requestContext(logger: Logger): RequestHandler {
       // 'finish' fires outside the request's async context: name the ids explicitly. Probes and
       // scrapes arrive every few seconds; they are logged only at debug level.
       const level = OPS_ROUTES.has(route) ? 'debug' : 'info';
-      logger[level](
+      accessLog[level](
         {
           request_id: requestId,
           ...(state.context.workspaceId ? { workspace_id: state.context.workspaceId } : {}),
