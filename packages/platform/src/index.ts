@@ -6,6 +6,7 @@ export * from './errors/grpc';
 export * from './metrics';
 export * from './grpc/server';
 export * from './grpc/client';
+export { inProcessPorts } from './grpc/in-process';
 export * from './http/ops-server';
 export * from './store';
 export * from './bus';

@@ -3,6 +3,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SERVICE_NAMES, startStack, type Stack } from '../src';
+import { inProcessPorts } from '@vrp/platform';
 import { eventually } from '@vrp/testkit';
 
 const quiet = { port: 0, ephemeralPorts: true, seed: false, logLevel: 'silent' } as const;
@@ -62,6 +63,29 @@ describe('startStack', () => {
       }
       // The gateway consumes nothing: it stays ready.
       expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(200);
+    });
+  });
+
+  describe('gRPC calls between the gateway and the services', () => {
+    const servicePorts = (stack: Stack) => SERVICE_NAMES.map((name) => stack.services[name].grpcPort).sort((a, b) => a - b);
+
+    it.each([
+      ['in process by default', undefined, true],
+      ['over loopback gRPC with grpcInProcess: false', false, false],
+    ] as const)('go %s, and the API answers either way', async (_how, grpcInProcess, inProcess) => {
+      const stack = await startStack({ ...quiet, seed: true, ...(grpcInProcess === undefined ? {} : { grpcInProcess }) });
+      try {
+        const registered = servicePorts(stack).filter((port) => inProcessPorts().includes(port));
+        expect(registered).toEqual(inProcess ? servicePorts(stack) : []);
+        // Gateway -> listing service, and listing -> activity: a read through the API.
+        const res = await fetch(`${stack.baseUrl}/v1/listings`, { headers: { authorization: `Bearer ${stack.demo!.apiKey}` } });
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+      } finally {
+        await stack.stop();
+      }
+      // Stopped: nothing of this stack takes in-process calls any more.
+      expect(servicePorts(stack).filter((port) => inProcessPorts().includes(port))).toEqual([]);
     });
   });
 });

@@ -48,6 +48,11 @@ export function unregisterInProcessServer(port: number, methods: Map<string, InP
   if (servers.get(port)?.methods === methods) servers.delete(port);
 }
 
+/** The ports whose servers take in-process calls now (tests of the wiring). */
+export function inProcessPorts(): number[] {
+  return [...servers.keys()];
+}
+
 /** The port of a loopback `host:port` address, or undefined for any other address. */
 export function loopbackPort(address: string): number | undefined {
   const colon = address.lastIndexOf(':');
