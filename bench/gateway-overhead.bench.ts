@@ -5,7 +5,8 @@
 // with a constant-rate (open-loop, wrk2-style) client. Two layouts of the same code, measured in
 // the same run (BENCH_LAYOUT=one-process|split picks one):
 // - one-process: the embedded stack as `pnpm start` runs it (a child process: the gateway and
-//   every service on one event loop, logs on at info level into /dev/null);
+//   every service on one event loop, their gRPC calls to each other in process (GRPC_IN_PROCESS),
+//   logs on at info level into /dev/null);
 // - split: production's layout (compose, Helm): the gateway alone in its own process
 //   (`startGatewayProcess`) over the services of another embedded-stack process; a request costs
 //   CPU in both, and both are reported per request.
@@ -226,7 +227,7 @@ async function main(): Promise<void> {
       benchmark: 'gateway overhead: GET /v1/reservations/{id} through the gateway vs a bare Express handler serving the same bytes',
       client: `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} rounds, each layout then the bare handler; constant-rate client at half the gateway's req/s`,
       layouts: {
-        'one-process': 'the embedded stack (pnpm start): gateway and every service in one Node process',
+        'one-process': 'the embedded stack (pnpm start): gateway and every service in one Node process, calling each other in process',
         split: "production's layout: the gateway in its own process over the services in another (CPU per request of both)",
       },
       load_average_before: loadBefore,
