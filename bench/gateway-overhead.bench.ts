@@ -31,8 +31,9 @@ const TARGET_P99_MS = 15;
 const PER_CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
 function child<T>(script: string, stdout: 'ignore' | 'inherit', message?: unknown): Promise<{ proc: ChildProcess; reply: T }> {
-  const proc = fork(join(__dirname, 'support', script), [], {
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_STACK_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [])],
+  // Bundled, as `pnpm start` and the images run the code (scripts/run-bundled.mjs).
+  const proc = fork(join(__dirname, '..', 'scripts', 'run-bundled.mjs'), [join(__dirname, 'support', script)], {
+    execArgv: process.env.BENCH_STACK_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [],
     stdio: ['ignore', stdout, 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {

@@ -1,4 +1,5 @@
-// `pnpm bench`: runs every bench/*.bench.ts in its own process, one after the other, and
+// `pnpm bench`: runs every bench/*.bench.ts in its own process (bundled like the images' code,
+// scripts/run-bundled.mjs), one after the other, and
 // prints their reports. Each benchmark is bounded in time and stops by itself. A benchmark's
 // `HEADLINE ...` line is repeated at the end; gateway-overhead runs first, its ratio is the
 // headline figure.
@@ -7,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FIRST = 'gateway-overhead.bench.ts';
+const RUN_BUNDLED = join(__dirname, '..', 'scripts', 'run-bundled.mjs');
 const only = process.argv.slice(2);
 const files = readdirSync(__dirname)
   .filter((f) => f.endsWith('.bench.ts'))
@@ -15,7 +17,8 @@ const files = readdirSync(__dirname)
 
 function run(file: string): Promise<{ status: number | null; signal: NodeJS.Signals | null; headlines: string[] }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, file)], { stdio: ['inherit', 'pipe', 'inherit'] });
+    // Bundled, as the images run the code (scripts/run-bundled.mjs).
+    const child = spawn(process.execPath, [RUN_BUNDLED, join(__dirname, file)], { stdio: ['inherit', 'pipe', 'inherit'] });
     const headlines: string[] = [];
     let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {
