@@ -9,12 +9,20 @@
 // gateway and every service in one process): the CPU per request of each whole process.
 //   npx tsx bench/support/ab-trees.ts
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { runWrk } from './load';
 
+/**
+ * Forks a server script of a tree: bundled by that tree's scripts/run-bundled.mjs (as `pnpm bench`
+ * runs it) when the tree has one, else from its sources through tsx.
+ */
 function child<T>(file: string, message?: unknown, nodeOptions: string[] = []): Promise<{ proc: ChildProcess; reply: T }> {
-  const proc = fork(file, [], { execArgv: ['--import', 'tsx', ...nodeOptions], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const runBundled = join(dirname(file), '..', '..', 'scripts', 'run-bundled.mjs');
+  const stdio: ['ignore', 'ignore', 'inherit', 'ipc'] = ['ignore', 'ignore', 'inherit', 'ipc'];
+  const proc = existsSync(runBundled)
+    ? fork(runBundled, [file], { execArgv: nodeOptions, stdio, cwd: join(dirname(file), '..', '..') })
+    : fork(file, [], { execArgv: ['--import', 'tsx', ...nodeOptions], stdio });
   return new Promise((resolve, reject) => {
     proc.once('message', (reply: T) => resolve({ proc, reply }));
     proc.once('exit', (code) => reject(new Error(`${file} exited ${code}`)));
