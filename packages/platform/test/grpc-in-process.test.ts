@@ -16,6 +16,8 @@ import { currentContext } from '../src/context';
 const logger = createLogger('in-process-test', process.env.DEBUG_TEST ? 'debug' : 'silent');
 /** A caller's own async context (as a store transaction would be): the handler must not see it. */
 const callerScope = new AsyncLocalStorage<string>();
+/** What ran when (the test of the event loop turns). */
+const order: string[] = [];
 
 interface Seen {
   peer: string;
@@ -36,6 +38,9 @@ function handlers(seen: Seen[]) {
         case 'unencodable':
           // A response its own encoder rejects (a number field that is not a number).
           return { deadLetters: [], page: { total: 'many' as unknown as number, limit: 10, offset: 0, hasMore: false } };
+        case 'order':
+          order.push('handler');
+          return { deadLetters: [] };
         case 'slow':
           await new Promise((resolve) => setTimeout(resolve, 400));
           return { deadLetters: [] };
@@ -142,6 +147,17 @@ describe('gRPC calls in process', () => {
     await callerScope.run('caller transaction', () => runWithContext({ requestId: 'req_over_network' }, () => outcome(networkClient, 'orders')));
     expect(inProcess).toEqual([expect.objectContaining({ requestId: 'req_in_process_1', callerScope: undefined })]);
     expect(overNetwork).toEqual([expect.objectContaining({ requestId: 'req_over_network', callerScope: undefined })]);
+  });
+
+  it('starts the handler, and answers the caller, each in a later turn of the event loop, as a network round trip does', async () => {
+    order.length = 0;
+    setImmediate(() => order.push('immediate queued before the call'));
+    const call = outcome(localClient, 'order');
+    await Promise.resolve();
+    order.push('caller microtasks');
+    await call;
+    order.push('caller resumed');
+    expect(order).toEqual(['caller microtasks', 'immediate queued before the call', 'handler', 'caller resumed']);
   });
 
   it('takes no in-process call once the server is stopping: the call goes over the network and finds it gone', async () => {

@@ -84,11 +84,14 @@ export function callInProcess(
   const method = server?.methods.get(path);
   if (!server || !method) return false;
   let settled = false;
+  // Each hop is a turn of the event loop, as a network round trip is: the handler starts, and
+  // the caller hears back, in a macrotask of its own, so a chain of calls never holds the loop
+  // (timers, sockets, other requests) for its whole length in microtasks.
   const settle = (err: grpc.ServiceError | null, response?: unknown) => {
     if (settled) return;
     settled = true;
     clearTimeout(timer);
-    callback(err, response);
+    setImmediate(callback, err, response);
   };
   const timer = setTimeout(() => settle(serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded')), Math.max(0, deadline - Date.now()));
   let decoded: unknown;
@@ -114,25 +117,27 @@ export function callInProcess(
     sendMetadata: () => undefined,
   };
   serverScope.runInAsyncScope(() =>
-    method.handle(call as unknown as grpc.ServerUnaryCall<unknown, unknown>, (err, value) => {
-      if (err) {
-        const code = typeof err.code === 'number' ? err.code : grpc.status.UNKNOWN;
-        settle(
-          serviceError(code, err.details ?? ('message' in err ? err.message : ''), err.metadata instanceof grpc.Metadata ? err.metadata.clone() : undefined),
-        );
-        return;
-      }
-      try {
-        const bytes = method.definition.responseSerialize(value);
-        if (bytes.length > CLIENT_MAX_RECEIVE_BYTES) {
-          settle(serviceError(grpc.status.RESOURCE_EXHAUSTED, `Received message larger than max (${bytes.length} vs ${CLIENT_MAX_RECEIVE_BYTES})`));
+    setImmediate(() =>
+      method.handle(call as unknown as grpc.ServerUnaryCall<unknown, unknown>, (err, value) => {
+        if (err) {
+          const code = typeof err.code === 'number' ? err.code : grpc.status.UNKNOWN;
+          settle(
+            serviceError(code, err.details ?? ('message' in err ? err.message : ''), err.metadata instanceof grpc.Metadata ? err.metadata.clone() : undefined),
+          );
           return;
         }
-        settle(null, method.definition.responseDeserialize(bytes));
-      } catch (error) {
-        settle(serviceError(grpc.status.INTERNAL, `Failed to serialize response: ${(error as Error).message}`));
-      }
-    }),
+        try {
+          const bytes = method.definition.responseSerialize(value);
+          if (bytes.length > CLIENT_MAX_RECEIVE_BYTES) {
+            settle(serviceError(grpc.status.RESOURCE_EXHAUSTED, `Received message larger than max (${bytes.length} vs ${CLIENT_MAX_RECEIVE_BYTES})`));
+            return;
+          }
+          settle(null, method.definition.responseDeserialize(bytes));
+        } catch (error) {
+          settle(serviceError(grpc.status.INTERNAL, `Failed to serialize response: ${(error as Error).message}`));
+        }
+      }),
+    ),
   );
   return true;
 }
