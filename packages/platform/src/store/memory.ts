@@ -39,6 +39,7 @@ import {
   type UpdateResult,
   type WriteOptions,
 } from './port';
+import { compileFastCaster, type FastCaster } from './fast-cast';
 import { compileFastTerm } from './fast-match';
 import type { PersistedDoc, StoreChange, StorePersistence } from './persistence';
 import { compareValues, orderedIndexes, rangeTerms, sortKey, type Entry, type OrderedIndex, type Slot } from './ordered-index';
@@ -752,6 +753,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   private readonly equalities: EqualityIndex[];
   private readonly ordered: OrderedIndex[];
   private readonly model: mongoose.Model<Record<string, unknown>>;
+  /** Casts without mongoose the documents it is sure of (fast-cast.ts); null: mongoose for all. */
+  private readonly fastCast: FastCaster | null;
   private readonly timestamps: { createdAt?: string; updatedAt?: string };
 
   constructor(
@@ -762,6 +765,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   ) {
     const prepared = prepareSchema(schema);
     this.model = base.model<Record<string, unknown>>(name, prepared, name);
+    this.fastCast = compileFastCaster(prepared);
     this.uniques = uniqueIndexes(prepared);
     this.equalities = equalityIndexes(prepared);
     this.ordered = orderedIndexes(prepared.indexes().map(([spec]) => spec as Record<string, unknown>));
@@ -1062,15 +1066,22 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * always reported; validators run on all paths, or only on `paths` (what an update touched).
    */
   private cast(input: Record<string, unknown>, paths?: string[]): Doc {
+    // The fast caster validates every path, so a document it accepts passes `paths` too; one it
+    // is not sure of (anything to convert, or to reject) goes to mongoose.
+    const fast = this.fastCast?.(input);
+    if (fast) return this.checkId(fast);
     const doc = new this.model(input);
     const err = doc.validateSync(paths);
     if (err) throw new DocumentValidationError(this.name, validationFields(err) ?? { '(document)': err.message });
-    const out: Record<string, unknown> = doc.toObject(TO_OBJECT);
+    return this.checkId(deepClone(doc.toObject(TO_OBJECT) as Record<string, unknown>));
+  }
+
+  private checkId(out: Record<string, unknown>): Doc {
     const id = out._id;
     if (typeof id !== 'string' || id === '') {
       throw new DocumentValidationError(this.name, { _id: 'must be a non-empty string' });
     }
-    return deepClone(out) as Doc;
+    return out as Doc;
   }
 
   /** Mongoose's `timestamps` behaviour for a document about to be inserted. */
