@@ -60,6 +60,7 @@ const NEUTRAL_OPTIONS = new Set([
   'alias',
   'immutable',
   '_id',
+  '_skipApplyDiscriminators', // set by Schema#clone on subdocument paths; discriminators are refused below
 ]);
 /** Built-in validators that only read the value (called with no document). */
 const VALUE_VALIDATORS = new Set(['enum', 'min', 'max', 'minlength', 'maxlength', 'regexp']);
@@ -72,7 +73,7 @@ export function compileFastCaster(schema: Schema): FastCaster | null {
   if (object === NOT_SUPPORTED) return null;
   return (input) => {
     try {
-      return object(input, true) as Record<string, unknown>;
+      return object(input);
     } catch (err) {
       if (err === UNSURE) return undefined;
       throw err;
@@ -80,11 +81,12 @@ export function compileFastCaster(schema: Schema): FastCaster | null {
   };
 }
 
-type ObjectCast = (input: Record<string, unknown>, top: boolean) => Record<string, unknown> | typeof ABSENT;
+/** One (sub)document: its own output, minimized as its schema says (as toObject does). */
+type ObjectCast = (input: unknown) => Record<string, unknown>;
 
 interface Node {
   key: string;
-  /** A leaf or array path. */
+  /** A leaf, array, subdocument or Mixed path. */
   cast?: Cast;
   /** A nested path's children. */
   children?: Node[];
@@ -97,7 +99,6 @@ function compileObject(schema: Schema): ObjectCast | typeof NOT_SUPPORTED {
     nested: Record<string, boolean>;
     virtuals: Record<string, unknown>;
     discriminators?: unknown;
-    childSchemas: unknown[];
   };
   if (s.options.strict !== true || s.options.toObject || s.discriminators) return NOT_SUPPORTED;
   const minimize = s.options.minimize !== false;
@@ -133,39 +134,53 @@ function compileObject(schema: Schema): ObjectCast | typeof NOT_SUPPORTED {
       const value = input[node.key];
       let next: unknown;
       if (node.cast) next = node.cast(value);
-      else if (value === undefined) next = nested(node.children as Node[], {});
+      else if (value === undefined) next = castLevel(node.children as Node[], {}, false);
       else if (value === null) next = null;
-      else if (isPlainObject(value)) next = nested(node.children as Node[], value);
+      else if (isPlainObject(value)) next = castLevel(node.children as Node[], value, false);
       else throw UNSURE;
       if (next !== ABSENT) out[node.key] = next;
     }
     return out;
   };
-  const nested = (nodes: Node[], input: Record<string, unknown>): Record<string, unknown> | typeof ABSENT => {
-    const out = castLevel(nodes, input, false);
-    return minimize && Object.keys(out).length === 0 ? ABSENT : out;
-  };
-  return (input, top) => {
+  return (input) => {
     if (!isPlainObject(input)) throw UNSURE;
-    return castLevel(root, input, top);
+    const out = castLevel(root, input, true);
+    return minimize ? (minimizeObject(out) ?? {}) : out;
   };
+}
+
+/** mongoose's `minimize` (helpers/minimize.js): empty plain objects out, recursively, not in arrays. */
+function minimizeObject(obj: Record<string, unknown>): Record<string, unknown> | undefined {
+  let hasKeys = false;
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (isPlainObject(value) && minimizeObject(value) === undefined) {
+      delete obj[key];
+      continue;
+    }
+    if (value === undefined) {
+      delete obj[key];
+      continue;
+    }
+    hasKeys = true;
+  }
+  return hasKeys ? obj : undefined;
 }
 
 function compilePath(type: SchemaTypeInternals): Cast | typeof NOT_SUPPORTED {
   if (!plainOptions(type)) return NOT_SUPPORTED;
   if (LEAF_TYPES.has(type.instance)) return compileLeaf(type);
-  if (type.instance !== 'Array' || type.$isSingleNested) return NOT_SUPPORTED;
-  // Arrays: no validators but `required` (any array passes it), a default of their own.
+  // The others: no validators but `required` (any value but null passes it).
   if (type.validators.some((v) => v.type !== 'required')) return NOT_SUPPORTED;
+  if (type.instance === 'Mixed') return withDefault(type, mixedValue);
+  if (type.$isSingleNested) {
+    const sub = subdocument(type.schema);
+    return sub === NOT_SUPPORTED ? NOT_SUPPORTED : withDefault(type, sub);
+  }
+  if (type.instance !== 'Array') return NOT_SUPPORTED;
   let item: Cast | typeof NOT_SUPPORTED;
   if (type.$isMongooseDocumentArray) {
-    if (!type.schema || type.schema.path('_id')) return NOT_SUPPORTED;
-    const sub = compileObject(type.schema);
-    if (sub === NOT_SUPPORTED) return NOT_SUPPORTED;
-    item = (value) => {
-      if (!isPlainObject(value)) throw UNSURE;
-      return sub(value, true);
-    };
+    item = subdocument(type.schema);
   } else {
     const caster = type.caster;
     if (!caster || !LEAF_TYPES.has(caster.instance) || !plainOptions(caster) || caster.validators.length > 0) return NOT_SUPPORTED;
@@ -175,23 +190,48 @@ function compilePath(type: SchemaTypeInternals): Cast | typeof NOT_SUPPORTED {
       return exact(value);
     };
   }
+  if (item === NOT_SUPPORTED) return NOT_SUPPORTED;
   const castItem = item;
+  return withDefault(type, (value) => {
+    if (!Array.isArray(value)) throw UNSURE;
+    return value.map(castItem);
+  });
+}
+
+/** Subdocuments without an `_id` of their own (mongoose would make ObjectIds). */
+function subdocument(schema: Schema | undefined): Cast | typeof NOT_SUPPORTED {
+  if (!schema || schema.path('_id')) return NOT_SUPPORTED;
+  const sub = compileObject(schema);
+  return sub === NOT_SUPPORTED ? NOT_SUPPORTED : (value) => sub(value);
+}
+
+/** A non-leaf path: absent -> its default, null stays null, `required` refuses both. */
+function withDefault(type: SchemaTypeInternals, cast: Cast): Cast | typeof NOT_SUPPORTED {
   const required = type.isRequired === true;
   const fallback = defaultOf(type);
   if (fallback === NOT_SUPPORTED) return NOT_SUPPORTED;
   return (given) => {
     const value = given === undefined ? fallback() : given;
-    if (value === ABSENT) {
+    if (value === ABSENT || value === null) {
       if (required) throw UNSURE;
-      return ABSENT;
+      return value;
     }
-    if (value === null) {
-      if (required) throw UNSURE;
-      return null;
-    }
-    if (!Array.isArray(value)) throw UNSURE;
-    return value.map(castItem);
+    return cast(value);
   };
+}
+
+/** A Mixed value is kept as given (copied): plain objects, arrays, strings, numbers, booleans, null, dates. */
+function mixedValue(value: unknown): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (value instanceof Date) return new Date(value.getTime());
+  if (Array.isArray(value)) return value.map(mixedValue);
+  if (!isPlainObject(value)) throw UNSURE;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (key.includes('.') || key.startsWith('$') || value[key] === undefined) throw UNSURE;
+    out[key] = mixedValue(value[key]);
+  }
+  return out;
 }
 
 function compileLeaf(type: SchemaTypeInternals): Cast | typeof NOT_SUPPORTED {
@@ -275,6 +315,6 @@ function defaultOf(type: SchemaTypeInternals): (() => unknown) | typeof NOT_SUPP
       return value === undefined ? ABSENT : value;
     };
   }
-  if (d !== null && typeof d === 'object') return NOT_SUPPORTED;
-  return () => d;
+  if (d !== null && typeof d === 'object' && !isPlainObject(d) && !Array.isArray(d)) return NOT_SUPPORTED;
+  return () => d; // an object default is copied by the path's cast
 }
