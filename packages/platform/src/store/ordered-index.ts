@@ -165,8 +165,18 @@ export class OrderedIndex {
   /** Keeps a built index current: `prev` and `next` are the versions before and after a write. */
   update(slot: Slot, prev: Doc | undefined, next: Doc | undefined): void {
     if (!this.built) return;
+    // An update that leaves the bucket and every sort key as they were leaves the entry where it
+    // is (its slot holds the new version): most updates change fields this index does not order
+    // by, and a remove + add costs a search and a splice of the bucket (issue 17).
+    if (prev && next && this.sameEntry(prev, next)) return;
     if (prev) this.remove(slot, prev);
     if (next) this.add(slot, next);
+  }
+
+  private sameEntry(prev: Doc, next: Doc): boolean {
+    for (const field of this.prefix) if (!samePlainValue(sortKey(prev, field), sortKey(next, field))) return false;
+    for (const field of this.order) if (!samePlainValue(sortKey(prev, field), sortKey(next, field))) return false;
+    return true;
   }
 
   private build(all: Iterable<Slot>): void {
@@ -274,6 +284,17 @@ function isPureEquality(term: unknown): boolean {
   const { $eq, $in } = term as { $eq?: unknown; $in?: unknown };
   if (ops[0] === '$eq') return scalarKey($eq) !== undefined;
   return ops[0] === '$in' && Array.isArray($in) && $in.length === 1 && scalarKey($in[0]) !== undefined;
+}
+
+/**
+ * The same key for an index: one string, number, boolean, null or undefined, or two valid dates of
+ * one time. Anything else (objects, arrays, NaN) counts as changed and takes the remove + add path,
+ * which keeps the multikey and irregular counts.
+ */
+function samePlainValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime() && !Number.isNaN(a.getTime());
+  if (a !== null && typeof a === 'object') return false;
+  return a === b;
 }
 
 const isIrregular = (value: unknown): boolean =>
