@@ -463,6 +463,24 @@ function equalityTerms(filter: Filter, out: Map<string, unknown[]> = new Map()):
   return out;
 }
 
+/**
+ * `terms` plus the top-level fields `filter` pins to null (`{ f: null }`, `{ f: { $eq: null } }`),
+ * which match a null or a missing field (or an array holding null: ordered indexes decline while
+ * they hold arrays). Only ordered indexes read these; equality indexes keep scalars only.
+ */
+function withNullTerms(filter: Filter, terms: Map<string, unknown[]>): Map<string, unknown[]> {
+  let out = terms;
+  for (const field of Object.keys(filter)) {
+    if (field.startsWith('$') || terms.has(field)) continue;
+    const term = filter[field];
+    const isNull = term === null || (isPlainObject(term) && Object.keys(term).length === 1 && term.$eq === null);
+    if (!isNull) continue;
+    if (out === terms) out = new Map(terms);
+    out.set(field, [null]);
+  }
+  return out;
+}
+
 /** Documents per key; a key held by one document stores its slot alone (most keys of a selective index). */
 type Bucket = Slot | Set<Slot>;
 
@@ -975,10 +993,12 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * For a count, also the bucket that is exactly the answer, when there is one.
    */
   private plan(filter: Filter, sort?: Sort, limit = 0, counting = false): Plan {
-    const terms = isPlainObject(filter) ? equalityTerms(filter) : null;
-    const narrowed = this.candidates(filter, terms);
+    const equal = isPlainObject(filter) ? equalityTerms(filter) : null;
+    const narrowed = this.candidates(filter, equal);
     let best = narrowed ? { ...narrowed, natural: false } : { slots: this.docs.values(), size: this.docs.size, natural: true };
     let walk: Walk | null = null;
+    // Ordered indexes also keep null and missing values (one bucket), so `{ f: null }` pins them.
+    const terms = equal && withNullTerms(filter, equal);
     if (!terms || terms.size === 0) return { best, walk, exact: null };
     const ranges = rangeTerms(filter);
     const sortFields = sort && limit > 0 ? Object.keys(sort).length : 0;

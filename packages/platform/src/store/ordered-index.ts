@@ -173,6 +173,11 @@ export class OrderedIndex {
     if (next) this.add(slot, next);
   }
 
+  /** The entry's sort keys; a missing field sorts as null, as mingo's $sort has it. */
+  private sortKeys(doc: Doc): unknown[] {
+    return this.order.map((f) => sortKey(doc, f) ?? null);
+  }
+
   private sameEntry(prev: Doc, next: Doc): boolean {
     for (const field of this.prefix) if (!samePlainValue(sortKey(prev, field), sortKey(next, field))) return false;
     for (const field of this.order) if (!samePlainValue(sortKey(prev, field), sortKey(next, field))) return false;
@@ -198,7 +203,7 @@ export class OrderedIndex {
     const key = this.keyOf(doc);
     if (key === 'multikey') this.multikey += 1;
     if (key === undefined || key === 'multikey') return; // no pinned equality can match it
-    const entry: Entry = { slot, keys: this.order.map((f) => sortKey(doc, f)) };
+    const entry: Entry = { slot, keys: this.sortKeys(doc) };
     if (entry.keys.some(isIrregular)) this.irregular += 1;
     const waiting = this.pending.get(key);
     if (waiting) waiting.set(slot, entry);
@@ -219,7 +224,7 @@ export class OrderedIndex {
     }
     const bucket = this.buckets.get(key);
     if (!bucket) return;
-    const probe: Entry = { slot, keys: this.order.map((f) => sortKey(doc, f)) };
+    const probe: Entry = { slot, keys: this.sortKeys(doc) };
     const i = this.lowerBound(bucket, probe);
     if (bucket[i]?.slot === slot) bucket.splice(i, 1);
     else {
@@ -356,7 +361,8 @@ function boundKind(value: unknown): string | null {
 function bucketKey(parts: unknown[]): string | undefined {
   let key = '';
   for (const value of parts) {
-    const part = scalarKey(value);
+    // Null and missing share a bucket: `{ f: null }` matches both (memory.ts withNullTerms).
+    const part = value === null || value === undefined ? 'N' : scalarKey(value);
     if (part === undefined) return undefined;
     key += `${part}\u0000`;
   }
