@@ -994,15 +994,22 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    */
   private plan(filter: Filter, sort?: Sort, limit = 0, counting = false): Plan {
     const equal = isPlainObject(filter) ? equalityTerms(filter) : null;
+    // Ordered indexes also keep null and missing values (one bucket), so `{ f: null }` pins them.
+    const terms = equal && withNullTerms(filter, equal);
+    const sortFields = sort && limit > 0 ? Object.keys(sort).length : 0;
+    const sorted = sortFields > 0;
+    if (terms && sorted && !counting) {
+      // A page of an index whose prefix is exactly the filter and whose order is exactly the sort
+      // is a slice of its bucket: no other plan can beat it, so none is looked for (issue 17: the
+      // webhook queue heads, three such reads per delivery).
+      const exact = this.exactWalk(filter, terms, sort as Sort, sortFields);
+      if (exact) return { best: { slots: [], size: 0, natural: false }, walk: exact, exact: null };
+    }
     const narrowed = this.candidates(filter, equal);
     let best = narrowed ? { ...narrowed, natural: false } : { slots: this.docs.values(), size: this.docs.size, natural: true };
     let walk: Walk | null = null;
-    // Ordered indexes also keep null and missing values (one bucket), so `{ f: null }` pins them.
-    const terms = equal && withNullTerms(filter, equal);
     if (!terms || terms.size === 0) return { best, walk, exact: null };
     const ranges = rangeTerms(filter);
-    const sortFields = sort && limit > 0 ? Object.keys(sort).length : 0;
-    const sorted = sortFields > 0;
     if (counting) {
       // A filter that is exactly an index's pinned prefix: its bucket's size is the count.
       const exact = this.ordered.filter((index) => index.isExactly(filter, terms)).sort((a, b) => Number(b.isBuilt) - Number(a.isBuilt))[0];
@@ -1031,9 +1038,19 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return { best, walk, exact: null };
   }
 
+  /** The walk of an index whose pinned prefix is exactly `filter` and whose order is exactly `sort`. */
+  private exactWalk(filter: Filter, terms: Map<string, unknown[]>, sort: Sort, sortFields: number): Walk | null {
+    for (const index of this.ordered) {
+      if (index.order.length !== sortFields || index.servedFields(sort) !== sortFields || !index.isExactly(filter, terms)) continue;
+      const entries = index.walk(terms, this.docs.values());
+      if (entries) return { entries, from: 0, to: entries.length, full: true, served: sortFields, exact: true };
+    }
+    return null;
+  }
+
   /**
    * The matching documents at [skip, skip + limit) (limit 0: all), in `sort` order, else in
-   * natural order. Nothing is copied.
+   * natural order. Nothing is copied. The plan's candidates are not read when its walk is exact.
    */
   private selectRaw(filter: Filter, sort: Sort | undefined, skip: number, limit: number): Slot[] {
     const match = this.store.queries.matcher(filter);
