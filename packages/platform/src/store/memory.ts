@@ -530,6 +530,7 @@ class EqualityIndex {
   }
 
   update(slot: Slot, prev: Doc | undefined, next: Doc | undefined): void {
+    if (prev && next && this.unchanged(prev, next)) return;
     const before = prev ? this.keysOf(prev) : [];
     const after = next ? this.keysOf(next) : [];
     if (before.length === 0 || after.length === 0) {
@@ -548,6 +549,21 @@ class EqualityIndex {
     const had = new Set(before);
     for (const key of before) if (!kept.has(key)) this.remove(key, slot);
     for (const key of after) if (!had.has(key)) this.add(key, slot);
+  }
+
+  /**
+   * True when every field of the index is a top-level field holding the same string, number,
+   * boolean, null or nothing in both versions: their keys are the same, so an update that leaves
+   * them (most do) skips computing them twice (issue 17). Anything else is compared by its keys.
+   */
+  private unchanged(prev: Doc, next: Doc): boolean {
+    for (const parts of this.parts) {
+      if (parts.length !== 1) return false;
+      const field = parts[0] as string;
+      const before = prev[field];
+      if (before !== next[field] || (before !== null && typeof before === 'object')) return false;
+    }
+    return true;
   }
 
   private add(key: string, slot: Slot): void {
