@@ -157,6 +157,28 @@ describe('outbox relays over one store and one bus', () => {
     expect(bodiesOf('k1', 'relay-b')).toEqual(['second']);
   });
 
+  it('renews its lease only once more than publishTimeoutMs has passed since the last renewal', async () => {
+    const a = relay('relay-a');
+    const b = relay('relay-b');
+    const leases = store.collection<{ _id: string; owner: string; expiresAt: Date }>({ name: 'outbox_lease', schema: undefined as never });
+    const lease = async () => (await leases.find({}))[0];
+    await write(a, 'topic.a', 'k1', 'one');
+    await a.flush();
+    const taken = await lease();
+    expect(taken?.owner).toBe('relay-a');
+    time.advance(4_000); // less than publishTimeoutMs (5 s): the lease is not written again
+    await write(a, 'topic.a', 'k1', 'two');
+    await a.flush();
+    expect((await lease())?.expiresAt).toEqual(taken?.expiresAt);
+    await write(b, 'topic.a', 'k1', 'three');
+    await b.flush(); // still held by relay-a: relay-b publishes nothing
+    expect(bodiesOf('k1', 'relay-b')).toEqual([]);
+    time.advance(2_000); // 6 s since the renewal: renewed for a full lease from now
+    await a.flush();
+    expect((await lease())?.expiresAt).toEqual(new Date(time.now().getTime() + LEASE_MS));
+    expect(bodiesOf('k1', 'relay-a')).toEqual(['one', 'two', 'three']);
+  });
+
   it('stops a relay that lost its lease mid-batch: duplicates possible, no reordering of a key', async () => {
     const a = relay('relay-a');
     const b = relay('relay-b');

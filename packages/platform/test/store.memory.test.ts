@@ -591,6 +591,17 @@ const ORDERED_PAGES: Array<[Filter, FindOptions]> = [
     { sort: { n: -1, when: 1 }, limit: 7 },
   ],
   // Exactly the pinned prefix: the page is a slice of the index, the count its size.
+  // `{ f: null }` pins the bucket of null and missing values.
+  [
+    { tenant: 'big', when: null },
+    { sort: { _id: 1 }, limit: 20 },
+  ],
+  [
+    { tenant: 'small', when: { $eq: null }, flag: true },
+    { sort: { _id: 1 }, skip: 2, limit: 50 },
+  ],
+  [{ tenant: null }, { sort: { when: 1, _id: 1 }, limit: 10 }],
+  [{ tenant: 'big', when: null }, {}],
   [{ tenant: { $in: ['big'] } }, { sort: { when: 1, _id: 1 }, skip: 100, limit: 10 }],
   [{ tenant: { $eq: 'big', $ne: 'small' } }, { sort: { when: 1, _id: 1 }, limit: 10 }],
   [{ tenant: 'big' }, {}],
@@ -617,6 +628,16 @@ describe('memory document store: ordered indexes', () => {
     await expectPagesMatchScan(c);
   });
 
+  it('walks the bucket of null and missing values for a `{ f: null }` term', async () => {
+    const { c } = await fresh(600);
+    await c.updateMany({ _id: { $in: ['o0001', 'o0002'] } }, { $set: { when: null } }); // null next to missing
+    const seen = new Set<string>();
+    const page = await c.find({ $where: probe(seen), tenant: 'big', when: null }, { sort: { _id: 1 }, limit: 5 });
+    expect(page).toHaveLength(5);
+    expect(seen.size).toBe(5); // a scan would have evaluated every document of 'big'
+    await expectPagesMatchScan(c);
+  });
+
   it('keeps the walk exact through updates that move documents, deletes, inserts and rollbacks', async () => {
     const { store, c } = await fresh(300);
     await expectPagesMatchScan(c); // builds the ordered indexes
@@ -633,7 +654,11 @@ describe('memory document store: ordered indexes', () => {
           await c.updateOne({ _id: id }, { $set: { when: pick(DAYS, int(5)) } }, { tx });
           break;
         case 2: // moves it to the other bucket, or out of the index's order entirely
-          await c.updateOne({ _id: id }, int(2) ? { $set: { tenant: pick(['big', 'small'], int(2)) } } : { $unset: { when: '' } }, { tx });
+          await c.updateOne(
+            { _id: id },
+            int(2) ? { $set: { tenant: pick(['big', 'small'], int(2)) } } : int(2) ? { $unset: { when: '' } } : { $set: { when: null } },
+            { tx },
+          );
           break;
         case 3:
           await c.updateMany({ tenant: 'big', n: int(13) }, { $set: { status: pick(['open', 'closed', 'held'], int(3)) }, $inc: { n: 1 } }, { tx });

@@ -39,6 +39,7 @@ import {
   type UpdateResult,
   type WriteOptions,
 } from './port';
+import { compileFastCaster, type FastCaster } from './fast-cast';
 import { compileFastTerm } from './fast-match';
 import type { PersistedDoc, StoreChange, StorePersistence } from './persistence';
 import { compareValues, orderedIndexes, rangeTerms, sortKey, type Entry, type OrderedIndex, type Slot } from './ordered-index';
@@ -462,6 +463,24 @@ function equalityTerms(filter: Filter, out: Map<string, unknown[]> = new Map()):
   return out;
 }
 
+/**
+ * `terms` plus the top-level fields `filter` pins to null (`{ f: null }`, `{ f: { $eq: null } }`),
+ * which match a null or a missing field (or an array holding null: ordered indexes decline while
+ * they hold arrays). Only ordered indexes read these; equality indexes keep scalars only.
+ */
+function withNullTerms(filter: Filter, terms: Map<string, unknown[]>): Map<string, unknown[]> {
+  let out = terms;
+  for (const field of Object.keys(filter)) {
+    if (field.startsWith('$') || terms.has(field)) continue;
+    const term = filter[field];
+    const isNull = term === null || (isPlainObject(term) && Object.keys(term).length === 1 && term.$eq === null);
+    if (!isNull) continue;
+    if (out === terms) out = new Map(terms);
+    out.set(field, [null]);
+  }
+  return out;
+}
+
 /** Documents per key; a key held by one document stores its slot alone (most keys of a selective index). */
 type Bucket = Slot | Set<Slot>;
 
@@ -511,6 +530,7 @@ class EqualityIndex {
   }
 
   update(slot: Slot, prev: Doc | undefined, next: Doc | undefined): void {
+    if (prev && next && this.unchanged(prev, next)) return;
     const before = prev ? this.keysOf(prev) : [];
     const after = next ? this.keysOf(next) : [];
     if (before.length === 0 || after.length === 0) {
@@ -529,6 +549,21 @@ class EqualityIndex {
     const had = new Set(before);
     for (const key of before) if (!kept.has(key)) this.remove(key, slot);
     for (const key of after) if (!had.has(key)) this.add(key, slot);
+  }
+
+  /**
+   * True when every field of the index is a top-level field holding the same string, number,
+   * boolean, null or nothing in both versions: their keys are the same, so an update that leaves
+   * them (most do) skips computing them twice (issue 17). Anything else is compared by its keys.
+   */
+  private unchanged(prev: Doc, next: Doc): boolean {
+    for (const parts of this.parts) {
+      if (parts.length !== 1) return false;
+      const field = parts[0] as string;
+      const before = prev[field];
+      if (before !== next[field] || (before !== null && typeof before === 'object')) return false;
+    }
+    return true;
   }
 
   private add(key: string, slot: Slot): void {
@@ -752,6 +787,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   private readonly equalities: EqualityIndex[];
   private readonly ordered: OrderedIndex[];
   private readonly model: mongoose.Model<Record<string, unknown>>;
+  /** Casts without mongoose the documents it is sure of (fast-cast.ts); null: mongoose for all. */
+  private readonly fastCast: FastCaster | null;
   private readonly timestamps: { createdAt?: string; updatedAt?: string };
 
   constructor(
@@ -762,6 +799,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   ) {
     const prepared = prepareSchema(schema);
     this.model = base.model<Record<string, unknown>>(name, prepared, name);
+    this.fastCast = compileFastCaster(prepared);
     this.uniques = uniqueIndexes(prepared);
     this.equalities = equalityIndexes(prepared);
     this.ordered = orderedIndexes(prepared.indexes().map(([spec]) => spec as Record<string, unknown>));
@@ -971,14 +1009,23 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * For a count, also the bucket that is exactly the answer, when there is one.
    */
   private plan(filter: Filter, sort?: Sort, limit = 0, counting = false): Plan {
-    const terms = isPlainObject(filter) ? equalityTerms(filter) : null;
-    const narrowed = this.candidates(filter, terms);
+    const equal = isPlainObject(filter) ? equalityTerms(filter) : null;
+    // Ordered indexes also keep null and missing values (one bucket), so `{ f: null }` pins them.
+    const terms = equal && withNullTerms(filter, equal);
+    const sortFields = sort && limit > 0 ? Object.keys(sort).length : 0;
+    const sorted = sortFields > 0;
+    if (terms && sorted && !counting) {
+      // A page of an index whose prefix is exactly the filter and whose order is exactly the sort
+      // is a slice of its bucket: no other plan can beat it, so none is looked for (issue 17: the
+      // webhook queue heads, three such reads per delivery).
+      const exact = this.exactWalk(filter, terms, sort as Sort, sortFields);
+      if (exact) return { best: { slots: [], size: 0, natural: false }, walk: exact, exact: null };
+    }
+    const narrowed = this.candidates(filter, equal);
     let best = narrowed ? { ...narrowed, natural: false } : { slots: this.docs.values(), size: this.docs.size, natural: true };
     let walk: Walk | null = null;
     if (!terms || terms.size === 0) return { best, walk, exact: null };
     const ranges = rangeTerms(filter);
-    const sortFields = sort && limit > 0 ? Object.keys(sort).length : 0;
-    const sorted = sortFields > 0;
     if (counting) {
       // A filter that is exactly an index's pinned prefix: its bucket's size is the count.
       const exact = this.ordered.filter((index) => index.isExactly(filter, terms)).sort((a, b) => Number(b.isBuilt) - Number(a.isBuilt))[0];
@@ -1007,9 +1054,19 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return { best, walk, exact: null };
   }
 
+  /** The walk of an index whose pinned prefix is exactly `filter` and whose order is exactly `sort`. */
+  private exactWalk(filter: Filter, terms: Map<string, unknown[]>, sort: Sort, sortFields: number): Walk | null {
+    for (const index of this.ordered) {
+      if (index.order.length !== sortFields || index.servedFields(sort) !== sortFields || !index.isExactly(filter, terms)) continue;
+      const entries = index.walk(terms, this.docs.values());
+      if (entries) return { entries, from: 0, to: entries.length, full: true, served: sortFields, exact: true };
+    }
+    return null;
+  }
+
   /**
    * The matching documents at [skip, skip + limit) (limit 0: all), in `sort` order, else in
-   * natural order. Nothing is copied.
+   * natural order. Nothing is copied. The plan's candidates are not read when its walk is exact.
    */
   private selectRaw(filter: Filter, sort: Sort | undefined, skip: number, limit: number): Slot[] {
     const match = this.store.queries.matcher(filter);
@@ -1062,15 +1119,22 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * always reported; validators run on all paths, or only on `paths` (what an update touched).
    */
   private cast(input: Record<string, unknown>, paths?: string[]): Doc {
+    // The fast caster validates every path, so a document it accepts passes `paths` too; one it
+    // is not sure of (anything to convert, or to reject) goes to mongoose.
+    const fast = this.fastCast?.(input);
+    if (fast) return this.checkId(fast);
     const doc = new this.model(input);
     const err = doc.validateSync(paths);
     if (err) throw new DocumentValidationError(this.name, validationFields(err) ?? { '(document)': err.message });
-    const out: Record<string, unknown> = doc.toObject(TO_OBJECT);
+    return this.checkId(deepClone(doc.toObject(TO_OBJECT) as Record<string, unknown>));
+  }
+
+  private checkId(out: Record<string, unknown>): Doc {
     const id = out._id;
     if (typeof id !== 'string' || id === '') {
       throw new DocumentValidationError(this.name, { _id: 'must be a non-empty string' });
     }
-    return deepClone(out) as Doc;
+    return out as Doc;
   }
 
   /** Mongoose's `timestamps` behaviour for a document about to be inserted. */

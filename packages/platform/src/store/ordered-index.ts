@@ -165,8 +165,23 @@ export class OrderedIndex {
   /** Keeps a built index current: `prev` and `next` are the versions before and after a write. */
   update(slot: Slot, prev: Doc | undefined, next: Doc | undefined): void {
     if (!this.built) return;
+    // An update that leaves the bucket and every sort key as they were leaves the entry where it
+    // is (its slot holds the new version): most updates change fields this index does not order
+    // by, and a remove + add costs a search and a splice of the bucket (issue 17).
+    if (prev && next && this.sameEntry(prev, next)) return;
     if (prev) this.remove(slot, prev);
     if (next) this.add(slot, next);
+  }
+
+  /** The entry's sort keys; a missing field sorts as null, as mingo's $sort has it. */
+  private sortKeys(doc: Doc): unknown[] {
+    return this.order.map((f) => sortKey(doc, f) ?? null);
+  }
+
+  private sameEntry(prev: Doc, next: Doc): boolean {
+    for (const field of this.prefix) if (!samePlainValue(sortKey(prev, field), sortKey(next, field))) return false;
+    for (const field of this.order) if (!samePlainValue(sortKey(prev, field), sortKey(next, field))) return false;
+    return true;
   }
 
   private build(all: Iterable<Slot>): void {
@@ -188,7 +203,7 @@ export class OrderedIndex {
     const key = this.keyOf(doc);
     if (key === 'multikey') this.multikey += 1;
     if (key === undefined || key === 'multikey') return; // no pinned equality can match it
-    const entry: Entry = { slot, keys: this.order.map((f) => sortKey(doc, f)) };
+    const entry: Entry = { slot, keys: this.sortKeys(doc) };
     if (entry.keys.some(isIrregular)) this.irregular += 1;
     const waiting = this.pending.get(key);
     if (waiting) waiting.set(slot, entry);
@@ -209,7 +224,7 @@ export class OrderedIndex {
     }
     const bucket = this.buckets.get(key);
     if (!bucket) return;
-    const probe: Entry = { slot, keys: this.order.map((f) => sortKey(doc, f)) };
+    const probe: Entry = { slot, keys: this.sortKeys(doc) };
     const i = this.lowerBound(bucket, probe);
     if (bucket[i]?.slot === slot) bucket.splice(i, 1);
     else {
@@ -276,6 +291,17 @@ function isPureEquality(term: unknown): boolean {
   return ops[0] === '$in' && Array.isArray($in) && $in.length === 1 && scalarKey($in[0]) !== undefined;
 }
 
+/**
+ * The same key for an index: one string, number, boolean, null or undefined, or two valid dates of
+ * one time. Anything else (objects, arrays, NaN) counts as changed and takes the remove + add path,
+ * which keeps the multikey and irregular counts.
+ */
+function samePlainValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime() && !Number.isNaN(a.getTime());
+  if (a !== null && typeof a === 'object') return false;
+  return a === b;
+}
+
 const isIrregular = (value: unknown): boolean =>
   Array.isArray(value) || (typeof value === 'number' && Number.isNaN(value)) || (value instanceof Date && Number.isNaN(value.getTime()));
 
@@ -335,7 +361,8 @@ function boundKind(value: unknown): string | null {
 function bucketKey(parts: unknown[]): string | undefined {
   let key = '';
   for (const value of parts) {
-    const part = scalarKey(value);
+    // Null and missing share a bucket: `{ f: null }` matches both (memory.ts withNullTerms).
+    const part = value === null || value === undefined ? 'N' : scalarKey(value);
     if (part === undefined) return undefined;
     key += `${part}\u0000`;
   }
