@@ -3,11 +3,14 @@
 // gives an equal one; the engine (fast path, then mongoose) accepts and rejects exactly what
 // mongoose does, with the same field names.
 import mongoose, { Schema } from 'mongoose';
-import { byMongoose, comparable, compareWithMongoose, documentFor, FAST_CAST_RUNS_SCALE, rng, type Verdict } from '../src/store/fast-cast-check';
+import { byMongoose, comparable, compareWithMongoose, documentFor, rng, type Verdict } from '../src/store/fast-cast-check';
 import { compileFastCaster } from '../src/store/fast-cast';
 import { createMemoryStore } from '../src/store/memory';
 import { DocumentValidationError } from '../src/store/port';
 import { prepareSchema } from '../src/store/shared';
+
+/** `pnpm fuzz` casts three times as many random documents (FAST_CAST_RUNS_SCALE=3). */
+const RUNS_SCALE = Number(process.env.FAST_CAST_RUNS_SCALE ?? 1);
 
 const STATUSES = ['pending', 'delivering', 'succeeded', 'failed'];
 
@@ -90,7 +93,7 @@ describe('fast caster of the embedded engine', () => {
 
   for (const [name, make] of Object.entries(schemas())) {
     it(`gives what mongoose gives, or defers to it: ${name}`, () => {
-      const { taken, accepted } = compareWithMongoose(`fast_${name}`, make(), 800, name.length * 7919);
+      const { taken, accepted } = compareWithMongoose(`fast_${name}`, make(), Math.ceil(800 * RUNS_SCALE), name.length * 7919);
       // The fast path must carry the bulk of what mongoose accepts, or it buys nothing.
       expect(taken).toBeGreaterThan(accepted * 0.3);
     });
@@ -103,7 +106,7 @@ describe('fast caster of the embedded engine', () => {
       const model = base.model<Record<string, unknown>>(`engine_${name}`, schema);
       const coll = store.collection<{ _id: string }>({ name: `engine_${name}`, schema: make() });
       const r = rng(name.length * 104729);
-      for (let i = 0; i < Math.ceil(300 * FAST_CAST_RUNS_SCALE); i++) {
+      for (let i = 0; i < Math.ceil(300 * RUNS_SCALE); i++) {
         const input: Record<string, unknown> = { ...documentFor(r, schema), _id: `d${i}` };
         if (typeof input.email === 'string') input.email = `${input.email}${i}`; // unique index
         const expected = byMongoose(model, input);

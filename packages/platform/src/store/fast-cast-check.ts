@@ -151,13 +151,7 @@ export function byMongoose(model: mongoose.Model<Record<string, unknown>>, input
 }
 
 /**
- * How many random documents the comparisons cast, relative to their defaults: `pnpm test` runs
- * them at 1, `pnpm fuzz` at 3 (FAST_CAST_RUNS_SCALE).
- */
-export const FAST_CAST_RUNS_SCALE = Number(process.env.FAST_CAST_RUNS_SCALE ?? 1);
-
-/**
- * Casts `runs` (times FAST_CAST_RUNS_SCALE) random documents for `schema` with the fast caster and with mongoose: throws when
+ * Casts `runs` random documents for `schema` with the fast caster and with mongoose: throws when
  * the fast caster gives a document mongoose rejects or casts differently, or changes its input.
  * `taken`: documents the fast caster gave; `accepted`: documents mongoose accepted.
  */
@@ -169,7 +163,7 @@ export function compareWithMongoose(name: string, schema: Schema, runs: number, 
   const r = rng(seed);
   let taken = 0;
   let accepted = 0;
-  for (let i = 0; i < Math.ceil(runs * FAST_CAST_RUNS_SCALE); i++) {
+  for (let i = 0; i < runs; i++) {
     const input = documentFor(r, prepared);
     const snapshot = JSON.stringify(input);
     const expected = byMongoose(model, input);
