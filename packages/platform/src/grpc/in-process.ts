@@ -19,7 +19,7 @@ import { AsyncResource } from 'node:async_hooks';
 import * as grpc from '@grpc/grpc-js';
 
 /** grpc-js's default receive limit of a client (grpc.max_receive_message_length). */
-export const CLIENT_MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
+const CLIENT_MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
 
 export interface InProcessMethod {
   definition: grpc.MethodDefinition<unknown, unknown>;
@@ -38,10 +38,9 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '0.0.0.0', '::1', '[::1]', '
 /** The async context of this module's load: none. Handlers run in it, not in their caller's. */
 const serverScope = new AsyncResource('vrp.grpc.in-process');
 
-export function registerInProcessServer(port: number, maxReceiveBytes: number): Map<string, InProcessMethod> {
-  const methods = new Map<string, InProcessMethod>();
+/** Registers a server's methods (by path) under its port; unregister with the same map. */
+export function registerInProcessServer(port: number, maxReceiveBytes: number, methods: Map<string, InProcessMethod>): void {
   servers.set(port, { methods, maxReceiveBytes });
-  return methods;
 }
 
 export function unregisterInProcessServer(port: number, methods: Map<string, InProcessMethod>): void {

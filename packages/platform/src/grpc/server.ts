@@ -86,14 +86,14 @@ export async function startGrpcServer(opts: {
 }): Promise<GrpcServerHandle> {
   // No channelz service is exposed: its per-call bookkeeping is off (see grpc/client.ts).
   const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES, 'grpc.enable_channelz': 0 });
-  const local: Array<[path: string, method: InProcessMethod]> = [];
+  const local = new Map<string, InProcessMethod>();
   for (const svc of opts.services) {
     const impl: grpc.UntypedServiceImplementation = {};
     for (const [method, handler] of Object.entries(svc.handlers)) {
       if (!svc.definition[method]) throw new Error(`${opts.name}: handler ${method} is not in the service definition`);
       impl[method] = wrapUnary(opts.name, method, handler, opts.logger);
       const definition = svc.definition[method] as grpc.MethodDefinition<unknown, unknown>;
-      local.push([definition.path, { definition, handle: impl[method] as grpc.handleUnaryCall<unknown, unknown> }]);
+      local.set(definition.path, { definition, handle: impl[method] as grpc.handleUnaryCall<unknown, unknown> });
     }
     for (const method of Object.keys(svc.definition)) {
       if (!impl[method]) throw new Error(`${opts.name}: service method ${method} has no handler`);
@@ -123,8 +123,7 @@ export async function startGrpcServer(opts: {
     });
   });
   opts.logger.info({ port }, `${opts.name} gRPC server listening`);
-  const inProcess = opts.inProcess ? registerInProcessServer(port, MAX_RECEIVE_BYTES) : undefined;
-  for (const [path, method] of local) inProcess?.set(path, method);
+  if (opts.inProcess) registerInProcessServer(port, MAX_RECEIVE_BYTES, local);
 
   return {
     port,
@@ -136,7 +135,7 @@ export async function startGrpcServer(opts: {
       serving = false;
       // Like the server's own: no new call once stopping (later ones go over the network and
       // find the server gone); the calls in flight finish.
-      if (inProcess) unregisterInProcessServer(port, inProcess);
+      if (opts.inProcess) unregisterInProcessServer(port, local);
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           server.forceShutdown();

@@ -3,7 +3,7 @@
 // HMAC-SHA256 under a server-side pepper. A pepper (unlike a per-key salt) keeps the hash
 // deterministic, so a key is found with one indexed equality lookup, while a leaked key table
 // is useless without the gateway's secret. Pure functions: no I/O.
-import { createHmac, timingSafeEqual, createSecretKey, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { MODES } from '@vrp/api-model';
 import { randomBase58 } from '@vrp/platform';
 
@@ -36,13 +36,13 @@ export function generateApiKey(mode: ApiKeyMode): string {
   return `sk_${mode}_${randomBase58(GENERATED_SECRET_LENGTH)}`;
 }
 
-/** Hex HMAC-SHA256 of the whole key (mode prefix included) under the pepper. */
 /**
  * The pepper as a KeyObject, made once per pepper: createHmac with a string key imports the key
  * again on every call (about 1 of its 4 µs, on every API request; issue 17).
  */
 const pepperKeys = new Map<string, KeyObject>();
 
+/** Hex HMAC-SHA256 of the whole key (mode prefix included) under the pepper. */
 export function hashApiKey(raw: string, pepper: string): string {
   let key = pepperKeys.get(pepper);
   if (!key) pepperKeys.set(pepper, (key = createSecretKey(Buffer.from(pepper, 'utf8'))));
