@@ -1,16 +1,34 @@
 // Identifiers: a type prefix plus 20 random base58 characters (no 0/O/I/l ambiguity), and
 // sortable ids for things that must keep their creation order (outbox entries).
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/**
+ * Random bytes are drawn from the CSPRNG 4 KiB at a time (as crypto.randomUUID does), not per id:
+ * one `randomBytes` call per id was a few percent of a reservation write's CPU (issue 17, ids are
+ * minted several times per write). Each byte is used once and zeroed once used, so the pool never
+ * holds the randomness behind a secret already handed out (API keys, webhook secrets).
+ */
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const byte = pool[poolOffset]!;
+  pool[poolOffset++] = 0;
+  return byte;
+}
 
 export function randomBase58(length: number): string {
   // Rejection sampling keeps every character equally likely.
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 232 && out.length < length) out += BASE58[byte % 58];
-    }
+    const byte = randomByte();
+    if (byte < 232) out += BASE58[byte % 58];
   }
   return out;
 }

@@ -124,7 +124,7 @@ describe('memory document store', () => {
     expect(await plain.findOne({ _id: 'lst_1' })).toEqual({ _id: 'lst_1', text: 'x' });
   });
 
-  it('a $set or $inc of top-level fields (applied without mingo) writes and counts exactly what mingo’s updater does', async () => {
+  it('a $set and/or $inc of top-level fields (applied without mingo) writes and counts exactly what mingo’s updater does', async () => {
     const store = createMemoryStore();
     const schema = new Schema({ _id: String, s: String, n: Number, m: Number, b: Boolean, d: Date, o: Schema.Types.Mixed, a: [Number] }, { versionKey: false });
     const c = store.collection<Doc>({ name: 'plain_set', schema });
@@ -142,17 +142,21 @@ describe('memory document store', () => {
     await c.insertOne({ _id: 'p' });
     for (let i = 0; i < 300; i++) {
       const set: Record<string, unknown> = {};
+      const incs: Record<string, unknown> = {};
       // $inc: a number, a missing field (m, until first set), null, a string; by a positive, zero or negative amount.
-      const inc = rand() < 0.3;
-      for (const f of inc ? ['n', 'm', 's'] : fields) {
-        if (rand() >= (inc ? 0.5 : 0.4)) continue;
-        set[f] = inc ? pick([1, 0, -2.5], Math.floor(rand() * 3)) : values[f as keyof typeof values]();
-      }
-      if (Object.keys(set).length === 0) continue;
-      const op = inc ? '$inc' : '$set';
+      // Either operator alone, or both at once on different fields (a record saved with its version bumped).
+      const kind = pick(['$set', '$inc', 'both'] as const, Math.floor(rand() * 3));
+      // (s only once it holds a string or null, which $inc leaves: a number in a String path would be cast.)
+      if (kind !== '$set')
+        for (const f of ['n', 'm', 's']) if (rand() < 0.5 && (f !== 's' || expected.s !== undefined)) incs[f] = pick([1, 0, -2.5], Math.floor(rand() * 3));
+      if (kind !== '$inc') for (const f of fields) if (rand() < 0.4 && !(f in incs)) set[f] = values[f]();
+      const modifier: Record<string, Record<string, unknown>> = {};
+      if (Object.keys(set).length > 0) modifier.$set = set;
+      if (Object.keys(incs).length > 0) modifier.$inc = incs;
+      if (Object.keys(modifier).length === 0) continue;
       const byMingo = deepClone(expected) as Doc;
-      const changed = mingoUpdate(byMingo, { [op]: deepClone(set) as Record<string, unknown> }, undefined, undefined, { cloneMode: 'deep' });
-      const result = await c.updateOne({ _id: 'p' }, { [op]: set });
+      const changed = mingoUpdate(byMingo, deepClone(modifier) as Record<string, unknown>, undefined, undefined, { cloneMode: 'deep' });
+      const result = await c.updateOne({ _id: 'p' }, modifier);
       expect(result.modifiedCount).toBe(changed.length > 0 ? 1 : 0);
       expected = byMingo;
       expect(await c.findOne({ _id: 'p' })).toEqual(expected);
@@ -160,6 +164,50 @@ describe('memory document store', () => {
       if (set.o && typeof set.o === 'object') (set.o as { k: unknown[] }).k.push('mutated');
       expect(await c.findOne({ _id: 'p' })).toEqual(expected);
     }
+  });
+
+  it('projects a plain inclusion (applied without mingo) exactly as mingo does, and anything else through mingo', async () => {
+    const store = createMemoryStore();
+    const schema = new Schema({ _id: String, s: String, n: Number, o: Schema.Types.Mixed, a: [Number] }, { versionKey: false });
+    const c = store.collection<Doc>({ name: 'projected', schema });
+    const rand = seeded(29);
+    const docs: Doc[] = [];
+    for (let i = 0; i < 40; i++) {
+      const doc: Record<string, unknown> = { _id: `d${i}` };
+      if (rand() < 0.7) doc.s = pick(['x', 'y', null], Math.floor(rand() * 3));
+      if (rand() < 0.7) doc.n = pick([1, 2.5, null], Math.floor(rand() * 3));
+      if (rand() < 0.5) doc.o = pick<unknown>([{ k: [1, { z: 1 }] }, { toString: 'own' }, null], Math.floor(rand() * 3));
+      if (rand() < 0.5) doc.a = pick([[1, 2], []], Math.floor(rand() * 2));
+      docs.push(doc as Doc);
+    }
+    await c.insertMany(docs);
+    const stored = await c.find({}, { sort: { _id: 1 } });
+    // Plain inclusions (the fast path) and, around them, what mingo keeps: exclusions, paths,
+    // other values, names an object inherits.
+    const projections: Record<string, unknown>[] = [
+      { _id: 1 },
+      { s: 1 },
+      { s: true, n: 1 },
+      { n: 1, _id: 0 },
+      { _id: false, o: 1, a: 1 },
+      { a: 1, _id: 1 },
+      { toString: 1 },
+      { constructor: 1, s: 1 },
+      { _id: 0 },
+      { s: 0 },
+      { 'o.k': 1 },
+      { s: 2 },
+      { n: -1 },
+      { s: 'x' },
+    ];
+    for (const projection of projections) {
+      const viaStore = await c.find({}, { sort: { _id: 1 }, projection: projection as FindOptions['projection'] });
+      expect({ projection, docs: viaStore }).toEqual({ projection, docs: mingoFind(deepClone(stored) as Doc[], {}, projection).all() });
+    }
+    // The projected documents share nothing with the stored ones.
+    const [first] = await c.find({ _id: 'd0' }, { projection: { o: 1, a: 1 } });
+    if (first && Array.isArray((first as Record<string, unknown>).a)) ((first as Record<string, unknown>).a as unknown[]).push(99);
+    expect(await c.findOne({ _id: 'd0' })).toEqual(stored[0]);
   });
 });
 

@@ -221,37 +221,82 @@ const PLAIN_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * mingo's `$set` or `$inc` of top-level fields, without mingo: the most common updates of all
- * (status changes, timestamps, counters). Each update call of mingo's updater builds its operator
- * context (a copy of every operator table, issue 17: ~30 % of an update's CPU on the webhook
- * delivery path); this does what those two operators do for such fields, with mingo's own
- * helpers: `$set` gives a field whose value is not equal (isEqual) a deep copy; `$inc` adds to a
- * number or a missing field and leaves anything else; the changed fields are returned sorted.
- * Null when it does not apply (other operators, both at once, paths, a non-numeric `$inc`).
+ * mingo's `$set` and/or `$inc` of top-level fields, without mingo: the most common updates of all
+ * (status changes, timestamps, counters, a record saved with its version bumped). Each update call
+ * of mingo's updater builds its operator context (a copy of every operator table, issue 17: ~30 %
+ * of an update's CPU on the webhook delivery path, and the guest upsert of every reservation
+ * write); this does what those two operators do for such fields, with mingo's own helpers: `$set`
+ * gives a field whose value is not equal (isEqual) a deep copy; `$inc` adds to a number or a
+ * missing field and leaves anything else; the changed fields are returned sorted. Null when it
+ * does not apply (other operators, paths, a non-numeric `$inc`, a field named by both).
  */
 function applyPlainUpdate(obj: AnyObject, modifier: AnyObject): string[] | null {
   const ops = Object.keys(modifier);
-  if (ops.length !== 1 || (ops[0] !== '$set' && ops[0] !== '$inc')) return null;
-  const values = modifier[ops[0]] as AnyObject;
-  const fields = Object.keys(values);
-  if (!fields.every((f) => PLAIN_FIELD.test(f) && !PROTOTYPE_KEYS.has(f))) return null;
-  const changed: string[] = [];
-  if (ops[0] === '$inc') {
-    if (!fields.every((f) => mingoIsNumber(values[f]))) return null; // mingo refuses it
-    for (const field of fields) {
-      const previous = obj[field];
-      if (!mingoIsNumber(previous) && previous !== undefined) continue;
-      obj[field] = ((previous as number | undefined) || 0) + (values[field] as number);
-      if (obj[field] !== previous) changed.push(field);
-    }
-    return changed.sort();
+  if (ops.length === 0 || ops.length > 2) return null;
+  let set: AnyObject | undefined;
+  let inc: AnyObject | undefined;
+  for (const op of ops) {
+    if (op === '$set') set = modifier.$set as AnyObject;
+    else if (op === '$inc') inc = modifier.$inc as AnyObject;
+    else return null;
   }
-  for (const field of fields) {
-    if (mingoIsEqual(obj[field], values[field])) continue;
-    obj[field] = mingoCloneDeep(values[field]);
+  if ((set && !isPlainObject(set)) || (inc && !isPlainObject(inc))) return null;
+  const plain = (f: string) => PLAIN_FIELD.test(f) && !PROTOTYPE_KEYS.has(f);
+  const setFields = set ? Object.keys(set) : [];
+  const incFields = inc ? Object.keys(inc) : [];
+  if (!setFields.every(plain) || !incFields.every(plain)) return null;
+  if (!incFields.every((f) => mingoIsNumber(inc![f]))) return null; // mingo refuses it
+  // A field named by both is a conflict MongoDB refuses: mingo's path reports it.
+  if (set && inc && incFields.some((f) => Object.hasOwn(set!, f))) return null;
+  const changed: string[] = [];
+  for (const field of setFields) {
+    if (mingoIsEqual(obj[field], set![field])) continue;
+    obj[field] = mingoCloneDeep(set![field]);
     changed.push(field);
   }
+  for (const field of incFields) {
+    const previous = obj[field];
+    if (!mingoIsNumber(previous) && previous !== undefined) continue;
+    obj[field] = ((previous as number | undefined) || 0) + (inc![field] as number);
+    if (obj[field] !== previous) changed.push(field);
+  }
   return changed.sort();
+}
+
+/**
+ * An inclusion projection of top-level fields (`{ a: 1, b: true }`, `_id` in or out), which
+ * needs no mingo query (issue 17: building one for `{ _id: 1 }` was most of the outbox's
+ * per-write read): the fields it names, and `_id` unless it says `_id: 0`. Null for anything
+ * else (exclusions, paths, operators, other values), which mingo projects.
+ */
+function plainInclusion(projection: AnyObject, fields: string[]): { fields: string[]; id: boolean } | null {
+  const included: string[] = [];
+  let id = true;
+  for (const field of fields) {
+    const value = projection[field];
+    if (!PLAIN_FIELD.test(field) || PROTOTYPE_KEYS.has(field)) return null;
+    if (field === '_id') {
+      if (value === 0 || value === false) id = false;
+      else if (value !== 1 && value !== true) return null;
+      continue;
+    }
+    if (value !== 1 && value !== true) return null;
+    included.push(field);
+  }
+  // `{ _id: 0 }` alone is an exclusion projection.
+  if (included.length === 0 && !id) return null;
+  return { fields: included, id };
+}
+
+/** What mingo gives for a plain inclusion: only the named fields that hold a value (not undefined). */
+function includeFields(doc: Doc, plain: { fields: string[]; id: boolean }): Doc {
+  const out: AnyObject = {};
+  if (plain.id && doc._id !== undefined) out._id = doc._id;
+  for (const field of plain.fields) {
+    const value = Object.hasOwn(doc, field) ? (doc as AnyObject)[field] : undefined;
+    if (value !== undefined) out[field] = value;
+  }
+  return out as Doc;
 }
 
 /** mingo's update; the lean variant lets mingo build its small update context. */
@@ -819,12 +864,16 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     let docs = page.map((slot) => slot.doc);
     const projected = opts.projection ? Object.keys(opts.projection) : [];
     if (opts.projection && projected.length > 0) {
-      // mingo projects the page. A positional projection (`a.$`) reads the filter, and a query
-      // with the filter tests the documents again, so it is only given the filter then.
-      const positional = projected.some((path) => path.endsWith('.$'));
-      docs = compileFull(positional ? filter : {})
-        .find<Doc>(docs, opts.projection)
-        .all();
+      const plain = plainInclusion(opts.projection as AnyObject, projected);
+      if (plain) docs = docs.map((doc) => includeFields(doc, plain));
+      else {
+        // mingo projects the page. A positional projection (`a.$`) reads the filter, and a query
+        // with the filter tests the documents again, so it is only given the filter then.
+        const positional = projected.some((path) => path.endsWith('.$'));
+        docs = compileFull(positional ? filter : {})
+          .find<Doc>(docs, opts.projection)
+          .all();
+      }
     }
     // Projected results can share nested objects with stored ones, so copy them all.
     return docs.map((d) => deepClone(d) as T);
