@@ -304,6 +304,13 @@ const QUERIES: Array<[Filter, FindOptions?]> = [
   [{ 'address.city': 'Rome', $or: [{ flag: true }, { n: { $lt: 4 } }] }],
   [{ 'lines.sku': 's1' }, { sort: { tenant: 1 }, limit: 4 }],
   [{ $and: [{ tenant: 't5' }, { tags: 'green' }] }],
+  // $or / $and clauses compiled part by part (a missing `when` is null to a query).
+  [{ $or: [{ when: null }, { when: { $lt: DAYS[2] } }] }],
+  [{ $or: [{ tenant: 't1', status: 'open' }, { $and: [{ n: { $gt: 8 } }, { flag: false }] }] }, { sort: { _id: 1 } }],
+  [{ $or: [{ tags: 'red' }, { 'address.city': { $in: ['Oslo'] } }, { $expr: { $eq: ['$n', 7] } }] }],
+  [{ $and: [{ $or: [{ when: { $exists: false } }, { n: 0 }] }, { status: { $ne: 'held' } }] }],
+  [{ $or: [{}], tenant: 't2' }],
+  [{ $or: [{ tenant: 'nobody' }, { lines: { $elemMatch: { sku: 's3' } } }] }],
   [{ tenant: 't1', $expr: { $gt: ['$n', 2] } }],
   [{ tenant: 'nobody' }],
   [{ _id: { $in: ['i003', 'i010', 'zz'] }, tenant: { $ne: 't0' } }],

@@ -127,7 +127,7 @@ class QueryCache {
       this.entries.set(key, hit);
       return hit;
     }
-    const compiled: Compiled = info.expr ? compileFull(condition) : compilePart(condition);
+    const compiled: Compiled = info.expr ? compileFull(condition) : (this.logical(condition) ?? compilePart(condition));
     if (key.length <= MAX_CACHED_KEY_LENGTH) {
       this.entries.set(key, compiled);
       if (this.entries.size > this.capacity) {
@@ -136,6 +136,24 @@ class QueryCache {
       }
     }
     return compiled;
+  }
+
+  /**
+   * `{ $or: [...] }` / `{ $and: [...] }` of plain clauses, as mingo evaluates them (some / every
+   * clause, each a query of its own), with each clause's parts from this cache: a clause that
+   * repeats (`{ lastSuccessAt: null }`) is compiled once even when another (`{ lastSuccessAt:
+   * { $lt: now } }`) changes on every call (issue 17: mingo compiled the whole `$or` of every
+   * webhook delivery's subscription write). Null for any other shape, which mingo compiles (and
+   * reports when it is invalid).
+   */
+  private logical(condition: Filter): Compiled | null {
+    const ops = Object.keys(condition);
+    const op = ops[0];
+    if (ops.length !== 1 || (op !== '$or' && op !== '$and')) return null;
+    const clauses = condition[op];
+    if (!Array.isArray(clauses) || clauses.length === 0 || !clauses.every((clause) => isPlainObject(clause))) return null;
+    const matchers = clauses.map((clause: Filter) => this.matcher(clause));
+    return op === '$or' ? { test: (doc) => matchers.some((m) => m(doc)) } : { test: (doc) => matchers.every((m) => m(doc)) };
   }
 }
 
