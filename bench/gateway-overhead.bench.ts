@@ -8,7 +8,8 @@
 //   every service on one event loop, their gRPC calls to each other in process (GRPC_IN_PROCESS),
 //   logs on at info level into /dev/null);
 // - split: production's layout (compose, Helm): the gateway alone in its own process
-//   (`startGatewayProcess`) over the services of another embedded-stack process; a request costs
+//   (`startGatewayProcess`) over the services of another embedded-stack process (not the
+//   one-process layout's: each layout's processes serve only its own traffic); a request costs
 //   CPU in both, and both are reported per request.
 // Next to each p99 at half load, the floor: the bare handler at the same constant rate, same
 // client; and for every process (and the client) over that window its event-loop delay, GC
@@ -23,8 +24,13 @@ import { join } from 'node:path';
 import { runConstantRate, runWrk, type ConstantRateResult, type WrkResult } from './support/load';
 import { LoopDelayWindow, loopDelayOf, type LoopDelayReport } from './support/loop-delay';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+// Four rounds of 5 s rather than two of 10: the host's speed drifts by 30-40 % within a minute
+// (the same process's rounds differed that much), and finer alternation pairs each layout's round
+// with a bare round closer in time, so the drift cancels out of the ratio instead of deciding it.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Length of each constant-rate window (p99 at half load, its floor, the reference). */
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const CONNECTIONS = 16;
 const TARGET_RATIO = 0.4;
 const TARGET_P99_MS = 15;
@@ -101,13 +107,13 @@ type AtRate = ConstantRateResult & { loopDelay: Record<string, LoopDelayReport |
 const clientWindow = new LoopDelayWindow();
 
 /**
- * The constant-rate client at `rate` for SECONDS, with the event-loop delay and GC pauses of every
+ * The constant-rate client at `rate` for RATE_SECONDS, with the event-loop delay and GC pauses of every
  * server process and of the client over the same window: where a tail comes from.
  */
 async function atConstantRate(url: string, headers: Record<string, string>, rate: number, children: Record<string, ChildProcess>): Promise<AtRate> {
   await Promise.all(Object.values(children).map((c) => loopDelayOf(c, 'reset')));
   clientWindow.reset();
-  const result = await runConstantRate(url, { rate, seconds: SECONDS, connections: CONNECTIONS, headers });
+  const result = await runConstantRate(url, { rate, seconds: RATE_SECONDS, connections: CONNECTIONS, headers });
   const client = clientWindow.read();
   const servers = await Promise.all(Object.entries(children).map(async ([name, c]) => [name, await loopDelayOf(c, 'read')] as const));
   return { ...result, loopDelay: { ...Object.fromEntries(servers), client } };
@@ -144,8 +150,12 @@ async function main(): Promise<void> {
     });
     if (LAYOUTS.includes('one-process')) layouts.push(layoutOf('one-process', stack.reply, { stack: stack.proc }));
     if (LAYOUTS.includes('split')) {
-      const gateway = await started<Served>('gateway-server.ts', 'ignore', { addresses: stack.reply.addresses });
-      layouts.push(layoutOf('split', gateway.reply, { gateway: gateway.proc, services: stack.proc }));
+      // The split gateway gets a services process of its own, so that each layout's processes
+      // serve only its own traffic: served over the network too, the one-process stack's handlers
+      // would also run for grpc-js's calls, and be compiled by the JIT for both kinds.
+      const services = LAYOUTS.includes('one-process') ? await started<Served & { addresses: unknown }>('stack-server.ts', 'ignore') : stack;
+      const gateway = await started<Served>('gateway-server.ts', 'ignore', { addresses: services.reply.addresses });
+      layouts.push(layoutOf('split', gateway.reply, { gateway: gateway.proc, services: services.proc }));
     }
 
     // What the gateway answers, served as it is by the bare handler (both layouts answer alike:
@@ -231,7 +241,7 @@ async function main(): Promise<void> {
     }
     const report = {
       benchmark: 'gateway overhead: GET /v1/reservations/{id} through the gateway vs a bare Express handler serving the same bytes',
-      client: `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} rounds, each layout then the bare handler; constant-rate client at half the gateway's req/s`,
+      client: `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} rounds, each layout then the bare handler; constant-rate client (${RATE_SECONDS} s) at half the gateway's req/s`,
       layouts: {
         'one-process': 'the embedded stack (pnpm start): gateway and every service in one Node process, calling each other in process',
         split: "production's layout: the gateway in its own process over the services in another (CPU per request of both)",
