@@ -8,6 +8,10 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 30000,
+  // Two workers on this 2-core machine (jest's default is cores - 1: one, so the suites ran one
+  // after another, 300 s). Most suites wait on timers, child processes and sockets, so two side
+  // by side take 165 s instead; the tests wait for conditions, never for fixed sleeps.
+  maxWorkers: 2,
   // Every memory bus redelivers in tests (duplicates, lazy commits): consumers must be idempotent.
   setupFiles: ['<rootDir>/scripts/jest-setup.ts'],
 };
