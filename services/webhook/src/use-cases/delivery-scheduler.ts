@@ -28,7 +28,13 @@ import type { Sender } from '../ports/http-sender';
 export interface SchedulerOptions {
   /** Due deliveries read per scan. */
   batchSize: number;
-  /** Attempts in flight at once (different queues). */
+  /**
+   * Attempts in flight at once (different queues). 64 rather than 32 (issue 17): every hop of an
+   * attempt waits for a turn of the event loop, so a slot is held for many milliseconds under
+   * load; with 32 slots for the benchmark's 40 busy queues, 8 queues always waited for one, and
+   * the deliveries fell behind the writes (live: 662 and 775 -> 854 and 845 deliveries/s,
+   * write -> arrival p99 1.81 and 1.76 -> 1.29 and 1.27 s, A/B alternately).
+   */
   concurrency: number;
   /** Longest wait between scans (safety net for other replicas' work and missed wake-ups). */
   pollIntervalMs: number;
@@ -41,7 +47,7 @@ export interface SchedulerOptions {
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   batchSize: 200,
-  concurrency: 32,
+  concurrency: 64,
   pollIntervalMs: 1000,
   leaseMs: 60_000,
   breaker: { errorThresholdPercentage: 50, volumeThreshold: 5, resetTimeoutMs: 30_000, rollingCountTimeoutMs: 60_000 },
