@@ -5,6 +5,7 @@
 // inlined; third-party packages stay external.
 import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 // Every bare import that is not one of ours stays external: an image installs them as production
@@ -30,6 +31,9 @@ const externalThirdPartyHere = {
   },
 };
 
+/** This repository's root (scripts/..): the bundles of `bundleToRunHere` go under its node_modules. */
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
 
 /** Bundles `entry` (a .ts entry point) into `outfile` (CommonJS for Node 20, with a source map). */
@@ -44,7 +48,8 @@ export function bundleEntry(entry, outfile) {
  */
 export async function bundleToRunHere(entry) {
   const source = resolve(entry);
-  const outfile = resolve('node_modules/.cache/vrp-bundles', `${relative(process.cwd(), source).replace(/[\\/]/g, '__').replace(/\.ts$/, '')}.js`);
+  // Named after the entry's place in this repository, whatever the caller's working directory.
+  const outfile = join(REPO_ROOT, 'node_modules/.cache/vrp-bundles', `${relative(REPO_ROOT, source).replace(/[\\/]/g, '__').replace(/\.ts$/, '')}.js`);
   await build({
     ...common,
     entryPoints: [source],

@@ -21,7 +21,7 @@ function child<T>(file: string, message?: unknown, nodeOptions: string[] = []): 
   const runBundled = join(dirname(file), '..', '..', 'scripts', 'run-bundled.mjs');
   const stdio: ['ignore', 'ignore', 'inherit', 'ipc'] = ['ignore', 'ignore', 'inherit', 'ipc'];
   const proc = existsSync(runBundled)
-    ? fork(runBundled, [file], { execArgv: nodeOptions, stdio, cwd: join(dirname(file), '..', '..') })
+    ? fork(runBundled, [file], { execArgv: nodeOptions, stdio })
     : fork(file, [], { execArgv: ['--import', 'tsx', ...nodeOptions], stdio });
   return new Promise((resolve, reject) => {
     proc.once('message', (reply: T) => resolve({ proc, reply }));

@@ -50,6 +50,7 @@ import {
   isPlainObject,
   normalizeUpdate,
   prepareSchema,
+  samePlainValue,
   scalarKey,
   settleWithin,
   sleep,
@@ -233,6 +234,7 @@ function containsExpr(value: unknown): boolean {
 /** A top-level field name that mingo's `$set` writes as `obj[name]` (no path, positional or prototype key). */
 const PLAIN_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const isPlainField = (field: string): boolean => PLAIN_FIELD.test(field) && !PROTOTYPE_KEYS.has(field);
 
 /**
  * mingo's `$set` and/or `$inc` of top-level fields, without mingo: the most common updates of all
@@ -255,10 +257,9 @@ function applyPlainUpdate(obj: AnyObject, modifier: AnyObject): string[] | null 
     else return null;
   }
   if ((set && !isPlainObject(set)) || (inc && !isPlainObject(inc))) return null;
-  const plain = (f: string) => PLAIN_FIELD.test(f) && !PROTOTYPE_KEYS.has(f);
   const setFields = set ? Object.keys(set) : [];
   const incFields = inc ? Object.keys(inc) : [];
-  if (!setFields.every(plain) || !incFields.every(plain)) return null;
+  if (!setFields.every(isPlainField) || !incFields.every(isPlainField)) return null;
   if (!incFields.every((f) => mingoIsNumber(inc![f]))) return null; // mingo refuses it
   // A field named by both is a conflict MongoDB refuses: mingo's path reports it.
   if (set && inc && incFields.some((f) => Object.hasOwn(set!, f))) return null;
@@ -288,7 +289,7 @@ function plainInclusion(projection: AnyObject, fields: string[]): { fields: stri
   let id = true;
   for (const field of fields) {
     const value = projection[field];
-    if (!PLAIN_FIELD.test(field) || PROTOTYPE_KEYS.has(field)) return null;
+    if (!isPlainField(field)) return null;
     if (field === '_id') {
       if (value === 0 || value === false) id = false;
       else if (value !== 1 && value !== true) return null;
@@ -611,16 +612,15 @@ class EqualityIndex {
   }
 
   /**
-   * True when every field of the index is a top-level field holding the same string, number,
-   * boolean, null or nothing in both versions: their keys are the same, so an update that leaves
-   * them (most do) skips computing them twice (issue 17). Anything else is compared by its keys.
+   * True when every field of the index is a top-level field holding the same plain value in both
+   * versions (samePlainValue): their keys are the same, so an update that leaves them (most do)
+   * skips computing them twice (issue 17). Anything else is compared by its keys.
    */
   private unchanged(prev: Doc, next: Doc): boolean {
     for (const parts of this.parts) {
       if (parts.length !== 1) return false;
       const field = parts[0] as string;
-      const before = prev[field];
-      if (before !== next[field] || (before !== null && typeof before === 'object')) return false;
+      if (!samePlainValue(prev[field], next[field])) return false;
     }
     return true;
   }

@@ -14,7 +14,7 @@
 // query reads cost nothing) and kept current by every write after that.
 import { kindOf } from './fast-match';
 import type { Doc, Sort } from './port';
-import { scalarKey } from './shared';
+import { samePlainValue, scalarKey } from './shared';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { compare: mingoCompare, resolve: mingoResolve } = require('mingo/util') as typeof import('mingo/types/util');
@@ -289,17 +289,6 @@ function isPureEquality(term: unknown): boolean {
   const { $eq, $in } = term as { $eq?: unknown; $in?: unknown };
   if (ops[0] === '$eq') return scalarKey($eq) !== undefined;
   return ops[0] === '$in' && Array.isArray($in) && $in.length === 1 && scalarKey($in[0]) !== undefined;
-}
-
-/**
- * The same key for an index: one string, number, boolean, null or undefined, or two valid dates of
- * one time. Anything else (objects, arrays, NaN) counts as changed and takes the remove + add path,
- * which keeps the multikey and irregular counts.
- */
-function samePlainValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime() && !Number.isNaN(a.getTime());
-  if (a !== null && typeof a === 'object') return false;
-  return a === b;
 }
 
 const isIrregular = (value: unknown): boolean =>

@@ -145,6 +145,17 @@ export function scalarKey(value: unknown): string | undefined {
 }
 
 /**
+ * The same index key for certain: one string, number, boolean, null or undefined, or two valid
+ * dates of one time. Anything else (objects, arrays, NaN) counts as changed, so an index that
+ * keeps it recomputes its keys (and the ordered indexes their multikey and irregular counts).
+ */
+export function samePlainValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime() && !Number.isNaN(a.getTime());
+  if (a !== null && typeof a === 'object') return false;
+  return a === b;
+}
+
+/**
  * Waits for `promise` at most `ms` milliseconds: its value, or null when the time ran out first
  * (the promise itself is not cancelled). The timer never outlives the wait.
  */
