@@ -166,6 +166,38 @@ describe('memory document store', () => {
     }
   });
 
+  it('a plain update shares unchanged fields with the version before it, which later updates and a rollback never change', async () => {
+    const store = createMemoryStore();
+    const schema = new Schema({ _id: String, tags: [String], n: Number, at: Date }, { versionKey: false });
+    const c = store.collection<Doc>({ name: 'shared_fields', schema });
+    await c.insertOne({ _id: 'p', tags: ['x'], n: 0, at: new Date(0) });
+    await c.updateOne({ _id: 'p' }, { $set: { n: 1 } });
+    const committed = { _id: 'p', tags: ['x'], n: 1, at: new Date(0) };
+    // mingo changes nested values in place: an update through it, first or after a plain one,
+    // must not reach the array of the committed version.
+    const orders = [
+      [{ $push: { tags: 'y' } }, { $set: { 'tags.0': 'z' } }, { $set: { n: 2 } }],
+      [{ $set: { n: 2 } }, { $push: { tags: 'y' } }, { $set: { 'tags.0': 'z' } }],
+    ];
+    for (const updates of orders) {
+      await expect(
+        store.transaction(async (tx) => {
+          for (const update of updates) await c.updateOne({ _id: 'p' }, update, { tx });
+          expect(await c.findOne({ _id: 'p' }, { tx })).toEqual({ _id: 'p', tags: ['z', 'y'], n: 2, at: new Date(0) });
+          // Outside the transaction: the committed version as it was.
+          expect(await c.findOne({ _id: 'p' })).toEqual(committed);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await c.findOne({ _id: 'p' })).toEqual(committed);
+    }
+    // A reader's copy shares nothing with the stored version either.
+    const read = (await c.findOne({ _id: 'p' }))!;
+    (read.tags as string[]).push('mutated');
+    (read.at as Date).setTime(5);
+    expect(await c.findOne({ _id: 'p' })).toEqual(committed);
+  });
+
   it('projects a plain inclusion (applied without mingo) exactly as mingo does, and anything else through mingo', async () => {
     const store = createMemoryStore();
     const schema = new Schema({ _id: String, s: String, n: Number, o: Schema.Types.Mixed, a: [Number] }, { versionKey: false });

@@ -320,6 +320,10 @@ function applyModifier(obj: AnyObject, modifier: AnyObject, condition?: Filter):
     const plain = applyPlainUpdate(obj, modifier);
     if (plain) return plain;
   }
+  return applyMingoModifier(obj, modifier, condition);
+}
+
+function applyMingoModifier(obj: AnyObject, modifier: AnyObject, condition?: Filter): string[] {
   const options = { cloneMode: 'deep' as const };
   if (containsExpr(modifier) || (condition !== undefined && containsExpr(condition))) {
     return applyModifierFull(obj, modifier, undefined, condition, options);
@@ -1322,8 +1326,16 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     let before: Doc | null = null;
     let after: Doc | null = null;
     for (const target of targets) {
-      const working: AnyObject = deepClone(target);
-      const changed = applyModifier(working, modifier, condition);
+      // A plain update (top-level `$set`/`$inc`) replaces whole fields with copies of the new
+      // values, so a shallow copy of the stored version is enough to work on: the fields it keeps
+      // are shared with that version, which is never changed in place (issue 17: copying every
+      // field of a delivery twice per attempt). Anything else works on a deep copy.
+      let working: AnyObject = { ...target };
+      let changed = condition === undefined ? applyPlainUpdate(working, modifier) : null;
+      if (changed === null) {
+        working = deepClone(target);
+        changed = applyMingoModifier(working, modifier, condition);
+      }
       let next = target;
       if (changed.length > 0) {
         if (working._id !== target._id) throw new Error(`${this.name}: the _id field is immutable`);
