@@ -5,7 +5,7 @@ import type { ListingActivityCache } from '@vrp/activity-cache';
 import { createLogger, createMemoryStore, sortableId } from '@vrp/platform';
 import { holdOpen } from '@vrp/platform/src/store/contract';
 import { newDelivery, type DeliveryRecord, type WebhookEvent } from '../src/domain/delivery';
-import { newSubscription } from '../src/domain/subscription';
+import { newSubscription, SUCCESS_RECORD_WINDOW_MS } from '../src/domain/subscription';
 import { systemClock } from '../src/ports/clock';
 import type { Sender } from '../src/ports/http-sender';
 import { DeliveryStore } from '../src/store/delivery-store';
@@ -107,6 +107,30 @@ describe('delivery queue head under concurrent transactions', () => {
     expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'pending', head: true, leaseUntil: null });
   });
 
+  it('a settlement whose claim was lost (its lease ran out, another sender settled it and holds the next) makes no second head', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const [first, second, third] = [eventAndDelivery(1), eventAndDelivery(2), eventAndDelivery(3)];
+    for (const { event, delivery } of [first, second, third]) await store.transaction((tx) => deliveries.enqueue(event, [delivery], tx));
+    // Sender A claims the head, stalls past its lease; the claim goes back and sender B takes it.
+    expect(await deliveries.claim(first.delivery.id, new Date(Date.now() + 60_000))).not.toBeNull();
+    expect(await deliveries.releaseExpiredClaims(new Date(Date.now() + 120_000))).toBe(1);
+    expect(await deliveries.claim(first.delivery.id, new Date(Date.now() + 180_000))).not.toBeNull();
+    // B settles it and, in the same write, claims the next head for itself.
+    const claim = { dueBy: new Date(Date.now() + 1000), leaseUntil: new Date(Date.now() + 60_000) };
+    expect(await deliveries.complete(first.delivery, { status: 'succeeded', completedAt: new Date() }, claim)).toMatchObject({
+      claimed: true,
+      next: { id: second.delivery.id },
+    });
+    // A's late settlement matches nothing: the queue's head is still B's claim, and only it.
+    expect(await deliveries.complete(first.delivery, { status: 'succeeded', completedAt: new Date() }, claim)).toMatchObject({
+      claimed: false,
+      next: { id: second.delivery.id, status: 'delivering' },
+    });
+    expect(await heads(deliveries)).toEqual([second.delivery.id]);
+    expect(await deliveries.deliveries.findOne({ _id: third.delivery.id })).toMatchObject({ status: 'pending', head: false });
+  });
+
   it('a settlement does not claim a next head that is not due yet', async () => {
     const store = createMemoryStore();
     const deliveries = new DeliveryStore(store);
@@ -168,5 +192,32 @@ describe('delivery queue head under concurrent transactions', () => {
     expect(await deliveries.deliveries.findOne({ _id: first.delivery.id })).toMatchObject({ status: 'succeeded' });
     expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'pending', head: true, leaseUntil: null });
     expect((await deliveries.due(new Date(Date.now() + 1000), 10)).map((d) => d.id)).toEqual([second.delivery.id]);
+  });
+});
+
+describe('the last success of an endpoint', () => {
+  it('is written when absent or older than the window, and not again within it; re-enabling clears it and the next success writes', async () => {
+    const subscriptions = new SubscriptionStore(createMemoryStore());
+    const t0 = new Date('2030-01-01T00:00:00Z');
+    const s = newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:1/hook', description: '', eventTypes: [], enabled: true }, t0);
+    await subscriptions.insert(s);
+    const at = (ms: number) => new Date(t0.getTime() + ms);
+    const stored = async () => (await subscriptions.getForDelivery(s.id))!.lastSuccessAt;
+
+    expect(await subscriptions.markSuccess(s.id, at(0))).toBe(true);
+    expect(await stored()).toEqual(at(0));
+    // Within the window: nothing written, so the stored time is at most the window behind.
+    expect(await subscriptions.markSuccess(s.id, at(SUCCESS_RECORD_WINDOW_MS))).toBe(false);
+    expect(await stored()).toEqual(at(0));
+    // Past it: written.
+    expect(await subscriptions.markSuccess(s.id, at(SUCCESS_RECORD_WINDOW_MS + 1))).toBe(true);
+    expect(await stored()).toEqual(at(SUCCESS_RECORD_WINDOW_MS + 1));
+    // An earlier success settled late never moves it back.
+    expect(await subscriptions.markSuccess(s.id, at(0))).toBe(false);
+    expect(await stored()).toEqual(at(SUCCESS_RECORD_WINDOW_MS + 1));
+    // Re-enabling an endpoint clears it (see the subscriptions use case); the next success writes at once.
+    await subscriptions.update('ws_q', s.id, { lastSuccessAt: null });
+    expect(await subscriptions.markSuccess(s.id, at(SUCCESS_RECORD_WINDOW_MS + 2))).toBe(true);
+    expect(await stored()).toEqual(at(SUCCESS_RECORD_WINDOW_MS + 2));
   });
 });

@@ -3,7 +3,7 @@ import { afterAttempt } from './delivery';
 import { normalizeEventTypes, subscribesTo } from './event-types';
 import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_SECONDS } from './retry';
 import { sign, signatureHeader, verifySignature } from './signature';
-import { newSubscription, persistentFailure, rotation, rotationGrace, signingSecrets } from './subscription';
+import { newSubscription, persistentFailure, rotation, rotationGrace, signingSecrets, SUCCESS_RECORD_WINDOW_MS } from './subscription';
 import { addressRefusal, checkUrlShape, classifyAddress } from './target';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
@@ -168,6 +168,15 @@ describe('event types and persistent failure', () => {
     });
     expect(persistentFailure({ enabled: true, lastSuccessAt: new Date(T0.getTime() + 1000) }, failed, later)).toBeNull();
     expect(persistentFailure({ enabled: false, lastSuccessAt: null }, failed, later)).toBeNull();
+  });
+  it('reads a stored success up to the recording window before the failed delivery began as one after it, and an older one not', () => {
+    // markSuccess skips the write while the stored success is younger than the window, so the
+    // stored time may be up to the window before a success that came after the delivery began.
+    const failed = { createdAt: T0, responseStatus: 500, lastError: null };
+    const later = new Date(T0.getTime() + 3 * 86_400_000);
+    const at = (ms: number) => ({ enabled: true, lastSuccessAt: new Date(T0.getTime() + ms) });
+    expect(persistentFailure(at(-SUCCESS_RECORD_WINDOW_MS), failed, later)).toBeNull();
+    expect(persistentFailure(at(-SUCCESS_RECORD_WINDOW_MS - 1), failed, later)).toMatchObject({ disabledAt: later });
   });
 });
 

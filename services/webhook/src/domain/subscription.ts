@@ -21,7 +21,10 @@ export interface SubscriptionView {
   disabledAt: Date | null;
   /** While set and in the future, the previous secret still signs deliveries. */
   previousSecretExpiresAt: Date | null;
-  /** Last acknowledged delivery: a failure after it does not disable the endpoint. */
+  /**
+   * Last acknowledged delivery, to within SUCCESS_RECORD_WINDOW_MS (a success is written only when
+   * the stored one is older than that): a failure after it does not disable the endpoint.
+   */
   lastSuccessAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -94,6 +97,14 @@ export function rotationGrace(requested: number): { seconds: number } | { error:
 }
 
 /**
+ * How stale `lastSuccessAt` may be. An acknowledged delivery writes its time only when the stored
+ * one is older than this (issue 17: under load an endpoint acknowledges hundreds of deliveries a
+ * second, and writing each one was a tenth of a delivery's CPU on the embedded engine), so the
+ * stored time is at most this much before the latest success. persistentFailure allows for it.
+ */
+export const SUCCESS_RECORD_WINDOW_MS = 1000;
+
+/**
  * A delivery just exhausted its retries. The endpoint is disabled when nothing it received
  * since that delivery was first attempted succeeded: it has failed persistently for the whole
  * retry schedule (about three days), not merely for one bad event.
@@ -104,7 +115,10 @@ export function persistentFailure(
   now: Date,
 ): { disabledReason: string; disabledAt: Date } | null {
   if (!s.enabled) return null;
-  if (s.lastSuccessAt && s.lastSuccessAt >= failed.createdAt) return null;
+  // A stored success up to the window before the delivery began may stand for one after it began
+  // (see SUCCESS_RECORD_WINDOW_MS): never disable on it. The next delivery to exhaust its retries
+  // disables the endpoint if it really failed throughout.
+  if (s.lastSuccessAt && s.lastSuccessAt.getTime() >= failed.createdAt.getTime() - SUCCESS_RECORD_WINDOW_MS) return null;
   const last = failed.responseStatus ? `HTTP ${failed.responseStatus}` : (failed.lastError ?? 'no response');
   return {
     disabledReason: `Every delivery since ${failed.createdAt.toISOString()} failed through the whole retry schedule (last attempt: ${last}). Fix the endpoint, then re-enable it with PATCH {"enabled": true}.`,

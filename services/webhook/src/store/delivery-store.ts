@@ -9,7 +9,8 @@ import { deliverySchema, eventSchema, queueSchema } from './schemas';
 type EventDoc = Omit<WebhookEvent, 'id'> & { _id: string; [field: string]: unknown };
 type DeliveryDoc = Omit<DeliveryRecord, 'id'> & { _id: string; dedupeKey: string; leaseUntil: Date | null; head: boolean; [field: string]: unknown };
 
-const OPEN: DeliveryStatus[] = ['pending', 'delivering'];
+const OPEN: readonly DeliveryStatus[] = ['pending', 'delivering'];
+const PENDING: readonly DeliveryStatus[] = ['pending'];
 /** Events kept in memory after a read (see DeliveryStore.event). */
 const EVENTS_KEPT = 1000;
 
@@ -137,11 +138,11 @@ export class DeliveryStore {
    * so the answer costs the same however many settled deliveries the queue has behind it (a `$in`
    * over the statuses made the embedded engine read them all: issue 17).
    */
-  private async oldestOpen(subscriptionId: string, orderKey: string, tx?: Tx): Promise<DeliveryDoc | null> {
+  private async oldestOpen(subscriptionId: string, orderKey: string, tx?: Tx, statuses: readonly DeliveryStatus[] = OPEN): Promise<DeliveryDoc | null> {
     // No projection: on the embedded engine a projection compiles a full mingo query per call,
     // which costs more than copying one small document.
     const firsts = await Promise.all(
-      OPEN.map(async (status) => (await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, tx }))[0]),
+      statuses.map(async (status) => (await this.deliveries.find({ subscriptionId, orderKey, status }, { sort: { _id: 1 }, limit: 1, tx }))[0]),
     );
     const open = firsts.filter((d): d is DeliveryDoc => d !== undefined).sort((x, y) => (x._id < y._id ? -1 : x._id > y._id ? 1 : 0));
     return open[0] ?? null;
@@ -153,8 +154,11 @@ export class DeliveryStore {
    * delivering, with the lease): the sender that settled the queue sends it next, without a claim
    * of its own (issue 17: one write per delivery fewer).
    */
-  private async promote(subscriptionId: string, orderKey: string, tx: Tx, claim?: NextClaim): Promise<Handover> {
-    const next = await this.oldestOpen(subscriptionId, orderKey, tx);
+  private async promote(subscriptionId: string, orderKey: string, tx: Tx, claim?: NextClaim, headSettled = false): Promise<Handover> {
+    // Only a queue's head is ever claimed (status delivering), and a queue has one head. When this
+    // transaction has just settled the claimed head, no delivery of the queue is delivering: the
+    // next open one is the oldest pending (issue 17: one read per delivery fewer).
+    const next = await this.oldestOpen(subscriptionId, orderKey, tx, headSettled ? PENDING : OPEN);
     if (!next) {
       // The queue looks empty: an enqueue not visible to this snapshot may have decided "not
       // head" behind the delivery that just settled. Taking the queue's turn makes the two
@@ -193,8 +197,12 @@ export class DeliveryStore {
    */
   async complete(d: Pick<DeliveryRecord, 'id' | 'subscriptionId' | 'orderKey'>, patch: Partial<DeliveryRecord>, claim?: NextClaim): Promise<Handover> {
     return this.store.transaction(async (tx) => {
-      await this.deliveries.updateOne({ _id: d.id, status: 'delivering' }, { $set: { ...patch, leaseUntil: null } }, { tx });
-      return patch.status !== 'pending' ? this.promote(d.subscriptionId, d.orderKey, tx, claim) : { next: null, claimed: false };
+      const settled = await this.deliveries.updateOne({ _id: d.id, status: 'delivering' }, { $set: { ...patch, leaseUntil: null } }, { tx });
+      // Not matched: the claim was lost (its lease ran out and another sender may hold it now), so
+      // the queue is read whole.
+      return patch.status !== 'pending'
+        ? this.promote(d.subscriptionId, d.orderKey, tx, claim, settled.matchedCount === 1)
+        : { next: null, claimed: false };
     });
   }
 

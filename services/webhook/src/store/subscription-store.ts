@@ -1,6 +1,6 @@
 // Queries on subscriptions, written once as Mongo documents for both engines.
 import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
-import type { SubscriptionRecord, SubscriptionView } from '../domain/subscription';
+import { SUCCESS_RECORD_WINDOW_MS, type SubscriptionRecord, type SubscriptionView } from '../domain/subscription';
 import { subscriptionSchema } from './schemas';
 
 type SubscriptionDoc = Omit<SubscriptionRecord, 'id'> & { _id: string; [field: string]: unknown };
@@ -100,9 +100,18 @@ export class SubscriptionStore {
     return toView(doc);
   }
 
-  /** Records an acknowledged delivery (keeps the endpoint from being disabled). */
-  async markSuccess(id: string, at: Date): Promise<void> {
-    await this.subscriptions.updateOne({ _id: id, $or: [{ lastSuccessAt: null }, { lastSuccessAt: { $lt: at } }] }, { $set: { lastSuccessAt: at } });
+  /**
+   * Records an acknowledged delivery (keeps the endpoint from being disabled): only when the stored
+   * success is older than SUCCESS_RECORD_WINDOW_MS before `at`, or absent. Otherwise the filter
+   * matches nothing and nothing is written (most acknowledgements under load). True when written.
+   */
+  async markSuccess(id: string, at: Date): Promise<boolean> {
+    const stale = new Date(at.getTime() - SUCCESS_RECORD_WINDOW_MS);
+    const res = await this.subscriptions.updateOne(
+      { _id: id, $or: [{ lastSuccessAt: null }, { lastSuccessAt: { $lt: stale } }] },
+      { $set: { lastSuccessAt: at } },
+    );
+    return res.modifiedCount > 0;
   }
 
   /** Disables an endpoint that fails persistently, unless it was changed meanwhile. */
