@@ -200,9 +200,7 @@ export class DeliveryStore {
       const settled = await this.deliveries.updateOne({ _id: d.id, status: 'delivering' }, { $set: { ...patch, leaseUntil: null } }, { tx });
       // Not matched: the claim was lost (its lease ran out and another sender may hold it now), so
       // the queue is read whole.
-      return patch.status !== 'pending'
-        ? this.promote(d.subscriptionId, d.orderKey, tx, claim, settled.matchedCount === 1)
-        : { next: null, claimed: false };
+      return patch.status !== 'pending' ? this.promote(d.subscriptionId, d.orderKey, tx, claim, settled.matchedCount === 1) : { next: null, claimed: false };
     });
   }
 
