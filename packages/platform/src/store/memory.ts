@@ -323,6 +323,23 @@ function applyModifier(obj: AnyObject, modifier: AnyObject, condition?: Filter):
   return applyMingoModifier(obj, modifier, condition);
 }
 
+/**
+ * A stored version with the update applied, and the fields it changed; the stored version itself
+ * is left as it is. A plain update (top-level `$set`/`$inc`) replaces whole fields with copies of
+ * the new values, so it works on a shallow copy: the fields it keeps are shared with the stored
+ * version, which is never changed in place (issue 17: copying every field of a delivery twice per
+ * attempt). mingo changes nested values in place, so anything else works on a deep copy.
+ */
+function updatedCopy(target: Doc, modifier: AnyObject, condition?: Filter): { working: AnyObject; changed: string[] } {
+  if (condition === undefined) {
+    const working: AnyObject = { ...target };
+    const changed = applyPlainUpdate(working, modifier);
+    if (changed) return { working, changed };
+  }
+  const working: AnyObject = deepClone(target);
+  return { working, changed: applyMingoModifier(working, modifier, condition) };
+}
+
 function applyMingoModifier(obj: AnyObject, modifier: AnyObject, condition?: Filter): string[] {
   const options = { cloneMode: 'deep' as const };
   if (containsExpr(modifier) || (condition !== undefined && containsExpr(condition))) {
@@ -1326,16 +1343,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     let before: Doc | null = null;
     let after: Doc | null = null;
     for (const target of targets) {
-      // A plain update (top-level `$set`/`$inc`) replaces whole fields with copies of the new
-      // values, so a shallow copy of the stored version is enough to work on: the fields it keeps
-      // are shared with that version, which is never changed in place (issue 17: copying every
-      // field of a delivery twice per attempt). Anything else works on a deep copy.
-      let working: AnyObject = { ...target };
-      let changed = condition === undefined ? applyPlainUpdate(working, modifier) : null;
-      if (changed === null) {
-        working = deepClone(target);
-        changed = applyMingoModifier(working, modifier, condition);
-      }
+      const { working, changed } = updatedCopy(target, modifier, condition);
       let next = target;
       if (changed.length > 0) {
         if (working._id !== target._id) throw new Error(`${this.name}: the _id field is immutable`);
