@@ -6,7 +6,7 @@ import { createLogger, createMemoryStore, sortableId } from '@vrp/platform';
 import { holdOpen } from '@vrp/platform/src/store/contract';
 import { newDelivery, type DeliveryRecord, type WebhookEvent } from '../src/domain/delivery';
 import { newSubscription, SUCCESS_RECORD_WINDOW_MS } from '../src/domain/subscription';
-import { systemClock } from '../src/ports/clock';
+import { ManualClock, systemClock } from '../src/ports/clock';
 import type { Sender } from '../src/ports/http-sender';
 import { DeliveryStore } from '../src/store/delivery-store';
 import { SubscriptionStore } from '../src/store/subscription-store';
@@ -196,6 +196,46 @@ describe('delivery queue head under concurrent transactions', () => {
 });
 
 describe('the last success of an endpoint', () => {
+  it('is written by an acknowledged delivery only when the subscription its attempt read has none within the window: one write for three quick successes', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const subscriptions = new SubscriptionStore(store);
+    const subscription = await subscriptions.insert({
+      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
+      id: SUB,
+    });
+    const queued = [1, 2, 3].map(eventAndDelivery);
+    for (const { event, delivery } of queued) {
+      delivery.subscriptionId = subscription.id;
+      await store.transaction((tx) => deliveries.enqueue(event, [delivery], tx));
+    }
+    const marks: Date[] = [];
+    const markSuccess = subscriptions.markSuccess.bind(subscriptions);
+    subscriptions.markSuccess = (id, at) => (marks.push(at), markSuccess(id, at));
+    const sent: string[] = [];
+    const sender: Sender = async (request) => (sent.push(request.headers['vrp-delivery-id']!), { kind: 'response', status: 200, body: '', durationMs: 1 });
+    const scheduler = new DeliveryScheduler({
+      deliveries,
+      subscriptions,
+      cache: { isActive: () => true } as unknown as ListingActivityCache,
+      // Standing still: the three settle at one time, within the window of the first.
+      clock: new ManualClock(new Date()),
+      sender,
+      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
+      logger: createLogger('webhook', 'silent'),
+      options: DEFAULT_SCHEDULER_OPTIONS,
+    });
+    scheduler.start();
+    await eventually(() => sent.length === 3, 'the three deliveries sent');
+    await scheduler.stop();
+
+    expect(sent).toEqual(queued.map((q) => q.delivery.id));
+    // The first success found none stored and wrote its time; the next two read it, within the
+    // window, and made no store call at all.
+    expect(marks).toHaveLength(1);
+    expect((await subscriptions.getForDelivery(subscription.id))!.lastSuccessAt).toEqual(marks[0]);
+  });
+
   it('is written when absent or older than the window, and not again within it; re-enabling clears it and the next success writes', async () => {
     const subscriptions = new SubscriptionStore(createMemoryStore());
     const t0 = new Date('2030-01-01T00:00:00Z');

@@ -3,7 +3,7 @@ import { afterAttempt } from './delivery';
 import { normalizeEventTypes, subscribesTo } from './event-types';
 import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_SECONDS } from './retry';
 import { sign, signatureHeader, verifySignature } from './signature';
-import { newSubscription, persistentFailure, rotation, rotationGrace, signingSecrets, SUCCESS_RECORD_WINDOW_MS } from './subscription';
+import { newSubscription, persistentFailure, rotation, rotationGrace, signingSecrets, SUCCESS_RECORD_WINDOW_MS, successRecordDue } from './subscription';
 import { addressRefusal, checkUrlShape, classifyAddress } from './target';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
@@ -177,6 +177,15 @@ describe('event types and persistent failure', () => {
     const at = (ms: number) => ({ enabled: true, lastSuccessAt: new Date(T0.getTime() + ms) });
     expect(persistentFailure(at(-SUCCESS_RECORD_WINDOW_MS), failed, later)).toBeNull();
     expect(persistentFailure(at(-SUCCESS_RECORD_WINDOW_MS - 1), failed, later)).toMatchObject({ disabledAt: later });
+  });
+  it('asks for a success to be written only when the last one read is absent or older than the window', () => {
+    const at = new Date(T0.getTime() + 5000);
+    expect(successRecordDue(null, at)).toBe(true);
+    expect(successRecordDue(new Date(at.getTime() - SUCCESS_RECORD_WINDOW_MS - 1), at)).toBe(true);
+    expect(successRecordDue(new Date(at.getTime() - SUCCESS_RECORD_WINDOW_MS), at)).toBe(false);
+    expect(successRecordDue(at, at)).toBe(false);
+    // A later success already recorded (an attempt that settled after this one) needs nothing either.
+    expect(successRecordDue(new Date(at.getTime() + 10), at)).toBe(false);
   });
 });
 

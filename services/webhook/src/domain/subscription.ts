@@ -105,6 +105,18 @@ export function rotationGrace(requested: number): { seconds: number } | { error:
 export const SUCCESS_RECORD_WINDOW_MS = 1000;
 
 /**
+ * Whether an acknowledged delivery at `at` has to write its time, given the last success as the
+ * delivery's attempt read it with the subscription: only when that is absent or older than the
+ * window (the store's write is guarded the same way against a concurrent one). The stored time
+ * only moves forward, except that re-enabling an endpoint clears it; an attempt that read the
+ * subscription before such a re-enabling and skips its write began before it, and successes of
+ * attempts begun before a re-enabling do not count for the endpoint after it.
+ */
+export function successRecordDue(lastSuccessAt: Date | null, at: Date): boolean {
+  return lastSuccessAt === null || lastSuccessAt.getTime() < at.getTime() - SUCCESS_RECORD_WINDOW_MS;
+}
+
+/**
  * A delivery just exhausted its retries. The endpoint is disabled when nothing it received
  * since that delivery was first attempted succeeded: it has failed persistently for the whole
  * retry schedule (about three days), not merely for one bad event.

@@ -19,7 +19,7 @@ import type { WebhookClock } from '../ports/clock';
 import { afterAttempt, isSuccess, type AttemptOutcome, type DeliveryRecord, type DropReason } from '../domain/delivery';
 import { isActivityEvent } from '../domain/event-types';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
-import { persistentFailure, signingSecrets, type SubscriptionRecord } from '../domain/subscription';
+import { persistentFailure, signingSecrets, successRecordDue, type SubscriptionRecord } from '../domain/subscription';
 import type { TargetPolicy, KeyMode } from '../domain/target';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { SubscriptionStore } from '../store/subscription-store';
@@ -282,7 +282,9 @@ export class DeliveryScheduler {
   ): Promise<{ next: Turn | null }> {
     const { deliveries, subscriptions, logger } = this.deps;
     if (isSuccess(outcome)) {
-      await subscriptions.markSuccess(subscription.id, settledAt);
+      // Only when the subscription as this attempt read it has no success within the window: most
+      // acknowledgements under load need no write, and not even a store call (issue 17).
+      if (successRecordDue(subscription.lastSuccessAt, settledAt)) await subscriptions.markSuccess(subscription.id, settledAt);
     } else if (patch.status === 'failed') {
       const disable = persistentFailure(
         subscription,
