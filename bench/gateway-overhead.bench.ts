@@ -17,10 +17,10 @@
 // reference, the bare handler at half of its own req/s: what the p99 target asks of any server on
 // this machine with this client.
 // Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 4 minutes (one layout: 2.5).
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { startChild, stopChild } from './support/child';
 import { runConstantRate, runWrk, type ConstantRateResult, type WrkResult } from './support/load';
 import { LoopDelayWindow, loopDelayOf, type LoopDelayReport } from './support/loop-delay';
 
@@ -37,28 +37,6 @@ const TARGET_P99_MS = 15;
 
 /** Headers that belong to the connection or the moment, not to the answer. */
 const PER_CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
-
-function child<T>(script: string, stdout: 'ignore' | 'inherit', message?: unknown): Promise<{ proc: ChildProcess; reply: T }> {
-  // Bundled, as `pnpm start` and the images run the code (scripts/run-bundled.mjs).
-  const proc = fork(join(__dirname, '..', 'scripts', 'run-bundled.mjs'), [join(__dirname, 'support', script)], {
-    execArgv: process.env.BENCH_STACK_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [],
-    stdio: ['ignore', stdout, 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    proc.once('message', (reply: T) => resolve({ proc, reply }));
-    proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
-    if (message !== undefined) proc.send(message as object);
-  });
-}
-
-function stop(proc: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null) return resolve();
-    proc.once('exit', () => resolve());
-    proc.disconnect();
-    setTimeout(() => proc.kill('SIGKILL'), 30_000).unref();
-  });
-}
 
 /** CPU time (user + system, ms) a process has used so far; Linux /proc, NaN elsewhere. */
 function cpuMsOf(pid: number): number {
@@ -134,7 +112,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg().map(round2);
   const children: ChildProcess[] = [];
   const started = async <T>(script: string, stdout: 'ignore' | 'inherit', message?: unknown) => {
-    const c = await child<T>(script, stdout, message);
+    const c = await startChild<T>(script, stdout, message);
     children.push(c.proc);
     return c;
   };
@@ -258,7 +236,7 @@ async function main(): Promise<void> {
     console.log(`HEADLINE gateway-overhead (load ${loadBefore[0]}): ${headline.join('; ')}`);
     if (errors > 0) throw new Error(`${errors} requests failed: the figures above are not valid`);
   } finally {
-    await Promise.all(children.map(stop));
+    await Promise.all(children.map(stopChild));
   }
 }
 

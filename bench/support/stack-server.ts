@@ -1,9 +1,9 @@
-// Child process of bench/gateway-overhead.bench.ts: the embedded stack (every service in this one
-// process, as `pnpm start` runs it) with its ordinary logs (LOG_LEVEL, default info) on this
-// process's stdout, which the benchmark discards. It creates one reservation through the API and
-// reports the gateway's URL, the demo key, that reservation and the services' gRPC addresses
-// (for a gateway in another process) to the parent over IPC, then serves until the parent
-// disconnects.
+// Child process of bench/gateway-overhead.bench.ts and bench/webhooks.bench.ts: the embedded
+// stack (every service in this one process, as `pnpm start` runs it) with its ordinary logs
+// (LOG_LEVEL, default info) on this process's stdout, which the benchmark discards. It creates
+// one reservation through the API and reports the gateway's URL, the demo key, that reservation,
+// the demo listings and the services' gRPC addresses (for a gateway in another process) to the
+// parent over IPC, then serves until the parent disconnects.
 import { startStack } from '@vrp/stack';
 import { prepareBenchData } from './bench-data';
 import { answerLoopDelay } from './loop-delay';
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.LOG_LEVEL ?? 'info' });
   const demo = stack.demo!;
   const { reservationId } = await prepareBenchData(stack.baseUrl, stack.adminToken, demo);
-  process.send!({ baseUrl: stack.baseUrl, apiKey: demo.apiKey, reservationId, addresses: stack.addresses });
+  process.send!({ baseUrl: stack.baseUrl, apiKey: demo.apiKey, reservationId, listingIds: demo.listingIds, addresses: stack.addresses });
   process.on('disconnect', () => {
     void stack.stop().finally(() => process.exit(0));
   });
