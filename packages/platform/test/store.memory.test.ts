@@ -498,6 +498,77 @@ describe('memory document store: equality-index narrowing', () => {
     await expectAllQueriesMatchScan(c);
   });
 
+  it('with several transactions open at once, each reader sees its own snapshot, by _id as by any other filter', async () => {
+    // Reads skip the open documents of others that match the filter in neither version, and a
+    // filter that pins _id looks up only those ids (issue 17); what each reader sees is unchanged.
+    const byId: Array<[Filter, FindOptions?]> = [
+      [{ _id: 'i020' }],
+      [{ _id: 'i021' }],
+      [{ _id: { $in: ['i020', 'i021', 'i030', 'newA', 'newB'] } }, { sort: { _id: 1 } }],
+      [{ _id: { $in: ['i020', 'i024', 'newA'] } }, { sort: { n: -1 }, limit: 2 }],
+      [{ _id: 'i030', tenant: 't5' }],
+      [{ _id: { $in: [7, 'i020'] } }], // an id that is no string: every open document is looked at
+    ];
+    const queries = [...QUERIES, ...byId];
+    const view = async (c: Collection<Item>, tx?: Tx): Promise<unknown[]> =>
+      Promise.all(queries.map(async ([f, o]) => [f, await c.countDocuments(f, { tx }), (await c.find(f, { ...o, tx })).map((d) => d._id)]));
+    // A and B write different documents (no conflict); both move documents into and out of t5.
+    const writeA = async (c: Collection<Item>, tx: Tx): Promise<void> => {
+      await c.updateOne({ _id: 'i020' }, { $set: { tenant: 't5', n: 10 } }, { tx });
+      await c.deleteOne({ _id: 'i021' }, { tx });
+      await c.insertOne({ _id: 'newA', tenant: 't5', status: 'open', n: 1 }, { tx });
+    };
+    const writeB = async (c: Collection<Item>, tx: Tx): Promise<void> => {
+      await c.updateMany({ tenant: 't3' }, { $set: { tenant: 't5', status: 'held' } }, { tx });
+      await c.updateOne({ _id: 'i030' }, { $set: { tenant: 't5' } }, { tx });
+      await c.updateOne({ _id: 'i005' }, { $set: { tenant: 't1' } }, { tx });
+      await c.insertOne({ _id: 'newB', tenant: 't1', n: 2 }, { tx });
+    };
+    // What a transaction sees of its own writes when it is the only one open.
+    const alone = async (write: typeof writeA): Promise<unknown[]> => {
+      const { store, c } = await fresh(60);
+      let seen: unknown[] = [];
+      await store.transaction(async (tx) => {
+        await write(c, tx);
+        seen = await view(c, tx);
+      });
+      return seen;
+    };
+    const [aloneA, aloneB] = [await alone(writeA), await alone(writeB)];
+
+    const { store, c } = await fresh(60);
+    const committed = await view(c);
+    const gate = () => {
+      let open: () => void = () => undefined;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { opened, open };
+    };
+    const [aWrote, bSeen, aSeen, release] = [gate(), gate(), gate(), gate()];
+    let [insideA, insideB]: unknown[][] = [[], []];
+    const a = store.transaction(async (tx) => {
+      await writeA(c, tx);
+      aWrote.open();
+      await bSeen.opened;
+      insideA = await view(c, tx);
+      aSeen.open();
+      await release.opened;
+    });
+    await aWrote.opened;
+    const b = store.transaction(async (tx) => {
+      await writeB(c, tx);
+      insideB = await view(c, tx);
+      bSeen.open();
+      await release.opened;
+    });
+    await aSeen.opened;
+    expect(await view(c)).toEqual(committed);
+    expect(insideA).toEqual(aloneA);
+    expect(insideB).toEqual(aloneB);
+    release.open();
+    await Promise.all([a, b]);
+    await expectAllQueriesMatchScan(c);
+  });
+
   it('matches multikey arrays, $in and whole-array equality like a scan', async () => {
     const store = createMemoryStore();
     const c = store.collection<Item>({ name: 'multikey', schema: itemSchema() });

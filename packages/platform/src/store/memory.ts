@@ -922,7 +922,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (exact) n = exact.length;
     else for (const slot of best.slots) if (match(slot.doc)) n++;
     // Documents of other open transactions count as their committed versions.
-    const others = this.othersDirty(reader);
+    const others = this.othersDirty(reader, filter, match);
     if (others) {
       for (const [id, entry] of others) {
         const current = this.docs.get(id);
@@ -1019,15 +1019,30 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   // ---- internals (all synchronous: a write is atomic between two awaits) ----
 
-  /** Documents dirty in open transactions other than the reader's, or null when there are none. */
-  private othersDirty(reader: MemoryTx | undefined): Map<string, DirtyEntry> | null {
+  /**
+   * Documents dirty in open transactions other than the reader's that can change what `filter`
+   * selects for it, or null when there are none: those whose pre-image or current version
+   * matches. One that matches in neither is absent from the reader's answer whichever version it
+   * sees, so it is left out (issue 17: with many transactions open at once, every read tested and
+   * re-sorted all of their documents). A filter that pins `_id` only needs those ids looked up.
+   */
+  private othersDirty(reader: MemoryTx | undefined, filter: Filter, match: Matcher): Map<string, DirtyEntry> | null {
     if (this.dirty.size === 0) return null;
     let others: Map<string, DirtyEntry> | null = null;
-    for (const [id, entry] of this.dirty) {
-      if (entry.tx === reader) continue;
+    const consider = (id: string, entry: DirtyEntry): void => {
+      if (entry.tx === reader) return;
+      const current = this.docs.get(id)?.doc;
+      if (!(entry.pre && match(entry.pre)) && !(current && match(current))) return;
       others ??= new Map();
       others.set(id, entry);
-    }
+    };
+    const ids = isPlainObject(filter) ? equalityTerms(filter).get('_id') : undefined;
+    if (ids && ids.every((id) => typeof id === 'string')) {
+      for (const id of ids as string[]) {
+        const entry = this.dirty.get(id);
+        if (entry) consider(id, entry);
+      }
+    } else for (const [id, entry] of this.dirty) consider(id, entry);
     return others;
   }
 
@@ -1038,12 +1053,13 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * pre-images, and the result is sorted and paged again.
    */
   private select(filter: Filter, sort: Sort | undefined, skip: number, limit: number, reader: MemoryTx | undefined): Slot[] {
-    const others = this.othersDirty(reader);
-    if (!others) return this.selectRaw(filter, sort, skip, limit);
+    if (this.dirty.size === 0) return this.selectRaw(filter, sort, skip, limit);
+    const match = this.store.queries.matcher(filter);
+    const others = this.othersDirty(reader, filter, match);
+    if (!others) return this.selectRaw(filter, sort, skip, limit, match);
     skip = Math.max(0, skip);
     limit = Math.max(0, limit);
-    const wide = this.selectRaw(filter, sort, 0, limit > 0 ? skip + limit + others.size : 0);
-    const match = this.store.queries.matcher(filter);
+    const wide = this.selectRaw(filter, sort, 0, limit > 0 ? skip + limit + others.size : 0, match);
     const seen: Slot[] = wide.filter((slot) => !others.has(slot.doc._id));
     for (const entry of others.values()) {
       if (entry.pre && match(entry.pre)) seen.push({ doc: entry.pre, seq: entry.preSeq, version: entry.preVersion });
@@ -1152,8 +1168,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * The matching documents at [skip, skip + limit) (limit 0: all), in `sort` order, else in
    * natural order. Nothing is copied. The plan's candidates are not read when its walk is exact.
    */
-  private selectRaw(filter: Filter, sort: Sort | undefined, skip: number, limit: number): Slot[] {
-    const match = this.store.queries.matcher(filter);
+  private selectRaw(filter: Filter, sort: Sort | undefined, skip: number, limit: number, match = this.store.queries.matcher(filter)): Slot[] {
     const sorted = sort !== undefined && Object.keys(sort).length > 0;
     skip = Math.max(0, skip);
     limit = Math.max(0, limit);
