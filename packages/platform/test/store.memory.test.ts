@@ -5,6 +5,7 @@ import { holdOpen } from '../src/store/contract';
 import { deepClone } from '../src/store/shared';
 import { createMemoryStore } from '../src/store/memory';
 import {
+  DuplicateKeyError,
   StoreUnavailableError,
   WriteConflictError,
   type Collection,
@@ -115,6 +116,45 @@ describe('memory document store', () => {
     const updated = await notes.findOneAndUpdate({ _id: 'n' }, { $set: { text: 'b' } });
     expect(updated?.createdAt).toEqual(created.createdAt);
     expect(updated?.updatedAt?.getTime()).toBeGreaterThan(created.createdAt?.getTime() ?? 0);
+  });
+
+  it('an update that keeps a unique key keeps it owned (taken by no other, held through a rollback); a partial index is checked again whenever the document changes', async () => {
+    type Member = Doc & { email?: string; active?: boolean; n?: number };
+    const store = createMemoryStore();
+    const schema = new Schema({ _id: String, email: String, active: Boolean, n: Number });
+    schema.index({ email: 1 }, { unique: true, sparse: true });
+    const people = store.collection<Member>({ name: 'people', schema });
+    const partialSchema = new Schema({ _id: String, email: String, active: Boolean });
+    partialSchema.index({ email: 1 }, { unique: true, partialFilterExpression: { active: true } });
+    const members = store.collection<Member>({ name: 'members', schema: partialSchema });
+
+    await people.insertOne({ _id: 'p1', email: 'a@example.com', n: 0 });
+    await people.updateOne({ _id: 'p1' }, { $set: { n: 1 } }); // the key stays: no check, no move
+    await expect(people.insertOne({ _id: 'p2', email: 'a@example.com' })).rejects.toThrow(DuplicateKeyError);
+    // In a transaction: a write that keeps the key, then one that frees it, then a rollback.
+    await expect(
+      store.transaction(async (tx) => {
+        await people.updateOne({ _id: 'p1' }, { $inc: { n: 1 } }, { tx });
+        await people.updateOne({ _id: 'p1' }, { $set: { email: 'b@example.com' } }, { tx });
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    await expect(people.insertOne({ _id: 'p3', email: 'a@example.com' })).rejects.toThrow(DuplicateKeyError);
+    await people.insertOne({ _id: 'p4', email: 'b@example.com' });
+    expect(await people.find({}, { sort: { _id: 1 } })).toEqual([
+      { _id: 'p1', email: 'a@example.com', n: 1 },
+      { _id: 'p4', email: 'b@example.com' },
+    ]);
+
+    // The partial filter reads another field than the key: its change moves the document into or out of the index.
+    await members.insertMany([
+      { _id: 'm1', email: 'x@example.com', active: true },
+      { _id: 'm2', email: 'x@example.com', active: false },
+    ]);
+    await expect(members.updateOne({ _id: 'm2' }, { $set: { active: true } })).rejects.toThrow(DuplicateKeyError);
+    await members.updateOne({ _id: 'm1' }, { $set: { active: false } });
+    await members.updateOne({ _id: 'm2' }, { $set: { active: true } });
+    await expect(members.updateOne({ _id: 'm1' }, { $set: { active: true } })).rejects.toThrow(DuplicateKeyError);
   });
 
   it('gives a schema without a string _id one, so caller ids are kept', async () => {

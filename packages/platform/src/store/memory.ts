@@ -468,6 +468,23 @@ function indexKeys(index: UniqueIndex, doc: Doc): string[] {
   return keys;
 }
 
+/**
+ * True when an update leaves an index's keys as they were: every field of the index is a top-level
+ * field holding the same plain value in both versions, and no partial filter (which may read other
+ * fields) decides whether the document is in the index. Then the keys are owned by the document
+ * already, and neither checking nor moving them is needed (issue 17: a webhook delivery's every
+ * status change computed its unique key four times).
+ */
+function sameUniqueKeys(index: UniqueIndex, prev: Doc, next: Doc): boolean {
+  if (index.partial) return false;
+  for (const parts of index.fields) {
+    if (parts.length !== 1) return false;
+    const field = parts[0] as string;
+    if (!samePlainValue(prev[field], next[field])) return false;
+  }
+  return true;
+}
+
 function uniqueIndexes(schema: Schema): UniqueIndex[] {
   const out: UniqueIndex[] = [];
   for (const [fields, options] of schema.indexes()) {
@@ -1269,8 +1286,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.checkUnique(next._id, next, w);
   }
 
-  private checkUnique(id: string, next: Doc, w: Writer): void {
+  /** `prev`: the version an update replaces (its keys are this document's already). */
+  private checkUnique(id: string, next: Doc, w: Writer, prev?: Doc): void {
     for (const index of this.uniques) {
+      if (prev && sameUniqueKeys(index, prev, next)) continue;
       for (const key of indexKeys(index, next)) {
         const owner = index.owners.get(key);
         if (owner !== undefined && owner !== id) {
@@ -1294,6 +1313,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       if (w.tx && !this.dirty.has(id)) this.markDirty(id, prev, before, w.tx);
     }
     for (const index of this.uniques) {
+      if (prev && next && sameUniqueKeys(index, prev, next)) continue;
       if (prev) for (const key of indexKeys(index, prev)) if (index.owners.get(key) === id) index.owners.delete(key);
       if (next) for (const key of indexKeys(index, next)) index.owners.set(key, id);
     }
@@ -1363,7 +1383,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       if (changed.length > 0) {
         if (working._id !== target._id) throw new Error(`${this.name}: the _id field is immutable`);
         next = this.cast(working, paths);
-        this.checkUnique(target._id, next, w);
+        this.checkUnique(target._id, next, w, target);
         this.commit(target._id, target, next, w);
         modifiedCount++;
       }
