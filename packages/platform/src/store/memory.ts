@@ -126,7 +126,7 @@ class QueryCache {
     // `{ _id: value }` rarely repeats: compiling it is cheap, caching it would evict useful parts.
     if (scalarKey(condition._id) !== undefined) return compilePart(condition);
     const info = { expr: false };
-    const key = cacheKey(condition, info);
+    const key = plainStringKey(condition) ?? cacheKey(condition, info);
     if (key === null) return compileFull(condition); // functions, $$NOW, stateful regexps: never reused
     const hit = this.entries.get(key);
     if (hit) return hit;
@@ -222,6 +222,21 @@ function cacheKey(value: unknown, info: { expr: boolean }): string | null {
     out += `${JSON.stringify(field)}:${key},`;
   }
   return `${out}}`;
+}
+
+/**
+ * The cache key of the commonest part, a field equal to a string (`{ subscriptionId: 'whs_..' }`),
+ * made without cacheKey's JSON: it cannot equal one of cacheKey's, which start with `{` (field
+ * names hold no NUL). Null for anything else.
+ */
+function plainStringKey(condition: Filter): string | null {
+  let key: string | null = null;
+  for (const field in condition) {
+    const value = condition[field];
+    if (key !== null || typeof value !== 'string' || field.startsWith('$') || value.startsWith('$$NOW')) return null;
+    key = `s\u0000${field}\u0000${value}`;
+  }
+  return key;
 }
 
 /** True when an update (or its condition) holds an `$expr`, which needs mingo's full operator set. */
@@ -847,7 +862,13 @@ const VALIDATED_UPDATE_OPS = ['$set', '$unset', '$push', '$addToSet', '$pull', '
 function validatedPaths(modifier: Record<string, Record<string, unknown>>): string[] {
   const paths = new Set<string>();
   for (const op of VALIDATED_UPDATE_OPS) {
-    for (const path of Object.keys(modifier[op] ?? {})) {
+    const fields = modifier[op];
+    if (fields === undefined) continue;
+    for (const path of Object.keys(fields)) {
+      if (!path.includes('.') && !path.startsWith('$')) {
+        paths.add(path);
+        continue;
+      }
       const parts = path.split('.');
       const cut = parts.findIndex((p) => p.startsWith('$'));
       paths.add((cut === -1 ? parts : parts.slice(0, cut)).join('.'));
@@ -857,7 +878,7 @@ function validatedPaths(modifier: Record<string, Record<string, unknown>>): stri
 }
 
 function hasPositionalPath(modifier: Record<string, Record<string, unknown>>): boolean {
-  return Object.values(modifier).some((fields) => Object.keys(fields).some((p) => /(^|\.)\$(\.|$)/.test(p)));
+  return Object.values(modifier).some((fields) => Object.keys(fields).some((p) => p.includes('$') && /(^|\.)\$(\.|$)/.test(p)));
 }
 
 const TO_OBJECT = { depopulate: true, versionKey: false, flattenMaps: true } as const;
@@ -1141,7 +1162,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const narrowed = this.candidates(filter, equal);
     let best = narrowed ? { ...narrowed, natural: false } : { slots: this.docs.values(), size: this.docs.size, natural: true };
     let walk: Walk | null = null;
-    if (!terms || terms.size === 0) return { best, walk, exact: null };
+    // No index walk or range beats one candidate or none (an `_id` lookup), nor has a count to add.
+    if (!terms || terms.size === 0 || (narrowed && narrowed.size <= 1)) return { best, walk, exact: null };
     const ranges = rangeTerms(filter);
     if (counting) {
       // A filter that is exactly an index's pinned prefix: its bucket's size is the count.
@@ -1481,12 +1503,12 @@ class MemoryStore implements MemoryDocumentStore {
     }
     const deadline = Date.now() + this.timeoutMs;
     for (let attempt = 1; ; attempt++) {
-      await this.gate(deadline);
+      if (!this.answering()) await this.gate(deadline);
       const tx = this.begin();
       try {
         const result = await openTransactions.run({ store: this, tx, outer: open }, () => work(tx));
         if (tx.state === 'aborted') throw new TransactionAbortedError(tx.abortReason);
-        await this.gate(deadline); // the commit waits for a frozen store too
+        if (!this.answering()) await this.gate(deadline); // the commit waits for a frozen store too
         await this.commitDurably(tx);
         return result;
       } catch (err) {
@@ -1602,7 +1624,8 @@ class MemoryStore implements MemoryDocumentStore {
    */
   async write<R>(tx: Tx | undefined, fn: (w: Writer) => R): Promise<R> {
     const deadline = Date.now() + this.timeoutMs;
-    await this.gate(deadline);
+    // No wait on the common path (neither frozen nor closed), as for reads.
+    if (!this.answering()) await this.gate(deadline);
     const memTx = this.checkTx(tx);
     if (memTx) {
       try {
