@@ -195,6 +195,51 @@ describe('delivery queue head under concurrent transactions', () => {
   });
 });
 
+describe('expired claims', () => {
+  it('are given back at the first scan and sent; later scans within the check interval do not look for them again', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const subscriptions = new SubscriptionStore(store);
+    const subscription = await subscriptions.insert({
+      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
+      id: SUB,
+    });
+    const [crashed, ...later] = [1, 2, 3, 4].map(eventAndDelivery) as [ReturnType<typeof eventAndDelivery>, ...ReturnType<typeof eventAndDelivery>[]];
+    crashed.delivery.subscriptionId = subscription.id;
+    await store.transaction((tx) => deliveries.enqueue(crashed.event, [crashed.delivery], tx));
+    // A sender claimed it and died: its lease ran out a second ago.
+    expect(await deliveries.claim(crashed.delivery.id, new Date(Date.now() - 1000))).not.toBeNull();
+    let looks = 0;
+    const release = deliveries.releaseExpiredClaims.bind(deliveries);
+    deliveries.releaseExpiredClaims = (now) => ((looks += 1), release(now));
+    const sent: string[] = [];
+    const sender: Sender = async (request) => (sent.push(request.headers['vrp-delivery-id']!), { kind: 'response', status: 200, body: '', durationMs: 1 });
+    const scheduler = new DeliveryScheduler({
+      deliveries,
+      subscriptions,
+      cache: { isActive: () => true } as unknown as ListingActivityCache,
+      clock: systemClock,
+      sender,
+      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
+      logger: createLogger('webhook', 'silent'),
+      options: { ...DEFAULT_SCHEDULER_OPTIONS, expiredClaimsCheckMs: 60_000 },
+    });
+    scheduler.start();
+    await eventually(() => sent.length === 1, 'the crashed claim sent again');
+    for (const { event, delivery } of later) {
+      delivery.subscriptionId = subscription.id;
+      await store.transaction((tx) => deliveries.enqueue(event, [delivery], tx));
+      await scheduler.wake();
+    }
+    await eventually(() => sent.length === 4, 'the later deliveries sent');
+    await scheduler.stop();
+
+    expect(sent).toEqual([crashed, ...later].map((q) => q.delivery.id));
+    // Four scans at least (one per wake), one look for expired claims.
+    expect(looks).toBe(1);
+  });
+});
+
 describe('the last success of an endpoint', () => {
   it('is written by an acknowledged delivery only when the subscription its attempt read has none within the window: one write for three quick successes', async () => {
     const store = createMemoryStore();

@@ -40,6 +40,12 @@ export interface SchedulerOptions {
   pollIntervalMs: number;
   /** Wall-clock lease of a claim; must exceed the send timeout. */
   leaseMs: number;
+  /**
+   * How often, at most, a scan looks for claims whose lease ran out (a crashed sender's). A lease
+   * lasts a minute, so once a second is soon enough; every scan (several a second under load)
+   * was a store write (issue 17).
+   */
+  expiredClaimsCheckMs: number;
   breaker: { errorThresholdPercentage: number; volumeThreshold: number; resetTimeoutMs: number; rollingCountTimeoutMs: number };
   /** Jitter source of the retry schedule. */
   random: () => number;
@@ -50,6 +56,7 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   concurrency: 64,
   pollIntervalMs: 1000,
   leaseMs: 60_000,
+  expiredClaimsCheckMs: 1000,
   breaker: { errorThresholdPercentage: 50, volumeThreshold: 5, resetTimeoutMs: 30_000, rollingCountTimeoutMs: 60_000 },
   random: Math.random,
 };
@@ -78,6 +85,8 @@ export class DeliveryScheduler {
   private timer: NodeJS.Timeout | null = null;
   private unsubscribeClock: (() => void) | null = null;
   private readonly breakers = new Map<string, CircuitBreaker<[Parameters<Sender>[0]], AttemptOutcome>>();
+  /** Wall-clock time of the last look for expired claims (see scanOnce). */
+  private releasedAt = -Infinity;
 
   constructor(
     private readonly deps: {
@@ -147,7 +156,10 @@ export class DeliveryScheduler {
   /** One scan: the head of every queue that is due is attempted. Returns how many were attempted. */
   private async scanOnce(): Promise<number> {
     const { deliveries, clock, options } = this.deps;
-    await deliveries.releaseExpiredClaims(new Date());
+    if (Date.now() - this.releasedAt >= options.expiredClaimsCheckMs) {
+      this.releasedAt = Date.now();
+      await deliveries.releaseExpiredClaims(new Date());
+    }
     const due = await deliveries.due(clock.now(), options.batchSize);
     // Only queue heads are due (see DeliveryStore); one per queue in any case.
     const queueOf = (d: DeliveryRecord) => `${d.subscriptionId}\u0000${d.orderKey}`;
