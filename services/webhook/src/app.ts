@@ -101,7 +101,9 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
     now: () => clock.now(),
     activityClock: deps.activityClock ?? systemClock,
     windows: { ...DEFAULT_ACTIVITY_WINDOWS, ...deps.activityWindows },
-    onQueued: wake,
+    // New queue heads are claimed in the enqueue's own transaction and handed to the scheduler.
+    claimTerms: () => scheduler.claimTerms(),
+    onQueued: (claimed) => (claimed ? scheduler.offer(claimed.deliveries, claimed.leaseUntil) : wake()),
   });
   intake.start();
   const ingest = await startIngestConsumer(consumers, intake, listings);

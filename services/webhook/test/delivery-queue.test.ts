@@ -195,6 +195,82 @@ describe('delivery queue head under concurrent transactions', () => {
   });
 });
 
+describe('queue heads claimed by their enqueue', () => {
+  const schedulerOver = (store: ReturnType<typeof createMemoryStore>, deliveries: DeliveryStore, subscriptions: SubscriptionStore, sender: Sender) =>
+    new DeliveryScheduler({
+      deliveries,
+      subscriptions,
+      cache: { isActive: () => true } as unknown as ListingActivityCache,
+      clock: systemClock,
+      sender,
+      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
+      logger: createLogger('webhook', 'silent'),
+      options: DEFAULT_SCHEDULER_OPTIONS,
+    });
+
+  it('an enqueue with claim terms stores a new head due by then as claimed, and leaves a delivery behind another (or not due) pending', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const [first, second] = [1, 2].map(eventAndDelivery) as [ReturnType<typeof eventAndDelivery>, ReturnType<typeof eventAndDelivery>];
+    const lease = new Date(Date.now() + 60_000);
+    const claim = { dueBy: new Date(Date.now() + 1000), leaseUntil: lease };
+    const claimedFirst = await store.transaction((tx) => deliveries.enqueue(first.event, [first.delivery], tx, claim));
+    const claimedSecond = await store.transaction((tx) => deliveries.enqueue(second.event, [second.delivery], tx, claim));
+    expect(claimedFirst).toEqual([expect.objectContaining({ id: first.delivery.id, status: 'delivering' })]);
+    expect(claimedSecond).toEqual([]);
+    expect(await deliveries.deliveries.findOne({ _id: first.delivery.id })).toMatchObject({ status: 'delivering', head: true, leaseUntil: lease });
+    expect(await deliveries.deliveries.findOne({ _id: second.delivery.id })).toMatchObject({ status: 'pending', head: false, leaseUntil: null });
+    // The same event again is a duplicate: nothing stored, nothing claimed.
+    expect(await store.transaction((tx) => deliveries.enqueue(first.event, [{ ...first.delivery, id: 'whd_other' }], tx, claim))).toBe(false);
+    // A head not due by the terms' time stays pending, for the scan.
+    const notDue = eventAndDelivery(3);
+    notDue.event.orderKey = notDue.delivery.orderKey = 'lst_other';
+    notDue.delivery.nextAttemptAt = new Date(Date.now() + 5000);
+    expect(await store.transaction((tx) => deliveries.enqueue(notDue.event, [notDue.delivery], tx, claim))).toEqual([]);
+    expect(await deliveries.deliveries.findOne({ _id: notDue.delivery.id })).toMatchObject({ status: 'pending', head: true });
+  });
+
+  it('the scheduler sends heads offered to it without a claim of its own, and gives back what it is offered once stopped', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const subscriptions = new SubscriptionStore(store);
+    const subscription = await subscriptions.insert({
+      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
+      id: SUB,
+    });
+    let claims = 0;
+    const claim = deliveries.claim.bind(deliveries);
+    deliveries.claim = (id, leaseUntil) => ((claims += 1), claim(id, leaseUntil));
+    const sent: string[] = [];
+    const scheduler = schedulerOver(store, deliveries, subscriptions, async (request) => (sent.push(request.headers['vrp-delivery-id']!), { kind: 'response', status: 200, body: '', durationMs: 1 }));
+    expect(scheduler.claimTerms()).toBeNull(); // not started: heads stay pending for a scan
+    scheduler.start();
+    const enqueueOffered = async (q: ReturnType<typeof eventAndDelivery>) => {
+      q.delivery.subscriptionId = subscription.id;
+      const terms = scheduler.claimTerms()!;
+      const claimed = await store.transaction((tx) => deliveries.enqueue(q.event, [q.delivery], tx, terms));
+      if (claimed && claimed.length > 0) scheduler.offer(claimed, terms.leaseUntil);
+      return claimed;
+    };
+    const first = eventAndDelivery(1);
+    expect(await enqueueOffered(first)).toHaveLength(1);
+    await eventually(() => sent.length === 1, 'the offered head sent');
+    await eventually(async () => (await deliveries.deliveries.findOne({ _id: first.delivery.id }))?.status === 'succeeded', 'settled');
+    expect(claims).toBe(0);
+    await scheduler.stop();
+
+    // Offered to a stopped scheduler: back to pending at once, for the next scan.
+    const late = eventAndDelivery(2);
+    late.delivery.subscriptionId = subscription.id;
+    const lease = new Date(Date.now() + 60_000);
+    const claimed = await store.transaction((tx) => deliveries.enqueue(late.event, [late.delivery], tx, { dueBy: new Date(), leaseUntil: lease }));
+    expect(claimed).toHaveLength(1);
+    scheduler.offer(claimed as DeliveryRecord[], lease);
+    await eventually(async () => (await deliveries.deliveries.findOne({ _id: late.delivery.id }))?.status === 'pending', 'given back');
+    expect(sent).toEqual([first.delivery.id]);
+  });
+});
+
 describe('expired claims', () => {
   it('are given back at the first scan and sent; later scans within the check interval do not look for them again', async () => {
     const store = createMemoryStore();

@@ -21,7 +21,7 @@ import { isActivityEvent } from '../domain/event-types';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
 import { persistentFailure, signingSecrets, successRecordDue, type SubscriptionRecord } from '../domain/subscription';
 import type { TargetPolicy, KeyMode } from '../domain/target';
-import type { DeliveryStore } from '../store/delivery-store';
+import type { DeliveryStore, NextClaim } from '../store/delivery-store';
 import type { SubscriptionStore } from '../store/subscription-store';
 import type { Sender } from '../ports/http-sender';
 
@@ -87,6 +87,8 @@ export class DeliveryScheduler {
   private readonly breakers = new Map<string, CircuitBreaker<[Parameters<Sender>[0]], AttemptOutcome>>();
   /** Wall-clock time of the last look for expired claims (see scanOnce). */
   private releasedAt = -Infinity;
+  /** Queue heads claimed for this scheduler by the intake's enqueue (see offer): attempted next. */
+  private offered: Turn[] = [];
 
   constructor(
     private readonly deps: {
@@ -107,6 +109,30 @@ export class DeliveryScheduler {
     this.wake();
   }
 
+  /**
+   * The terms on which an enqueue may claim new queue heads for this scheduler (due by now on the
+   * scheduling clock, a lease of leaseMs of wall-clock time), or null while it is stopped: then
+   * they stay pending for a scan.
+   */
+  claimTerms(): NextClaim | null {
+    if (this.stopped) return null;
+    return { dueBy: this.deps.clock.now(), leaseUntil: new Date(Date.now() + this.deps.options.leaseMs) };
+  }
+
+  /**
+   * Takes queue heads claimed for this scheduler (DeliveryStore.enqueue with claimTerms()): they
+   * are attempted next, without a claim of their own (issue 17), or given back if it stopped.
+   */
+  offer(claimed: DeliveryRecord[], leaseUntil: Date): void {
+    const turns = claimed.map((d) => ({ d, lease: leaseUntil }));
+    if (this.stopped) {
+      void this.release(turns);
+      return;
+    }
+    this.offered.push(...turns);
+    void this.wake();
+  }
+
   /** Stops scanning and waits for the attempts in flight to be settled in the store. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -114,6 +140,8 @@ export class DeliveryScheduler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running?.catch(() => undefined);
+    // Claims offered and not attempted go back to pending at once instead of waiting for their lease.
+    await this.release(this.offered.splice(0));
     for (const breaker of this.breakers.values()) breaker.shutdown();
     this.breakers.clear();
   }
@@ -166,6 +194,14 @@ export class DeliveryScheduler {
     const work: Turn[] = [...new Map(due.map((d) => [queueOf(d), { d, lease: null }])).values()];
     /** Queues with an item in `work` or in flight. */
     const taken = new Set(work.map((t) => queueOf(t.d)));
+    /** Heads the intake claimed for this scheduler go first (a claimed head is its queue's only open delivery). */
+    const takeOffered = () => {
+      for (const turn of this.offered.splice(0)) {
+        taken.add(queueOf(turn.d));
+        work.unshift(turn);
+      }
+    };
+    takeOffered();
     // Up to `concurrency` attempts in flight; each settled head hands its queue's next due head
     // to the end of the work list, and the freed slot takes the next item. Deliveries queued
     // meanwhile (wake) are read in during the scan, so a busy queue never keeps others waiting.
@@ -195,6 +231,7 @@ export class DeliveryScheduler {
           });
       };
       const pump = () => {
+        if (!this.stopped && failure === null) takeOffered();
         if (this.again && !refilling && !this.stopped && failure === null) refill();
         while (!this.stopped && failure === null && active < options.concurrency && work.length > 0) {
           const turn = work.shift()!;

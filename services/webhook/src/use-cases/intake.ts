@@ -32,7 +32,7 @@ import {
 import { newDelivery, type DeliveryRecord } from '../domain/delivery';
 import { isActivityEvent, subscribesTo } from '../domain/event-types';
 import type { ListingLookup } from '../ports/listings';
-import type { DeliveryStore } from '../store/delivery-store';
+import type { DeliveryStore, NextClaim } from '../store/delivery-store';
 import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
 import { eventBody, type IncomingEvent } from '../events/render';
@@ -82,8 +82,16 @@ export class EventIntake {
       /** Real time, compared with the events' occurred_at (stamped by the producers' clocks). */
       wallClock?: () => Date;
       windows: ActivityWindows;
-      /** Told after each commit that queued deliveries (the scheduler sends them at once). */
-      onQueued: () => void;
+      /**
+       * The terms on which an enqueue claims the queue heads it creates for this process's
+       * scheduler (see DeliveryStore.enqueue), or null to leave them to the scheduler's scan.
+       */
+      claimTerms?: () => NextClaim | null;
+      /**
+       * Told after each commit that queued deliveries (the scheduler sends them at once), with the
+       * heads claimed for it: it attempts them or gives them back.
+       */
+      onQueued: (claimed?: { deliveries: DeliveryRecord[]; leaseUntil: Date }) => void;
     },
   ) {}
 
@@ -177,15 +185,21 @@ export class EventIntake {
   private async enqueue(event: DecidableEvent, before?: (tx: Tx) => Promise<boolean>): Promise<IngestResult> {
     const { subscriptions, deliveries, store } = this.deps;
     const now = this.deps.now();
+    const claim = this.deps.claimTerms?.() ?? undefined;
+    let claimed: DeliveryRecord[] = [];
     const result = await store.transaction(async (tx): Promise<IngestResult> => {
+      claimed = []; // only the attempt that commits counts (a conflict runs the transaction again)
       if (before && !(await before(tx))) return 'duplicate';
       const targets = (await subscriptions.enabledOf(event.workspaceId, tx)).filter((s) => subscribesTo(s.eventTypes, event.type));
       if (targets.length === 0) return 'no_subscriber';
       const queued: DeliveryRecord[] = targets.map((s) => newDelivery(sortableId('whd'), s.id, event, now));
       const { listingIds: _listingIds, ...stored } = event;
-      return (await deliveries.enqueue(stored, queued, tx)) ? 'queued' : 'duplicate';
+      const heads = await deliveries.enqueue(stored, queued, tx, claim);
+      if (heads === false) return 'duplicate';
+      claimed = heads;
+      return 'queued';
     });
-    if (result === 'queued') this.deps.onQueued();
+    if (result === 'queued') this.deps.onQueued(claim && claimed.length > 0 ? { deliveries: claimed, leaseUntil: claim.leaseUntil } : undefined);
     return result;
   }
 
