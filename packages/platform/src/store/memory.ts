@@ -1205,9 +1205,11 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   /**
    * The matching documents at [skip, skip + limit) (limit 0: all), in `sort` order, else in
-   * natural order. Nothing is copied. The plan's candidates are not read when its walk is exact.
+   * natural order. Nothing is copied. The plan's candidates are not read when its walk is exact,
+   * and then no matcher is made either: the filter is the index's pinned equalities, nothing a
+   * matcher could refuse (issue 17: the webhook queue's head reads are such walks).
    */
-  private selectRaw(filter: Filter, sort: Sort | undefined, skip: number, limit: number, match = this.store.queries.matcher(filter)): Slot[] {
+  private selectRaw(filter: Filter, sort: Sort | undefined, skip: number, limit: number, given?: Matcher): Slot[] {
     const sorted = sort !== undefined && Object.keys(sort).length > 0;
     skip = Math.max(0, skip);
     limit = Math.max(0, limit);
@@ -1218,6 +1220,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const from = Math.min(walk.to, walk.from + skip);
       return walk.entries.slice(from, Math.min(walk.to, from + limit)).map((e) => e.slot);
     }
+    const match = given ?? this.store.queries.matcher(filter);
     if (walk && (walk.to - walk.from <= best.size || best.size > SORT_IN_MEMORY_MAX)) {
       if (walk.full) {
         const page: Slot[] = [];

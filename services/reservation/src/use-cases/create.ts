@@ -82,7 +82,8 @@ export class CreateReservation extends ReservationUseCase {
     for (let attempt = 1; ; attempt++) {
       try {
         const stored = await this.deps.store.transaction(async (tx) => {
-          const overlaps = await holdNights(this.deps.nights, record, mode, tx);
+          // A new id (made for this create): it holds no nights yet.
+          const overlaps = await holdNights(this.deps.nights, record, mode, tx, true);
           if (idempotencyKey) await this.deps.reservations.releaseExpiredKey(workspaceId, idempotencyKey, now, tx);
           const inserted = await this.deps.reservations.insertRaw({ ...record, conflictsWith: overlaps }, tx);
           await this.deps.applied.remember(key, inserted.id, tx);

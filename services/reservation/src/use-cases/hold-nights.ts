@@ -27,10 +27,12 @@ export const isNightTaken = (err: unknown) => err instanceof DuplicateKeyError &
  * reservations it overlaps (always empty in exclusive mode, which throws dates_unavailable
  * instead). A night taken concurrently surfaces as a DuplicateKeyError that aborts the
  * transaction: the caller runs it again (isNightTaken), and the re-read then names the holder.
+ * `created`: `r` is written by this transaction for the first time, so it holds no nights yet and
+ * none are looked for to release (issue 17: a delete that found nothing on every create).
  */
-export async function holdNights(nights: NightStore, r: ReservationRecord, mode: HoldMode, tx: Tx): Promise<string[]> {
+export async function holdNights(nights: NightStore, r: ReservationRecord, mode: HoldMode, tx: Tx, created = false): Promise<string[]> {
   const wanted = heldNights(r);
-  await nights.releaseExcept(r.workspaceId, r.id, r.propertyId, wanted, tx);
+  if (!created) await nights.releaseExcept(r.workspaceId, r.id, r.propertyId, wanted, tx);
   const held = await nights.holders(r.workspaceId, r.propertyId, wanted, tx);
   const others = held.filter((h) => h.reservationId !== r.id);
   if (others.length > 0 && mode === 'exclusive') throw datesUnavailable(dateConflicts(wanted, [], others, r.id));
