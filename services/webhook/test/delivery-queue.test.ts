@@ -242,7 +242,12 @@ describe('queue heads claimed by their enqueue', () => {
     const claim = deliveries.claim.bind(deliveries);
     deliveries.claim = (id, leaseUntil) => ((claims += 1), claim(id, leaseUntil));
     const sent: string[] = [];
-    const scheduler = schedulerOver(store, deliveries, subscriptions, async (request) => (sent.push(request.headers['vrp-delivery-id']!), { kind: 'response', status: 200, body: '', durationMs: 1 }));
+    const scheduler = schedulerOver(
+      store,
+      deliveries,
+      subscriptions,
+      async (request) => (sent.push(request.headers['vrp-delivery-id']!), { kind: 'response', status: 200, body: '', durationMs: 1 }),
+    );
     expect(scheduler.claimTerms()).toBeNull(); // not started: heads stay pending for a scan
     scheduler.start();
     const enqueueOffered = async (q: ReturnType<typeof eventAndDelivery>) => {
@@ -313,6 +318,25 @@ describe('expired claims', () => {
     expect(sent).toEqual([crashed, ...later].map((q) => q.delivery.id));
     // Four scans at least (one per wake), one look for expired claims.
     expect(looks).toBe(1);
+  });
+});
+
+describe('the enabled subscriptions an event fans out to', () => {
+  it("are the workspace's enabled ones in creation order, read as their ids and event types only", async () => {
+    const subscriptions = new SubscriptionStore(createMemoryStore());
+    const t0 = new Date('2030-01-01T00:00:00Z');
+    const make = (workspaceId: string, ms: number, eventTypes: string[], enabled = true) =>
+      subscriptions.insert(
+        newSubscription(workspaceId, 'test', { url: 'http://127.0.0.1:1/hook', description: '', eventTypes, enabled }, new Date(t0.getTime() + ms)),
+      );
+    const later = await make('ws_a', 2, []);
+    const first = await make('ws_a', 1, ['reservation.created']);
+    await make('ws_a', 3, ['guest.created'], false);
+    await make('ws_b', 0, []);
+    expect(await subscriptions.enabledOf('ws_a')).toEqual([
+      { id: first.id, eventTypes: ['reservation.created'] },
+      { id: later.id, eventTypes: [] },
+    ]);
   });
 });
 

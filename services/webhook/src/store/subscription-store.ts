@@ -74,13 +74,14 @@ export class SubscriptionStore {
   }
 
   /**
-   * The enabled subscriptions of a workspace (ingest fans every event out to them). Internal, not
-   * an API read: read whole and mapped without the secrets by toView, because on the embedded
-   * engine a projected read compiles a full mingo query on every event (issue 17).
+   * The enabled subscriptions of a workspace, as the intake fans every event out to them: their
+   * ids and event types only. Internal, not an API read. A plain inclusion projection, which both
+   * engines serve without copying the rest (issue 17: every event read and mapped each subscription
+   * whole, twice per reservation write).
    */
-  async enabledOf(workspaceId: string, tx?: Tx): Promise<SubscriptionView[]> {
-    const docs = await this.subscriptions.find({ workspaceId, enabled: true }, { sort: ORDER, tx });
-    return docs.map(toView);
+  async enabledOf(workspaceId: string, tx?: Tx): Promise<Array<Pick<SubscriptionView, 'id' | 'eventTypes'>>> {
+    const docs = await this.subscriptions.find({ workspaceId, enabled: true }, { sort: ORDER, projection: { eventTypes: 1 }, tx });
+    return docs.map((d) => ({ id: d._id, eventTypes: d.eventTypes ?? [] }));
   }
 
   async insert(subscription: SubscriptionRecord, tx?: Tx): Promise<SubscriptionView> {
