@@ -321,6 +321,28 @@ describe('expired claims', () => {
   });
 });
 
+describe('the stored event of a delivery', () => {
+  it('is read once for the deliveries that ask for it side by side, then kept; an unknown one is read again', async () => {
+    const store = createMemoryStore();
+    const deliveries = new DeliveryStore(store);
+    const { event, delivery } = eventAndDelivery(1);
+    await store.transaction((tx) => deliveries.enqueue(event, [delivery], tx));
+    let reads = 0;
+    const findOne = deliveries.events.findOne.bind(deliveries.events);
+    deliveries.events.findOne = (...args) => ((reads += 1), findOne(...args));
+
+    const side = await Promise.all(Array.from({ length: 20 }, () => deliveries.event(event.id)));
+    expect(reads).toBe(1);
+    expect(new Set(side).size).toBe(1);
+    expect(side[0]).toMatchObject({ id: event.id, body: event.body });
+    expect(await deliveries.event(event.id)).toBe(side[0]);
+    expect(reads).toBe(1);
+    expect(await Promise.all([deliveries.event('evt_none'), deliveries.event('evt_none')])).toEqual([null, null]);
+    expect(await deliveries.event('evt_none')).toBeNull();
+    expect(reads).toBe(3);
+  });
+});
+
 describe('the enabled subscriptions an event fans out to', () => {
   it("are the workspace's enabled ones in creation order, read as their ids and event types only", async () => {
     const subscriptions = new SubscriptionStore(createMemoryStore());

@@ -36,6 +36,8 @@ export class DeliveryStore {
   private readonly queues: Collection<{ _id: string; turns?: number }>;
   /** Events read last (oldest first out): they never change once stored. */
   private readonly recentEvents = new LRUCache<string, Readonly<WebhookEvent>>({ max: EVENTS_KEPT });
+  /** Reads of events in progress: the deliveries of one event are attempted side by side, and share one read. */
+  private readonly eventReads = new Map<string, Promise<WebhookEvent | null>>();
 
   constructor(readonly store: DocumentStore) {
     this.events = store.collection<EventDoc>({ name: 'events', schema: eventSchema });
@@ -94,11 +96,22 @@ export class DeliveryStore {
   async event(id: string): Promise<WebhookEvent | null> {
     const kept = this.recentEvents.get(id);
     if (kept) return kept;
-    const doc = await this.events.findOne({ _id: id });
-    if (!doc) return null;
-    const event = Object.freeze(toEvent(doc));
-    this.recentEvents.set(id, event);
-    return event;
+    // An event's deliveries are attempted side by side (a fan-out is handed to the scheduler at
+    // once): they wait for the one read in progress instead of each reading it (issue 17).
+    let reading = this.eventReads.get(id);
+    if (!reading) {
+      reading = this.events
+        .findOne({ _id: id })
+        .then((doc) => {
+          if (!doc) return null;
+          const event = Object.freeze(toEvent(doc));
+          this.recentEvents.set(id, event);
+          return event;
+        })
+        .finally(() => this.eventReads.delete(id));
+      this.eventReads.set(id, reading);
+    }
+    return reading;
   }
 
   async get(workspaceId: string, subscriptionId: string, id: string): Promise<DeliveryRecord> {
