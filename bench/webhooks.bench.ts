@@ -94,6 +94,28 @@ function apiClient(baseUrl: string, key: string, [a, b]: [string, string]) {
 const reservationIdOf = (r: { json: { data: { object: Record<string, unknown> } } }) => r.json.data.object.id as string;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+/**
+ * WRITERS clients writing `count` reservations in a closed loop (each writes again when answered);
+ * each reservation's id -> when its write started and when it was answered.
+ */
+async function closedLoop(count: number, reserve: () => Promise<{ data: { id: string } }>) {
+  const started = new Map<string, number>();
+  const answered = new Map<string, number>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      while (next < count) {
+        next += 1;
+        const t = performance.now();
+        const id = (await reserve()).data.id;
+        started.set(id, t);
+        answered.set(id, performance.now());
+      }
+    }),
+  );
+  return { started, answered };
+}
+
 /** Waits until `count` webhooks arrived (false past the deadline). */
 async function arrivals(receiver: WebhookReceiver, count: number, deadline: number): Promise<boolean> {
   while (receiver.received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -155,18 +177,8 @@ async function liveInOwnProcess() {
 
     // Capacity: WRITERS clients in a closed loop.
     receiver.received.length = 0;
-    const started = new Map<string, number>();
     const capStart = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: WRITERS }, async () => {
-        while (next < CAPACITY_WRITES) {
-          next += 1;
-          const t = performance.now();
-          started.set((await api.reserve()).data.id, t);
-        }
-      }),
-    );
+    const { started } = await closedLoop(CAPACITY_WRITES, api.reserve);
     const capComplete = await arrivals(receiver, CAPACITY_WRITES * SUBSCRIPTIONS, Date.now() + 60_000);
     const capLast = Math.max(...receiver.received.map((r) => r.arrivedAt));
     const capLatency = writeToArrival(receiver.received, started);
@@ -267,23 +279,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < SUBSCRIPTIONS; i++)
     liveSubs.push((await call('POST', '/v1/webhooks', { url: `${receiver.url}/live${i}`, eventTypes: ['reservation.created'] })).data.id);
   receiver.received.length = 0;
-  const writeStarted = new Map<string, number>();
-  /** When the API answered each write: write -> answer is the API's part, answer -> arrival the webhook path's (outbox, bus, intake, queue, send). */
-  const writeAnswered = new Map<string, number>();
   const liveCpu = process.cpuUsage();
   const liveStart = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: WRITERS }, async () => {
-      while (next < LIVE_WRITES) {
-        next += 1;
-        const t = performance.now();
-        const id = (await reserve()).data.id;
-        writeStarted.set(id, t);
-        writeAnswered.set(id, performance.now());
-      }
-    }),
-  );
+  // writeAnswered: write -> answer is the API's part, answer -> arrival the webhook path's (outbox, bus, intake, queue, send).
+  const { started: writeStarted, answered: writeAnswered } = await closedLoop(LIVE_WRITES, reserve);
   const liveWritten = performance.now();
   const liveExpected = LIVE_WRITES * SUBSCRIPTIONS;
   while (receiver.received.length < liveExpected && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 10));

@@ -6,11 +6,11 @@ import { createLogger, createMemoryStore, sortableId } from '@vrp/platform';
 import { holdOpen } from '@vrp/platform/src/store/contract';
 import { newDelivery, type DeliveryRecord, type WebhookEvent } from '../src/domain/delivery';
 import { newSubscription, SUCCESS_RECORD_WINDOW_MS } from '../src/domain/subscription';
-import { ManualClock, systemClock } from '../src/ports/clock';
+import { ManualClock, systemClock, type WebhookClock } from '../src/ports/clock';
 import type { Sender } from '../src/ports/http-sender';
 import { DeliveryStore } from '../src/store/delivery-store';
 import { SubscriptionStore } from '../src/store/subscription-store';
-import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler } from '../src/use-cases/delivery-scheduler';
+import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from '../src/use-cases/delivery-scheduler';
 import { eventually } from './receiver';
 
 const SUB = 'whs_queue';
@@ -29,6 +29,37 @@ function eventAndDelivery(n: number): { event: WebhookEvent; delivery: DeliveryR
   };
   const delivery = newDelivery(sortableId('whd'), SUB, event, now);
   return { event, delivery };
+}
+
+/** A store with the delivery queue and one enabled subscription (id SUB). */
+async function queueOfOneSubscription() {
+  const store = createMemoryStore();
+  const deliveries = new DeliveryStore(store);
+  const subscriptions = new SubscriptionStore(store);
+  const subscription = await subscriptions.insert({
+    ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
+    id: SUB,
+  });
+  return { store, deliveries, subscriptions, subscription };
+}
+
+/** A scheduler over the queue, every listing active, with a test sender (and the system clock and default options unless given). */
+function schedulerOver(
+  deliveries: DeliveryStore,
+  subscriptions: SubscriptionStore,
+  sender: Sender,
+  given: { clock?: WebhookClock; options?: Partial<SchedulerOptions> } = {},
+): DeliveryScheduler {
+  return new DeliveryScheduler({
+    deliveries,
+    subscriptions,
+    cache: { isActive: () => true } as unknown as ListingActivityCache,
+    clock: given.clock ?? systemClock,
+    sender,
+    policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
+    logger: createLogger('webhook', 'silent'),
+    options: { ...DEFAULT_SCHEDULER_OPTIONS, ...given.options },
+  });
 }
 
 async function heads(deliveries: DeliveryStore): Promise<string[]> {
@@ -151,13 +182,7 @@ describe('delivery queue head under concurrent transactions', () => {
   });
 
   it('a graceful stop gives back the claim a settlement handed over: the next delivery is pending again, not held until its lease ends', async () => {
-    const store = createMemoryStore();
-    const deliveries = new DeliveryStore(store);
-    const subscriptions = new SubscriptionStore(store);
-    const subscription = await subscriptions.insert({
-      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
-      id: SUB,
-    });
+    const { store, deliveries, subscriptions, subscription } = await queueOfOneSubscription();
     const first = eventAndDelivery(1);
     const second = eventAndDelivery(2);
     first.delivery.subscriptionId = second.delivery.subscriptionId = subscription.id;
@@ -170,16 +195,7 @@ describe('delivery queue head under concurrent transactions', () => {
       sent.push(request.headers['vrp-delivery-id']!);
       return new Promise((resolve) => (answer = () => resolve({ kind: 'response', status: 200, body: '', durationMs: 1 })));
     };
-    const scheduler = new DeliveryScheduler({
-      deliveries,
-      subscriptions,
-      cache: { isActive: () => true } as unknown as ListingActivityCache,
-      clock: systemClock,
-      sender,
-      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
-      logger: createLogger('webhook', 'silent'),
-      options: DEFAULT_SCHEDULER_OPTIONS,
-    });
+    const scheduler = schedulerOver(deliveries, subscriptions, sender);
     scheduler.start();
     await eventually(() => sent.length === 1, 'the first attempt in flight');
     // Stopping while it is in flight: its settlement still claims the next head for this scheduler,
@@ -196,18 +212,6 @@ describe('delivery queue head under concurrent transactions', () => {
 });
 
 describe('queue heads claimed by their enqueue', () => {
-  const schedulerOver = (store: ReturnType<typeof createMemoryStore>, deliveries: DeliveryStore, subscriptions: SubscriptionStore, sender: Sender) =>
-    new DeliveryScheduler({
-      deliveries,
-      subscriptions,
-      cache: { isActive: () => true } as unknown as ListingActivityCache,
-      clock: systemClock,
-      sender,
-      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
-      logger: createLogger('webhook', 'silent'),
-      options: DEFAULT_SCHEDULER_OPTIONS,
-    });
-
   it('an enqueue with claim terms stores a new head due by then as claimed, and leaves a delivery behind another (or not due) pending', async () => {
     const store = createMemoryStore();
     const deliveries = new DeliveryStore(store);
@@ -231,19 +235,12 @@ describe('queue heads claimed by their enqueue', () => {
   });
 
   it('the scheduler sends heads offered to it without a claim of its own, and gives back what it is offered once stopped', async () => {
-    const store = createMemoryStore();
-    const deliveries = new DeliveryStore(store);
-    const subscriptions = new SubscriptionStore(store);
-    const subscription = await subscriptions.insert({
-      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
-      id: SUB,
-    });
+    const { store, deliveries, subscriptions, subscription } = await queueOfOneSubscription();
     let claims = 0;
     const claim = deliveries.claim.bind(deliveries);
     deliveries.claim = (id, leaseUntil) => ((claims += 1), claim(id, leaseUntil));
     const sent: string[] = [];
     const scheduler = schedulerOver(
-      store,
       deliveries,
       subscriptions,
       async (request) => (sent.push(request.headers['vrp-delivery-id']!), { kind: 'response', status: 200, body: '', durationMs: 1 }),
@@ -278,13 +275,7 @@ describe('queue heads claimed by their enqueue', () => {
 
 describe('expired claims', () => {
   it('are given back at the first scan and sent; later scans within the check interval do not look for them again', async () => {
-    const store = createMemoryStore();
-    const deliveries = new DeliveryStore(store);
-    const subscriptions = new SubscriptionStore(store);
-    const subscription = await subscriptions.insert({
-      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
-      id: SUB,
-    });
+    const { store, deliveries, subscriptions, subscription } = await queueOfOneSubscription();
     const [crashed, ...later] = [1, 2, 3, 4].map(eventAndDelivery) as [ReturnType<typeof eventAndDelivery>, ...ReturnType<typeof eventAndDelivery>[]];
     crashed.delivery.subscriptionId = subscription.id;
     await store.transaction((tx) => deliveries.enqueue(crashed.event, [crashed.delivery], tx));
@@ -295,16 +286,7 @@ describe('expired claims', () => {
     deliveries.releaseExpiredClaims = (now) => ((looks += 1), release(now));
     const sent: string[] = [];
     const sender: Sender = async (request) => (sent.push(request.headers['vrp-delivery-id']!), { kind: 'response', status: 200, body: '', durationMs: 1 });
-    const scheduler = new DeliveryScheduler({
-      deliveries,
-      subscriptions,
-      cache: { isActive: () => true } as unknown as ListingActivityCache,
-      clock: systemClock,
-      sender,
-      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
-      logger: createLogger('webhook', 'silent'),
-      options: { ...DEFAULT_SCHEDULER_OPTIONS, expiredClaimsCheckMs: 60_000 },
-    });
+    const scheduler = schedulerOver(deliveries, subscriptions, sender, { options: { expiredClaimsCheckMs: 60_000 } });
     scheduler.start();
     await eventually(() => sent.length === 1, 'the crashed claim sent again');
     for (const { event, delivery } of later) {
@@ -364,13 +346,7 @@ describe('the enabled subscriptions an event fans out to', () => {
 
 describe('the last success of an endpoint', () => {
   it('is written by an acknowledged delivery only when the subscription its attempt read has none within the window: one write for three quick successes', async () => {
-    const store = createMemoryStore();
-    const deliveries = new DeliveryStore(store);
-    const subscriptions = new SubscriptionStore(store);
-    const subscription = await subscriptions.insert({
-      ...newSubscription('ws_q', 'test', { url: 'http://127.0.0.1:9/hooks', description: '', eventTypes: [], enabled: true }, new Date()),
-      id: SUB,
-    });
+    const { store, deliveries, subscriptions, subscription } = await queueOfOneSubscription();
     const queued = [1, 2, 3].map(eventAndDelivery);
     for (const { event, delivery } of queued) {
       delivery.subscriptionId = subscription.id;
@@ -381,17 +357,7 @@ describe('the last success of an endpoint', () => {
     subscriptions.markSuccess = (id, at) => (marks.push(at), markSuccess(id, at));
     const sent: string[] = [];
     const sender: Sender = async (request) => (sent.push(request.headers['vrp-delivery-id']!), { kind: 'response', status: 200, body: '', durationMs: 1 });
-    const scheduler = new DeliveryScheduler({
-      deliveries,
-      subscriptions,
-      cache: { isActive: () => true } as unknown as ListingActivityCache,
-      // Standing still: the three settle at one time, within the window of the first.
-      clock: new ManualClock(new Date()),
-      sender,
-      policyOf: (mode) => ({ mode, allowLoopbackInTest: true }),
-      logger: createLogger('webhook', 'silent'),
-      options: DEFAULT_SCHEDULER_OPTIONS,
-    });
+    const scheduler = schedulerOver(deliveries, subscriptions, sender, { clock: new ManualClock(new Date()) });
     scheduler.start();
     await eventually(() => sent.length === 3, 'the three deliveries sent');
     await scheduler.stop();
