@@ -303,6 +303,10 @@ describe('webhooks, end to end over HTTP', () => {
   });
 
   it('loses no delivery across a restart of the webhook service and re-sends none that was acknowledged', async () => {
+    // The restarted consumer resumes at its committed offset, so a message handled before but not
+    // yet committed comes again: an earlier test's listing event, which found no subscriber then,
+    // may find this one. Only the events of this test are counted.
+    const since = Date.now();
     const sub = await subscribe(['listing.activated', 'listing.deactivated']);
     await toggle(listingIds[0]!, false);
     await eventually(() => receiver.received.length === 1, 5000, 'the acknowledged delivery');
@@ -334,7 +338,7 @@ describe('webhooks, end to end over HTTP', () => {
     });
     receiver.respond = () => 200;
     clock.advance(36_000);
-    const demoArrivals = () => arrivals((r) => r.json.workspaceId === stack.demo!.workspaceId);
+    const demoArrivals = () => arrivals((r) => r.json.workspaceId === stack.demo!.workspaceId && Date.parse(r.json.createdAt) >= since);
     await eventually(() => demoArrivals().length === 4, 10_000, 'the retry and the event published while down');
     const types = demoArrivals().map((r) => `${r.json.type}:${r.json.listingId}`);
     expect(types.filter((t) => t === `listing.deactivated:${listingIds[0]}`)).toHaveLength(1);
