@@ -285,7 +285,7 @@ async function main(): Promise<void> {
   const { started: writeStarted, answered: writeAnswered } = await closedLoop(LIVE_WRITES, reserve);
   const liveWritten = performance.now();
   const liveExpected = LIVE_WRITES * SUBSCRIPTIONS;
-  while (receiver.received.length < liveExpected && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 10));
+  await arrivals(receiver, liveExpected, deadline + 60_000);
   const liveCpuMs = cpuMsSince(liveCpu);
   const liveArrivals = receiver.received.filter((r) => r.json.type === 'reservation.created');
   const liveLast = Math.max(...liveArrivals.map((r) => r.arrivedAt));
@@ -312,7 +312,7 @@ async function main(): Promise<void> {
     }),
   );
   const written = performance.now();
-  while (receiver.received.length < expected && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 10));
+  await arrivals(receiver, expected, deadline + 60_000);
   const last = Math.max(...receiver.received.map((r) => r.arrivedAt));
   const received = receiver.received.length;
 
@@ -330,13 +330,13 @@ async function main(): Promise<void> {
     }
   }
   // Every queue head has failed once (2 listings x SUBSCRIPTIONS endpoints).
-  while (receiver.received.length < 2 * SUBSCRIPTIONS && Date.now() < deadline + 60_000) await new Promise((r) => setTimeout(r, 10));
+  await arrivals(receiver, 2 * SUBSCRIPTIONS, deadline + 60_000);
   receiver.received.length = 0;
   receiver.respond = () => 200;
   const drainCpu = process.cpuUsage();
   const drainStart = performance.now();
   clock.advance(60_000);
-  while (receiver.received.length < expected && Date.now() < deadline + 120_000) await new Promise((r) => setTimeout(r, 5));
+  await arrivals(receiver, expected, deadline + 120_000);
   const drainCpuMs = cpuMsSince(drainCpu);
   const drainEnd = Math.max(...receiver.received.map((r) => r.arrivedAt));
   const drained = receiver.received.length;

@@ -50,7 +50,7 @@ import {
   isPlainObject,
   normalizeUpdate,
   prepareSchema,
-  samePlainValue,
+  samePlainFields,
   scalarKey,
   settleWithin,
   sleep,
@@ -491,13 +491,7 @@ function indexKeys(index: UniqueIndex, doc: Doc): string[] {
  * status change computed its unique key four times).
  */
 function sameUniqueKeys(index: UniqueIndex, prev: Doc, next: Doc): boolean {
-  if (index.partial) return false;
-  for (const parts of index.fields) {
-    if (parts.length !== 1) return false;
-    const field = parts[0] as string;
-    if (!samePlainValue(prev[field], next[field])) return false;
-  }
-  return true;
+  return !index.partial && samePlainFields(index.fields, prev, next);
 }
 
 function uniqueIndexes(schema: Schema): UniqueIndex[] {
@@ -670,12 +664,7 @@ class EqualityIndex {
    * skips computing them twice (issue 17). Anything else is compared by its keys.
    */
   private unchanged(prev: Doc, next: Doc): boolean {
-    for (const parts of this.parts) {
-      if (parts.length !== 1) return false;
-      const field = parts[0] as string;
-      if (!samePlainValue(prev[field], next[field])) return false;
-    }
-    return true;
+    return samePlainFields(this.parts, prev, next);
   }
 
   private add(key: string, slot: Slot): void {

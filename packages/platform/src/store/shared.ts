@@ -156,6 +156,20 @@ export function samePlainValue(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * True when every path is one top-level field holding the same plain value (samePlainValue) in
+ * both versions: an index over those fields has the same keys for both. False for any dotted
+ * path, which is compared by its keys.
+ */
+export function samePlainFields(paths: readonly (readonly string[])[], prev: Record<string, unknown>, next: Record<string, unknown>): boolean {
+  for (const parts of paths) {
+    if (parts.length !== 1) return false;
+    const field = parts[0] as string;
+    if (!samePlainValue(prev[field], next[field])) return false;
+  }
+  return true;
+}
+
+/**
  * Waits for `promise` at most `ms` milliseconds: its value, or null when the time ran out first
  * (the promise itself is not cancelled). The timer never outlives the wait.
  */

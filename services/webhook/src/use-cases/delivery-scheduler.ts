@@ -196,10 +196,9 @@ export class DeliveryScheduler {
     const taken = new Set(work.map((t) => queueOf(t.d)));
     /** Heads the intake claimed for this scheduler go first (a claimed head is its queue's only open delivery). */
     const takeOffered = () => {
-      for (const turn of this.offered.splice(0)) {
-        taken.add(queueOf(turn.d));
-        work.unshift(turn);
-      }
+      const offered = this.offered.splice(0);
+      for (const turn of offered) taken.add(queueOf(turn.d));
+      work.unshift(...offered);
     };
     takeOffered();
     // Up to `concurrency` attempts in flight; each settled head hands its queue's next due head
