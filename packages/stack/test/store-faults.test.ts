@@ -16,17 +16,28 @@ describe('a frozen database answers 503 service_unavailable within the request d
   const stores = new Map<ServiceName | 'gateway', MemoryDocumentStore>();
 
   beforeAll(async () => {
-    stack = await startStack(
-      { port: 0, ephemeralPorts: true, logLevel: 'silent' },
-      {
-        store: async (name) => {
-          const store = createMemoryStore({ timeoutMs: STORE_TIMEOUT_MS });
-          stores.set(name, store);
-          return store;
-        },
-        bus: createMemoryBus(),
-      },
-    );
+    // With engines of its own, a stack does not boot again when another process took one of the
+    // free ports it picked before binding them (startStack retries only its default engines,
+    // which it can make afresh): this test makes fresh ones and tries again itself.
+    for (let attempt = 1; ; attempt++) {
+      stores.clear();
+      try {
+        stack = await startStack(
+          { port: 0, ephemeralPorts: true, logLevel: 'silent' },
+          {
+            store: async (name) => {
+              const store = createMemoryStore({ timeoutMs: STORE_TIMEOUT_MS });
+              stores.set(name, store);
+              return store;
+            },
+            bus: createMemoryBus(),
+          },
+        );
+        return;
+      } catch (err) {
+        if (attempt >= 3 || !/EADDRINUSE/.test(String(err))) throw err;
+      }
+    }
   }, 60_000);
 
   afterAll(async () => {
