@@ -3,7 +3,7 @@
 // Real gRPC, embedded engines, a local HTTP receiver; the activity windows run on a manual clock.
 // When the listing service confirms that the cache holds the listing's latest activity version,
 // the decision is made at once (no window); otherwise the windows decide as before.
-import { listing as listingPb, TOPICS, webhook as pb } from '@vrp/contracts';
+import { listing as listingPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
 import { AppError, createMemoryBus, createMemoryStore, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
 import { ManualClock } from '../src/app';
 import { connectWebhook, startWebhookUnderTest } from './support';
@@ -171,8 +171,11 @@ describe('webhook delivery confirmed by the listing service: no window when the 
   /** The activity version the listing service reports per listing (0: it does not say). */
   const reported = new Map<string, number>();
   let listingServiceDown = false;
+  /** The listings the listing service was asked about, in order. */
+  const asked: string[] = [];
   const h = orderHarness({
     get: async (ws, id) => {
+      asked.push(id);
       if (listingServiceDown) throw new AppError('service_unavailable');
       return listingPb.Listing.create({ id, workspaceId: ws, name: id, status: 'active', activityVersion: reported.get(id) ?? 0 });
     },
@@ -214,6 +217,25 @@ describe('webhook delivery confirmed by the listing service: no window when the 
     await eventually(async () => (await h.held.count()) === 0, 'the drop');
     expect(await h.events.event(event.id)).toBeNull();
     expect(h.delivered(event.id)).toBe(0);
+  });
+
+  it('neither asks the listing service nor holds an event that no subscription wants', async () => {
+    // The only subscription wants reservation.created; the activity is not settled for either event.
+    reported.set('lst_c_unwanted', await h.activity('lst_c_unwanted', true, ago(60_000)));
+    asked.length = 0;
+    const cancelled = await publishReservationEvent(h.bus, {
+      workspaceId: WS,
+      listingId: 'lst_c_unwanted',
+      occurredAt: ago(5),
+      type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CANCELLED,
+    });
+    expect(asked).toEqual([]);
+    expect(await h.held.count()).toBe(0);
+    expect(await h.events.event(cancelled.event.eventId)).toBeNull();
+    // The same listing's wanted event is still confirmed with the listing service.
+    const created = await h.reservationEvent('lst_c_unwanted', ago(5));
+    await eventually(() => h.delivered(created.id) === 1, 'the wanted event');
+    expect(asked).toEqual(['lst_c_unwanted']);
   });
 
   it('falls back to the settle window when the listing service does not answer', async () => {

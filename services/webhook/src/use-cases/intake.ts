@@ -15,6 +15,7 @@
 // (GetListing): when the cache holds that version, it has every change committed before the
 // question, so an event that happened before it is decided at once (issue 17: the common case
 // pays no settle window). No answer, or a version the cache does not hold yet: held as above.
+// An event that no enabled subscription of its workspace wants is neither decided nor held.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId, type DocumentStore, type Logger, type Tx } from '@vrp/platform';
 import { LRUCache } from 'lru-cache';
@@ -129,6 +130,10 @@ export class EventIntake {
     if (incoming.activity) await this.deps.cache.apply(incoming.activity);
     const event = decidable(incoming);
     if (isActivityEvent(event.type)) return this.enqueue(event);
+    // An event that no enabled subscription of its workspace wants is neither decided (no
+    // question to the listing service) nor held: it would be dropped as no_subscriber anyway. The
+    // enqueue reads the subscriptions again, in its transaction.
+    if (!(await this.wanted(event))) return 'no_subscriber';
     const decision = await this.decide(event);
     switch (decision.kind) {
       case 'deliver':
@@ -143,6 +148,11 @@ export class EventIntake {
         return 'held';
       }
     }
+  }
+
+  /** Whether an enabled subscription of the event's workspace subscribes to its type now. */
+  private async wanted(event: DecidableEvent): Promise<boolean> {
+    return this.deps.subscriptions.anyEnabledFor(event.workspaceId, event.type);
   }
 
   /** By the cache; when that would hold the event, by the cache confirmed by the listing service. */
