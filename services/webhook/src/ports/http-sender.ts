@@ -28,7 +28,23 @@ export interface OutgoingRequest {
 
 export type Sender = (request: OutgoingRequest) => Promise<AttemptOutcome>;
 
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+/**
+ * Keep-alive connection pools, one pair per target policy. A pool reuses a connection by host and
+ * port alone, and the address guard runs only when a connection is opened: a connection that one
+ * policy may open (a host resolving to loopback, in test mode) must never carry a request made
+ * under a stricter one (live mode).
+ */
+const agentsByPolicy = new Map<string, { http: http.Agent; https: https.Agent }>();
+
+function agentsFor(policy: TargetPolicy): { http: http.Agent; https: https.Agent } {
+  const key = `${policy.mode}:${policy.allowLoopbackInTest}`;
+  let agents = agentsByPolicy.get(key);
+  if (!agents) {
+    agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+    agentsByPolicy.set(key, agents);
+  }
+  return agents;
+}
 
 export function createHttpSender(resolve: Resolver, limits: SendLimits = DEFAULT_SEND_LIMITS): Sender {
   return (request) =>
@@ -56,7 +72,7 @@ export function createHttpSender(resolve: Resolver, limits: SendLimits = DEFAULT
       const body = Buffer.from(request.body);
       const req = (secure ? https : http).request(url, {
         method: 'POST',
-        agent: secure ? agents.https : agents.http,
+        agent: secure ? agentsFor(request.policy).https : agentsFor(request.policy).http,
         headers: { ...request.headers, 'content-type': 'application/json', 'content-length': String(body.length) },
         lookup: guardedLookup(request.policy, resolve) as unknown as http.RequestOptions['lookup'],
       });
