@@ -3,6 +3,7 @@ import { find as mingoFind, update as mingoUpdate } from 'mingo';
 import { Schema } from 'mongoose';
 import { holdOpen } from '../src/store/contract';
 import { deepClone } from '../src/store/shared';
+import { currentContext, runWithContext } from '../src/context';
 import { createMemoryStore } from '../src/store/memory';
 import {
   DuplicateKeyError,
@@ -38,6 +39,27 @@ describe('memory document store', () => {
     const store = createMemoryStore();
     await expect(store.transaction(() => store.transaction(async () => 1))).rejects.toThrow(/nested/);
     await expect(store.transaction(async () => 2)).resolves.toBe(2);
+  });
+
+  it('shares one async context with the request context: each keeps the other inside it, nested transactions are still found', async () => {
+    const store = createMemoryStore();
+    const other = createMemoryStore();
+    const seen: (string | undefined)[] = [];
+    await runWithContext({ requestId: 'req_outer_000' }, () =>
+      store.transaction(async () => {
+        seen.push(currentContext()?.requestId);
+        // A context set inside the transaction keeps it open: a nested one is still refused.
+        await runWithContext({ requestId: 'req_inner_000' }, async () => {
+          seen.push(currentContext()?.requestId);
+          await expect(store.transaction(async () => 1)).rejects.toThrow(/nested/);
+          // Another store's transaction is not nested in this one's, and keeps the context.
+          await other.transaction(async () => seen.push(currentContext()?.requestId));
+        });
+        seen.push(currentContext()?.requestId);
+      }),
+    );
+    expect(seen).toEqual(['req_outer_000', 'req_inner_000', 'req_inner_000', 'req_outer_000']);
+    expect(currentContext()).toBeUndefined();
   });
 
   it('a lone write waiting for an open transaction fails with StoreUnavailableError after the time limit, writing nothing', async () => {

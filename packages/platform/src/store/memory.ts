@@ -13,7 +13,6 @@
 // every document the transaction or lone write touched goes to LMDB in one write, awaited before
 // the commit is acknowledged and queued in commit order; the writer keeps owning those documents
 // until then. Without persistence nothing of this runs.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import type { Schema } from 'mongoose';
@@ -40,6 +39,7 @@ import {
   type UpdateResult,
   type WriteOptions,
 } from './port';
+import { currentTransactions, runWithTransactions } from '../context';
 import { compileFastCaster, type FastCaster } from './fast-cast';
 import { compileFastTerm } from './fast-match';
 import type { PersistedDoc, StoreChange, StorePersistence } from './persistence';
@@ -1444,15 +1444,15 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 
 /**
  * The transactions the current async context runs inside, innermost first, one list for every
- * memory store of the process: each AsyncLocalStorage adds work to every promise and callback the
- * process creates, so the embedded stack's six stores share one instead of holding one each.
+ * memory store of the process, carried by the process's one AsyncLocalStorage (context.ts): each
+ * instance adds work to every promise and callback the process creates, so the embedded stack's
+ * six stores and the request context share one.
  */
 interface OpenTransaction {
   readonly store: MemoryStore;
   readonly tx: MemoryTx;
   readonly outer: OpenTransaction | undefined;
 }
-const openTransactions = new AsyncLocalStorage<OpenTransaction>();
 
 class MemoryStore implements MemoryDocumentStore {
   readonly engine = 'memory' as const;
@@ -1489,7 +1489,7 @@ class MemoryStore implements MemoryDocumentStore {
   }
 
   async transaction<R>(work: (tx: Tx) => Promise<R>): Promise<R> {
-    const open = openTransactions.getStore();
+    const open = currentTransactions<OpenTransaction>();
     for (let t = open; t; t = t.outer) {
       if (t.store === this && t.tx.state === 'active') throw new Error('memory store: nested transactions are not supported');
     }
@@ -1498,7 +1498,7 @@ class MemoryStore implements MemoryDocumentStore {
       if (!this.answering()) await this.gate(deadline);
       const tx = this.begin();
       try {
-        const result = await openTransactions.run({ store: this, tx, outer: open }, () => work(tx));
+        const result = await runWithTransactions<OpenTransaction, Promise<R>>({ store: this, tx, outer: open }, () => work(tx));
         if (tx.state === 'aborted') throw new TransactionAbortedError(tx.abortReason);
         if (!this.answering()) await this.gate(deadline); // the commit waits for a frozen store too
         await this.commitDurably(tx);
