@@ -102,6 +102,7 @@ const constantRateBrief = (r: AtRate) => ({
   sent: r.sent,
   ok: r.ok,
   failed: r.failed,
+  ...(r.failed > 0 ? { failures: r.failures } : {}),
   p50_ms: round2(r.latencyMs.p50),
   p99_ms: round2(r.latencyMs.p99),
   max_ms: round2(r.latencyMs.max),

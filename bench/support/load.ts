@@ -56,6 +56,8 @@ export interface ConstantRateResult {
   sent: number;
   ok: number;
   failed: number;
+  /** Why requests failed: a status code or an error code, with how many times. */
+  failures: Record<string, number>;
   latencyMs: { p50: number; p99: number; max: number };
 }
 
@@ -76,6 +78,11 @@ export async function runConstantRate(
   const latencies: number[] = [];
   let ok = 0;
   let failed = 0;
+  const failures: Record<string, number> = {};
+  const fail = (reason: string) => {
+    failed += 1;
+    failures[reason] = (failures[reason] ?? 0) + 1;
+  };
   let sent = 0;
   const one = (intended: number) =>
     new Promise<void>((resolve) => {
@@ -84,12 +91,12 @@ export async function runConstantRate(
         res.on('end', () => {
           latencies.push(performance.now() - intended);
           if (res.statusCode === 200) ok += 1;
-          else failed += 1;
+          else fail(`status ${res.statusCode}`);
           resolve();
         });
       });
-      req.on('error', () => {
-        failed += 1;
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        fail(err.code ?? err.message);
         resolve();
       });
     });
@@ -110,5 +117,12 @@ export async function runConstantRate(
   await Promise.all(inFlight);
   agent.destroy();
   const sorted = latencies.sort((a, b) => a - b);
-  return { rate: opts.rate, sent, ok, failed, latencyMs: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN } };
+  return {
+    rate: opts.rate,
+    sent,
+    ok,
+    failed,
+    failures,
+    latencyMs: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN },
+  };
 }
