@@ -73,7 +73,10 @@ export async function runConstantRate(
   url: string,
   opts: { rate: number; seconds: number; connections: number; headers: Record<string, string> },
 ): Promise<ConstantRateResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
+  // FIFO: every socket of the pool takes its turn, so none sits idle until the server's keep-alive
+  // timeout (5 s, Node's default) closes it while a request is being written to it (ECONNRESET,
+  // which LIFO, the default, allows when fewer sockets than the pool holds are enough for the rate).
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections, scheduling: 'fifo' });
   const total = Math.round(opts.rate * opts.seconds);
   const latencies: number[] = [];
   let ok = 0;
