@@ -70,9 +70,10 @@ export function createHttpSender(resolve: Resolver, limits: SendLimits = DEFAULT
       }
       const secure = url.protocol === 'https:';
       const body = Buffer.from(request.body);
+      const agents = agentsFor(request.policy);
       const req = (secure ? https : http).request(url, {
         method: 'POST',
-        agent: secure ? agentsFor(request.policy).https : agentsFor(request.policy).http,
+        agent: secure ? agents.https : agents.http,
         headers: { ...request.headers, 'content-type': 'application/json', 'content-length': String(body.length) },
         lookup: guardedLookup(request.policy, resolve) as unknown as http.RequestOptions['lookup'],
       });

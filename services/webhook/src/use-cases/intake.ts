@@ -15,7 +15,8 @@
 // (GetListing): when the cache holds that version, it has every change committed before the
 // question, so an event that happened before it is decided at once (issue 17: the common case
 // pays no settle window). No answer, or a version the cache does not hold yet: held as above.
-// An event that no enabled subscription of its workspace wants is neither decided nor held.
+// An event that would be held, or asked about, and that no enabled subscription of its workspace
+// wants is neither: no_subscriber.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId, type DocumentStore, type Logger, type Tx } from '@vrp/platform';
 import { LRUCache } from 'lru-cache';
@@ -130,11 +131,14 @@ export class EventIntake {
     if (incoming.activity) await this.deps.cache.apply(incoming.activity);
     const event = decidable(incoming);
     if (isActivityEvent(event.type)) return this.enqueue(event);
-    // An event that no enabled subscription of its workspace wants is neither decided (no
-    // question to the listing service) nor held: it would be dropped as no_subscriber anyway. The
-    // enqueue reads the subscriptions again, in its transaction.
-    if (!(await this.wanted(event))) return 'no_subscriber';
-    const decision = await this.decide(event);
+    let decision = this.byCache(event);
+    if (decision.kind === 'hold') {
+      // Only now would the event cost a question to the listing service, then maybe a hold: not
+      // for an event that no enabled subscription of its workspace wants (no_subscriber at the
+      // enqueue anyway, which reads the subscriptions again in its transaction).
+      if (!(await this.deps.subscriptions.anyEnabledFor(event.workspaceId, event.type))) return 'no_subscriber';
+      decision = await this.confirmed(event);
+    }
     switch (decision.kind) {
       case 'deliver':
         return this.enqueue(event);
@@ -150,16 +154,25 @@ export class EventIntake {
     }
   }
 
-  /** Whether an enabled subscription of the event's workspace subscribes to its type now. */
-  private async wanted(event: DecidableEvent): Promise<boolean> {
-    return this.deps.subscriptions.anyEnabledFor(event.workspaceId, event.type);
-  }
-
   /** By the cache; when that would hold the event, by the cache confirmed by the listing service. */
   private async decide(event: DecidableEvent): Promise<ActivityDecision> {
-    const known = () => event.listingIds.map((id) => this.deps.cache.activityAt(event.workspaceId, id, event.occurredAt));
-    const decision = decideByActivity(known(), this.deps.windows);
-    if (decision.kind !== 'hold') return decision;
+    const decision = this.byCache(event);
+    return decision.kind === 'hold' ? this.confirmed(event) : decision;
+  }
+
+  /** The cache's activity knowledge of the event's listings at the time it happened. */
+  private known(event: DecidableEvent): ActivityKnowledge[] {
+    return event.listingIds.map((id) => this.deps.cache.activityAt(event.workspaceId, id, event.occurredAt));
+  }
+
+  /** By the cache alone. */
+  private byCache(event: DecidableEvent): ActivityDecision {
+    return decideByActivity(this.known(event), this.deps.windows);
+  }
+
+  /** By the cache, confirmed by the listing service for each listing whose answer is not settled. */
+  private async confirmed(event: DecidableEvent): Promise<ActivityDecision> {
+    const known = () => this.known(event);
     const asked = await Promise.all(event.listingIds.map((id, i) => (known()[i]!.settled ? null : this.confirm(event.workspaceId, id, event.occurredAt))));
     // The cache may have moved during the calls: judge by what it holds now.
     const knowledge: ActivityKnowledge[] = known().map((k, i) => {
