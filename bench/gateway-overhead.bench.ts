@@ -15,13 +15,16 @@
 // client; and for every process (and the client) over that window its event-loop delay, GC
 // pauses and time waiting for a core (support/loop-delay.ts): where a tail comes from. And, for
 // reference, the bare handler at half of its own req/s: what the p99 target asks of any server on
-// this machine with this client.
+// this machine with this client. Each process's CPU per request and busy share at half load, and,
+// measured first, the host's idle penalty (support/idle-penalty.ts): at half the wrk rate a process
+// is busy 0.5 x (its CPU per request alone / in a wrk stream), a factor this host sets.
 // Targets: ratio >= 0.40, p99 at half load <= 15 ms. Bounded: about 4 minutes (one layout: 2.5).
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { startChild, stopChild } from './support/child';
 import { runConstantRate, runWrk, type ConstantRateResult, type WrkResult } from './support/load';
+import { measureIdlePenalty } from './support/idle-penalty';
 import { LoopDelayWindow, loopDelayOf, type LoopDelayReport } from './support/loop-delay';
 
 // Four rounds of 5 s rather than two of 10: the host's speed drifts by 30-40 % within a minute
@@ -79,7 +82,11 @@ interface Layout {
 }
 
 type Measured = WrkResult & { cpuMsPerRequest: Record<string, number> };
-type AtRate = ConstantRateResult & { loopDelay: Record<string, LoopDelayReport | undefined> };
+type AtRate = ConstantRateResult & {
+  loopDelay: Record<string, LoopDelayReport | undefined>;
+  /** Per server process over the window: CPU per request and the share of the window it was busy. */
+  cpu: Record<string, { msPerRequest: number; busy: number }>;
+};
 
 /** The client's own process, measured like the servers': a stalled client would show as latency. */
 const clientWindow = new LoopDelayWindow();
@@ -91,10 +98,19 @@ const clientWindow = new LoopDelayWindow();
 async function atConstantRate(url: string, headers: Record<string, string>, rate: number, children: Record<string, ChildProcess>): Promise<AtRate> {
   await Promise.all(Object.values(children).map((c) => loopDelayOf(c, 'reset')));
   clientWindow.reset();
+  const cpuBefore = Object.fromEntries(Object.entries(children).map(([name, c]) => [name, cpuMsOf(c.pid!)]));
+  const start = performance.now();
   const result = await runConstantRate(url, { rate, seconds: RATE_SECONDS, connections: CONNECTIONS, headers });
+  const elapsed = performance.now() - start;
+  const cpu = Object.fromEntries(
+    Object.entries(children).map(([name, c]) => {
+      const used = cpuMsOf(c.pid!) - cpuBefore[name]!;
+      return [name, { msPerRequest: used / result.sent, busy: used / elapsed }];
+    }),
+  );
   const client = clientWindow.read();
   const servers = await Promise.all(Object.entries(children).map(async ([name, c]) => [name, await loopDelayOf(c, 'read')] as const));
-  return { ...result, loopDelay: { ...Object.fromEntries(servers), client } };
+  return { ...result, cpu, loopDelay: { ...Object.fromEntries(servers), client } };
 }
 
 const constantRateBrief = (r: AtRate) => ({
@@ -106,11 +122,15 @@ const constantRateBrief = (r: AtRate) => ({
   p50_ms: round2(r.latencyMs.p50),
   p99_ms: round2(r.latencyMs.p99),
   max_ms: round2(r.latencyMs.max),
+  cpu_ms_per_request: Object.fromEntries(Object.entries(r.cpu).map(([name, c]) => [name, round3(c.msPerRequest)])),
+  busy_percent: Object.fromEntries(Object.entries(r.cpu).map(([name, c]) => [name, Math.round(c.busy * 100)])),
   loop_delay_and_gc: r.loopDelay,
 });
 
 async function main(): Promise<void> {
   const loadBefore = loadavg().map(round2);
+  // Measured first, while nothing else runs: what the host charges for work after an idle pause.
+  const idlePenalty = await measureIdlePenalty();
   const children: ChildProcess[] = [];
   const started = async <T>(script: string, stdout: 'ignore' | 'inherit', message?: unknown) => {
     const c = await startChild<T>(script, stdout, message);
@@ -215,7 +235,12 @@ async function main(): Promise<void> {
           `floor: bare handler at the same rate ${round2(floor.latencyMs.p99)} ms), ` +
           `CPU/request ${Object.entries(cpu)
             .map(([name, ms]) => `${name} ${ms} ms`)
-            .join(' + ')}`,
+            .join(' + ')}; ` +
+          // A request that arrives alone costs more than one of a wrk stream (the host's idle
+          // penalty, below): at half the wrk rate, busy = 0.5 x that factor.
+          `at half load ${Object.entries(halfLoad.cpu)
+            .map(([name, c]) => `${name} ${Math.round(c.busy * 100)} % busy, ${round3(c.msPerRequest)} ms/request (x${round2(c.msPerRequest / cpu[name]!)})`)
+            .join(', ')}`,
       );
     }
     const report = {
@@ -227,13 +252,18 @@ async function main(): Promise<void> {
       },
       load_average_before: loadBefore,
       load_average_after: loadavg().map(round2),
+      host_idle_penalty: idlePenalty,
       response_bytes: Buffer.byteLength(body),
       bare: { req_per_s: Math.round(bareRps), rounds: bareRounds.map(brief), half_of_its_own_load: constantRateBrief(bareHalfLoad) },
       results: reports,
       targets: { ratio: TARGET_RATIO, p99_at_half_load_ms: TARGET_P99_MS },
     };
     console.log(JSON.stringify(report, null, 2));
-    headline.push(`reference: the bare handler at half of its own req/s (${bareHalfLoad.rate}/s): p99 ${round2(bareHalfLoad.latencyMs.p99)} ms`);
+    headline.push(
+      `reference: the bare handler at half of its own req/s (${bareHalfLoad.rate}/s): p99 ${round2(bareHalfLoad.latencyMs.p99)} ms, ` +
+        `${Math.round(bareHalfLoad.cpu.bare!.busy * 100)} % busy; host: ${idlePenalty.work_kib} KiB of work after ${idlePenalty.idle_ms} ms idle ` +
+        `costs x${idlePenalty.factor} (${idlePenalty.after_idle_us} us against ${idlePenalty.back_to_back_us} back to back)`,
+    );
     console.log(`HEADLINE gateway-overhead (load ${loadBefore[0]}): ${headline.join('; ')}`);
     if (errors > 0) throw new Error(`${errors} requests failed: the figures above are not valid`);
   } finally {
