@@ -172,10 +172,10 @@ export class EventIntake {
 
   /** By the cache, confirmed by the listing service for each listing whose answer is not settled. */
   private async confirmed(event: DecidableEvent): Promise<ActivityDecision> {
-    const known = () => this.known(event);
-    const asked = await Promise.all(event.listingIds.map((id, i) => (known()[i]!.settled ? null : this.confirm(event.workspaceId, id, event.occurredAt))));
+    const before = this.known(event);
+    const asked = await Promise.all(event.listingIds.map((id, i) => (before[i]!.settled ? null : this.confirm(event.workspaceId, id, event.occurredAt))));
     // The cache may have moved during the calls: judge by what it holds now.
-    const knowledge: ActivityKnowledge[] = known().map((k, i) => {
+    const knowledge: ActivityKnowledge[] = this.known(event).map((k, i) => {
       const id = event.listingIds[i]!;
       return k.settled
         ? k
