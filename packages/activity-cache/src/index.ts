@@ -179,12 +179,15 @@ export class ListingActivityCache {
         },
       );
     if (stale) {
+      // Another instance of this service stored this change (or a newer one) first: this
+      // instance still learns it, and tells its own listeners when it is news here.
       const stored = await this.docs.findOne({ _id: event.listingId });
       if (stored?.deleted) {
         this.deleted.add(stored._id);
         this.forget(stored.workspaceId, stored._id);
       } else if (stored) {
-        this.remember(fromDoc(stored));
+        const current = this.remember(fromDoc(stored));
+        if (!known || current.version > known.version) for (const listener of this.listeners) listener(current);
       }
       return;
     }

@@ -31,7 +31,17 @@ export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env: Record<s
 
 /** Reusable pieces of service configs. */
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
-export const address = () => z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port');
+/**
+ * A gRPC target of a service: `host:port` or `dns:///host:port` (resolved, every address used:
+ * a Kubernetes headless Service), or `ipv4:ip:port[,ip:port...]` (a fixed list of instances).
+ */
+export const address = () =>
+  z
+    .string()
+    .regex(
+      /^(?:(?:dns:\/\/\/)?[\w.-]+:\d{1,5}|ipv4:\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:,\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})*)$/,
+      'must be host:port, dns:///host:port or ipv4:ip:port[,ip:port...]',
+    );
 
 /**
  * Where the embedded stack keeps its data (`pnpm start`): a directory per database and one for

@@ -47,6 +47,7 @@ export async function startServiceBase<D extends ServiceDeps>(name: string, give
         opsPort: deps.opsPort,
         host: deps.host,
         inProcess: deps.inProcessCalls ?? false,
+        ...(deps.grpcMaxConnectionAgeMs ? { maxConnectionAgeMs: deps.grpcMaxConnectionAgeMs } : {}),
         services: [...services, deadLetterService(consumers)],
         checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
         logger: deps.logger,

@@ -1,5 +1,6 @@
 // What every service's main.ts does, once: parse and check its config, open its engines, start
 // it with the addresses of the services it calls, and stop it on SIGTERM within a bound.
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { createBus } from './bus';
 import type { EventBus } from './bus/port';
@@ -7,6 +8,7 @@ import { address, checkEngineConfig, engineConfig, loadConfigOrExit, port } from
 import { consumerRetryConfig, consumerRetryFrom, type RetryPolicy } from './consumer/runner';
 import { createLogger, type Logger } from './logging';
 import { outboxConfig, outboxOptionsFrom, type OutboxOptions } from './outbox';
+import { CONNECTION_AGE } from './grpc/server';
 import { runMain, stopOnSignals, type RunningService } from './service';
 import { createStore } from './store';
 import type { DocumentStore } from './store/port';
@@ -51,7 +53,27 @@ export interface ServiceDeps {
    * embedded stack, where the gateway and every service share one process. Default false.
    */
   inProcessCalls?: boolean;
+  /**
+   * This instance among the replicas of the service (INSTANCE_ID, else the pod's HOSTNAME): names
+   * the consumer groups that must see every message (perInstanceGroup). Default: a random id.
+   */
+  instanceId?: string;
+  /** How long a client connection to this instance's gRPC server lives (GRPC_MAX_CONNECTION_AGE_MS). */
+  grpcMaxConnectionAgeMs?: number;
 }
+
+/**
+ * The consumer group of a consumer that feeds a per-instance cache or decision (listing
+ * activity): one group per instance, so every instance sees every message. A consumer that does
+ * work (apply a change, send a webhook) keeps the service's one group instead and shares its
+ * partitions with the other instances, so each piece of work is done once.
+ */
+export function perInstanceGroup(groupId: string, deps: Pick<ServiceDeps, 'instanceId'>): string {
+  return `${groupId}.${deps.instanceId ?? RANDOM_INSTANCE}`;
+}
+
+/** The instance id of a process that was given none. */
+const RANDOM_INSTANCE = `i${randomBytes(6).toString('hex')}`;
 
 /**
  * The config every service reads: `<PREFIX>_GRPC_PORT`, `<PREFIX>_OPS_PORT`, `<PREFIX>_MONGO_DB`,
@@ -66,8 +88,19 @@ export function serviceConfigSchema(prefix: string, defaults: { grpc: number; op
     ...addressConfig,
     ...outboxConfig,
     ...consumerRetryConfig,
+    ...instanceConfig,
   });
 }
+
+/** This instance among the replicas of a service (ServiceDeps.instanceId, grpcMaxConnectionAgeMs). */
+export const instanceConfig = {
+  /** Names the per-instance consumer groups; default the HOSTNAME (a Kubernetes pod's name). */
+  INSTANCE_ID: z
+    .string()
+    .regex(/^[\w.-]{1,100}$/, 'letters, digits, ".", "_" and "-" only (at most 100)')
+    .optional(),
+  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1000).default(CONNECTION_AGE.maxAgeMs),
+};
 
 export interface ServiceConfig {
   grpcPort: number;
@@ -80,6 +113,8 @@ export interface ServiceConfig {
   addresses: ServiceAddresses;
   outbox: Partial<OutboxOptions>;
   consumerRetry: Partial<RetryPolicy>;
+  instanceId: string | undefined;
+  grpcMaxConnectionAgeMs: number;
 }
 
 export function parseServiceConfig(
@@ -98,6 +133,8 @@ export function parseServiceConfig(
     addresses: addressesFrom(common),
     outbox: outboxOptionsFrom(z.object(outboxConfig).parse(parsed)),
     consumerRetry: consumerRetryFrom(z.object(consumerRetryConfig).parse(parsed)),
+    instanceId: (parsed.INSTANCE_ID as string | undefined) ?? hostnameInstance(env.HOSTNAME),
+    grpcMaxConnectionAgeMs: parsed.GRPC_MAX_CONNECTION_AGE_MS as number,
   };
 }
 
@@ -127,6 +164,8 @@ export function serviceMain(opts: {
       addresses: config.addresses,
       outbox: config.outbox,
       consumerRetry: config.consumerRetry,
+      ...(config.instanceId ? { instanceId: config.instanceId } : {}),
+      grpcMaxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
     });
     stopOnSignals(async () => {
       await running.stop();
@@ -134,6 +173,11 @@ export function serviceMain(opts: {
       await store.close();
     }, logger);
   });
+}
+
+/** A HOSTNAME usable as an instance id (a pod's name is), else none. */
+function hostnameInstance(hostname: string | undefined): string | undefined {
+  return hostname && /^[\w.-]{1,100}$/.test(hostname) ? hostname : undefined;
 }
 
 /** The default addresses (every service on localhost at its default port). */

@@ -20,6 +20,8 @@ export async function startService(opts: {
   host?: string;
   /** The gRPC server also takes calls from clients of this process without the network. */
   inProcess?: boolean;
+  /** Age of a client connection before the server asks it to go away (grpc/server.ts). */
+  maxConnectionAgeMs?: number;
   services: ServiceRegistration[];
   checks: Record<string, ReadinessCheck>;
   logger: Logger;
@@ -44,6 +46,7 @@ export async function startService(opts: {
       services: opts.services,
       logger: opts.logger,
       inProcess: opts.inProcess ?? false,
+      ...(opts.maxConnectionAgeMs ? { maxConnectionAgeMs: opts.maxConnectionAgeMs } : {}),
     });
     ops = await startOpsServer({ port: opts.opsPort, host: opts.host, checks: opts.checks });
   } catch (error) {

@@ -74,10 +74,11 @@ export interface Gateway {
   setDraining(): void;
 }
 
-function workspaceAdminOf(deps: Pick<GatewayDeps, 'store' | 'upstreams' | 'config' | 'clock'>): WorkspaceAdmin {
+function workspaceAdminOf(deps: Pick<GatewayDeps, 'store' | 'upstreams' | 'config' | 'clock'>, cacheScope?: object): WorkspaceAdmin {
+  const scope = cacheScope ? { cacheScope } : {};
   return new WorkspaceAdmin({
-    workspaces: new WorkspaceStore(deps.store),
-    apiKeys: new ApiKeyStore(deps.store),
+    workspaces: new WorkspaceStore(deps.store, scope),
+    apiKeys: new ApiKeyStore(deps.store, scope),
     listing: deps.upstreams.listing,
     apiKeyPepper: deps.config.API_KEY_PEPPER,
     store: deps.store,
@@ -92,8 +93,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let draining = false;
   const publicBaseUrl = () => config.PUBLIC_BASE_URL ?? `http://localhost:${listeningPort}`;
 
-  const admin = workspaceAdminOf(deps);
-  const apiKeys = new ApiKeyStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
+  // This gateway's caches of keys and workspaces: a change made through it evicts them at once;
+  // other replicas see it when their entries expire (API_KEY_CACHE_TTL_MS).
+  const cacheScope = {};
+  const admin = workspaceAdminOf(deps, cacheScope);
+  const apiKeys = new ApiKeyStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, cacheScope });
   const idempotencyStore = new IdempotencyStore(deps.store, deps.clock);
 
   // The document describes the route table, which includes the route serving the document.
@@ -135,7 +139,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     idempotencyStore,
     logger,
     validateResponses: deps.validateResponses ?? false,
-    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS }), config, logger }),
+    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, cacheScope }), config, logger }),
     concurrency: new WorkspaceConcurrency(),
   });
   app.use(unmatchedRequests([...routes.map(({ method, path }) => ({ method, path })), ...PAGE_ENDPOINTS]));

@@ -4,7 +4,7 @@
 // listing service (a listing's PMS) and the pms-adapter (RelayWrite) for PMS writes.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { TOPICS } from '@vrp/contracts';
-import { AppliedRequests, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { ListingAccess } from './ports/access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';
@@ -33,7 +33,7 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const migrated = await guests.migrateEmbeddedLinks();
   if (migrated > 0) deps.logger.info({ profiles: migrated }, 'guest reservation links moved to their own collection');
   const messagingStore = new MessagingStore(deps.store);
-  const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: LISTING_ACTIVITY_GROUP, logger: deps.logger });
+  const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: perInstanceGroup(LISTING_ACTIVITY_GROUP, deps), logger: deps.logger });
   await cache.start();
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
   const access = new ListingAccess(cache, (workspaceId, id) => pms.resolveListingId(workspaceId, id));

@@ -2,7 +2,7 @@
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing, TOPICS } from '@vrp/contracts';
 import { connectPmsRelay, type PmsRelay } from '@vrp/pms-relay';
-import { AppliedRequests, createUpstream, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, createUpstream, perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
@@ -30,7 +30,7 @@ export const ACTIVITY_GROUP = 'reservation-listing-activity';
 export async function startReservationService(given: ReservationServiceDeps): Promise<RunningService> {
   const { deps, outbox, consumers, serve } = await startServiceBase('reservation', given, { topics: [TOPICS.reservationEvents] });
   const reservations = new ReservationStore(deps.store);
-  const activity = new ListingActivityCache({ store: deps.store, consumers, groupId: ACTIVITY_GROUP, logger: deps.logger });
+  const activity = new ListingActivityCache({ store: deps.store, consumers, groupId: perInstanceGroup(ACTIVITY_GROUP, deps), logger: deps.logger });
   await activity.start();
 
   const listingUpstream = deps.listings ? null : createUpstream(listing.ListingServiceClient, { name: 'listing', address: deps.addresses.listing });

@@ -3,7 +3,7 @@
 // local activity cache decides suppression and the replay 403.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
-import { AppliedRequests, createUpstream, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests, createUpstream, perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
 import { systemClock, type WebhookClock } from './ports/clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';
@@ -65,7 +65,7 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   const subscriptions = new SubscriptionStore(deps.store);
   const deliveries = new DeliveryStore(deps.store);
 
-  const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: ACTIVITY_CACHE_GROUP, logger: deps.logger });
+  const cache = new ListingActivityCache({ store: deps.store, consumers, groupId: perInstanceGroup(ACTIVITY_CACHE_GROUP, deps), logger: deps.logger });
   await cache.start();
 
   const scheduler = new DeliveryScheduler({

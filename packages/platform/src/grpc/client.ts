@@ -48,27 +48,76 @@ export interface Upstream<C> {
   close(): void;
 }
 
+/**
+ * Methods that only read: safe to send again to another instance when the first could not take
+ * them (UNAVAILABLE: the instance stopped or its connection broke). Every other method writes
+ * and is never retried by the channel: a write that may have run is the caller's to retry, with
+ * its idempotency key.
+ */
+export const READ_METHOD = /^(Get|List|Resolve|Find|Quote)[A-Z]/;
+
+/** How many times a read is attempted in all (the first try included) when an instance is unavailable. */
+const READ_ATTEMPTS = 3;
+
+/**
+ * The channel of an upstream. `address` is a gRPC target: `host:port` or `dns:///host:port` (a
+ * Kubernetes headless Service: one address per ready pod) or `ipv4:a:p,b:p` (the embedded stack's
+ * instances). Calls are balanced per call over every address (`round_robin`), not pinned to the
+ * first connection; reads are retried on another instance when one is unavailable; keepalive
+ * pings find a dead connection before a call does. The server ages its connections out
+ * (grpc/server.ts), so the client resolves the name again and a new instance gets traffic.
+ */
+export function channelOptions(definition: grpc.ServiceDefinition | undefined): Partial<grpc.ClientOptions> {
+  const reads = Object.values(definition ?? {})
+    .map((method) => /^\/([^/]+)\/([^/]+)$/.exec(method.path))
+    .filter((match): match is RegExpExecArray => match !== null && READ_METHOD.test(match[2]!))
+    .map((match) => ({ service: match[1]!, method: match[2]! }));
+  const serviceConfig = {
+    loadBalancingConfig: [{ round_robin: {} }],
+    methodConfig: reads.length
+      ? [
+          {
+            name: reads,
+            retryPolicy: {
+              maxAttempts: READ_ATTEMPTS,
+              initialBackoff: '0.02s',
+              maxBackoff: '0.2s',
+              backoffMultiplier: 2,
+              retryableStatusCodes: ['UNAVAILABLE'],
+            },
+          },
+        ]
+      : [],
+  };
+  return {
+    'grpc.service_config': JSON.stringify(serviceConfig),
+    // Reconnect quickly after an upstream restarts.
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 2000,
+    // A connection silent for 30 s is pinged; no answer in 10 s closes it (a vanished pod).
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.keepalive_permit_without_calls': 1,
+    // No channelz service is exposed: its per-call bookkeeping (counters, timestamps, trackers
+    // on channel, subchannel and transport) would be paid on every call for nothing.
+    'grpc.enable_channelz': 0,
+  };
+}
+
 const BREAKER_CODES = new Set<string>(['service_unavailable', 'upstream_timeout']);
 
 export function createUpstream<C extends grpc.Client>(
   ClientCtor: new (address: string, credentials: grpc.ChannelCredentials, options?: Partial<grpc.ClientOptions>) => C,
   opts: UpstreamOptions,
 ): Upstream<C> {
-  const client = new ClientCtor(opts.address, grpc.credentials.createInsecure(), {
-    // Reconnect quickly after an upstream restarts.
-    'grpc.initial_reconnect_backoff_ms': 200,
-    'grpc.max_reconnect_backoff_ms': 2000,
-    // No channelz service is exposed: its per-call bookkeeping (counters, timestamps, trackers
-    // on channel, subchannel and transport) would be paid on every call for nothing (issue 17).
-    'grpc.enable_channelz': 0,
-  });
+  const definition = (ClientCtor as { service?: grpc.ServiceDefinition }).service;
+  const client = new ClientCtor(opts.address, grpc.credentials.createInsecure(), channelOptions(definition));
   const defaultDeadline = opts.deadlineMs ?? 5000;
   const resetTimeout = opts.breaker?.resetTimeoutMs ?? 5000;
 
   // A server of this process that takes in-process calls answers without the network
   // (grpc/in-process.ts); the method's path is the ts-proto client's service definition's.
   const port = loopbackPort(opts.address);
-  const definition = (ClientCtor as { service?: grpc.ServiceDefinition }).service;
 
   const invoke = (method: string, request: unknown, deadlineMs: number): Promise<unknown> =>
     new Promise((resolve, reject) => {

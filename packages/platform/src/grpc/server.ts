@@ -32,6 +32,13 @@ export function service<D extends grpc.ServiceDefinition>(definition: D, handler
 /** The server's receive limit (grpc.max_receive_message_length), over the network or in process. */
 const MAX_RECEIVE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Connection ageing: a client connection lives at most `maxAgeMs` (GRPC_MAX_CONNECTION_AGE_MS),
+ * then its calls in flight get `graceMs`, more than the longest deadline of a call (the gateway's
+ * 3 s, a PMS relay's 10 s), to finish.
+ */
+export const CONNECTION_AGE = { maxAgeMs: 30_000, graceMs: 15_000 };
+
 export interface GrpcServerHandle {
   port: number;
   server: grpc.Server;
@@ -83,9 +90,23 @@ export async function startGrpcServer(opts: {
   logger: Logger;
   /** Also take calls from clients of this process without the network (grpc/in-process.ts). */
   inProcess?: boolean;
+  /** Age after which a client connection is asked to go away (default CONNECTION_AGE.maxAgeMs). */
+  maxConnectionAgeMs?: number;
 }): Promise<GrpcServerHandle> {
-  // No channelz service is exposed: its per-call bookkeeping is off (see grpc/client.ts).
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES, 'grpc.enable_channelz': 0 });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
+    // No channelz service is exposed: its per-call bookkeeping is off (see grpc/client.ts).
+    'grpc.enable_channelz': 0,
+    // Connections are long-lived HTTP/2: a client balances its calls over the connections it has,
+    // so an instance added by a scale-up gets no call until clients reconnect. Aging connections
+    // out (GOAWAY, then the calls in flight finish within the grace) makes every client resolve
+    // the name again and spread over the instances it finds.
+    'grpc.max_connection_age_ms': opts.maxConnectionAgeMs ?? CONNECTION_AGE.maxAgeMs,
+    'grpc.max_connection_age_grace_ms': CONNECTION_AGE.graceMs,
+    // Pings of idle connections find a vanished client; clients ping too (grpc/client.ts).
+    'grpc.keepalive_time_ms': 60_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+  });
   const local = new Map<string, InProcessMethod>();
   for (const svc of opts.services) {
     const impl: grpc.UntypedServiceImplementation = {};

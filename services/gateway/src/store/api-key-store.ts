@@ -25,10 +25,10 @@ export class ApiKeyStore {
 
   constructor(
     store: DocumentStore,
-    private readonly opts: { cacheTtlMs?: number; now?: () => number } = {},
+    private readonly opts: { cacheTtlMs?: number; now?: () => number; cacheScope?: object } = {},
   ) {
     this.keys = store.collection<ApiKeyDoc>({ name: 'api_keys', schema: apiKeySchema });
-    this.cache = readCacheOf(store, 'verified-api-keys', API_KEY_CACHE_MAX_ENTRIES);
+    this.cache = readCacheOf(opts.cacheScope ?? store, 'verified-api-keys', API_KEY_CACHE_MAX_ENTRIES);
   }
 
   /**

@@ -61,12 +61,16 @@ export class ReadCache<V> {
   }
 }
 
-const caches = new WeakMap<DocumentStore, Map<string, ReadCache<unknown>>>();
+const caches = new WeakMap<object, Map<string, ReadCache<unknown>>>();
 
-/** The cache named `name` of this store object (created on first use). */
-export function readCacheOf<V>(store: DocumentStore, name: string, maxEntries: number): ReadCache<V> {
-  let byName = caches.get(store);
-  if (!byName) caches.set(store, (byName = new Map()));
+/**
+ * The cache named `name` of this scope (created on first use): a gateway instance's own (each
+ * replica caches apart, as separate processes do), or the store object's where no gateway
+ * instance is involved.
+ */
+export function readCacheOf<V>(scope: DocumentStore | object, name: string, maxEntries: number): ReadCache<V> {
+  let byName = caches.get(scope);
+  if (!byName) caches.set(scope, (byName = new Map()));
   let cache = byName.get(name);
   if (!cache) byName.set(name, (cache = new ReadCache<unknown>(maxEntries)));
   return cache as ReadCache<V>;

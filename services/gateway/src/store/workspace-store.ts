@@ -45,10 +45,10 @@ export class WorkspaceStore {
 
   constructor(
     store: DocumentStore,
-    private readonly opts: { cacheTtlMs?: number; now?: () => number } = {},
+    private readonly opts: { cacheTtlMs?: number; now?: () => number; cacheScope?: object } = {},
   ) {
     this.workspaces = store.collection<WorkspaceDoc>({ name: 'workspaces', schema: workspaceSchema });
-    this.cache = readCacheOf(store, 'workspaces', WORKSPACE_CACHE_MAX_ENTRIES);
+    this.cache = readCacheOf(opts.cacheScope ?? store, 'workspaces', WORKSPACE_CACHE_MAX_ENTRIES);
   }
 
   /** The workspace, from the cache while its entry is fresh (admission of a request). */
