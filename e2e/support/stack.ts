@@ -41,9 +41,19 @@ function call<T>(baseUrl: string, method: string, path: string, body: unknown, h
   });
 }
 
-/** The embedded stack on free ports; `demoPms` also connects the demo workspace to the simulated PMS-A. */
-export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadlineMs?: number } = {}): Promise<TestStack> {
-  const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...opts });
+/**
+ * Instances of every service and of the gateway in the whole-stack tests: two, as production runs
+ * them (E2E_REPLICAS overrides it).
+ */
+export const E2E_REPLICAS = Number(process.env.E2E_REPLICAS ?? 2);
+
+/**
+ * The embedded stack on free ports, with E2E_REPLICAS instances of every service (the gateway's
+ * replicas behind a balancer at `baseUrl`); `demoPms` also connects the demo workspace to the
+ * simulated PMS-A.
+ */
+export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadlineMs?: number; replicas?: number } = {}): Promise<TestStack> {
+  const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', replicas: E2E_REPLICAS, ...opts });
   const demo = stack.demo!;
   return {
     stack,

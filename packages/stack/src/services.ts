@@ -50,9 +50,31 @@ function starters(pms: PmsSettings, webhookClock?: WebhookClock, webhookLeaseMs?
 }
 
 export interface StartedServices {
+  /** The first instance of each service. */
   running: Record<ServiceName, RunningService>;
+  /** Every instance of each service, in start order. */
+  instances: Record<ServiceName, RunningService[]>;
   stores: Record<ServiceName, DocumentStore>;
   addresses: ServiceAddresses;
+  /**
+   * Stops one instance as Kubernetes does (SIGTERM: not ready, drain, leave its groups, hand its
+   * leases over) and starts it again on the same ports with the same instance id: one step of a
+   * rolling restart.
+   */
+  restart(name: ServiceName, index: number): Promise<RunningService>;
+}
+
+/** Port of instance `index` of a service with fixed ports: the default, then 100 apart. */
+const REPLICA_PORT_STEP = 100;
+
+/**
+ * How a client reaches the instances at `ports`: one `host:port`, or every instance as an
+ * `ipv4:` list that the client balances over per call (round_robin), as it balances over the pods
+ * of a headless Service in production.
+ */
+function targetOf(host: string, ports: number[]): string {
+  const ip = host === '0.0.0.0' || host === 'localhost' ? '127.0.0.1' : host;
+  return ports.length === 1 ? `${ip}:${ports[0]}` : `ipv4:${ports.map((p) => `${ip}:${p}`).join(',')}`;
 }
 
 export async function startServices(opts: {
@@ -72,13 +94,25 @@ export async function startServices(opts: {
   webhookLeaseMs?: number;
   /** The services answer this process's gRPC clients without the network (StackOptions.grpcInProcess). */
   inProcessCalls: boolean;
+  /** Instances of every service (default 1); they share the service's store and the bus. */
+  replicas?: number;
+  /** Age of a gRPC client connection before a server asks it to go away (GRPC_MAX_CONNECTION_AGE_MS). */
+  grpcMaxConnectionAgeMs?: number;
 }): Promise<StartedServices> {
   const STARTERS = starters(opts.pms, opts.webhookClock, opts.webhookLeaseMs);
-  const ports = {} as Record<ServiceName, { grpc: number; ops: number }>;
+  const replicas = opts.replicas ?? 1;
+  const ports = {} as Record<ServiceName, Array<{ grpc: number; ops: number }>>;
   for (const name of SERVICE_NAMES) {
-    ports[name] = opts.ephemeralPorts ? { grpc: await freePort(opts.host), ops: 0 } : DEFAULT_PORTS[name];
+    ports[name] = [];
+    for (let i = 0; i < replicas; i++) {
+      ports[name].push(
+        opts.ephemeralPorts
+          ? { grpc: await freePort(opts.host), ops: 0 }
+          : { grpc: DEFAULT_PORTS[name].grpc + i * REPLICA_PORT_STEP, ops: DEFAULT_PORTS[name].ops + i * REPLICA_PORT_STEP },
+      );
+    }
   }
-  const at = (name: ServiceName) => `${opts.host}:${ports[name].grpc}`;
+  const at = (name: ServiceName) => targetOf(opts.host, ports[name].map((p) => p.grpc));
   const addresses: ServiceAddresses = {
     listing: at('listing'),
     reservation: at('reservation'),
@@ -88,7 +122,22 @@ export async function startServices(opts: {
   };
 
   const running = {} as Record<ServiceName, RunningService>;
+  const instances = {} as Record<ServiceName, RunningService[]>;
   const stores = {} as Record<ServiceName, DocumentStore>;
+  const startInstance = (name: ServiceName, index: number, opsPort: number) =>
+    STARTERS[name]({
+      store: stores[name],
+      bus: opts.bus,
+      logger: createLogger(replicas > 1 ? `${name}-${index + 1}` : name, opts.logLevel),
+      grpcPort: ports[name][index]!.grpc,
+      opsPort,
+      host: opts.host,
+      addresses,
+      // A list of instances is balanced by the gRPC client over the network, never in process.
+      inProcessCalls: opts.inProcessCalls && replicas === 1,
+      instanceId: `${name}-${index + 1}`,
+      ...(opts.grpcMaxConnectionAgeMs ? { grpcMaxConnectionAgeMs: opts.grpcMaxConnectionAgeMs } : {}),
+    });
   for (const name of SERVICE_NAMES) {
     if (opts.createStore) {
       const store = await opts.createStore(name);
@@ -98,19 +147,30 @@ export async function startServices(opts: {
     } else {
       stores[name] = createMemoryStore();
     }
-    const service = await STARTERS[name]({
-      store: stores[name],
-      bus: opts.bus,
-      logger: createLogger(name, opts.logLevel),
-      grpcPort: ports[name].grpc,
-      opsPort: ports[name].ops,
-      host: opts.host,
-      addresses,
-      inProcessCalls: opts.inProcessCalls,
-    });
-    running[name] = service;
-    // Whatever instance runs under this name at stop time (a test may restart a service in place).
-    opts.onStarted(() => running[name]!.stop());
+    instances[name] = [];
+    for (let i = 0; i < replicas; i++) {
+      const service = await startInstance(name, i, ports[name][i]!.ops);
+      instances[name].push(service);
+      // Whatever instance runs at this index at stop time (restarted in place by a rolling
+      // restart; the first one may be replaced by a test through `running`).
+      opts.onStarted(() => (i === 0 ? running[name] : instances[name][i]!).stop());
+    }
+    running[name] = instances[name][0]!;
   }
-  return { running, stores, addresses };
+  return {
+    running,
+    instances,
+    stores,
+    addresses,
+    async restart(name, index) {
+      const old = instances[name][index];
+      if (!old) throw new Error(`${name} has no instance ${index}`);
+      await old.stop();
+      // The same ops port when it was fixed; a bound ephemeral one is taken again.
+      const service = await startInstance(name, index, old.opsPort);
+      instances[name][index] = service;
+      if (index === 0) running[name] = service;
+      return service;
+    },
+  };
 }

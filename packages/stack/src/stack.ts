@@ -15,6 +15,7 @@ import { startPmsSimulator, SimulatorControl, type PmsSimulator } from '@vrp/pms
 import type { WebhookClock } from '@vrp/webhook';
 import { dataDirIsEmpty } from './data-dir';
 import { seedDemo, seedDemoPmsAccount, type DemoSeed } from './demo';
+import { startBalancer } from './balancer';
 import { startServices, type ServiceName } from './services';
 
 export interface StackOptions {
@@ -55,6 +56,15 @@ export interface StackOptions {
    * over the network, as separate processes do.
    */
   grpcInProcess?: boolean;
+  /**
+   * Instances of every service and of the gateway (default 1), as production runs replicas: each
+   * its own gRPC server, consumers and caches; one store per service shared by its instances; the
+   * gateway's calls balanced over the instances by its gRPC client (round_robin), the gateway's
+   * replicas behind a balancer on `port`. Above 1, calls go over loopback gRPC.
+   */
+  replicas?: number;
+  /** Age of a gRPC connection before a service asks its client to go away (default 30 s). */
+  grpcMaxConnectionAgeMs?: number;
 }
 
 /**
@@ -72,8 +82,21 @@ export interface Stack<B extends EventBus = MemoryEventBus> {
   /** The base of the gateway's absolute links (docs_url), e.g. http://localhost:8080. */
   publicBaseUrl: string;
   adminToken: string;
+  /** The first gateway replica. */
   gateway: RunningGateway;
+  /** Every gateway replica now running (behind the balancer at `baseUrl` when several). */
+  gateways: RunningGateway[];
+  /** The first instance of each service. */
   services: Record<ServiceName, RunningService>;
+  /** Every instance of each service now running. */
+  instances: Record<ServiceName, RunningService[]>;
+  /** Instances of each service and of the gateway. */
+  replicas: number;
+  /**
+   * One step of a rolling restart: stops instance `index` of a service (or gateway replica) as on
+   * SIGTERM (not ready, drained, its groups left and leases handed over) and starts it again.
+   */
+  restart(name: ServiceName | 'gateway', index: number): Promise<RunningService | RunningGateway>;
   /** Where the services' gRPC servers listen (host:port), as the gateway was given them. */
   addresses: ServiceAddresses;
   stores: Record<ServiceName | 'gateway', DocumentStore>;
@@ -119,10 +142,24 @@ export async function startStack(opts: StackOptions = {}, engines?: StackEngines
   }
 }
 
+/** The gateway replicas of a stack, behind a balancer when there are several. */
+interface StackGateways {
+  adminToken: string;
+  gatewayStore: DocumentStore;
+  /** The replicas now running (a restart replaces one in place). */
+  gateways: RunningGateway[];
+  baseUrl: string;
+  demoUpstreams: () => GatewayUpstreams;
+  /** Stops one replica (out of the balancer first, then drained) and starts it again. */
+  restart(index: number): Promise<RunningGateway>;
+}
+
 /**
  * The gateway of a stack over services at `addresses`: its store (embedded unless real engines
  * are given), upstream clients and HTTP server, each registered with `onStarted`. The embedded
  * stack runs it next to the services; `startGatewayProcess` runs it alone (services elsewhere).
+ * With `replicas` above 1, that many gateways share the store, each with its own upstream
+ * channels and caches, behind a balancer on the stack's port (what a Kubernetes Service does).
  */
 async function startStackGateway(
   opts: StackOptions,
@@ -132,8 +169,16 @@ async function startStackGateway(
   onStarted: (undo: () => Promise<void>) => void,
   engines: StackEngines | undefined,
   dataDir: string | null,
-): Promise<{ adminToken: string; gatewayStore: DocumentStore; gateway: RunningGateway; baseUrl: string; demoUpstreams: () => GatewayUpstreams }> {
+): Promise<StackGateways> {
+  const replicas = opts.replicas ?? 1;
   const adminToken = opts.adminToken ?? DEV_ADMIN_TOKEN;
+  const clientHost = host === '0.0.0.0' ? 'localhost' : host;
+  const gatewayStore = engines ? await engines.store('gateway') : createEmbeddedStore('gateway', dataDir ?? undefined);
+  // Real engines hold connections, persisted ones an LMDB environment each.
+  onStarted(() => gatewayStore.close());
+  const balancer = replicas > 1 ? await startBalancer({ host, port: opts.port ?? 8080, backends: [] }) : null;
+  if (balancer) onStarted(() => balancer.close());
+  const publicBaseUrl = opts.publicBaseUrl ?? (balancer ? `http://localhost:${balancer.port}` : undefined);
   const gatewayEnv = {
     GATEWAY_PORT: String(opts.port ?? 8080),
     GATEWAY_HOST: host,
@@ -144,25 +189,65 @@ async function startStackGateway(
     GUEST_ADDR: addresses.guest,
     PMS_ADAPTER_ADDR: addresses.pmsAdapter,
     WEBHOOK_ADDR: addresses.webhook,
-    ...(opts.publicBaseUrl ? { PUBLIC_BASE_URL: opts.publicBaseUrl } : {}),
+    ...(publicBaseUrl ? { PUBLIC_BASE_URL: publicBaseUrl } : {}),
   };
   const config = gatewayConfigSchema.parse({ ...gatewayEnv, ...(opts.upstreamDeadlineMs ? { UPSTREAM_DEADLINE_MS: String(opts.upstreamDeadlineMs) } : {}) });
-  const gatewayStore = engines ? await engines.store('gateway') : createEmbeddedStore('gateway', dataDir ?? undefined);
-  // Real engines hold connections, persisted ones an LMDB environment each.
-  onStarted(() => gatewayStore.close());
-  const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
-  onStarted(async () => closeUpstreams(upstreams));
-  const gateway = await startGateway({ store: gatewayStore, upstreams, config, logger: createLogger('gateway', logLevel) });
-  onStarted(() => gateway.close());
-  const baseUrl = opts.publicBaseUrl ?? `http://${host === '0.0.0.0' ? 'localhost' : host}:${gateway.port}`;
+
+  const gateways: RunningGateway[] = [];
+  const upstreamsOf: GatewayUpstreams[] = [];
+  const startReplica = async (index: number, port: number | undefined): Promise<RunningGateway> => {
+    const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
+    try {
+      const gateway = await startGateway({
+        store: gatewayStore,
+        upstreams,
+        config,
+        logger: createLogger(replicas > 1 ? `gateway-${index + 1}` : 'gateway', logLevel),
+        ...(port === undefined ? {} : { port }),
+      });
+      gateways[index] = gateway;
+      upstreamsOf[index] = upstreams;
+      balancer?.add(gateway.port);
+      return gateway;
+    } catch (error) {
+      closeUpstreams(upstreams);
+      throw error;
+    }
+  };
+  const stopReplica = async (index: number): Promise<void> => {
+    const gateway = gateways[index];
+    if (!gateway) return;
+    // Not ready first: the balancer opens no new connection to it; then it drains.
+    balancer?.remove(gateway.port);
+    await gateway.close();
+    closeUpstreams(upstreamsOf[index]!);
+  };
+  for (let i = 0; i < replicas; i++) {
+    // Behind the balancer every replica takes a free port; alone, the gateway has the stack's.
+    await startReplica(i, balancer ? 0 : undefined);
+    onStarted(() => stopReplica(i));
+  }
+  const baseUrl = opts.publicBaseUrl ?? `http://${clientHost}:${balancer ? balancer.port : gateways[0]!.port}`;
   // Seeding is no client request: it keeps the default deadline when a test shortens the gateway's.
   const demoUpstreams = (): GatewayUpstreams => {
-    if (!opts.upstreamDeadlineMs) return upstreams;
+    if (!opts.upstreamDeadlineMs) return upstreamsOf[0]!;
     const seedUpstreams = createUpstreams(config, gatewayConfigSchema.parse(gatewayEnv).UPSTREAM_DEADLINE_MS);
     onStarted(async () => closeUpstreams(seedUpstreams));
     return seedUpstreams;
   };
-  return { adminToken, gatewayStore, gateway, baseUrl, demoUpstreams };
+  return {
+    adminToken,
+    gatewayStore,
+    gateways,
+    baseUrl,
+    demoUpstreams,
+    async restart(index) {
+      const old = gateways[index];
+      if (!old) throw new Error(`the gateway has no replica ${index}`);
+      await stopReplica(index);
+      return startReplica(index, balancer ? 0 : old.port);
+    },
+  };
 }
 
 /**
@@ -181,7 +266,7 @@ export async function startGatewayProcess(
     for (const step of undo.splice(0).reverse()) await step().catch(() => undefined);
   };
   try {
-    const { adminToken, gateway, baseUrl, demoUpstreams } = await startStackGateway(
+    const { adminToken, gateways, baseUrl, demoUpstreams } = await startStackGateway(
       opts,
       opts.addresses,
       opts.host ?? '127.0.0.1',
@@ -190,6 +275,7 @@ export async function startGatewayProcess(
       undefined,
       null,
     );
+    const gateway = gateways[0]!;
     const demo = await seedDemo({ gateway: gateway.gateway, listing: demoUpstreams().listing });
     return { baseUrl, adminToken, gateway, demo, stop };
   } catch (error) {
@@ -214,7 +300,7 @@ async function boot(
   // The PMSs of this stack: a dev/test simulator, not part of the production services.
   const simulator: PmsSimulator = await startPmsSimulator({ host, port: opts.pmsSimulatorPort ?? (opts.ephemeralPorts ? 0 : 8090) });
   onStarted(() => simulator.close());
-  const { running, stores, addresses } = await startServices({
+  const started = await startServices({
     onStarted,
     bus,
     ephemeralPorts: opts.ephemeralPorts ?? false,
@@ -225,9 +311,14 @@ async function boot(
     ...(opts.webhookClock ? { webhookClock: opts.webhookClock } : {}),
     ...(opts.webhookLeaseMs ? { webhookLeaseMs: opts.webhookLeaseMs } : {}),
     inProcessCalls: opts.grpcInProcess ?? true,
+    replicas: opts.replicas ?? 1,
+    ...(opts.grpcMaxConnectionAgeMs ? { grpcMaxConnectionAgeMs: opts.grpcMaxConnectionAgeMs } : {}),
   });
+  const { running, instances, stores, addresses } = started;
 
-  const { adminToken, gatewayStore, gateway, baseUrl, demoUpstreams } = await startStackGateway(opts, addresses, host, logLevel, onStarted, engines, dataDir);
+  const gateways = await startStackGateway(opts, addresses, host, logLevel, onStarted, engines, dataDir);
+  const { adminToken, gatewayStore, baseUrl, demoUpstreams } = gateways;
+  const gateway = gateways.gateways[0]!;
 
   const pmsControl = new SimulatorControl(simulator.url);
   const seedWanted = opts.seed !== false;
@@ -250,7 +341,11 @@ async function boot(
     publicBaseUrl: gateway.gateway.publicBaseUrl(),
     adminToken,
     gateway,
+    gateways: gateways.gateways,
     services: running,
+    instances,
+    replicas: opts.replicas ?? 1,
+    restart: (name, index) => (name === 'gateway' ? gateways.restart(index) : started.restart(name, index)),
     addresses,
     stores: { ...stores, gateway: gatewayStore },
     bus,

@@ -130,6 +130,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY_HOPS);
   installJsonResponse(app);
+  // A draining gateway still answers what it is asked, then closes the connection: the client
+  // opens its next one to another replica instead of reusing one about to close.
+  app.use((_req, res, next) => {
+    if (draining) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(requestContext(logger));
   mountPages(app, { document: openApiDocument, baseUrl: publicBaseUrl, checks: { store: () => deps.store.ready() }, draining: () => draining });
   mountRoutes(app, routes, {

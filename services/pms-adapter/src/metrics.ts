@@ -16,7 +16,9 @@ let snapshot: { at: number; views: Promise<SyncHealthView[]> } | null = null;
 
 function views(): Promise<SyncHealthView[]> {
   if (!snapshot || Date.now() - snapshot.at > SNAPSHOT_TTL_MS) {
-    const read = Promise.all([...sources].map((s) => s.all())).then((all) => all.flat());
+    // Instances of the service in one process (the embedded stack's replicas) read the same
+    // store: a connection is counted once, as one process of a deployment counts it.
+    const read = Promise.all([...sources].map((s) => s.all())).then((all) => [...new Map(all.flat().map((v) => [v.connectionId, v])).values()]);
     snapshot = { at: Date.now(), views: read.catch(() => []) };
   }
   return snapshot.views;
