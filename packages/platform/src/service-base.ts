@@ -50,6 +50,7 @@ export async function startServiceBase<D extends ServiceDeps>(name: string, give
         ...(deps.grpcMaxConnectionAgeMs ? { maxConnectionAgeMs: deps.grpcMaxConnectionAgeMs } : {}),
         services: [...services, deadLetterService(consumers)],
         checks: { store: () => deps.store.ready(), bus: () => deps.bus.ready(), consumers: watched.ready },
+        stoppedConsumers: watched.stopped,
         logger: deps.logger,
         onStop,
       }),

@@ -155,6 +155,11 @@ export function serviceMain(opts: {
       timeoutMs: config.engines.STORE_TIMEOUT_MS,
     });
     const bus = createBus({ ...config.engines, clientId: opts.name, logger });
+    const stuck = setTimeout(() => {
+      logger.fatal(`${opts.name}: did not start within ${START_TIMEOUT_MS / 1000} s (engines, consumer groups or ports); exiting`);
+      process.exit(1);
+    }, START_TIMEOUT_MS);
+    stuck.unref();
     const running = await opts.start({
       store,
       bus,
@@ -167,13 +172,35 @@ export function serviceMain(opts: {
       ...(config.instanceId ? { instanceId: config.instanceId } : {}),
       grpcMaxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
     });
-    stopOnSignals(async () => {
+    clearTimeout(stuck);
+    const stop = async () => {
+      clearInterval(watchdog);
       await running.stop();
       await bus.close();
       await store.close();
-    }, logger);
+    };
+    stopOnSignals(stop, logger);
+    // A consumer that stopped for any reason but a shutdown (crashed for good, left its group)
+    // leaves this instance unable to do its work: say why and exit non-zero, so the orchestrator
+    // restarts it, instead of serving on without it.
+    const watchdog = setInterval(() => {
+      const stopped = running.stoppedConsumers();
+      if (stopped.length === 0) return;
+      clearInterval(watchdog);
+      logger.fatal({ consumers: stopped }, `${opts.name}: a consumer stopped (${stopped.map((c) => `${c.groupId}: ${c.reason}`).join('; ')}); exiting`);
+      setTimeout(() => process.exit(1), STOP_AFTER_FAILURE_MS).unref();
+      void stop().finally(() => process.exit(1));
+    }, CONSUMER_WATCH_INTERVAL_MS);
+    watchdog.unref();
   });
 }
+
+/** How often a deployed service checks that its consumers still run. */
+const CONSUMER_WATCH_INTERVAL_MS = 1000;
+/** How long an instance whose consumer failed may take to stop before it exits anyway. */
+const STOP_AFTER_FAILURE_MS = 10_000;
+/** A start (engines, consumers joined, servers bound) that takes longer is stuck: say so and exit. */
+const START_TIMEOUT_MS = 60_000;
 
 /** A HOSTNAME usable as an instance id (a pod's name is), else none. */
 function hostnameInstance(hostname: string | undefined): string | undefined {

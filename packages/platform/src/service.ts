@@ -11,6 +11,8 @@ export interface RunningService {
   opsPort: number;
   /** Stops taking work, drains in-flight calls, then runs `onStop` (consumers, engines). */
   stop(): Promise<void>;
+  /** The consumers of this service that no longer run, with the reason (none while it stops). */
+  stoppedConsumers(): Array<{ groupId: string; reason: string }>;
 }
 
 export async function startService(opts: {
@@ -26,6 +28,8 @@ export async function startService(opts: {
   checks: Record<string, ReadinessCheck>;
   logger: Logger;
   onStop?: () => Promise<void>;
+  /** The consumers that no longer run (bus/health.ts); a failed one makes a deployed process exit. */
+  stoppedConsumers?: () => Array<{ groupId: string; reason: string }>;
   shutdownGraceMs?: number;
   /**
    * The service's database: its collections and indexes (registered while the service was built)
@@ -60,6 +64,7 @@ export async function startService(opts: {
     name: opts.name,
     grpcPort: started.port,
     opsPort: ops.port,
+    stoppedConsumers: () => (stopping ? [] : (opts.stoppedConsumers?.() ?? [])),
     stop() {
       stopping ??= (async () => {
         ops.setDraining();

@@ -335,9 +335,12 @@ function startSubscription(consumer: Consumer, options: SubscribeOptions, onStop
   let joined = false;
   const fetchesAfterJoin = new Set<number>();
   const listeners = [
-    consumer.on(consumer.events.GROUP_JOIN, () => {
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
       joined = true;
       fetchesAfterJoin.clear();
+      // A member given no partition (more members than partitions) fetches nothing: it is ready
+      // once it has joined, and takes partitions over at a later rebalance.
+      if (Object.values(event.payload.memberAssignment ?? {}).every((partitions) => partitions.length === 0)) settleReady();
     }),
     consumer.on(consumer.events.FETCH_START, (event) => {
       if (joined) fetchesAfterJoin.add(event.payload.nodeId);
