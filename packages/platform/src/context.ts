@@ -6,6 +6,12 @@ import { randomUUID } from 'node:crypto';
 export interface RequestContext {
   requestId: string;
   workspaceId?: string;
+  /**
+   * When the gateway's answer to the request is due (epoch ms): every gRPC call the gateway makes
+   * for it gets at most the time left (grpc/client.ts). A service's own calls keep their
+   * deadlines: work it started goes on after the gateway answered (its outcome is recorded).
+   */
+  deadline?: number;
 }
 
 /**

@@ -5,6 +5,7 @@
 // failed call.
 import net from 'node:net';
 import { ops } from '@vrp/contracts';
+import { runWithContext } from '../src/context';
 import { AppError } from '../src/errors/app-error';
 import { createUpstream, type Upstream } from '../src/grpc/client';
 import { service, startGrpcServer, type GrpcServerHandle } from '../src/grpc/server';
@@ -207,5 +208,14 @@ describe('gRPC calls over several instances of a service', () => {
     expect(failures).toEqual([]);
     // Each connection comes from its own client port: several means the client reconnected.
     expect(a.peers.size).toBeGreaterThan(1);
+  });
+
+  it("gives a call made for a request at most the request's time left, not the call's own deadline", async () => {
+    const a = await instance({ readDelayMs: 2000 });
+    const c = client(targetOf(a));
+    const started = Date.now();
+    const outcome = await runWithContext({ requestId: 'req_deadline_test', deadline: Date.now() + 200 }, () => read(c).then(() => 'answered', (e: AppError) => e.code));
+    expect(outcome).toBe('upstream_timeout');
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

@@ -12,6 +12,7 @@ import { installJsonResponse } from './http/json-response';
 import { createAppServer } from './http/server';
 import { buildOpenApiDocument, type OpenApiDocument } from './http/openapi';
 import { mountPages, PAGE_ENDPOINTS } from './http/pages';
+import { responseDeadline } from './http/middleware/deadline';
 import { requestContext } from './http/middleware/request-context';
 import { requestState } from './http/request-state';
 import type { Route } from './http/route';
@@ -137,6 +138,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     next();
   });
   app.use(requestContext(logger));
+  app.use(responseDeadline({ deadlineMs: config.UPSTREAM_DEADLINE_MS, baseUrl: publicBaseUrl }));
   mountPages(app, { document: openApiDocument, baseUrl: publicBaseUrl, checks: { store: () => deps.store.ready() }, draining: () => draining });
   mountRoutes(app, routes, {
     apiKeys,
@@ -153,11 +155,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const renderErrors: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     const { appError, expected } = classifyError(err);
     if (!expected) logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    if (res.headersSent) {
+    if (res.headersSent && !res.writableEnded) {
       // Too late for an envelope: cut the response so the client sees a failure, not a truncated success.
       res.destroy();
       return;
     }
+    // Answered already (the response deadline's 504): sendError still hands the outcome to the
+    // idempotency recorder, and the app's res.json drops the envelope.
     sendError(res, appError, requestState(req).context.requestId, publicBaseUrl());
   };
   app.use(renderErrors);

@@ -141,7 +141,9 @@ export function createUpstream<C extends grpc.Client>(
           resolve(res);
         }
       };
-      const deadline = Date.now() + deadlineMs;
+      // The request's deadline bounds every call made for it: a request that makes several
+      // calls answers by its deadline, not by the sum of theirs.
+      const deadline = Math.min(Date.now() + deadlineMs, ctx?.deadline ?? Infinity);
       const path = definition?.[method]?.path;
       if (path !== undefined && callInProcess(port, path, request, md, deadline, done)) return;
       fn.call(client, request, md, { deadline }, done);

@@ -24,7 +24,9 @@ export function toErrorEnvelope(err: AppError, requestId: string, baseUrl: strin
 }
 
 export function sendError(res: Response, err: AppError, requestId: string, baseUrl: string): void {
-  if (err.details.retryAfterSeconds && err.details.retryAfterSeconds > 0) {
+  // After the response deadline's answer the headers are gone; the outcome still reaches res.json
+  // (the idempotency recorder), whose answer is then dropped.
+  if (err.details.retryAfterSeconds && err.details.retryAfterSeconds > 0 && !res.headersSent) {
     res.setHeader('Retry-After', String(Math.ceil(err.details.retryAfterSeconds)));
   }
   res.status(err.httpStatus).json(toErrorEnvelope(err, requestId, baseUrl));

@@ -12,6 +12,9 @@ const expressJson = express.response.json;
 
 export function installJsonResponse(app: express.Express): void {
   app.response.json = function json(this: Response, body?: unknown): Response {
+    // An answer already went out (the response deadline's 504): a late one is dropped, while
+    // whatever wraps res.json (the idempotency recorder) still sees the real outcome.
+    if (this.headersSent) return this;
     const status = this.statusCode;
     // A conditional request (If-None-Match, If-Modified-Since) keeps Express's own freshness check.
     const conditional = this.req.headers['if-none-match'] !== undefined || this.req.headers['if-modified-since'] !== undefined;
