@@ -10,9 +10,13 @@ import { created } from '../src/http/route';
 import { bearer, provision, request, type ErrorBody, useGateway } from './harness';
 
 const DEADLINE_MS = 400;
-let executions = 0;
-let finishSlow: () => void = () => undefined;
-let finished = false;
+/** Executions started and finished, by the item written. */
+const started = new Map<string, number>();
+const finished = new Set<string>();
+const waiting: Array<() => void> = [];
+const finishSlow = () => {
+  for (const finish of waiting.splice(0)) finish();
+};
 
 const routes = [
   defineRoute({
@@ -25,11 +29,11 @@ const routes = [
     body: z.strictObject({ item: z.string().min(1) }),
     responses: { 201: z.object({ data: z.object({ id: z.string(), item: z.string() }) }) },
     async handler({ body }) {
-      executions += 1;
+      started.set(body.item, (started.get(body.item) ?? 0) + 1);
       // Waits on something that is no upstream call (a store that does not answer, say).
-      await new Promise<void>((resolve) => (finishSlow = resolve));
-      finished = true;
-      return created({ data: { id: `wr_${executions}`, item: body.item } });
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      finished.add(body.item);
+      return created({ data: { id: `wr_${body.item}`, item: body.item } });
     },
   }),
 ];
@@ -40,23 +44,19 @@ describe('the gateway answers by its deadline', () => {
   beforeAll(async () => {
     key = (await provision(sut.gw.url, { name: 'Deadline Rentals' })).key;
   });
-  beforeEach(() => {
-    executions = 0;
-    finished = false;
-  });
   afterEach(() => finishSlow());
 
-  const write = (headers: Record<string, string> = {}) =>
+  const write = (item: string, headers: Record<string, string> = {}) =>
     request<ErrorBody & { data: { id: string; item: string } }>(`${sut.gw.url}/v1/test/slow-writes`, {
       method: 'POST',
       headers: { ...bearer(key), 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ item: 'towels' }),
+      body: JSON.stringify({ item }),
     });
 
   it('answers 504 upstream_timeout, with Retry-After and the request id, no later than the deadline plus 100 ms', async () => {
-    const started = Date.now();
-    const res = await write();
-    const elapsed = Date.now() - started;
+    const sent = Date.now();
+    const res = await write('sheets');
+    const elapsed = Date.now() - sent;
     expect(res.status).toBe(504);
     expect(res.body.error.code).toBe('upstream_timeout');
     expect(res.headers.get('retry-after')).toBe('1');
@@ -67,19 +67,19 @@ describe('the gateway answers by its deadline', () => {
 
   it('gives a retry with the same Idempotency-Key the real outcome of a write answered 504, executed once', async () => {
     const headers = { 'Idempotency-Key': `slow-${Date.now()}` };
-    const first = await write(headers);
+    const first = await write('towels', headers);
     expect(first.status).toBe(504);
     // Still running: the retry is told to wait, and runs nothing.
-    const during = await write(headers);
+    const during = await write('towels', headers);
     expect(during.status).toBe(409);
     expect(during.body.error.code).toBe('idempotency_in_progress');
     finishSlow();
-    await eventually(() => finished, { what: 'the write to complete' });
+    await eventually(() => finished.has('towels'), { what: 'the write to complete' });
     let replay: Awaited<ReturnType<typeof write>> | undefined;
-    await eventually(async () => (replay = await write(headers)).status !== 409, { what: 'the outcome to be recorded' });
+    await eventually(async () => (replay = await write('towels', headers)).status !== 409, { what: 'the outcome to be recorded' });
     expect(replay!.status).toBe(201);
     expect(replay!.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay!.body.data).toEqual({ id: 'wr_1', item: 'towels' });
-    expect(executions).toBe(1);
+    expect(replay!.body.data).toEqual({ id: 'wr_towels', item: 'towels' });
+    expect(started.get('towels')).toBe(1);
   });
 });
