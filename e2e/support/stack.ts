@@ -4,7 +4,7 @@
 // reaching through it).
 import { SimulatorControl } from '@vrp/pms-simulator';
 import type { ErrorEnvelope } from '@vrp/api-model';
-import { startStack, type Stack } from '@vrp/stack';
+import { SERVICE_NAMES, startStack, type Stack } from '@vrp/stack';
 import { eventually as waitFor, request, type ApiResponse } from '@vrp/testkit';
 
 export type { ApiResponse };
@@ -26,8 +26,21 @@ export interface TestStack {
   workspaceId: string;
   /** Where the demo key's data lives (the workspace's test-mode sandbox): what the services and the bus see. */
   dataWorkspaceId: string;
-  /** An API call with the demo key (or `key`), JSON in and out. */
-  api<T = unknown>(method: string, path: string, body?: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  /** An API call with the demo key (or `key`), JSON in and out; `baseUrl` picks one gateway replica. */
+  api<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { key?: string | null; headers?: Record<string, string>; baseUrl?: string },
+  ): Promise<ApiResponse<T>>;
+  /** Where each gateway replica listens now, apart from the balancer at `baseUrl` (a restart moves one). */
+  gatewayUrls(): string[];
+  /**
+   * What an operator's rolling upgrade does: every instance of every service, then every gateway
+   * replica, one at a time, stopped as on SIGTERM (not ready, drained, groups left, leases handed
+   * over) and started again; `between` runs after each step.
+   */
+  rollingRestart(between?: (step: string) => Promise<void>): Promise<string[]>;
   /** An admin API call with the stack's admin token. */
   admin<T = unknown>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
   stop(): Promise<void>;
@@ -67,7 +80,24 @@ export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadline
     dataWorkspaceId: demo.dataWorkspaceId,
     api: (method, path, body, opts = {}) => {
       const key = opts.key === undefined ? demo.apiKey : opts.key;
-      return call(stack.baseUrl, method, path, body, { ...(key ? { authorization: `Bearer ${key}` } : {}), ...opts.headers });
+      return call(opts.baseUrl ?? stack.baseUrl, method, path, body, { ...(key ? { authorization: `Bearer ${key}` } : {}), ...opts.headers });
+    },
+    gatewayUrls: () => stack.gateways.map((g) => g.url),
+    async rollingRestart(between = async () => undefined) {
+      const steps: string[] = [];
+      for (const name of SERVICE_NAMES) {
+        for (let i = 0; i < stack.instances[name].length; i++) {
+          await stack.restart(name, i);
+          steps.push(`${name}-${i + 1}`);
+          await between(steps.at(-1)!);
+        }
+      }
+      for (let i = 0; i < stack.gateways.length; i++) {
+        await stack.restart('gateway', i);
+        steps.push(`gateway-${i + 1}`);
+        await between(steps.at(-1)!);
+      }
+      return steps;
     },
     admin: (method, path, body) => call(stack.baseUrl, method, path, body, { authorization: `Bearer ${stack.adminToken}` }),
     stop: () => stack.stop(),

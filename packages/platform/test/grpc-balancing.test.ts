@@ -98,7 +98,8 @@ function clientOf(address: string): Upstream<ops.DeadLetterServiceClient> {
   return createUpstream(ops.DeadLetterServiceClient, { name: 'dead-letters', address, deadlineMs: 5000, breaker: { volumeThreshold: 1_000_000 } });
 }
 
-const read = (client: Upstream<ops.DeadLetterServiceClient>) => client.call('listDeadLetters', { workspaceId: 'ws_1', topic: '', limit: 10, offset: 0 } as never);
+const read = (client: Upstream<ops.DeadLetterServiceClient>) =>
+  client.call('listDeadLetters', { workspaceId: 'ws_1', topic: '', limit: 10, offset: 0 } as never);
 
 /** Runs `total` calls, `concurrency` at a time; `onCall(i)` runs before call i starts. Resolves with the failures. */
 async function load(total: number, concurrency: number, call: () => Promise<unknown>, onCall: (i: number) => void = () => undefined): Promise<unknown[]> {
@@ -151,9 +152,14 @@ describe('gRPC calls over several instances of a service', () => {
     const b = await instance({ readDelayMs: 2 });
     const c = client(targetOf(a, b));
     let stopping: Promise<void> | undefined;
-    const failures = await load(600, 8, () => read(c), (i) => {
-      if (i === 200) stopping = a.server.stop(5000);
-    });
+    const failures = await load(
+      600,
+      8,
+      () => read(c),
+      (i) => {
+        if (i === 200) stopping = a.server.stop(5000);
+      },
+    );
     await stopping;
     expect(failures).toEqual([]);
     expect(a.reads).toBeGreaterThan(0);
@@ -170,11 +176,21 @@ describe('gRPC calls over several instances of a service', () => {
     const c = client(`ipv4:127.0.0.1:${front.port},127.0.0.1:${b.server.port}`);
     // Both connections up first (calls made before either is ready all go to the first one ready).
     a.failReads = 1_000;
-    await eventuallyTrue(() => a.reads > 0 && b.reads > 0, () => read(c).catch(() => undefined));
+    await eventuallyTrue(
+      () => a.reads > 0 && b.reads > 0,
+      () => read(c).catch(() => undefined),
+    );
     a.failReads = 0;
     a.reads = 0;
     b.reads = 0;
-    const reads = Promise.all(Array.from({ length: 20 }, () => read(c).then(() => 'answered', (error: unknown) => `failed: ${String(error)}`)));
+    const reads = Promise.all(
+      Array.from({ length: 20 }, () =>
+        read(c).then(
+          () => 'answered',
+          (error: unknown) => `failed: ${String(error)}`,
+        ),
+      ),
+    );
     await eventuallyTrue(() => a.inFlight >= 5);
     const cut = a.inFlight;
     front.die();
@@ -214,7 +230,12 @@ describe('gRPC calls over several instances of a service', () => {
     const a = await instance({ readDelayMs: 2000 });
     const c = client(targetOf(a));
     const started = Date.now();
-    const outcome = await runWithContext({ requestId: 'req_deadline_test', deadline: Date.now() + 200 }, () => read(c).then(() => 'answered', (e: AppError) => e.code));
+    const outcome = await runWithContext({ requestId: 'req_deadline_test', deadline: Date.now() + 200 }, () =>
+      read(c).then(
+        () => 'answered',
+        (e: AppError) => e.code,
+      ),
+    );
     expect(outcome).toBe('upstream_timeout');
     expect(Date.now() - started).toBeLessThan(1000);
   });

@@ -112,7 +112,11 @@ export async function startServices(opts: {
       );
     }
   }
-  const at = (name: ServiceName) => targetOf(opts.host, ports[name].map((p) => p.grpc));
+  const at = (name: ServiceName) =>
+    targetOf(
+      opts.host,
+      ports[name].map((p) => p.grpc),
+    );
   const addresses: ServiceAddresses = {
     listing: at('listing'),
     reservation: at('reservation'),

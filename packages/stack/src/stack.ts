@@ -214,12 +214,12 @@ async function startStackGateway(
       throw error;
     }
   };
-  const stopReplica = async (index: number): Promise<void> => {
+  const stopReplica = async (index: number, drain = false): Promise<void> => {
     const gateway = gateways[index];
     if (!gateway) return;
     // Not ready first: the balancer opens no new connection to it; then it drains.
     balancer?.remove(gateway.port);
-    await gateway.close();
+    await gateway.close({ drain });
     closeUpstreams(upstreamsOf[index]!);
   };
   for (let i = 0; i < replicas; i++) {
@@ -244,7 +244,7 @@ async function startStackGateway(
     async restart(index) {
       const old = gateways[index];
       if (!old) throw new Error(`the gateway has no replica ${index}`);
-      await stopReplica(index);
+      await stopReplica(index, true);
       return startReplica(index, balancer ? 0 : old.port);
     },
   };

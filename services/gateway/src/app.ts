@@ -2,7 +2,7 @@
 // an Express app with the route table, docs, ops endpoints and the error envelope goes out.
 // It authenticates, validates, assigns the request id, calls the services and renders errors;
 // it holds no domain rules of its own.
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import { AppliedRequests, type DocumentStore, type Logger } from '@vrp/platform';
 import type { GatewayConfig } from './config';
@@ -147,7 +147,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     idempotencyStore,
     logger,
     validateResponses: deps.validateResponses ?? false,
-    admission: new Admission({ store: deps.store, workspaces: new WorkspaceStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, cacheScope }), config, logger }),
+    admission: new Admission({
+      store: deps.store,
+      workspaces: new WorkspaceStore(deps.store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS, cacheScope }),
+      config,
+      logger,
+    }),
     concurrency: new WorkspaceConcurrency(),
   });
   app.use(unmatchedRequests([...routes.map(({ method, path }) => ({ method, path })), ...PAGE_ENDPOINTS]));
@@ -186,8 +191,14 @@ export interface RunningGateway {
   /** http://127.0.0.1:<port>, for in-process callers (tests, the embedded stack). */
   url: string;
   gateway: Gateway;
-  /** Stops accepting connections, lets in-flight requests finish (bounded), then resolves. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish (bounded by SHUTDOWN_GRACE_MS),
+   * then resolves. With `drain` (a rolling restart, SIGTERM) idle keep-alive connections are not
+   * cut: each is closed after one more answer (`Connection: close`) or when the client's and the
+   * server's keep-alive timeout ends it, so no client ever sends a request into a connection
+   * closing under it. Without, idle connections close at once (the whole stack stopping).
+   */
+  close(opts?: { drain?: boolean }): Promise<void>;
 }
 
 export async function startGateway(deps: GatewayDeps & { port?: number; host?: string }): Promise<RunningGateway> {
@@ -213,17 +224,19 @@ export async function startGateway(deps: GatewayDeps & { port?: number; host?: s
     port,
     url: `http://127.0.0.1:${port}`,
     gateway,
-    close() {
+    close(opts = {}) {
       closing ??= new Promise<void>((resolve) => {
         gateway.setDraining();
         const timer = setTimeout(() => server.closeAllConnections(), deps.config.SHUTDOWN_GRACE_MS);
         timer.unref();
-        server.close(() => {
+        const closed = () => {
           clearTimeout(timer);
           resolve();
-        });
-        // Keep-alive connections with no request in flight would otherwise hold close() open.
-        server.closeIdleConnections();
+        };
+        // http.Server's close() also cuts idle keep-alive connections; net.Server's only stops
+        // accepting, and resolves once every connection has ended.
+        if (opts.drain) net.Server.prototype.close.call(server, closed);
+        else server.close(closed);
       });
       return closing;
     },

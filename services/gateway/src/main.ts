@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const running = await startGateway({ store, upstreams, config, logger });
 
   stopOnSignals(async () => {
-    await running.close();
+    await running.close({ drain: true });
     closeUpstreams(upstreams);
     await store.close();
   }, logger);
