@@ -21,10 +21,25 @@ const configSchema = z.object({
   GRPC_IN_PROCESS: z.enum(['0', '1']).default('1'),
 });
 
+const USAGE = `usage: pnpm start [--reset] [--replicas N]
+  --reset        delete DATA_DIR before starting
+  --replicas N   run N instances of every service and of the gateway (1-8, default 1)`;
+
 const args = process.argv.slice(2);
-const unknown = args.filter((a) => a !== '--reset');
+let replicas = 1;
+const unknown: string[] = [];
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i]!;
+  if (arg === '--reset') continue;
+  const value = arg === '--replicas' ? args[++i] : arg.startsWith('--replicas=') ? arg.slice('--replicas='.length) : undefined;
+  if (value === undefined && arg !== '--replicas') unknown.push(arg);
+  else if (!/^[1-8]$/.test(value ?? '')) {
+    console.error(`--replicas takes a number from 1 to 8, not ${value === undefined ? 'nothing' : `'${value}'`}\n${USAGE}`);
+    process.exit(2);
+  } else replicas = Number(value);
+}
 if (unknown.length > 0) {
-  console.error(`unknown argument(s): ${unknown.join(' ')} (the only one is --reset: delete DATA_DIR before starting)`);
+  console.error(`unknown argument(s): ${unknown.join(' ')}\n${USAGE}`);
   process.exit(2);
 }
 
@@ -47,6 +62,7 @@ runMain(async () => {
     pmsSimulatorPort: config.PMS_SIMULATOR_PORT,
     pmsSyncIntervalMs: config.PMS_SYNC_INTERVAL_MS,
     grpcInProcess: config.GRPC_IN_PROCESS === '1',
+    replicas,
   });
   console.log(`
   API         ${stack.publicBaseUrl}/v1
@@ -55,6 +71,7 @@ runMain(async () => {
   Data        ${stack.dataDir ? `${stack.dataDir}   (${stack.demo ? 'new: demo data seeded' : 'loaded from disk'}; pnpm start --reset deletes it)` : 'in memory only (DATA_DIR is empty): gone when the process stops'}
   Admin token ${stack.adminToken}
   PMS sim     ${stack.pmsSimulator.url}   (control API: /_control; demo account PMS-A/demo)
+  Replicas    ${stack.replicas === 1 ? '1 of every service (--replicas N for more)' : `${stack.replicas} of every service and of the gateway (${stack.gateways.map((g) => g.port).join(', ')}) behind ${stack.publicBaseUrl}`}
 
   curl -s ${stack.publicBaseUrl}/v1/listings -H "Authorization: Bearer ${stack.demo?.apiKey}"
 `);
