@@ -55,7 +55,12 @@ export interface OutboxOptions {
   relayId: string;
   /** The relay's clock (lease expiry, retention); tests inject a manual one. */
   now: () => Date;
+  /** How often the lease holder passes over pending rows (OUTBOX_POLL_MS). */
+  pollMs: number;
 }
+
+/** How often the lease holder passes over pending rows, and how often the other relays look at the lease. */
+export const OUTBOX_POLL = { holderMs: 50, watcherMs: 1000 };
 
 /** Defaults; OUTBOX_RETENTION_SECONDS and OUTBOX_LEASE_MS override them in a service process. */
 export const DEFAULT_OUTBOX_OPTIONS: Omit<OutboxOptions, 'relayId' | 'now'> = {
@@ -63,16 +68,23 @@ export const DEFAULT_OUTBOX_OPTIONS: Omit<OutboxOptions, 'relayId' | 'now'> = {
   leaseMs: 15_000,
   publishTimeoutMs: 5_000,
   retentionMs: 24 * 3600 * 1000,
+  pollMs: OUTBOX_POLL.holderMs,
 };
 
-/** The relay's settings in a service's config (docs/operations.md): retention of published rows and the lease. */
+/** The relay's settings in a service's config (docs/operations.md): retention of published rows, the lease, the holder's pass interval. */
 export const outboxConfig = {
   OUTBOX_RETENTION_SECONDS: z.coerce.number().int().min(1).max(2_147_483_647).default(86_400),
   OUTBOX_LEASE_MS: z.coerce.number().int().min(2_000).default(15_000),
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(50),
 };
 
-export function outboxOptionsFrom(c: { OUTBOX_RETENTION_SECONDS: number; OUTBOX_LEASE_MS: number }): Partial<OutboxOptions> {
-  return { retentionMs: c.OUTBOX_RETENTION_SECONDS * 1000, leaseMs: c.OUTBOX_LEASE_MS, publishTimeoutMs: Math.floor(c.OUTBOX_LEASE_MS / 3) };
+export function outboxOptionsFrom(c: { OUTBOX_RETENTION_SECONDS: number; OUTBOX_LEASE_MS: number; OUTBOX_POLL_MS: number }): Partial<OutboxOptions> {
+  return {
+    retentionMs: c.OUTBOX_RETENTION_SECONDS * 1000,
+    leaseMs: c.OUTBOX_LEASE_MS,
+    publishTimeoutMs: Math.floor(c.OUTBOX_LEASE_MS / 3),
+    pollMs: c.OUTBOX_POLL_MS,
+  };
 }
 
 const LEASE_ID = 'relay';
@@ -133,6 +145,8 @@ export class Outbox {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Whether the last pass held the lease: the holder passes often, the others only watch for its expiry. */
+  private holding = false;
   private lastSweep = 0;
 
   constructor(
@@ -199,7 +213,8 @@ export class Outbox {
   }
 
   private async drainOnce(): Promise<void> {
-    if (!(await this.holdLease())) return;
+    this.holding = await this.holdLease();
+    if (!this.holding) return;
     try {
       await this.sweep();
       for (;;) {
@@ -291,18 +306,31 @@ export class Outbox {
     if (deletedCount > 0) this.logger.debug({ deletedCount }, 'outbox: removed published rows past their retention');
   }
 
-  /** Periodic relay pass: publishes what a failed flush, a crash or another replica's writes left pending. */
-  start(intervalMs = 1000): void {
+  /**
+   * Periodic relay pass: publishes what a failed flush, a crash or another replica's writes left
+   * pending. Another replica cannot hand its rows to the lease holder, so the holder passes every
+   * `pollMs` (OUTBOX_POLL_MS, 50 ms): a write committed on any replica is published within about
+   * that. The other replicas pass once a second, to take the lease over when it expires.
+   */
+  start(pollMs = this.options.pollMs): void {
     this.stopped = false;
-    this.timer = setInterval(() => {
-      this.flush().catch((err: unknown) => this.logger.warn({ err }, 'outbox relay could not publish; will retry'));
-    }, intervalMs);
+    const pass = () => {
+      this.timer = null;
+      this.flush()
+        .catch((err: unknown) => this.logger.warn({ err }, 'outbox relay could not publish; will retry'))
+        .finally(() => {
+          if (this.stopped) return;
+          this.timer = setTimeout(pass, this.holding ? pollMs : Math.max(pollMs, OUTBOX_POLL.watcherMs));
+          this.timer.unref();
+        });
+    };
+    this.timer = setTimeout(pass, pollMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.flush().catch((err: unknown) => this.logger.warn({ err }, 'outbox relay could not publish at stop'));
     await this.releaseLease().catch((err: unknown) => this.logger.warn({ err }, 'outbox relay could not release its lease; it expires'));

@@ -1,6 +1,7 @@
 // What every service's main.ts does, once: parse and check its config, open its engines, start
 // it with the addresses of the services it calls, and stop it on SIGTERM within a bound.
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { createBus } from './bus';
 import type { EventBus } from './bus/port';
@@ -8,7 +9,7 @@ import { address, checkEngineConfig, engineConfig, loadConfigOrExit, port } from
 import { consumerRetryConfig, consumerRetryFrom, type RetryPolicy } from './consumer/runner';
 import { createLogger, type Logger } from './logging';
 import { outboxConfig, outboxOptionsFrom, type OutboxOptions } from './outbox';
-import { CONNECTION_AGE } from './grpc/server';
+import { instanceConfig } from './grpc/server';
 import { runMain, stopOnSignals, type RunningService } from './service';
 import { createStore } from './store';
 import type { DocumentStore } from './store/port';
@@ -54,8 +55,8 @@ export interface ServiceDeps {
    */
   inProcessCalls?: boolean;
   /**
-   * This instance among the replicas of the service (INSTANCE_ID, else the pod's HOSTNAME): names
-   * the consumer groups that must see every message (perInstanceGroup). Default: a random id.
+   * This instance among the replicas of the service (the host's name: a pod's name): names the
+   * consumer groups that must see every message (perInstanceGroup). Default: a random id.
    */
   instanceId?: string;
   /** How long a client connection to this instance's gRPC server lives (GRPC_MAX_CONNECTION_AGE_MS). */
@@ -92,16 +93,6 @@ export function serviceConfigSchema(prefix: string, defaults: { grpc: number; op
   });
 }
 
-/** This instance among the replicas of a service (ServiceDeps.instanceId, grpcMaxConnectionAgeMs). */
-export const instanceConfig = {
-  /** Names the per-instance consumer groups; default the HOSTNAME (a Kubernetes pod's name). */
-  INSTANCE_ID: z
-    .string()
-    .regex(/^[\w.-]{1,100}$/, 'letters, digits, ".", "_" and "-" only (at most 100)')
-    .optional(),
-  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1000).default(CONNECTION_AGE.maxAgeMs),
-};
-
 export interface ServiceConfig {
   grpcPort: number;
   opsPort: number;
@@ -133,7 +124,7 @@ export function parseServiceConfig(
     addresses: addressesFrom(common),
     outbox: outboxOptionsFrom(z.object(outboxConfig).parse(parsed)),
     consumerRetry: consumerRetryFrom(z.object(consumerRetryConfig).parse(parsed)),
-    instanceId: (parsed.INSTANCE_ID as string | undefined) ?? hostnameInstance(env.HOSTNAME),
+    instanceId: hostInstance(),
     grpcMaxConnectionAgeMs: parsed.GRPC_MAX_CONNECTION_AGE_MS as number,
   };
 }
@@ -202,9 +193,13 @@ const STOP_AFTER_FAILURE_MS = 10_000;
 /** A start (engines, consumers joined, servers bound) that takes longer is stuck: say so and exit. */
 const START_TIMEOUT_MS = 60_000;
 
-/** A HOSTNAME usable as an instance id (a pod's name is), else none. */
-function hostnameInstance(hostname: string | undefined): string | undefined {
-  return hostname && /^[\w.-]{1,100}$/.test(hostname) ? hostname : undefined;
+/**
+ * The host's name as this instance's id: a Kubernetes pod's name, a container's id; undefined
+ * (a random id) when it is not usable as a group name.
+ */
+function hostInstance(): string | undefined {
+  const name = hostname();
+  return /^[\w.-]{1,100}$/.test(name) ? name : undefined;
 }
 
 /** The default addresses (every service on localhost at its default port). */

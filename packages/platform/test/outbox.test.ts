@@ -119,6 +119,26 @@ describe('outbox relays over one store and one bus', () => {
     expect(await a.pending()).toBe(0);
   });
 
+  it('publishes, within its poll interval, a row written by a replica that does not hold the lease', async () => {
+    const a = relay('relay-a', { pollMs: 20 });
+    const b = relay('relay-b', { pollMs: 20 });
+    await a.flush(); // a takes the lease
+    a.start();
+    b.start();
+    try {
+      await write(b, 'topic.a', 'k1', 'from-b');
+      await b.flush(); // b holds no lease: it publishes nothing itself
+      const written = Date.now();
+      // Well before the once-a-second pass of a relay without the lease.
+      while (bodiesOf('k1').length === 0 && Date.now() - written < 5000) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(Date.now() - written).toBeLessThan(500);
+      expect(bodiesOf('k1', 'relay-a')).toEqual(['from-b']);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
   it('lets another relay take over once the lease of a crashed holder has expired', async () => {
     const a = relay('relay-a');
     const b = relay('relay-b');

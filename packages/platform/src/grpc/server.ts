@@ -2,6 +2,7 @@
 // the standard health service, runs every unary handler inside the caller's request context,
 // and maps thrown errors to gRPC statuses in exactly one place.
 import * as grpc from '@grpc/grpc-js';
+import { z } from 'zod';
 import { health } from '@vrp/contracts';
 import { acceptOrCreateRequestId, REQUEST_ID_METADATA, runWithContext } from '../context';
 import { AppError } from '../errors/app-error';
@@ -38,6 +39,11 @@ const MAX_RECEIVE_BYTES = 8 * 1024 * 1024;
  * 3 s, a PMS relay's 10 s), to finish.
  */
 export const CONNECTION_AGE = { maxAgeMs: 30_000, graceMs: 15_000 };
+
+/** The setting of a service's connection ageing (ServiceDeps.grpcMaxConnectionAgeMs). */
+export const instanceConfig = {
+  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1000).default(30_000),
+};
 
 export interface GrpcServerHandle {
   port: number;
