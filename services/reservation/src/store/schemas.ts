@@ -129,6 +129,9 @@ export const bookedNightSchema = new Schema(
     listingId: { type: String, required: true },
     night: { type: String, required: true, match: YMD },
     reservationId: { type: String, required: true },
+    // Set while the night is a pending hold (a write waiting for its PMS's answer): the hold
+    // lapses at this time unless its holder renews it; null once it is the stay's night.
+    holdUntil: { type: Date, default: null },
   },
   { versionKey: false },
 );

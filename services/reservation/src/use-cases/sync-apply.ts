@@ -86,7 +86,7 @@ export class ApplyPmsReservation extends ReservationUseCase {
     // A conflict (another change applied meanwhile, or a night taken concurrently) throws: the
     // bus redelivers and this re-reads.
     await this.deps.store.transaction(async (tx) => {
-      const overlaps = await holdNights(this.deps.nights, next, 'pms', tx);
+      const overlaps = await holdNights(this.deps.nights, next, 'pms', tx, { now });
       // Overlaps flagged before that ended (this booking cancelled or moved, or the other side
       // gone) are cleared on the other side; those that still hold are kept on both.
       const still = await endConflicts(
