@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { AppError, createMemoryStore } from '@vrp/platform';
 import { defineRoute } from '../src/app';
-import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
+import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
 import { created, ok } from '../src/http/route';
 import { IdempotencyStore } from '../src/store/idempotency-store';
 import { bearer, provision, request, type ErrorBody, useGateway } from './harness';
@@ -150,7 +150,8 @@ describe('Idempotency-Key middleware', () => {
     const concurrent = await post<ErrorBody>(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
     expect(concurrent.status).toBe(409);
     expect(concurrent.body.error.code).toBe('idempotency_in_progress');
-    expect(concurrent.headers.get('retry-after')).toBe('1');
+    // When the running request's lease on the key ends (it renews it while it runs).
+    expect(concurrent.headers.get('retry-after')).toBe(String(IDEMPOTENCY_LEASE_MS / 1000));
     releaseSlow();
     expect((await slow).status).toBe(201);
     const after = await post(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
@@ -217,10 +218,35 @@ describe('IdempotencyStore', () => {
     expect((await store.claim('ws_1', 'k-expiry', requestFingerprint('POST', '/v1/x', { a: 2 }))).kind).toBe('claimed');
   });
 
-  it('lets a retry take over a key whose first request died mid-flight', async () => {
-    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('claimed');
-    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('in_progress');
-    now = new Date(now.getTime() + IDEMPOTENCY_LOCK_MS + 1);
-    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('claimed');
+  it('lets a retry take over a key whose first request died mid-flight once its lease ran out, saying how long that is', async () => {
+    const base = createMemoryStore();
+    // Two gateway processes on one store: the first dies after claiming the key.
+    const dead = new IdempotencyStore(base, () => now);
+    const alive = new IdempotencyStore(base, () => now);
+    const claim = await dead.claim('ws_1', 'k-crash', fingerprint);
+    expect(claim.kind).toBe('claimed');
+    expect(await alive.claim('ws_1', 'k-crash', fingerprint)).toEqual({ kind: 'in_progress', retryAfterSeconds: IDEMPOTENCY_LEASE_MS / 1000 });
+    now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS - 1500);
+    expect(await alive.claim('ws_1', 'k-crash', fingerprint)).toEqual({ kind: 'in_progress', retryAfterSeconds: 2 });
+    now = new Date(now.getTime() + 1500);
+    const takeover = await alive.claim('ws_1', 'k-crash', fingerprint);
+    expect(takeover.kind).toBe('claimed');
+    // The old holder, were it only slow, no longer renews nor records over the new holder.
+    if (claim.kind !== 'claimed' || takeover.kind !== 'claimed') return;
+    expect(await dead.renew(claim.recordId)).toBe(false);
+    await dead.complete(claim.recordId, 201, { data: { id: 'late' } });
+    await alive.complete(takeover.recordId, 201, { data: { id: 'retry' } });
+    expect(await alive.claim('ws_1', 'k-crash', fingerprint)).toEqual({ kind: 'replay', status: 201, body: { data: { id: 'retry' } } });
+  });
+
+  it('keeps a key whose request still runs: each renewal extends its lease', async () => {
+    const claim = await store.claim('ws_1', 'k-renewed', fingerprint);
+    if (claim.kind !== 'claimed') throw new Error('not claimed');
+    for (let i = 0; i < 5; i++) {
+      now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS - 1);
+      expect(await store.renew(claim.recordId)).toBe(true);
+    }
+    now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS - 1);
+    expect((await store.claim('ws_1', 'k-renewed', fingerprint)).kind).toBe('in_progress');
   });
 });
