@@ -1,5 +1,6 @@
 // Applying a reservation change read from a PMS (pms.sync.v1): idempotent, newest change wins,
 // the PMS's booking always applies and overlaps are flagged on both sides.
+import { checkPmsInput } from '@vrp/api-model';
 import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
 import { AppError, newId, PermanentError, TransientError } from '@vrp/platform';
 import { newConfirmationCode } from '../domain/confirmation-code';
@@ -16,8 +17,10 @@ export class ApplyPmsReservation extends ReservationUseCase {
    * Applies on inactive listings too (their data keeps syncing); the event is published like an
    * API change, and webhook delivery decides about inactive listings.
    */
-  async applySync(change: pmsSync.PmsSyncChange): Promise<'applied' | 'ignored'> {
-    if (change.entity !== 'reservation') return 'ignored';
+  async applySync(received: pmsSync.PmsSyncChange): Promise<'applied' | 'ignored'> {
+    if (received.entity !== 'reservation') return 'ignored';
+    // Held to the API's vocabulary and limits: harmless differences normalised, nonsense refused.
+    const change = checkPmsInput(received);
     const p = parseSyncPayload(change);
     const changedAt = p.updatedAt;
     const ws = change.workspaceId;
