@@ -6,6 +6,8 @@ import { defineRoute } from '../src/app';
 import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
 import { created, ok } from '../src/http/route';
 import { IdempotencyStore } from '../src/store/idempotency-store';
+import { idempotencyRecordSchema } from '../src/store/schemas';
+import { eventually } from '@vrp/testkit';
 import { bearer, provision, request, type ErrorBody, useGateway } from './harness';
 
 const orderBody = z.strictObject({
@@ -196,6 +198,46 @@ describe('Idempotency-Key middleware', () => {
     expect(doc.paths['/v1/test/orders']?.post?.parameters.map((p) => p.name)).toContain('Idempotency-Key');
     expect(doc.paths['/v1/test/orders']?.post?.responses['409']?.['x-error-codes']).toEqual(['idempotency_conflict', 'idempotency_in_progress']);
     expect(doc.paths['/v1/test/orders']?.post?.responses['409']?.headers).toHaveProperty('Retry-After');
+  });
+});
+
+describe('the lease of a running request on its key', () => {
+  // The gateway's clock, moved by the test; renewals run on their own timer.
+  let now = new Date('2030-01-01T00:00:00.000Z');
+  const sut = useGateway({ extraRoutes: orderRoutes, clock: () => now });
+  const records = () =>
+    sut.gw.store.collection<{ _id: string; key: string; lockedUntil: Date }>({ name: 'idempotency_records', schema: idempotencyRecordSchema });
+
+  it('is renewed while the request runs: past its first lease a retry still finds it in progress, then gets the outcome', async () => {
+    const { key } = await provision(sut.gw.url, { name: 'Lease' });
+    executions = 0;
+    const body = '{"item":"lease","quantity":1,"outcome":"slow"}';
+    const send = () =>
+      request<ErrorBody>(`${sut.gw.url}/v1/test/orders`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'Content-Type': 'application/json', 'Idempotency-Key': 'idem-lease-1' },
+        body,
+      });
+    const slow = send();
+    while (executions < 1) await new Promise((resolve) => setImmediate(resolve));
+    const claimedAt = now.getTime();
+    // Most of the lease passes; the running request renews it from the (moved) clock.
+    now = new Date(claimedAt + IDEMPOTENCY_LEASE_MS - 500);
+    await eventually(async () => (await records().findOne({ key: 'idem-lease-1' }))!.lockedUntil.getTime() === now.getTime() + IDEMPOTENCY_LEASE_MS, {
+      what: 'the lease renewed',
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
+    // Past the first lease: still the running request's key.
+    now = new Date(claimedAt + IDEMPOTENCY_LEASE_MS + 1000);
+    const retry = await send();
+    expect([retry.status, retry.body.error.code]).toEqual([409, 'idempotency_in_progress']);
+    // The lease's remaining time: 1.5 s rounded up, or 3 s when a renewal came first.
+    expect(retry.headers.get('retry-after')).toMatch(/^[23]$/);
+    releaseSlow();
+    expect((await slow).status).toBe(201);
+    expect((await send()).headers.get('idempotent-replayed')).toBe('true');
+    expect(executions).toBe(1);
   });
 });
 
