@@ -13,7 +13,7 @@ import { bearer, provision, request, type ErrorBody, useGateway } from './harnes
 const orderBody = z.strictObject({
   item: z.string().min(1),
   quantity: z.number().int().min(1),
-  outcome: z.enum(['ok', 'refused', 'outage', 'slow']).default('ok'),
+  outcome: z.enum(['ok', 'refused', 'outage', 'slow', 'busy']).default('ok'),
 });
 const orderSchema = z.object({ id: z.string(), item: z.string(), quantity: z.number() });
 
@@ -34,6 +34,7 @@ const orderRoutes = [
       executions += 1;
       if (body.outcome === 'refused') throw new AppError('pms_write_unsupported', 'PMS-B cannot do this.', { provider: 'PMS-B' });
       if (body.outcome === 'outage') throw new AppError('service_unavailable', 'down', { retryAfterSeconds: 1 });
+      if (body.outcome === 'busy') throw new AppError('idempotency_in_progress', 'The first attempt still runs in the service.', { retryAfterSeconds: 2 });
       if (body.outcome === 'slow') await new Promise<void>((resolve) => (releaseSlow = resolve));
       return created({ data: { id: `ord_${executions}`, item: body.item, quantity: body.quantity } });
     },
@@ -130,6 +131,14 @@ describe('Idempotency-Key middleware', () => {
     expect(first.status).toBe(503);
     const retry = await post<ErrorBody>(keyA, '{"item":"y","quantity":1,"outcome":"outage"}', 'idem-outage-1');
     expect(retry.status).toBe(503);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(executions).toBe(2);
+  });
+
+  it("does not record a service's own 409 idempotency_in_progress: the retry runs again", async () => {
+    const first = await post<ErrorBody>(keyA, '{"item":"b","quantity":1,"outcome":"busy"}', 'idem-busy-1');
+    expect([first.status, first.body.error.code, first.headers.get('retry-after')]).toEqual([409, 'idempotency_in_progress', '2']);
+    const retry = await post<ErrorBody>(keyA, '{"item":"b","quantity":1,"outcome":"busy"}', 'idem-busy-1');
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(executions).toBe(2);
   });

@@ -40,7 +40,7 @@ describe('holding nights', () => {
     it('refuses other writers with dates_unavailable while live, becomes the stay on store, and frees nothing stored on release', async () => {
       const { store, nights, deps, held, stay } = setup();
       let now = at(0);
-      const pending = await holdPending(deps, stay('res_a', '2030-05-01', '2030-05-03'), () => now);
+      const pending = await holdPending(deps, stay('res_a', '2030-05-01', '2030-05-03'), () => now, '');
       expect(await held()).toEqual(['res_a 2030-05-01 pending', 'res_a 2030-05-02 pending']);
       // Another API write of one of those nights, a moment before the hold lapses: refused.
       now = at(PENDING_HOLD_MS - 1);
@@ -49,7 +49,7 @@ describe('holding nights', () => {
       ).rejects.toMatchObject({
         code: 'dates_unavailable',
       });
-      await expect(holdPending(deps, stay('res_c', '2030-05-02', '2030-05-04'), () => now)).rejects.toMatchObject({ code: 'dates_unavailable' });
+      await expect(holdPending(deps, stay('res_c', '2030-05-02', '2030-05-04'), () => now, '')).rejects.toMatchObject({ code: 'dates_unavailable' });
       // The PMS accepted: the stored stay's transaction turns the hold into its nights.
       await store.transaction((tx) => holdNights(nights, stay('res_a', '2030-05-01', '2030-05-03'), 'pms', tx, { created: true, now }));
       await pending.release();
@@ -59,16 +59,16 @@ describe('holding nights', () => {
     it("a refused write frees its nights; a dead holder's hold is free once its time has passed; a PMS booking overrides a live one", async () => {
       const { store, nights, deps, held, stay } = setup();
       let now = at(0);
-      const refused = await holdPending(deps, stay('res_a', '2030-06-01', '2030-06-03'), () => now);
+      const refused = await holdPending(deps, stay('res_a', '2030-06-01', '2030-06-03'), () => now, '');
       await refused.release();
       expect(await held()).toEqual([]);
 
       // A holder that died: it never renews nor releases. Just before its time: still held.
-      await holdPending(deps, stay('res_dead', '2030-06-01', '2030-06-03'), () => now);
+      await holdPending(deps, stay('res_dead', '2030-06-01', '2030-06-03'), () => now, '');
       now = at(PENDING_HOLD_MS - 1);
-      await expect(holdPending(deps, stay('res_b', '2030-06-01', '2030-06-02'), () => now)).rejects.toMatchObject({ code: 'dates_unavailable' });
+      await expect(holdPending(deps, stay('res_b', '2030-06-01', '2030-06-02'), () => now, '')).rejects.toMatchObject({ code: 'dates_unavailable' });
       now = at(PENDING_HOLD_MS);
-      const next = await holdPending(deps, stay('res_b', '2030-06-01', '2030-06-02'), () => now);
+      const next = await holdPending(deps, stay('res_b', '2030-06-01', '2030-06-02'), () => now, '');
       expect(await held()).toEqual(['res_b 2030-06-01 pending', 'res_dead 2030-06-02 pending']);
 
       // The PMS's own booking of those nights (sync): it takes them over from the live hold, and
@@ -81,6 +81,19 @@ describe('holding nights', () => {
       ]);
       await next.release();
       expect(await held()).toEqual(['res_pms 2030-06-01 stay', 'res_pms 2030-06-02 stay']);
+    });
+
+    it('a retry of the same write (same Idempotency-Key) while its first attempt holds the nights is in progress, not a conflict', async () => {
+      const { deps, stay } = setup();
+      const now = at(0);
+      await holdPending(deps, stay('res_first', '2030-07-01', '2030-07-03'), () => now, 'key-1');
+      await expect(holdPending(deps, stay('res_retry', '2030-07-01', '2030-07-03'), () => now, 'key-1')).rejects.toMatchObject({
+        code: 'idempotency_in_progress',
+        details: { retryAfterSeconds: PENDING_HOLD_MS / 1000 },
+      });
+      // Another key (or none) is another write: the nights are taken.
+      await expect(holdPending(deps, stay('res_other', '2030-07-01', '2030-07-03'), () => now, 'key-2')).rejects.toMatchObject({ code: 'dates_unavailable' });
+      await expect(holdPending(deps, stay('res_none', '2030-07-02', '2030-07-04'), () => now, '')).rejects.toMatchObject({ code: 'dates_unavailable' });
     });
   });
 });

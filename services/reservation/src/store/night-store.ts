@@ -11,10 +11,16 @@ type BookedNightDoc = {
   night: string;
   reservationId: string;
   holdUntil?: Date | null;
+  holdKey?: string;
   [field: string]: unknown;
 };
 
-const toBooked = (d: BookedNightDoc): BookedNight => ({ night: d.night, reservationId: d.reservationId, holdUntil: d.holdUntil ?? null });
+const toBooked = (d: BookedNightDoc): BookedNight => ({
+  night: d.night,
+  reservationId: d.reservationId,
+  holdUntil: d.holdUntil ?? null,
+  holdKey: d.holdKey ?? '',
+});
 
 /** The pending holds of one holder (a create's new id, or the reservation whose dates change). */
 const pendingOf = (workspaceId: string, holderId: string) => ({ workspaceId, reservationId: holderId, holdUntil: { $ne: null } });
@@ -54,7 +60,7 @@ export class NightStore {
 
   /** Turns a holder's pending holds into its stay's nights, in the transaction that stores the stay. */
   async confirmPending(workspaceId: string, holderId: string, tx: Tx): Promise<void> {
-    await this.nights.updateMany(pendingOf(workspaceId, holderId), { $set: { holdUntil: null } }, { tx });
+    await this.nights.updateMany(pendingOf(workspaceId, holderId), { $set: { holdUntil: null, holdKey: '' } }, { tx });
   }
 
   /** Keeps a holder's pending holds until `until` (its write still waits for the PMS). */
@@ -76,14 +82,22 @@ export class NightStore {
   }
 
   /**
-   * Takes nights for a reservation (a pending hold until `holdUntil` when given). A night another reservation holds (or takes meanwhile, in
+   * Takes nights for a reservation (a pending hold of the write with that key, until then, when `pending` is given). A night another reservation holds (or takes meanwhile, in
    * a concurrent transaction) is a DuplicateKeyError on MongoDB and in memory alike; it aborts
    * the transaction, and the caller re-reads to name the conflicts.
    */
-  async take(workspaceId: string, listingId: string, nights: readonly string[], reservationId: string, tx: Tx, holdUntil: Date | null = null): Promise<void> {
+  async take(
+    workspaceId: string,
+    listingId: string,
+    nights: readonly string[],
+    reservationId: string,
+    tx: Tx,
+    pending: { until: Date; key: string } | null = null,
+  ): Promise<void> {
     if (nights.length === 0) return;
+    const hold = { holdUntil: pending?.until ?? null, holdKey: pending?.key ?? '' };
     await this.nights.insertMany(
-      nights.map((night) => ({ _id: nightId(workspaceId, listingId, night), workspaceId, listingId, night, reservationId, holdUntil })),
+      nights.map((night) => ({ _id: nightId(workspaceId, listingId, night), workspaceId, listingId, night, reservationId, ...hold })),
       { tx },
     );
   }

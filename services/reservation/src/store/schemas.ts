@@ -132,6 +132,8 @@ export const bookedNightSchema = new Schema(
     // Set while the night is a pending hold (a write waiting for its PMS's answer): the hold
     // lapses at this time unless its holder renews it; null once it is the stay's night.
     holdUntil: { type: Date, default: null },
+    // The Idempotency-Key of the write holding a pending hold ('' without one).
+    holdKey: { type: String, default: '' },
   },
   { versionKey: false },
 );

@@ -71,10 +71,10 @@ export class ChangeReservation extends ReservationUseCase {
       const next = { ...applyPatch(current, patch, target.id, now), version: current.version + 1 };
       const nightsChange = changes.dates || changes.listing || holdsNights(next) !== holdsNights(current);
       // Nights it does not hold yet must be open on the calendar and free (un-cancel, new dates, move).
-      if (nightsChange && holdsNights(next)) await this.availableStay(workspaceId, target.id, next.checkIn, next.checkOut, id);
+      if (nightsChange && holdsNights(next)) await this.availableStay(workspaceId, target.id, next.checkIn, next.checkOut, id, idempotencyKey);
       // New nights of a PMS stay are held (pending) before the relay: no other write takes them
       // while the PMS answers; freed below unless the stored change made them the stay's.
-      const pending = provider && nightsChange && holdsNights(next) ? await holdPending(this.deps, next, this.now) : null;
+      const pending = provider && nightsChange && holdsNights(next) ? await holdPending(this.deps, next, this.now, idempotencyKey) : null;
       try {
         if (provider) {
           // Under the lease: a concurrent request with the same key that committed meanwhile is

@@ -8,6 +8,7 @@ import { addDays } from '../domain/reservation';
 import type { ListingDirectory, ListingInfo } from '../ports/listings';
 import type { PmsRelay } from '@vrp/pms-relay';
 import type { NightStore } from '../store/night-store';
+import { assertNotRunning } from './hold-nights';
 import type { ReservationStore } from '../store/reservation-store';
 
 /** Attempts at a fresh confirmation code when one collides within the workspace. */
@@ -53,15 +54,18 @@ export abstract class ReservationUseCase {
   /**
    * The calendar nights of a stay, after checking that none is closed on the listing's calendar
    * or booked by a reservation other than `self` (or held pending by another write): 409
-   * dates_unavailable naming every one. Bookings are checked again, atomically, when the nights
+   * dates_unavailable naming every one (409 idempotency_in_progress when the pending hold is the
+   * same write's, `key`, still waiting for its PMS). Bookings are checked again, atomically, when the nights
    * are taken (holdNights, holdPending).
    */
-  protected async availableStay(workspaceId: string, listingId: string, checkIn: string, checkOut: string, self = ''): Promise<NightPrice[]> {
+  protected async availableStay(workspaceId: string, listingId: string, checkIn: string, checkOut: string, self = '', key = ''): Promise<NightPrice[]> {
     const [calendar, booked] = await Promise.all([
       this.deps.listings.nights(workspaceId, listingId, checkIn, addDays(checkOut, -1)),
       this.deps.nights.holders(workspaceId, listingId, stayNights(checkIn, checkOut)),
     ]);
-    const conflicts = dateConflicts(stayNights(checkIn, checkOut), calendar, liveNights(booked, this.now()), self);
+    const now = this.now();
+    assertNotRunning(booked, key, now);
+    const conflicts = dateConflicts(stayNights(checkIn, checkOut), calendar, liveNights(booked, now), self);
     if (conflicts.length > 0) throw datesUnavailable(conflicts);
     return calendar;
   }

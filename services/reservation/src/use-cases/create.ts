@@ -40,7 +40,7 @@ export class CreateReservation extends ReservationUseCase {
       throw validationFailed({ 'financials.totalPrice': `is required on listings managed by ${provider}` });
     }
     // Refused before anything is sent to a PMS: closed on the calendar, or booked here.
-    const calendar = await this.availableStay(workspaceId, listing.id, draft.checkIn, draft.checkOut);
+    const calendar = await this.availableStay(workspaceId, listing.id, draft.checkIn, draft.checkOut, '', idempotencyKey);
     const price = priceStay({ nights: calendar, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
     const now = this.now();
     let record = newReservationRecord({
@@ -68,7 +68,7 @@ export class CreateReservation extends ReservationUseCase {
     });
     // One writer per night on a PMS listing too: the nights are held (pending) before the relay,
     // so of concurrent creates of the same nights only one reaches the PMS.
-    const pending = provider ? await holdPending(this.deps, record, this.now) : null;
+    const pending = provider ? await holdPending(this.deps, record, this.now, idempotencyKey) : null;
     try {
       if (provider) {
         const relayed = await this.deps.relay.relay({

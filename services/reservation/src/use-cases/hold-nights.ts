@@ -15,8 +15,8 @@
 // the PMS answers, and the transaction that stores the PMS-accepted stay turns the hold into the
 // stay's nights. A refusal, a timeout or a failure frees the hold; a holder that dies stops
 // renewing it, and a hold past its time is free to the next writer.
-import { datesUnavailable, DuplicateKeyError, type DocumentStore, type Logger, type Outbox, type Tx } from '@vrp/platform';
-import { dateConflicts, heldNights, holdersOf, holdLapsed, holdsNights, staysOverlap } from '../domain/occupancy';
+import { AppError, datesUnavailable, DuplicateKeyError, type DocumentStore, type Logger, type Outbox, type Tx } from '@vrp/platform';
+import { dateConflicts, heldNights, holdersOf, holdLapsed, holdsNights, sameRequestHold, staysOverlap, type BookedNight } from '../domain/occupancy';
 import type { ReservationRecord } from '../domain/reservation';
 import { recordReservationEvent } from '../events/reservation-events';
 import { BOOKED_NIGHTS, type NightStore } from '../store/night-store';
@@ -35,11 +35,26 @@ export const PENDING_RENEW_MS = 1_000;
 /** True when a write failed because a concurrent transaction took one of the nights first. */
 export const isNightTaken = (err: unknown) => err instanceof DuplicateKeyError && err.collection === BOOKED_NIGHTS;
 
+/**
+ * A retry of a write whose first attempt still waits for its PMS (same Idempotency-Key, its
+ * pending hold live): 409 idempotency_in_progress for as long as the hold lasts, never
+ * dates_unavailable, which would be recorded as the key's outcome while the first may succeed.
+ */
+export function assertNotRunning(booked: readonly BookedNight[], key: string, now: Date): void {
+  const running = sameRequestHold(booked, key, now);
+  if (!running?.holdUntil) return;
+  throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still waiting for its PMS; retry after the time in Retry-After.', {
+    retryAfterSeconds: Math.max(1, Math.ceil((running.holdUntil.getTime() - now.getTime()) / 1000)),
+  });
+}
+
 export interface HoldOptions {
   /** `r` is written by this transaction for the first time (or holds pending): nothing to release. */
   created?: boolean;
   /** Take the nights as a pending hold lasting until then, instead of as the stay's nights. */
   pendingUntil?: Date;
+  /** The write's Idempotency-Key ('' without one): its pending hold carries it. */
+  key?: string;
   /** The service's clock: pending holds past their time are free. */
   now?: Date;
 }
@@ -72,7 +87,10 @@ export async function holdNights(nights: NightStore, r: ReservationRecord, mode:
     held = held.filter((h) => !giveWay.includes(h));
   }
   const others = held.filter((h) => h.reservationId !== r.id);
-  if (others.length > 0 && mode === 'exclusive') throw datesUnavailable(dateConflicts(wanted, [], others, r.id));
+  if (others.length > 0 && mode === 'exclusive') {
+    assertNotRunning(others, opts.key ?? '', now);
+    throw datesUnavailable(dateConflicts(wanted, [], others, r.id));
+  }
   const taken = new Set(held.map((h) => h.night));
   await nights.take(
     r.workspaceId,
@@ -80,7 +98,7 @@ export async function holdNights(nights: NightStore, r: ReservationRecord, mode:
     wanted.filter((n) => !taken.has(n)),
     r.id,
     tx,
-    opts.pendingUntil ?? null,
+    opts.pendingUntil ? { until: opts.pendingUntil, key: opts.key ?? '' } : null,
   );
   if (!opts.pendingUntil && held.some((h) => h.reservationId === r.id && h.holdUntil != null)) await nights.confirmPending(r.workspaceId, r.id, tx);
   return holdersOf(others, r.id);
@@ -96,18 +114,20 @@ export interface PendingHold {
  * Holds the nights `r` will have, before its write is relayed to a PMS: in exclusive mode (409
  * dates_unavailable when another stay or a live pending hold has one), as a pending hold that
  * is renewed every PENDING_RENEW_MS until release(). The nights `r` already holds stay as they
- * are; only new ones are held pending.
+ * are; only new ones are held pending. The hold carries the write's Idempotency-Key (`key`, ''
+ * without one): a retry of the same write meets 409 idempotency_in_progress, not a conflict.
  */
 export async function holdPending(
   deps: { store: DocumentStore; nights: NightStore; logger: Logger },
   r: ReservationRecord,
   clock: () => Date,
+  key: string,
 ): Promise<PendingHold> {
   for (let attempt = 1; ; attempt++) {
     try {
       await deps.store.transaction((tx) => {
         const now = clock();
-        return holdNights(deps.nights, r, 'exclusive', tx, { created: true, now, pendingUntil: new Date(now.getTime() + PENDING_HOLD_MS) });
+        return holdNights(deps.nights, r, 'exclusive', tx, { created: true, now, pendingUntil: new Date(now.getTime() + PENDING_HOLD_MS), key });
       });
       break;
     } catch (err) {

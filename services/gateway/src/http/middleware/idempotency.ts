@@ -7,9 +7,10 @@
 // the key ends; it renews the lease every second while it runs, so a key whose request died
 // with its process is free to a retry within seconds); the same key with a different
 // request is 409 idempotency_conflict. Keys are scoped per workspace (see RequestState.scope)
-// and expire after 24 hours. 5xx outcomes are not recorded, so a retry after an outage runs
-// for real; the services store the key with the record they write, in the same transaction,
-// so such a retry (or one after a gateway crash) never writes twice.
+// and expire after 24 hours. 5xx outcomes are not recorded, nor a service's own 409
+// idempotency_in_progress (its first attempt of the same write still runs there), so a retry
+// after an outage runs for real; the services store the key with the record they write, in
+// the same transaction, so such a retry (or one after a gateway crash) never writes twice.
 //
 // Runs after authentication, body parsing and validation: a request that never reached its
 // handler leaves no record.
@@ -45,10 +46,19 @@ function recordOutcome(res: Response, recordId: string, store: IdempotencyStore,
     stopRenewing();
     const status = res.statusCode;
     const etag = res.getHeader('ETag');
-    const persisted = status >= 500 ? store.release(recordId) : store.complete(recordId, status, body, typeof etag === 'string' ? etag : null);
+    // Not recorded: 5xx (a retry runs again), and a service's own "still running" (a retry that
+    // met the first attempt of the same write there must not become the key's outcome).
+    const persisted =
+      status >= 500 || isInProgress(body) ? store.release(recordId) : store.complete(recordId, status, body, typeof etag === 'string' ? etag : null);
     persisted.catch((err: unknown) => logger.error({ err, recordId }, 'could not record the idempotent response')).finally(() => send(body));
     return res;
   }) as Response['json'];
+}
+
+/** An error envelope saying that the same request is still running (behind the gateway). */
+function isInProgress(body: unknown): boolean {
+  const error: unknown = typeof body === 'object' && body !== null && 'error' in body ? body.error : null;
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === 'idempotency_in_progress';
 }
 
 /** Renews the lease on a claimed key every IDEMPOTENCY_RENEW_MS until stopped (or taken over). */
