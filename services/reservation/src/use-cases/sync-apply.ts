@@ -5,7 +5,7 @@ import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
 import { AppError, newId, PermanentError, TransientError } from '@vrp/platform';
 import { newConfirmationCode } from '../domain/confirmation-code';
 import { money } from '../domain/pricing';
-import { isIsoDate, isOneOf, newReservationRecord, RESERVATION_SOURCES, WRITABLE_STATUSES, type ReservationRecord } from '../domain/reservation';
+import { isOneOf, newReservationRecord, RESERVATION_SOURCES, WRITABLE_STATUSES, type ReservationRecord } from '../domain/reservation';
 import { recordReservationEvent, type ReservationChange } from '../events/reservation-events';
 import { ReservationUseCase } from './context';
 import { endConflicts, flagOverlaps, holdNights } from './hold-nights';
@@ -120,14 +120,16 @@ type SyncedReservation = ReservationSyncPayload & {
   updatedAt: Date;
 };
 
-/** The reservation of a sync change; a payload no retry can fix is a permanent failure (dead letter). */
+/**
+ * The reservation of a sync change (already held to the API rules by checkPmsInput: dates, money,
+ * text); a payload no retry can fix is a permanent failure (dead letter).
+ */
 function parseSyncPayload(change: pmsSync.PmsSyncChange): SyncedReservation {
   const p = change.reservation;
   const problems: string[] = [];
   if (!p) problems.push('no reservation in the change');
   else {
     if (!p.externalId) problems.push('externalId is missing');
-    if (!isIsoDate(p.checkIn) || !isIsoDate(p.checkOut)) problems.push('checkIn/checkOut are not dates');
     if (!isOneOf(WRITABLE_STATUSES, p.status)) problems.push(`status '${String(p.status)}' is unknown`);
     if (!p.updatedAt || Number.isNaN(p.updatedAt.getTime())) problems.push('updatedAt is not a time');
     if (!p.guest) problems.push('guest is missing');
