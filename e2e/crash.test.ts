@@ -8,87 +8,14 @@
 //     one transaction (store + outbox), so every acknowledged write's event reaches the receiver;
 //   - every event of an acknowledged write is delivered to the receiver at least once.
 // Black box: HTTP only (API, admin API); the child is the stack's own startStack in a bundle.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { api, bundleChild, startChild, type Child } from './support/crash-process';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
-const ROOT = join(__dirname, '..');
 const ROUNDS = 20;
 const CLIENTS = 4;
-const START_TIMEOUT_MS = 60_000;
-const DEMO_KEY = 'sk_test_demo0000000000000000000000000000';
-
-interface Child {
-  proc: ChildProcess;
-  baseUrl: string;
-  demo: { workspaceId: string; listingIds: string[] } | null;
-  output: () => string;
-  exited: Promise<void>;
-}
-
-/** The child: the stack's startStack bundled once (a bundle starts much faster than tsx). */
-async function bundleChild(dir: string): Promise<string> {
-  const outfile = join(dir, 'crash-child.js');
-  await build({
-    entryPoints: [join(__dirname, 'support', 'crash-child.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    logLevel: 'warning',
-    plugins: [
-      {
-        name: 'third-party-external',
-        setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@vrp/') ? undefined : { path: args.path, external: true }));
-        },
-      },
-    ],
-  });
-  return outfile;
-}
-
-function startChild(entry: string, dataDir: string): Promise<Child> {
-  const proc = spawn(process.execPath, [entry], {
-    cwd: ROOT,
-    // Third-party packages resolve from pnpm's store of every installed package.
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, NODE_PATH: join(ROOT, 'node_modules', '.pnpm', 'node_modules') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  return new Promise<Child>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child not ready in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
-    proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    proc.stdout!.on('data', (c: Buffer) => {
-      output += c.toString();
-      const line = output.split('\n').find((l) => l.startsWith('{"ready":true'));
-      if (!line) return;
-      clearTimeout(timer);
-      const info = JSON.parse(line) as { baseUrl: string; demo: Child['demo'] };
-      resolve({ proc, baseUrl: info.baseUrl, demo: info.demo, output: () => output, exited });
-    });
-    proc.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`child exited (${code ?? signal}) before it was ready:\n${output}`));
-    });
-  });
-}
-
-async function api<T>(baseUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${DEMO_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-}
 
 interface Reservation {
   id: string;

@@ -3,14 +3,17 @@
 // (real ids in the path) and breaks it in one place: one field of the wrong type or out of
 // range, a missing required field, an unknown or prototype-named key, a Mongo operator object,
 // NUL or unpaired surrogates in text, junk bodies, hostile path and query parameters, a bad
-// Idempotency-Key. Every write is broken, so every write must be refused:
+// Idempotency-Key; and headers HTTP refuses (no Host, an unmet Expect, an unsupported or corrupt
+// Content-Encoding) on every operation. Every write is broken, so every write must be refused:
 //   - 0 answers >= 500,
 //   - 0 error answers without the envelope (code, message, fix, docs_url, request_id = X-Request-Id),
 //   - 0 partial writes: no write is accepted, and the state readable through the API and the
-//     admin API is the same after the run as before it.
+//     admin API is the same after the run as before it;
+//   - RateLimit-* on every answer a limit applied to (all but those HTTP refuses before any).
 // `pnpm test` runs FUZZ_REQUESTS (default 1200); `pnpm fuzz` runs the full 10,000. FUZZ_SEED
 // picks another stream; a failure names its request so it reproduces.
-import { eventually, startTestStack, type TestStack } from './support/stack';
+import { gzipSync } from 'node:zlib';
+import { eventually, parseRawResponse, rawExchange, startTestStack, type TestStack } from './support/stack';
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 1200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -121,6 +124,9 @@ const HOSTILE_QUERY_VALUES = [
   'x'.repeat(3000),
   '%ud800',
 ];
+/** Content-Encodings the API does not decode (it decodes gzip, deflate, br and identity, one at a time). */
+const UNSUPPORTED_ENCODINGS = ['compress', 'bogus', 'gzip, gzip', 'x-gzip', 'zstd-nope', '*'];
+const UNMET_EXPECTATIONS = ['999-bogus', 'x', 'gzip'];
 const UNKNOWN_QUERY = [...PROTOTYPE_KEYS, '$where', 'sort', 'a[b]', 'extra'];
 
 function resolver(doc: { components?: { schemas?: Record<string, Schema> } }) {
@@ -235,28 +241,101 @@ describe('fuzz: every operation of the OpenAPI document', () => {
     return JSON.stringify(state, (key, value: unknown) => (key === 'request_id' ? '(per request)' : value), 1);
   }
 
+  /** The operations of the OpenAPI document, bodies resolved. */
+  async function operationsOf(): Promise<{ operations: Operation[]; resolve: (s: Schema) => Schema }> {
+    const doc = (
+      await t.api<{
+        paths: Record<string, Record<string, { operationId: string; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+        components?: { schemas?: Record<string, Schema> };
+      }>('GET', '/v1/openapi.json')
+    ).body;
+    const resolve = resolver(doc);
+    const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({
+        method: method.toUpperCase(),
+        path,
+        operationId: op.operationId,
+        parameters: op.parameters ?? [],
+        body: op.requestBody ? resolve(op.requestBody.content['application/json']?.schema) : null,
+      })),
+    );
+    return { operations, resolve };
+  }
+
+  it('answers the header cases on every operation with the envelope, the right code, X-Request-Id and (where a limit applied) RateLimit-*', async () => {
+    const { operations } = await operationsOf();
+    const rand = seeded(SEED + 1);
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(rand() * values.length)] as T;
+    const { port, host } = new URL(t.baseUrl);
+    const before = await snapshot();
+    const problems: string[] = [];
+    const check = (
+      what: string,
+      res: { status: number; headers: Record<string, string>; body: unknown },
+      want: { status: number; code: string; limited: boolean },
+    ) => {
+      const error = (res.body as { error?: Record<string, unknown> } | null)?.error;
+      const complete = error && ['code', 'message', 'fix', 'docs_url', 'request_id'].every((k) => typeof error[k] === 'string' && error[k] !== '');
+      if (res.status !== want.status || error?.code !== want.code)
+        problems.push(`${what} -> ${res.status} ${String(error?.code)}, expected ${want.status} ${want.code}`);
+      else if (!complete || error.request_id !== res.headers['x-request-id'])
+        problems.push(`${what} -> no complete envelope with X-Request-Id: ${JSON.stringify(res)}`);
+      else if (want.limited && !['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].every((h) => /^\d+$/.test(res.headers[h] ?? '')))
+        problems.push(`${what} -> ${res.status} without RateLimit-*`);
+    };
+    /** One raw request (headers as given, `Connection: close`), answered in full. */
+    const raw = async (method: string, path: string, headers: string[], body?: Buffer) => {
+      const head = [`${method} ${path} HTTP/1.1`, ...headers, 'Connection: close', ...(body ? [`Content-Length: ${body.length}`] : []), '', ''].join('\r\n');
+      return parseRawResponse<unknown>(await rawExchange(Number(port), body ? Buffer.concat([Buffer.from(head), body]) : head, host.split(':')[0]));
+    };
+    for (const op of operations) {
+      const path = op.path.replace(/\{[^}]+\}/g, 'unknown_id');
+      const auth = `Authorization: Bearer ${op.path.startsWith('/admin/') ? t.adminToken : t.apiKey}`;
+      const what = `${op.method} ${path}`;
+      const json = op.body ? Buffer.from('{"fuzz":true}') : undefined;
+      const jsonHeaders = op.body ? ['Content-Type: application/json'] : [];
+      // HTTP refuses these before any limit is looked at: no RateLimit-* (docs/api.md).
+      check(`${what} without Host`, await raw(op.method, path, [auth, ...jsonHeaders], json), { status: 400, code: 'malformed_request', limited: false });
+      const expectation = pick(UNMET_EXPECTATIONS);
+      check(`${what} Expect: ${expectation}`, await raw(op.method, path, ['Host: fuzz', auth, `Expect: ${expectation}`, ...jsonHeaders], json), {
+        status: 417,
+        code: 'expectation_failed',
+        limited: false,
+      });
+      if (op.body) {
+        const encoding = pick(UNSUPPORTED_ENCODINGS);
+        const unsupported = await raw(op.method, path, ['Host: fuzz', auth, ...jsonHeaders, `Content-Encoding: ${encoding}`], gzipSync('{"fuzz":true}'));
+        check(`${what} Content-Encoding: ${encoding}`, unsupported, { status: 415, code: 'unsupported_encoding', limited: true });
+        const message = String((unsupported.body as { error?: { message?: string } } | null)?.error?.message);
+        if (unsupported.status === 415 && !message.includes('gzip, deflate, br, identity'))
+          problems.push(`${what} 415 does not name the accepted encodings: ${message}`);
+        const corruptAs = pick(['gzip', 'deflate', 'br']);
+        check(`${what} corrupt ${corruptAs}`, await raw(op.method, path, ['Host: fuzz', auth, ...jsonHeaders, `Content-Encoding: ${corruptAs}`], json), {
+          status: 400,
+          code: 'invalid_json',
+          limited: true,
+        });
+      }
+      // What no route matches: an unknown sibling path, and a method the path does not accept.
+      check(`${what}/unknown-route`, await raw('GET', `${path}/unknown-route/x`, ['Host: fuzz', auth]), {
+        status: 404,
+        code: 'route_not_found',
+        limited: true,
+      });
+      const methods = new Set(operations.filter((o) => o.path === op.path).map((o) => o.method));
+      const other = ['PUT', 'DELETE', 'PATCH', 'POST'].find((m) => !methods.has(m));
+      if (other) check(`${other} ${path}`, await raw(other, path, ['Host: fuzz', auth]), { status: 405, code: 'method_not_allowed', limited: true });
+    }
+    const doc = await raw('GET', '/v1/openapi.json', ['Host: fuzz']).catch(() => null);
+    if (!doc || doc.status !== 200 || !/^\d+$/.test(doc.headers['ratelimit-limit'] ?? '')) problems.push('GET /v1/openapi.json without RateLimit-*');
+    expect(problems.slice(0, 20)).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+  }, 120_000);
+
   it(
     `answers ${REQUESTS} seeded hostile requests across every operation: 0 5xx, 0 bodies without the envelope, 0 partial writes`,
     async () => {
-      const doc = (
-        await t.api<{
-          paths: Record<
-            string,
-            Record<string, { operationId: string; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }>
-          >;
-          components?: { schemas?: Record<string, Schema> };
-        }>('GET', '/v1/openapi.json')
-      ).body;
-      const resolve = resolver(doc);
-      const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
-        Object.entries(item).map(([method, op]) => ({
-          method: method.toUpperCase(),
-          path,
-          operationId: op.operationId,
-          parameters: op.parameters ?? [],
-          body: op.requestBody ? resolve(op.requestBody.content['application/json']?.schema) : null,
-        })),
-      );
+      const { operations, resolve } = await operationsOf();
       expect(operations.length).toBeGreaterThanOrEqual(50);
 
       const rand = seeded(SEED);

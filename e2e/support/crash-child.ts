@@ -15,7 +15,9 @@ void (async () => {
     // timeout), instead of the default 60 s, to keep the test short.
     webhookLeaseMs: 12_000,
   });
-  process.stdout.write(`${JSON.stringify({ ready: true, baseUrl: stack.baseUrl, adminToken: stack.adminToken, demo: stack.demo })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ready: true, baseUrl: stack.baseUrl, adminToken: stack.adminToken, pmsSimulatorUrl: stack.pmsSimulator.url, demo: stack.demo })}\n`,
+  );
 })().catch((err: unknown) => {
   console.error(err);
   process.exit(1);

@@ -8,6 +8,8 @@ import { SERVICE_NAMES, startStack, type Stack } from '@vrp/stack';
 import { eventually as waitFor, request, type ApiResponse } from '@vrp/testkit';
 
 export type { ApiResponse };
+/** Raw HTTP/1.1 for requests no client library sends (no Host, a made-up Expect). */
+export { parseRawResponse, rawExchange } from '@vrp/testkit';
 
 /** The error envelope (spec 7), as the API's schema describes it. */
 export type ErrorBody = ErrorEnvelope;

@@ -16,3 +16,4 @@ export * from './conversation';
 export * from './webhook';
 export * from './admin';
 export * from './webhook-events';
+export { checkPmsInput, normalizePmsText } from './pms-input';

@@ -28,4 +28,5 @@ export async function request<T = unknown>(url: string, init: RequestInit = {}):
 }
 
 export { startFakeService } from './fake-service';
+export { parseRawResponse, rawExchange, type RawResponse } from './raw-http';
 export { putChannelTraffic, type ChannelControl, type ChannelTraffic } from './channel-traffic';

@@ -1,10 +1,11 @@
 // Hostile input at the gateway: keys named like Object.prototype members are unknown fields,
 // text with NUL or unpaired surrogates is refused naming the field, and the errors Node's HTTP
 // parser produces (400, 431) carry the envelope too.
-import net from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { defineRoute } from '../src/app';
 import { ok } from '../src/http/route';
+import { parseRawResponse, rawExchange } from '@vrp/testkit';
 import { bearer, request, startGatewayFixture, type ErrorBody, type GatewayFixture, type TestGateway } from './harness';
 
 const echoBody = z.strictObject({ name: z.string().min(1), tags: z.record(z.string(), z.string()).optional() });
@@ -26,24 +27,7 @@ const probeRoutes = [
   }),
 ];
 
-/** Sends raw bytes and returns the raw response (the parser errors come before any framing a client library would accept). */
-function rawExchange(port: number, payload: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(payload));
-    let data = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (data += chunk));
-    socket.on('end', () => resolve(data));
-    socket.on('error', reject);
-  });
-}
-
-function parseRaw(raw: string): { status: number; headers: Record<string, string>; body: ErrorBody } {
-  const [head, ...rest] = raw.split('\r\n\r\n');
-  const [statusLine, ...headerLines] = head!.split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-  return { status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(rest.join('\r\n\r\n')) as ErrorBody };
-}
+const parseRaw = (raw: string) => parseRawResponse<ErrorBody>(raw);
 
 describe('hostile input at the gateway', () => {
   let fixture: GatewayFixture;
@@ -166,6 +150,92 @@ describe('hostile input at the gateway', () => {
       );
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('malformed_request');
+    });
+  });
+
+  describe('headers HTTP refuses carry the envelope and a request id', () => {
+    it('answers an HTTP/1.1 request without Host with 400 malformed_request naming Host (no limit was looked at)', async () => {
+      const res = parseRaw(await rawExchange(gw.running.port, `GET /v1/listings HTTP/1.1\r\nAuthorization: Bearer ${key}\r\n\r\n`));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'malformed_request', request_id: res.headers['x-request-id'] });
+      expect(res.body.error.message).toContain('Host');
+      expect(res.headers['ratelimit-limit']).toBeUndefined();
+    });
+
+    it('answers an Expect other than 100-continue with 417 expectation_failed', async () => {
+      const res = parseRaw(
+        await rawExchange(gw.running.port, `GET /v1/listings HTTP/1.1\r\nHost: x\r\nExpect: 999-bogus\r\nAuthorization: Bearer ${key}\r\n\r\n`),
+      );
+      expect(res.status).toBe(417);
+      expect(res.body.error).toMatchObject({ code: 'expectation_failed', request_id: res.headers['x-request-id'] });
+      expect(res.body.error.message).toContain('999-bogus');
+    });
+
+    it('accepts Expect: 100-continue', async () => {
+      const body = '{"name":"x"}';
+      const raw = await rawExchange(
+        gw.running.port,
+        `POST /v1/test/hostile-echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect(raw.startsWith('HTTP/1.1 100 Continue')).toBe(true);
+      expect(parseRaw(raw.slice(raw.indexOf('\r\n\r\n') + 4)).status).toBe(200);
+    });
+
+    it.each(['compress', 'zstd-x', 'gzip, br', 'bogus'])(
+      'answers Content-Encoding %s with 415 unsupported_encoding naming the accepted ones',
+      async (encoding) => {
+        const before = handled;
+        const res = await request<ErrorBody>(`${gw.url}/v1/test/hostile-echo`, {
+          method: 'POST',
+          headers: { ...bearer(key), 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+          body: '{"name":"x"}',
+        });
+        expect(res.status).toBe(415);
+        expect(res.body.error.code).toBe('unsupported_encoding');
+        expect(res.body.error.message).toContain('gzip, deflate, br, identity');
+        expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
+        expect(res.headers.get('ratelimit-limit')).not.toBeNull();
+        expect(handled).toBe(before);
+      },
+    );
+
+    it('answers a body that does not decode as its Content-Encoding says with 400 invalid_json; a real gzip body is read', async () => {
+      const corrupt = await request<ErrorBody>(`${gw.url}/v1/test/hostile-echo`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        body: '{"name":"not gzip"}',
+      });
+      expect(corrupt.status).toBe(400);
+      expect(corrupt.body.error.code).toBe('invalid_json');
+      expect(corrupt.body.error.message).toContain('gzip');
+      const good = await request<{ body: unknown }>(`${gw.url}/v1/test/hostile-echo`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        body: gzipSync('{"name":"zipped"}'),
+      });
+      expect(good.status).toBe(200);
+      expect(good.body).toEqual({ body: { name: 'zipped' } });
+    });
+  });
+
+  describe('RateLimit-* on answers no route gives', () => {
+    it.each([
+      ['GET', '/v1/nowhere', 404, 'route_not_found'],
+      ['DELETE', '/v1/listings', 405, 'method_not_allowed'],
+      ['GET', '/admin/v1/nowhere', 404, 'route_not_found'],
+    ])('%s %s: %i %s with the limit that applied', async (method, path, status, code) => {
+      const res = await request<ErrorBody>(`${gw.url}${path}`, { method, headers: bearer(key) });
+      expect([res.status, res.body.error.code]).toEqual([status, code]);
+      for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) expect(Number(res.headers.get(h))).toBeGreaterThanOrEqual(0);
+      expect(res.headers.get('ratelimit-limit')).not.toBeNull();
+    });
+
+    it('GET /v1/openapi.json (no key needed) counts per address and says so', async () => {
+      const first = await request(`${gw.url}/v1/openapi.json`);
+      const second = await request(`${gw.url}/v1/openapi.json`);
+      expect(first.status).toBe(200);
+      expect(Number(first.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
+      expect(Number(second.headers.get('ratelimit-remaining'))).toBeLessThan(Number(first.headers.get('ratelimit-remaining')));
     });
   });
 

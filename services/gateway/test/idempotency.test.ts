@@ -3,15 +3,17 @@
 import { z } from 'zod';
 import { AppError, createMemoryStore } from '@vrp/platform';
 import { defineRoute } from '../src/app';
-import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
+import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
 import { created, ok } from '../src/http/route';
 import { IdempotencyStore } from '../src/store/idempotency-store';
+import { idempotencyRecordSchema } from '../src/store/schemas';
+import { eventually } from '@vrp/testkit';
 import { bearer, provision, request, type ErrorBody, useGateway } from './harness';
 
 const orderBody = z.strictObject({
   item: z.string().min(1),
   quantity: z.number().int().min(1),
-  outcome: z.enum(['ok', 'refused', 'outage', 'slow']).default('ok'),
+  outcome: z.enum(['ok', 'refused', 'outage', 'slow', 'busy']).default('ok'),
 });
 const orderSchema = z.object({ id: z.string(), item: z.string(), quantity: z.number() });
 
@@ -32,6 +34,7 @@ const orderRoutes = [
       executions += 1;
       if (body.outcome === 'refused') throw new AppError('pms_write_unsupported', 'PMS-B cannot do this.', { provider: 'PMS-B' });
       if (body.outcome === 'outage') throw new AppError('service_unavailable', 'down', { retryAfterSeconds: 1 });
+      if (body.outcome === 'busy') throw new AppError('idempotency_in_progress', 'The first attempt still runs in the service.', { retryAfterSeconds: 2 });
       if (body.outcome === 'slow') await new Promise<void>((resolve) => (releaseSlow = resolve));
       return created({ data: { id: `ord_${executions}`, item: body.item, quantity: body.quantity } });
     },
@@ -132,6 +135,14 @@ describe('Idempotency-Key middleware', () => {
     expect(executions).toBe(2);
   });
 
+  it("does not record a service's own 409 idempotency_in_progress: the retry runs again", async () => {
+    const first = await post<ErrorBody>(keyA, '{"item":"b","quantity":1,"outcome":"busy"}', 'idem-busy-1');
+    expect([first.status, first.body.error.code, first.headers.get('retry-after')]).toEqual([409, 'idempotency_in_progress', '2']);
+    const retry = await post<ErrorBody>(keyA, '{"item":"b","quantity":1,"outcome":"busy"}', 'idem-busy-1');
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(executions).toBe(2);
+  });
+
   it('does not consume a key with a request that failed validation', async () => {
     const invalid = await post<ErrorBody>(keyA, '{"item":"z","quantity":0}', 'idem-invalid-1');
     expect(invalid.status).toBe(400);
@@ -150,7 +161,8 @@ describe('Idempotency-Key middleware', () => {
     const concurrent = await post<ErrorBody>(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
     expect(concurrent.status).toBe(409);
     expect(concurrent.body.error.code).toBe('idempotency_in_progress');
-    expect(concurrent.headers.get('retry-after')).toBe('1');
+    // When the running request's lease on the key ends (it renews it while it runs).
+    expect(concurrent.headers.get('retry-after')).toBe(String(IDEMPOTENCY_LEASE_MS / 1000));
     releaseSlow();
     expect((await slow).status).toBe(201);
     const after = await post(keyA, '{"item":"s","quantity":1,"outcome":"slow"}', 'idem-slow-1');
@@ -198,6 +210,46 @@ describe('Idempotency-Key middleware', () => {
   });
 });
 
+describe('the lease of a running request on its key', () => {
+  // The gateway's clock, moved by the test; renewals run on their own timer.
+  let now = new Date('2030-01-01T00:00:00.000Z');
+  const sut = useGateway({ extraRoutes: orderRoutes, clock: () => now });
+  const records = () =>
+    sut.gw.store.collection<{ _id: string; key: string; lockedUntil: Date }>({ name: 'idempotency_records', schema: idempotencyRecordSchema });
+
+  it('is renewed while the request runs: past its first lease a retry still finds it in progress, then gets the outcome', async () => {
+    const { key } = await provision(sut.gw.url, { name: 'Lease' });
+    executions = 0;
+    const body = '{"item":"lease","quantity":1,"outcome":"slow"}';
+    const send = () =>
+      request<ErrorBody>(`${sut.gw.url}/v1/test/orders`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'Content-Type': 'application/json', 'Idempotency-Key': 'idem-lease-1' },
+        body,
+      });
+    const slow = send();
+    while (executions < 1) await new Promise((resolve) => setImmediate(resolve));
+    const claimedAt = now.getTime();
+    // Most of the lease passes; the running request renews it from the (moved) clock.
+    now = new Date(claimedAt + IDEMPOTENCY_LEASE_MS - 500);
+    await eventually(async () => (await records().findOne({ key: 'idem-lease-1' }))!.lockedUntil.getTime() === now.getTime() + IDEMPOTENCY_LEASE_MS, {
+      what: 'the lease renewed',
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
+    // Past the first lease: still the running request's key.
+    now = new Date(claimedAt + IDEMPOTENCY_LEASE_MS + 1000);
+    const retry = await send();
+    expect([retry.status, retry.body.error.code]).toEqual([409, 'idempotency_in_progress']);
+    // The lease's remaining time: 1.5 s rounded up, or 3 s when a renewal came first.
+    expect(retry.headers.get('retry-after')).toMatch(/^[23]$/);
+    releaseSlow();
+    expect((await slow).status).toBe(201);
+    expect((await send()).headers.get('idempotent-replayed')).toBe('true');
+    expect(executions).toBe(1);
+  });
+});
+
 describe('IdempotencyStore', () => {
   let now = new Date('2025-01-01T00:00:00.000Z');
   const store = new IdempotencyStore(createMemoryStore(), () => now);
@@ -217,10 +269,35 @@ describe('IdempotencyStore', () => {
     expect((await store.claim('ws_1', 'k-expiry', requestFingerprint('POST', '/v1/x', { a: 2 }))).kind).toBe('claimed');
   });
 
-  it('lets a retry take over a key whose first request died mid-flight', async () => {
-    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('claimed');
-    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('in_progress');
-    now = new Date(now.getTime() + IDEMPOTENCY_LOCK_MS + 1);
-    expect((await store.claim('ws_1', 'k-crash', fingerprint)).kind).toBe('claimed');
+  it('lets a retry take over a key whose first request died mid-flight once its lease ran out, saying how long that is', async () => {
+    const base = createMemoryStore();
+    // Two gateway processes on one store: the first dies after claiming the key.
+    const dead = new IdempotencyStore(base, () => now);
+    const alive = new IdempotencyStore(base, () => now);
+    const claim = await dead.claim('ws_1', 'k-crash', fingerprint);
+    expect(claim.kind).toBe('claimed');
+    expect(await alive.claim('ws_1', 'k-crash', fingerprint)).toEqual({ kind: 'in_progress', retryAfterSeconds: IDEMPOTENCY_LEASE_MS / 1000 });
+    now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS - 1500);
+    expect(await alive.claim('ws_1', 'k-crash', fingerprint)).toEqual({ kind: 'in_progress', retryAfterSeconds: 2 });
+    now = new Date(now.getTime() + 1500);
+    const takeover = await alive.claim('ws_1', 'k-crash', fingerprint);
+    expect(takeover.kind).toBe('claimed');
+    // The old holder, were it only slow, no longer renews nor records over the new holder.
+    if (claim.kind !== 'claimed' || takeover.kind !== 'claimed') return;
+    expect(await dead.renew(claim.recordId)).toBe(false);
+    await dead.complete(claim.recordId, 201, { data: { id: 'late' } });
+    await alive.complete(takeover.recordId, 201, { data: { id: 'retry' } });
+    expect(await alive.claim('ws_1', 'k-crash', fingerprint)).toEqual({ kind: 'replay', status: 201, body: { data: { id: 'retry' } } });
+  });
+
+  it('keeps a key whose request still runs: each renewal extends its lease', async () => {
+    const claim = await store.claim('ws_1', 'k-renewed', fingerprint);
+    if (claim.kind !== 'claimed') throw new Error('not claimed');
+    for (let i = 0; i < 5; i++) {
+      now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS - 1);
+      expect(await store.renew(claim.recordId)).toBe(true);
+    }
+    now = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS - 1);
+    expect((await store.claim('ws_1', 'k-renewed', fingerprint)).kind).toBe('in_progress');
   });
 });

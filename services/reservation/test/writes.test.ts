@@ -792,7 +792,8 @@ describe('reservation writes over gRPC', () => {
         ['listing_not_imported', 'budget_exhausted', 5],
       ]);
       expect(found[1]!.errorMessage).toContain('no reservation in the change');
-      expect(found[0]!.errorMessage).toContain('checkIn/checkOut are not dates');
+      // Held to the API's rules first: the refusal names the field.
+      expect(found[0]!.errorMessage).toContain("reservation.checkIn is 'soon', not a date");
       for (const d of found) await deadLetters.call('deleteDeadLetter', { id: d.id });
     });
   });

@@ -35,6 +35,20 @@ export const ERROR_CATALOG = {
     message: 'Request bodies must be JSON.',
     fix: 'Send the body with `Content-Type: application/json`.',
   },
+  unsupported_encoding: {
+    http: 415,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    title: 'Unsupported content encoding',
+    message: 'The request body uses a Content-Encoding this API does not accept; accepted: gzip, deflate, br, identity.',
+    fix: 'Send the body uncompressed (no Content-Encoding, or `identity`) or with one of `gzip`, `deflate`, `br`.',
+  },
+  expectation_failed: {
+    http: 417,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    title: 'Expectation not supported',
+    message: 'The request carries an `Expect` header this API cannot meet; only `100-continue` is supported.',
+    fix: 'Send the request without `Expect`, or with `Expect: 100-continue`.',
+  },
   payload_too_large: {
     http: 413,
     grpc: GrpcStatus.INVALID_ARGUMENT,

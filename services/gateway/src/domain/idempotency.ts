@@ -5,10 +5,20 @@ import { createHash } from 'node:crypto';
 /** Records are kept this long; a key may be reused for a new request after that. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * A claimed key whose request never completed (the process died mid-request) is taken over
- * after this long, so a crash does not block the key for a whole day.
+ * The lease of a claimed key: the request that claimed it renews it every
+ * IDEMPOTENCY_RENEW_MS while it runs, so a key whose request died with its process is free to
+ * a retry this long after the last renewal (not a day, not a minute).
  */
-export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+export const IDEMPOTENCY_LEASE_MS = 3_000;
+/** How often a running request renews the lease on its key (well inside IDEMPOTENCY_LEASE_MS). */
+export const IDEMPOTENCY_RENEW_MS = 1_000;
+/** A request still running after this long stops renewing (every upstream call has a deadline far below it). */
+export const IDEMPOTENCY_RENEW_MAX_MS = 120_000;
+
+/** Whole seconds a retry waits for a lease that runs until `until` (at least 1). */
+export function secondsUntil(until: Date, now: Date): number {
+  return Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+}
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 

@@ -39,6 +39,13 @@ export const BURST_WINDOW_SECONDS = 10;
 /** Upper bound of every value an operator can set. */
 export const RATE_LIMIT_VALUE_MAX = 100_000;
 
+/**
+ * Requests no key or plan limit covers (the public /v1/openapi.json, unknown paths and methods
+ * under /v1): per client address, sustained per second, plus a burst per BURST_WINDOW_SECONDS.
+ */
+export const ANONYMOUS_REQUESTS_PER_SECOND = 20;
+export const ANONYMOUS_BURST = 200;
+
 /** Failed authentications of one client address in AUTH_FAILURE_WINDOW_SECONDS before it is refused (429). */
 export const AUTH_FAILURE_WINDOW_SECONDS = 60;
 

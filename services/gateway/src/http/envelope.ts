@@ -50,8 +50,9 @@ export function classifyError(err: unknown): { appError: AppError; expected: boo
     case 'entity.too.large':
       return { appError: new AppError('payload_too_large'), expected: true };
     case 'charset.unsupported':
+      return { appError: new AppError('unsupported_media_type', 'The body must be UTF-8 JSON.'), expected: true };
     case 'encoding.unsupported':
-      return { appError: new AppError('unsupported_media_type', 'The body must be UTF-8 JSON, optionally gzip or deflate encoded.'), expected: true };
+      return { appError: new AppError('unsupported_encoding'), expected: true };
     case 'request.aborted':
     case 'request.size.invalid':
       return { appError: new AppError('invalid_json', 'The request body was incomplete.'), expected: true };

@@ -153,11 +153,12 @@ const takesIfMatch = (route: Route): boolean => route.versioned && route.method 
 /** The catalog codes an operation can answer, beyond its declared successes. */
 function errorCodesOf(route: Route): ErrorCode[] {
   const codes = new Set<ErrorCode>(['validation_failed', 'internal_error']);
-  if (route.body) ['invalid_json', 'unsupported_media_type', 'payload_too_large'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.body) ['invalid_json', 'unsupported_media_type', 'unsupported_encoding', 'payload_too_large'].forEach((c) => codes.add(c as ErrorCode));
   if (route.auth === 'api_key') ['authentication_required', 'invalid_api_key', 'workspace_mismatch'].forEach((c) => codes.add(c as ErrorCode));
   if (route.auth === 'admin') codes.add('admin_token_invalid');
   // Every route behind authentication reaches the store or an upstream service.
-  if (route.auth !== 'none') ['service_unavailable', 'upstream_timeout', 'rate_limited'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.auth !== 'none') ['service_unavailable', 'upstream_timeout'].forEach((c) => codes.add(c as ErrorCode));
+  codes.add('rate_limited');
   if (route.idempotent) ['idempotency_conflict', 'idempotency_in_progress'].forEach((c) => codes.add(c as ErrorCode));
   if (takesIfMatch(route)) codes.add('precondition_failed');
   route.errors.forEach((c) => codes.add(c));
@@ -179,7 +180,7 @@ function errorResponses(route: Route): Record<string, ResponseObject> {
         ...(status === 503 || status === 429 || codes.includes('idempotency_in_progress')
           ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }
           : {}),
-        ...rateLimitHeaders(route),
+        ...rateLimitHeaders(),
       },
       content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}ErrorEnvelope` } } },
       'x-error-codes': codes,
@@ -188,9 +189,8 @@ function errorResponses(route: Route): Record<string, ResponseObject> {
   return out;
 }
 
-/** RateLimit-* (IETF draft fields) on every response of an authenticated route. */
-function rateLimitHeaders(route: Route): Record<string, { $ref: string }> {
-  if (route.auth === 'none') return {};
+/** RateLimit-* (IETF draft fields) on every response (a public route counts per client address). */
+function rateLimitHeaders(): Record<string, { $ref: string }> {
   return Object.fromEntries(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((h) => [h, { $ref: `#/components/headers/${h}` }]));
 }
 
@@ -235,7 +235,7 @@ function operationOf(route: Route): OperationObject {
       headers: {
         'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
         ...(route.versioned ? { ETag: { $ref: '#/components/headers/ETag' } } : {}),
-        ...rateLimitHeaders(route),
+        ...rateLimitHeaders(),
       },
       content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } },
     };

@@ -67,6 +67,11 @@ export function mountRoutes(app: Express, routes: readonly Route[], deps: Router
     chain.push(runHandler(route, deps));
     app.route(route.path)[route.method](...chain);
   }
+  // What no route matched (404 route_not_found, 405) counts against a limit too, and says so.
+  if (deps.admission) {
+    app.use('/admin/v1', deps.admission.limit('admin'));
+    app.use('/v1', deps.admission.limit('none'));
+  }
 }
 
 /** A method + Express path the app serves (route table, docs and ops endpoints). */

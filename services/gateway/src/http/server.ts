@@ -32,9 +32,21 @@ function appServerOptions(app: Express): http.ServerOptions {
   return {
     IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage,
     ServerResponse: AppResponse as unknown as typeof http.ServerResponse,
+    // Node's own answer to an HTTP/1.1 request without Host is a bare 400; the app answers it
+    // with the error envelope instead (middleware/request-context.ts).
+    requireHostHeader: false,
   };
 }
 
+/** Marks a request whose `Expect` header the server cannot meet (anything but 100-continue). */
+export const UNMET_EXPECTATION = Symbol('unmet expectation');
+
 export function createAppServer(app: Express): http.Server {
-  return http.createServer(appServerOptions(app), app);
+  const server = http.createServer(appServerOptions(app), app);
+  // Node answers an unmet `Expect` with a bare 417; the app answers it with the error envelope.
+  server.on('checkExpectation', (req: http.IncomingMessage & { [UNMET_EXPECTATION]?: true }, res: http.ServerResponse) => {
+    req[UNMET_EXPECTATION] = true;
+    app(req, res);
+  });
+  return server;
 }

@@ -1,8 +1,11 @@
 // Idempotency records: one per (scope, key). A request claims its key by inserting a pending
-// record (the unique index decides races), completes it with the response to replay, or
-// releases it when the outcome must not be replayed.
+// record (the unique index decides races) that names its holder (this gateway process) and a
+// short lease the request renews while it runs; it completes the record with the response to
+// replay, or releases it when the outcome must not be replayed. A pending record whose lease
+// ran out belongs to a request that died with its process: the next retry takes it over.
+import { randomUUID } from 'node:crypto';
 import { DuplicateKeyError, newId, type Collection, type DocumentStore } from '@vrp/platform';
-import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../domain/idempotency';
+import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, secondsUntil } from '../domain/idempotency';
 import { idempotencyRecordSchema } from './schemas';
 
 type IdempotencyDoc = {
@@ -11,6 +14,7 @@ type IdempotencyDoc = {
   key: string;
   fingerprint: string;
   state: 'pending' | 'completed';
+  holder?: string;
   lockedUntil: Date;
   status: number | null;
   responseJson: string | null;
@@ -24,10 +28,13 @@ export type ClaimOutcome =
   | { kind: 'claimed'; recordId: string }
   | { kind: 'replay'; status: number; body: unknown; etag?: string }
   | { kind: 'fingerprint_mismatch' }
-  | { kind: 'in_progress' };
+  /** `retryAfterSeconds`: when the running request's lease ends unless it renews it (it renews while it runs). */
+  | { kind: 'in_progress'; retryAfterSeconds: number };
 
 export class IdempotencyStore {
   private readonly records: Collection<IdempotencyDoc>;
+  /** This process, as the holder of the keys its requests claim. */
+  readonly holder = randomUUID();
 
   constructor(
     store: DocumentStore,
@@ -48,7 +55,8 @@ export class IdempotencyStore {
           key,
           fingerprint,
           state: 'pending',
-          lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+          holder: this.holder,
+          lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
           status: null,
           responseJson: null,
           createdAt: now,
@@ -73,21 +81,35 @@ export class IdempotencyStore {
           ...(existing.etag ? { etag: existing.etag } : {}),
         };
       }
-      // Pending: another request is still running, unless it died and its lock ran out.
+      // Pending: another request is still running, unless it died and its lease ran out. (Taking
+      // over a request that is only slow is safe too: the service stores the key with its write.)
       const takenOver = await this.records.findOneAndUpdate(
         { _id: existing._id, state: 'pending', lockedUntil: { $lte: now } },
-        { $set: { lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS) } },
+        { $set: { holder: this.holder, lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS) } },
       );
-      return takenOver ? { kind: 'claimed', recordId: takenOver._id } : { kind: 'in_progress' };
+      return takenOver ? { kind: 'claimed', recordId: takenOver._id } : { kind: 'in_progress', retryAfterSeconds: secondsUntil(existing.lockedUntil, now) };
     }
-    return { kind: 'in_progress' };
+    return { kind: 'in_progress', retryAfterSeconds: 1 };
   }
 
+  /** Extends the lease of a record this process holds; false once it no longer holds it. */
+  async renew(recordId: string): Promise<boolean> {
+    const res = await this.records.updateOne(
+      { _id: recordId, state: 'pending', holder: this.holder },
+      { $set: { lockedUntil: new Date(this.clock().getTime() + IDEMPOTENCY_LEASE_MS) } },
+    );
+    return res.matchedCount > 0;
+  }
+
+  /** Records the response to replay, while this process holds the record. */
   async complete(recordId: string, status: number, body: unknown, etag: string | null = null): Promise<void> {
-    await this.records.updateOne({ _id: recordId, state: 'pending' }, { $set: { state: 'completed', status, responseJson: JSON.stringify(body), etag } });
+    await this.records.updateOne(
+      { _id: recordId, state: 'pending', holder: this.holder },
+      { $set: { state: 'completed', status, responseJson: JSON.stringify(body), etag } },
+    );
   }
 
   async release(recordId: string): Promise<void> {
-    await this.records.deleteOne({ _id: recordId, state: 'pending' });
+    await this.records.deleteOne({ _id: recordId, state: 'pending', holder: this.holder });
   }
 }

@@ -51,7 +51,9 @@ export const idempotencyRecordSchema = new Schema(
     key: { type: String, required: true },
     fingerprint: { type: String, required: true },
     state: { type: String, enum: ['pending', 'completed'], required: true },
-    /** Until then a pending record belongs to the request that claimed it. */
+    /** The gateway process whose request holds a pending record (a random id per process). */
+    holder: { type: String, default: '' },
+    /** Until then a pending record belongs to its holder, which renews it while its request runs. */
     lockedUntil: { type: Date, required: true },
     status: { type: Number, default: null },
     /**

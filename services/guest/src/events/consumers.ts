@@ -4,6 +4,7 @@
 // apply idempotently: a redelivered message changes nothing. Both subscribe through the consumer
 // runner: a malformed change (MalformedChange, an invalid document) is a dead letter at once;
 // store trouble is retried in place and dead-lettered past the retry budget.
+import { checkPmsInput } from '@vrp/api-model';
 import { reservationEvents, TOPICS, pmsSync, syncPayloadOf } from '@vrp/contracts';
 import { describeSyncChange, PermanentError, type ConsumerRunner, type Subscription } from '@vrp/platform';
 import { MalformedChange } from '../domain/sync-change';
@@ -71,7 +72,8 @@ export async function startConsumers(consumers: ConsumerRunner, deps: GuestDeps)
     describe: (change) => describeSyncChange(change, (GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)),
     handle: async (change) => {
       if (!(GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)) return;
-      await applySync(change);
+      // Held to the API's vocabulary and limits: harmless differences normalised, nonsense refused.
+      await applySync(checkPmsInput(change));
     },
   });
 

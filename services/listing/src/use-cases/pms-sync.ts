@@ -4,6 +4,7 @@
 // already has and changes nothing.
 // Activity is never changed by a sync, except that a NEW listing imported while unlisted on its
 // channel starts inactive (spec 3.2); an inactive listing's data keeps syncing.
+import { checkPmsInput } from '@vrp/api-model';
 import { pmsSync, type ListingSyncPayload } from '@vrp/contracts';
 import { DuplicateKeyError, newId, PermanentError, type DocumentStore, type Outbox } from '@vrp/platform';
 import { canActivate, type ListingRecord } from '../domain/listing';
@@ -22,8 +23,10 @@ export class ApplyPmsListing {
   }
 
   /** Applies one change; other entities are for the reservation and guest services. */
-  async apply(change: pmsSync.PmsSyncChange): Promise<ApplyOutcome> {
-    if (change.entity !== 'listing') return 'ignored';
+  async apply(synced: pmsSync.PmsSyncChange): Promise<ApplyOutcome> {
+    if (synced.entity !== 'listing') return 'ignored';
+    // Held to the API's vocabulary and limits: harmless differences normalised, nonsense refused.
+    const change = checkPmsInput(synced);
     const payload: ListingSyncPayload | undefined = change.listing;
     if (!payload?.externalId || !payload.name) {
       throw new PermanentError('malformed_payload', `pms.sync.v1 listing change ${change.changeId} carries no listing with an external id and a name`);

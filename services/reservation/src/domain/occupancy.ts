@@ -29,6 +29,32 @@ export function heldNights(r: Pick<ReservationRecord, 'status' | 'checkIn' | 'ch
 export interface BookedNight {
   night: string;
   reservationId: string;
+  /**
+   * Set while the night is a pending hold: a write on a PMS listing holds its nights before it
+   * is relayed, and keeps them (renewing this time) while the PMS answers. A hold whose time
+   * has passed (its holder died) is free. Null or absent: the night of a stored stay.
+   */
+  holdUntil?: Date | null;
+  /** The Idempotency-Key of the write holding a pending hold ('' when it had none). */
+  holdKey?: string;
+}
+
+/** A pending hold whose holder stopped renewing it: the night is free. */
+export function holdLapsed(b: BookedNight, now: Date): boolean {
+  return b.holdUntil != null && b.holdUntil.getTime() <= now.getTime();
+}
+
+/**
+ * A live pending hold taken by a write with this Idempotency-Key: the same request, still running
+ * elsewhere (a retry that reached this service while the first attempt waits for its PMS).
+ */
+export function sameRequestHold(booked: readonly BookedNight[], key: string, now: Date): BookedNight | undefined {
+  return key ? booked.find((b) => b.holdUntil != null && b.holdKey === key && !holdLapsed(b, now)) : undefined;
+}
+
+/** The nights that are taken at `now`: stored stays and live pending holds. */
+export function liveNights<T extends BookedNight>(booked: readonly T[], now: Date): T[] {
+  return booked.filter((b) => !holdLapsed(b, now));
 }
 
 /**

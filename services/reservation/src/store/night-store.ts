@@ -4,7 +4,26 @@ import type { Collection, DocumentStore, Tx } from '@vrp/platform';
 import type { BookedNight } from '../domain/occupancy';
 import { bookedNightSchema } from './schemas';
 
-type BookedNightDoc = { _id: string; workspaceId: string; listingId: string; night: string; reservationId: string; [field: string]: unknown };
+type BookedNightDoc = {
+  _id: string;
+  workspaceId: string;
+  listingId: string;
+  night: string;
+  reservationId: string;
+  holdUntil?: Date | null;
+  holdKey?: string;
+  [field: string]: unknown;
+};
+
+const toBooked = (d: BookedNightDoc): BookedNight => ({
+  night: d.night,
+  reservationId: d.reservationId,
+  holdUntil: d.holdUntil ?? null,
+  holdKey: d.holdKey ?? '',
+});
+
+/** The pending holds of one holder (a create's new id, or the reservation whose dates change). */
+const pendingOf = (workspaceId: string, holderId: string) => ({ workspaceId, reservationId: holderId, holdUntil: { $ne: null } });
 
 const nightId = (workspaceId: string, listingId: string, night: string) => `${workspaceId}:${listingId}:${night}`;
 
@@ -20,14 +39,38 @@ export class NightStore {
   /** Booked nights of a listing in from..to (inclusive), in date order. */
   async range(workspaceId: string, listingId: string, from: string, to: string, tx?: Tx): Promise<BookedNight[]> {
     const docs = await this.nights.find({ workspaceId, listingId, night: { $gte: from, $lte: to } }, { tx, sort: { night: 1 } });
-    return docs.map((d) => ({ night: d.night, reservationId: d.reservationId }));
+    return docs.map(toBooked);
   }
 
-  /** Which of these nights of a listing are booked, by whom. */
+  /** Which of these nights of a listing are booked or held pending, by whom. */
   async holders(workspaceId: string, listingId: string, nights: readonly string[], tx?: Tx): Promise<BookedNight[]> {
     if (nights.length === 0) return [];
     const docs = await this.nights.find({ _id: { $in: nights.map((n) => nightId(workspaceId, listingId, n)) } }, { tx });
-    return docs.map((d) => ({ night: d.night, reservationId: d.reservationId }));
+    return docs.map(toBooked);
+  }
+
+  /** Removes other holders' pending holds of these nights (lapsed ones, or any a PMS's own booking overrides). */
+  async dropPending(workspaceId: string, listingId: string, nights: readonly string[], self: string, tx: Tx): Promise<void> {
+    if (nights.length === 0) return;
+    await this.nights.deleteMany(
+      { _id: { $in: nights.map((n) => nightId(workspaceId, listingId, n)) }, reservationId: { $ne: self }, holdUntil: { $ne: null } },
+      { tx },
+    );
+  }
+
+  /** Turns a holder's pending holds into its stay's nights, in the transaction that stores the stay. */
+  async confirmPending(workspaceId: string, holderId: string, tx: Tx): Promise<void> {
+    await this.nights.updateMany(pendingOf(workspaceId, holderId), { $set: { holdUntil: null, holdKey: '' } }, { tx });
+  }
+
+  /** Keeps a holder's pending holds until `until` (its write still waits for the PMS). */
+  async renewPending(workspaceId: string, holderId: string, until: Date): Promise<void> {
+    await this.nights.updateMany(pendingOf(workspaceId, holderId), { $set: { holdUntil: until } });
+  }
+
+  /** Frees a holder's pending holds (the PMS refused, timed out, or the write failed); its stored nights stay. */
+  async releasePending(workspaceId: string, holderId: string): Promise<void> {
+    await this.nights.deleteMany(pendingOf(workspaceId, holderId));
   }
 
   /**
@@ -39,14 +82,22 @@ export class NightStore {
   }
 
   /**
-   * Takes nights for a reservation. A night another reservation holds (or takes meanwhile, in
+   * Takes nights for a reservation (a pending hold of the write with that key, until then, when `pending` is given). A night another reservation holds (or takes meanwhile, in
    * a concurrent transaction) is a DuplicateKeyError on MongoDB and in memory alike; it aborts
    * the transaction, and the caller re-reads to name the conflicts.
    */
-  async take(workspaceId: string, listingId: string, nights: readonly string[], reservationId: string, tx: Tx): Promise<void> {
+  async take(
+    workspaceId: string,
+    listingId: string,
+    nights: readonly string[],
+    reservationId: string,
+    tx: Tx,
+    pending: { until: Date; key: string } | null = null,
+  ): Promise<void> {
     if (nights.length === 0) return;
+    const hold = { holdUntil: pending?.until ?? null, holdKey: pending?.key ?? '' };
     await this.nights.insertMany(
-      nights.map((night) => ({ _id: nightId(workspaceId, listingId, night), workspaceId, listingId, night, reservationId })),
+      nights.map((night) => ({ _id: nightId(workspaceId, listingId, night), workspaceId, listingId, night, reservationId, ...hold })),
       { tx },
     );
   }

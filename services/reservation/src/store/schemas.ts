@@ -129,6 +129,11 @@ export const bookedNightSchema = new Schema(
     listingId: { type: String, required: true },
     night: { type: String, required: true, match: YMD },
     reservationId: { type: String, required: true },
+    // Set while the night is a pending hold (a write waiting for its PMS's answer): the hold
+    // lapses at this time unless its holder renews it; null once it is the stay's night.
+    holdUntil: { type: Date, default: null },
+    // The Idempotency-Key of the write holding a pending hold ('' without one).
+    holdKey: { type: String, default: '' },
   },
   { versionKey: false },
 );

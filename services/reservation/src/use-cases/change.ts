@@ -1,5 +1,6 @@
 // Changing and cancelling a reservation (PATCH, cancel): decided on a fresh read at each attempt,
-// relayed to the PMS under the reservation's write lease, stored only once the PMS accepted it.
+// relayed to the PMS under the reservation's write lease (new nights held pending meanwhile),
+// stored only once the PMS accepted it.
 import { assertSupported } from '@vrp/pms-matrix';
 import { acquireLease, AppError, preconditionFailed, releaseLease, type Lease, type RequestKey } from '@vrp/platform';
 import { holdsNights } from '../domain/occupancy';
@@ -7,7 +8,7 @@ import { type ReservationRecord } from '../domain/reservation';
 import { applyPatch, parsePatch, patchChanges, patchWrites, relayOperation, type ReservationPatchInput } from '../domain/writes';
 import { recordReservationEvent, type ReservationChange } from '../events/reservation-events';
 import { ReservationUseCase, VERSION_ATTEMPTS } from './context';
-import { endConflicts, holdNights, isNightTaken } from './hold-nights';
+import { endConflicts, holdNights, holdPending, isNightTaken } from './hold-nights';
 
 export class ChangeReservation extends ReservationUseCase {
   /**
@@ -70,28 +71,31 @@ export class ChangeReservation extends ReservationUseCase {
       const next = { ...applyPatch(current, patch, target.id, now), version: current.version + 1 };
       const nightsChange = changes.dates || changes.listing || holdsNights(next) !== holdsNights(current);
       // Nights it does not hold yet must be open on the calendar and free (un-cancel, new dates, move).
-      if (nightsChange && holdsNights(next)) await this.availableStay(workspaceId, target.id, next.checkIn, next.checkOut, id);
-      if (provider) {
-        // Under the lease: a concurrent request with the same key that committed meanwhile is
-        // this one's outcome, and its change must not reach the PMS a second time.
-        if (key && (await this.deps.applied.lookup(key)) !== null) return this.deps.reservations.get(workspaceId, id);
-        const operation = relayOperation(writes);
-        await this.deps.relay.relay({
-          workspaceId,
-          provider,
-          operation,
-          listingExternalId: listing.pmsExternalId,
-          entityExternalId: current.pmsExternalId,
-          payload: operation === 'reservation.cancel' ? { status: 'CANCELLED' } : { ...input, propertyId: undefined },
-          idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${id}:${operation}:v${current.version}`,
-        });
-      }
-      const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
+      if (nightsChange && holdsNights(next)) await this.availableStay(workspaceId, target.id, next.checkIn, next.checkOut, id, idempotencyKey);
+      // New nights of a PMS stay are held (pending) before the relay: no other write takes them
+      // while the PMS answers; freed below unless the stored change made them the stay's.
+      const pending = provider && nightsChange && holdsNights(next) ? await holdPending(this.deps, next, this.now, idempotencyKey) : null;
       try {
+        if (provider) {
+          // Under the lease: a concurrent request with the same key that committed meanwhile is
+          // this one's outcome, and its change must not reach the PMS a second time.
+          if (key && (await this.deps.applied.lookup(key)) !== null) return await this.deps.reservations.get(workspaceId, id);
+          const operation = relayOperation(writes);
+          await this.deps.relay.relay({
+            workspaceId,
+            provider,
+            operation,
+            listingExternalId: listing.pmsExternalId,
+            entityExternalId: current.pmsExternalId,
+            payload: operation === 'reservation.cancel' ? { status: 'CANCELLED' } : { ...input, propertyId: undefined },
+            idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${id}:${operation}:v${current.version}`,
+          });
+        }
+        const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
         const stored = await this.deps.store.transaction(async (tx) => {
           let replaced = await this.deps.reservations.replaceIfVersion(next, current.version, tx, lease);
           if (!replaced) return null;
-          if (nightsChange) await holdNights(this.deps.nights, replaced, provider ? 'pms' : 'exclusive', tx);
+          if (nightsChange) await holdNights(this.deps.nights, replaced, provider ? 'pms' : 'exclusive', tx, { now: this.now() });
           // A cancel, new dates or a move can end an overlap with a PMS booking: both sides lose the flag.
           if (nightsChange && replaced.conflictsWith.length > 0) {
             const still = await endConflicts(this.deps, replaced, replaced.conflictsWith, now, tx);
@@ -114,6 +118,8 @@ export class ChangeReservation extends ReservationUseCase {
         if (isNightTaken(err) && attempt < VERSION_ATTEMPTS) continue;
         // Also a concurrent commit of the same key (applied_requests): applied.once() answers that change.
         throw err;
+      } finally {
+        await pending?.release();
       }
       if (attempt >= VERSION_ATTEMPTS) {
         throw new AppError(

@@ -2,12 +2,13 @@
 // checks made before a write (the listing exists and is active, the stay's nights are free).
 import { assertListingsActive, type ListingActivityCache } from '@vrp/activity-cache';
 import { datesUnavailable, DuplicateKeyError, type AppliedRequests, type DocumentStore, type Logger, type Outbox } from '@vrp/platform';
-import { dateConflicts, stayNights } from '../domain/occupancy';
+import { dateConflicts, liveNights, stayNights } from '../domain/occupancy';
 import { type NightPrice } from '../domain/pricing';
 import { addDays } from '../domain/reservation';
 import type { ListingDirectory, ListingInfo } from '../ports/listings';
 import type { PmsRelay } from '@vrp/pms-relay';
 import type { NightStore } from '../store/night-store';
+import { assertNotRunning } from './hold-nights';
 import type { ReservationStore } from '../store/reservation-store';
 
 /** Attempts at a fresh confirmation code when one collides within the workspace. */
@@ -52,15 +53,19 @@ export abstract class ReservationUseCase {
 
   /**
    * The calendar nights of a stay, after checking that none is closed on the listing's calendar
-   * or booked by a reservation other than `self`: 409 dates_unavailable naming every one.
-   * Bookings are checked again, atomically, when the write commits (holdNights).
+   * or booked by a reservation other than `self` (or held pending by another write): 409
+   * dates_unavailable naming every one (409 idempotency_in_progress when the pending hold is the
+   * same write's, `key`, still waiting for its PMS). Bookings are checked again, atomically, when the nights
+   * are taken (holdNights, holdPending).
    */
-  protected async availableStay(workspaceId: string, listingId: string, checkIn: string, checkOut: string, self = ''): Promise<NightPrice[]> {
+  protected async availableStay(workspaceId: string, listingId: string, checkIn: string, checkOut: string, self = '', key = ''): Promise<NightPrice[]> {
     const [calendar, booked] = await Promise.all([
       this.deps.listings.nights(workspaceId, listingId, checkIn, addDays(checkOut, -1)),
       this.deps.nights.holders(workspaceId, listingId, stayNights(checkIn, checkOut)),
     ]);
-    const conflicts = dateConflicts(stayNights(checkIn, checkOut), calendar, booked, self);
+    const now = this.now();
+    assertNotRunning(booked, key, now);
+    const conflicts = dateConflicts(stayNights(checkIn, checkOut), calendar, liveNights(booked, now), self);
     if (conflicts.length > 0) throw datesUnavailable(conflicts);
     return calendar;
   }

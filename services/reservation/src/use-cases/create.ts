@@ -1,5 +1,6 @@
 // Creating a reservation: validated, refused by the capability matrix before anything is sent,
-// relayed to the listing's PMS first, then stored with its nights and event in one transaction.
+// its nights held pending while it is relayed to the listing's PMS, then stored with its nights
+// and event in one transaction.
 import { assertSupported, CREATE_REQUIRES_TOTAL_PRICE } from '@vrp/pms-matrix';
 import { AppError, DuplicateKeyError, newId, validationFailed, type RequestKey } from '@vrp/platform';
 import { newConfirmationCode } from '../domain/confirmation-code';
@@ -8,7 +9,7 @@ import { newReservationRecord, type ReservationRecord } from '../domain/reservat
 import { createWrites, parseNewReservation, type NewReservationInput } from '../domain/writes';
 import { recordReservationEvent } from '../events/reservation-events';
 import { CODE_ATTEMPTS, isDuplicateOf, ReservationUseCase } from './context';
-import { flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './hold-nights';
+import { flagOverlaps, holdNights, holdPending, isNightTaken, NIGHT_ATTEMPTS } from './hold-nights';
 
 export class CreateReservation extends ReservationUseCase {
   /**
@@ -39,7 +40,7 @@ export class CreateReservation extends ReservationUseCase {
       throw validationFailed({ 'financials.totalPrice': `is required on listings managed by ${provider}` });
     }
     // Refused before anything is sent to a PMS: closed on the calendar, or booked here.
-    const calendar = await this.availableStay(workspaceId, listing.id, draft.checkIn, draft.checkOut);
+    const calendar = await this.availableStay(workspaceId, listing.id, draft.checkIn, draft.checkOut, '', idempotencyKey);
     const price = priceStay({ nights: calendar, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
     const now = this.now();
     let record = newReservationRecord({
@@ -65,25 +66,39 @@ export class CreateReservation extends ReservationUseCase {
       groupId: draft.groupId,
       idempotencyKey,
     });
-    if (provider) {
-      const relayed = await this.deps.relay.relay({
-        workspaceId,
-        provider,
-        operation: 'reservation.create',
-        listingExternalId: listing.pmsExternalId,
-        entityExternalId: '',
-        payload: pmsPayload(record),
-        idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${record.id}:create`,
-      });
-      record = { ...record, pmsProvider: provider, pmsExternalId: relayed.entityExternalId };
+    // One writer per night on a PMS listing too: the nights are held (pending) before the relay,
+    // so of concurrent creates of the same nights only one reaches the PMS.
+    const pending = provider ? await holdPending(this.deps, record, this.now, idempotencyKey) : null;
+    try {
+      if (provider) {
+        const relayed = await this.deps.relay.relay({
+          workspaceId,
+          provider,
+          operation: 'reservation.create',
+          listingExternalId: listing.pmsExternalId,
+          entityExternalId: '',
+          payload: pmsPayload(record),
+          idempotencyKey: idempotencyKey ? `${workspaceId}:${idempotencyKey}` : `${record.id}:create`,
+        });
+        record = { ...record, pmsProvider: provider, pmsExternalId: relayed.entityExternalId };
+      }
+      return await this.store(workspaceId, record, key, provider ? 'pms' : 'exclusive', now);
+    } finally {
+      // After the store, nothing is pending any more; after a refusal or failure, the nights come free.
+      await pending?.release();
     }
+  }
+
+  /** Stores the new reservation with its nights, its key and its event in one transaction. */
+  private async store(workspaceId: string, first: ReservationRecord, key: RequestKey | null, mode: 'pms' | 'exclusive', now: Date): Promise<ReservationRecord> {
+    const idempotencyKey = key?.key ?? '';
+    let record = first;
     // Once a PMS has accepted the booking it exists there: it is stored even over a local one (flagged).
-    const mode = provider ? 'pms' : 'exclusive';
     for (let attempt = 1; ; attempt++) {
       try {
         const stored = await this.deps.store.transaction(async (tx) => {
-          // A new id (made for this create): it holds no nights yet.
-          const overlaps = await holdNights(this.deps.nights, record, mode, tx, true);
+          // A new id (made for this create): it holds no stored nights yet (its pending hold becomes them).
+          const overlaps = await holdNights(this.deps.nights, record, mode, tx, { created: true, now: this.now() });
           if (idempotencyKey) await this.deps.reservations.releaseExpiredKey(workspaceId, idempotencyKey, now, tx);
           const inserted = await this.deps.reservations.insertRaw({ ...record, conflictsWith: overlaps }, tx);
           await this.deps.applied.remember(key, inserted.id, tx);
@@ -101,8 +116,8 @@ export class CreateReservation extends ReservationUseCase {
         }
         if (isDuplicateOf(err, 'idempotencyKey')) {
           // A concurrent request with the same key committed first: this is its reservation.
-          const first = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey, this.now());
-          if (first) return first;
+          const firstStored = await this.deps.reservations.findByIdempotencyKey(workspaceId, idempotencyKey, this.now());
+          if (firstStored) return firstStored;
         }
         if (isDuplicateOf(err, 'pmsExternalId')) {
           // The PMS's next sync stored this reservation first: it is the same booking.

@@ -3,6 +3,7 @@
 import { assertListingsActive } from '@vrp/activity-cache';
 import { assertSupported } from '@vrp/pms-matrix';
 import { validationFailed, type PageWindow } from '@vrp/platform';
+import { liveNights } from '../domain/occupancy';
 import { priceStay, type StayPrice } from '../domain/pricing';
 import { isIsoDate, nightsBetween, parseReservationFilters, todayUtc, type ReservationQueryInput, type ReservationRecord } from '../domain/reservation';
 import { MAX_NIGHTS } from '../domain/writes';
@@ -61,7 +62,10 @@ export class ReservationQueries extends ReservationUseCase {
     return { propertyId: listing.id, checkIn, checkOut, nights: nightsBetween(checkIn, checkOut), currency: listing.currency, price };
   }
 
-  /** The nights of a listing held in from..to (inclusive), for the listing's calendar. */
+  /**
+   * The nights of a listing held in from..to (inclusive), for the listing's calendar: stays, and
+   * nights held pending while a PMS answers (a lapsed hold of a dead writer is free).
+   */
   async bookedNights(workspaceId: string, listingId: string, from: string, to: string) {
     const problems: Record<string, string> = {};
     if (!listingId) problems.listingId = 'is required';
@@ -69,6 +73,6 @@ export class ReservationQueries extends ReservationUseCase {
     if (!isIsoDate(to)) problems.to = 'must be a real calendar date as YYYY-MM-DD';
     else if (!problems.from && nightsBetween(from, to) > MAX_NIGHTS + 1) problems.to = `the range may span at most ${MAX_NIGHTS + 1} days`;
     if (Object.keys(problems).length > 0) throw validationFailed(problems);
-    return this.deps.nights.range(workspaceId, listingId, from, to);
+    return liveNights(await this.deps.nights.range(workspaceId, listingId, from, to), this.now());
   }
 }

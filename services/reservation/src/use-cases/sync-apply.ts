@@ -1,10 +1,11 @@
 // Applying a reservation change read from a PMS (pms.sync.v1): idempotent, newest change wins,
 // the PMS's booking always applies and overlaps are flagged on both sides.
+import { checkPmsInput } from '@vrp/api-model';
 import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
 import { AppError, newId, PermanentError, TransientError } from '@vrp/platform';
 import { newConfirmationCode } from '../domain/confirmation-code';
 import { money } from '../domain/pricing';
-import { isIsoDate, isOneOf, newReservationRecord, RESERVATION_SOURCES, WRITABLE_STATUSES, type ReservationRecord } from '../domain/reservation';
+import { isOneOf, newReservationRecord, RESERVATION_SOURCES, WRITABLE_STATUSES, type ReservationRecord } from '../domain/reservation';
 import { recordReservationEvent, type ReservationChange } from '../events/reservation-events';
 import { ReservationUseCase } from './context';
 import { endConflicts, flagOverlaps, holdNights } from './hold-nights';
@@ -16,8 +17,10 @@ export class ApplyPmsReservation extends ReservationUseCase {
    * Applies on inactive listings too (their data keeps syncing); the event is published like an
    * API change, and webhook delivery decides about inactive listings.
    */
-  async applySync(change: pmsSync.PmsSyncChange): Promise<'applied' | 'ignored'> {
-    if (change.entity !== 'reservation') return 'ignored';
+  async applySync(received: pmsSync.PmsSyncChange): Promise<'applied' | 'ignored'> {
+    if (received.entity !== 'reservation') return 'ignored';
+    // Held to the API's vocabulary and limits: harmless differences normalised, nonsense refused.
+    const change = checkPmsInput(received);
     const p = parseSyncPayload(change);
     const changedAt = p.updatedAt;
     const ws = change.workspaceId;
@@ -86,7 +89,7 @@ export class ApplyPmsReservation extends ReservationUseCase {
     // A conflict (another change applied meanwhile, or a night taken concurrently) throws: the
     // bus redelivers and this re-reads.
     await this.deps.store.transaction(async (tx) => {
-      const overlaps = await holdNights(this.deps.nights, next, 'pms', tx);
+      const overlaps = await holdNights(this.deps.nights, next, 'pms', tx, { now });
       // Overlaps flagged before that ended (this booking cancelled or moved, or the other side
       // gone) are cleared on the other side; those that still hold are kept on both.
       const still = await endConflicts(
@@ -117,14 +120,16 @@ type SyncedReservation = ReservationSyncPayload & {
   updatedAt: Date;
 };
 
-/** The reservation of a sync change; a payload no retry can fix is a permanent failure (dead letter). */
+/**
+ * The reservation of a sync change (already held to the API rules by checkPmsInput: dates, money,
+ * text); a payload no retry can fix is a permanent failure (dead letter).
+ */
 function parseSyncPayload(change: pmsSync.PmsSyncChange): SyncedReservation {
   const p = change.reservation;
   const problems: string[] = [];
   if (!p) problems.push('no reservation in the change');
   else {
     if (!p.externalId) problems.push('externalId is missing');
-    if (!isIsoDate(p.checkIn) || !isIsoDate(p.checkOut)) problems.push('checkIn/checkOut are not dates');
     if (!isOneOf(WRITABLE_STATUSES, p.status)) problems.push(`status '${String(p.status)}' is unknown`);
     if (!p.updatedAt || Number.isNaN(p.updatedAt.getTime())) problems.push('updatedAt is not a time');
     if (!p.guest) problems.push('guest is missing');

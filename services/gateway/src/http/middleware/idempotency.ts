@@ -3,17 +3,20 @@
 // drops the connection does not free the key: the request still runs to its end and its
 // outcome is recorded); a retry with the same key and the same request gets that response
 // replayed (`Idempotent-Replayed: true`) without running again; a retry while the first still
-// runs is 409 idempotency_in_progress with `Retry-After`; the same key with a different
+// runs is 409 idempotency_in_progress with `Retry-After` (when the running request's lease on
+// the key ends; it renews the lease every second while it runs, so a key whose request died
+// with its process is free to a retry within seconds); the same key with a different
 // request is 409 idempotency_conflict. Keys are scoped per workspace (see RequestState.scope)
-// and expire after 24 hours. 5xx outcomes are not recorded, so a retry after an outage runs
-// for real; the services store the key with the record they write, in the same transaction,
-// so such a retry (or one after a gateway crash) never writes twice.
+// and expire after 24 hours. 5xx outcomes are not recorded, nor a service's own 409
+// idempotency_in_progress (its first attempt of the same write still runs there), so a retry
+// after an outage runs for real; the services store the key with the record they write, in
+// the same transaction, so such a retry (or one after a gateway crash) never writes twice.
 //
 // Runs after authentication, body parsing and validation: a request that never reached its
 // handler leaves no record.
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError, validationFailed, type Logger } from '@vrp/platform';
-import { isValidIdempotencyKey, requestFingerprint } from '../../domain/idempotency';
+import { IDEMPOTENCY_RENEW_MAX_MS, IDEMPOTENCY_RENEW_MS, isValidIdempotencyKey, requestFingerprint } from '../../domain/idempotency';
 import type { IdempotencyStore } from '../../store/idempotency-store';
 import { requestState } from '../request-state';
 
@@ -28,24 +31,48 @@ function withRequestId(body: unknown, requestId: string): unknown {
   return { ...body, error: { ...error, request_id: requestId } };
 }
 
-/** Seconds a retry is told to wait while the first request with its key still runs. */
-export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
-
 /**
  * Holds back the response until its outcome is recorded, so a retry never sees "in progress"
  * after a reply. A dropped connection changes nothing: the handler runs on and its outcome is
- * recorded when it answers (a crash of the gateway leaves the record pending until its lock
- * expires; the retry that takes it over then finds the service's own record of the key).
+ * recorded when it answers (a crash of the gateway leaves the record pending until its lease
+ * runs out; the retry that takes it over then finds the service's own record of the key).
+ * The lease on the key is renewed until then.
  */
 function recordOutcome(res: Response, recordId: string, store: IdempotencyStore, logger: Logger): void {
+  const stopRenewing = renewWhileRunning(recordId, store, logger);
+  res.once('finish', stopRenewing);
   const send = res.json.bind(res);
   res.json = ((body?: unknown) => {
+    stopRenewing();
     const status = res.statusCode;
     const etag = res.getHeader('ETag');
-    const persisted = status >= 500 ? store.release(recordId) : store.complete(recordId, status, body, typeof etag === 'string' ? etag : null);
+    // Not recorded: 5xx (a retry runs again), and a service's own "still running" (a retry that
+    // met the first attempt of the same write there must not become the key's outcome).
+    const persisted =
+      status >= 500 || isInProgress(body) ? store.release(recordId) : store.complete(recordId, status, body, typeof etag === 'string' ? etag : null);
     persisted.catch((err: unknown) => logger.error({ err, recordId }, 'could not record the idempotent response')).finally(() => send(body));
     return res;
   }) as Response['json'];
+}
+
+/** An error envelope saying that the same request is still running (behind the gateway). */
+function isInProgress(body: unknown): boolean {
+  const error: unknown = typeof body === 'object' && body !== null && 'error' in body ? body.error : null;
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === 'idempotency_in_progress';
+}
+
+/** Renews the lease on a claimed key every IDEMPOTENCY_RENEW_MS until stopped (or taken over). */
+function renewWhileRunning(recordId: string, store: IdempotencyStore, logger: Logger): () => void {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    if (Date.now() - started > IDEMPOTENCY_RENEW_MAX_MS) return clearInterval(timer);
+    store
+      .renew(recordId)
+      .then((held) => held || clearInterval(timer))
+      .catch((err: unknown) => logger.warn({ err, recordId }, 'could not renew the lease of an idempotency key'));
+  }, IDEMPOTENCY_RENEW_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): RequestHandler {
@@ -64,7 +91,7 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
       case 'fingerprint_mismatch':
         throw new AppError('idempotency_conflict');
       case 'in_progress':
-        throw new AppError('idempotency_in_progress', undefined, { retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS });
+        throw new AppError('idempotency_in_progress', undefined, { retryAfterSeconds: outcome.retryAfterSeconds });
       case 'replay':
         res.setHeader(REPLAYED_HEADER, 'true');
         if (outcome.etag) res.setHeader('ETag', outcome.etag);

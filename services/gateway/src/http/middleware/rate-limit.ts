@@ -6,17 +6,27 @@
 // (the library's insurance limiter) rather than failing the request.
 //
 // Every /v1 and /admin/v1 response carries RateLimit-Limit, RateLimit-Remaining and
+// RateLimit-Reset (the IETF draft's fields) for the tightest limit that applied; a refusal is
+// 429 rate_limited with Retry-After. Requests no key limit covers (the public
+// /v1/openapi.json, unknown paths and methods) count against a per-address limit (the admin
+// API's under /admin/v1). Only answers given before any limit is looked at carry none: a
+// request HTTP itself refuses (malformed, no Host, an unmet Expect; docs/api.md).
+//
 // On the embedded store (STORE=memory) the counters are the library's own in-memory limiter
 // (RateLimiterMemory), shared by every gateway over that store object, as the store's documents
 // would be: the store is in this process anyway, and a store write per limiter per request was
-// the largest item of the gateway's per-request cost (issue 17, docs/architecture.md).
-//
-// RateLimit-Reset (the IETF draft's fields) for the tightest limit that applied; a refusal is
-// 429 rate_limited with Retry-After.
+// the largest item of the gateway's per-request cost (docs/architecture.md).
 import type { Request, RequestHandler, Response } from 'express';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError, type DocumentStore, type Logger } from '@vrp/platform';
-import { AUTH_FAILURE_WINDOW_SECONDS, BURST_WINDOW_SECONDS, effectiveRateLimits, type RateLimits } from '../../domain/rate-limits';
+import {
+  ANONYMOUS_BURST,
+  ANONYMOUS_REQUESTS_PER_SECOND,
+  AUTH_FAILURE_WINDOW_SECONDS,
+  BURST_WINDOW_SECONDS,
+  effectiveRateLimits,
+  type RateLimits,
+} from '../../domain/rate-limits';
 import { RateLimiterDocumentStore, rateLimitCounters } from '../../store/rate-limit-store';
 import type { WorkspaceStore } from '../../store/workspace-store';
 import { requestState } from '../request-state';
@@ -190,10 +200,21 @@ export class Admission {
     };
   }
 
-  /** Rate limits of an authenticated request: per key and per workspace (API keys), per address (admin). */
+  /**
+   * Rate limits of a request: per key and per workspace (API keys), per address (admin; and
+   * `none`: public routes, and what no route matched).
+   */
   limit(kind: AuthKind): RequestHandler {
     return async (req, res, next) => {
-      if (kind === 'admin') {
+      if (kind === 'none') {
+        const quota = await this.consume(
+          this.bursty('anonymous', ANONYMOUS_REQUESTS_PER_SECOND, ANONYMOUS_BURST),
+          clientAddress(req),
+          'rate limit of unauthenticated requests from this address',
+          res,
+        );
+        if (quota) setQuotaHeaders(res, quota);
+      } else if (kind === 'admin') {
         const perSecond = this.deps.config.ADMIN_RATE_LIMIT_PER_SECOND;
         const quota = await this.consume(this.bursty('admin', perSecond, perSecond * 10), clientAddress(req), 'admin API rate limit of this address', res);
         if (quota) setQuotaHeaders(res, quota);

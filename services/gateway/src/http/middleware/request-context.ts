@@ -1,10 +1,29 @@
 // First stage of every request: assigns the request id (a caller's well-formed X-Request-Id is
 // kept), echoes it in the response, sets baseline security headers, records the request's
 // duration under its route pattern, and runs the rest of the pipeline inside the request
-// context so logs and upstream gRPC metadata carry the id.
+// context so logs and upstream gRPC metadata carry the id. A request HTTP itself refuses (an
+// HTTP/1.1 request without Host, an `Expect` other than 100-continue) goes straight to the
+// error envelope from here, with its request id.
 import type { Request, RequestHandler } from 'express';
-import { acceptOrCreateRequestId, httpRequests, runWithContext, type Logger } from '@vrp/platform';
+import { acceptOrCreateRequestId, AppError, httpRequests, runWithContext, type Logger } from '@vrp/platform';
 import { initRequestState } from '../request-state';
+import { UNMET_EXPECTATION } from '../server';
+
+/** Why HTTP refuses this request before anything else looks at it; null when it does not. */
+function httpRefusal(req: Request & { [UNMET_EXPECTATION]?: true }): AppError | null {
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
+    return new AppError(
+      'malformed_request',
+      'HTTP/1.1 requests must carry a Host header (RFC 9112, section 3.2).',
+      {},
+      'Send the Host header; HTTP client libraries do.',
+    );
+  }
+  if (req[UNMET_EXPECTATION]) {
+    return new AppError('expectation_failed', `Expect '${(req.get('expect') ?? '').slice(0, 100)}' cannot be met; only 100-continue is supported.`);
+  }
+  return null;
+}
 
 const OPS_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -52,6 +71,8 @@ export function requestContext(logger: Logger): RequestHandler {
       );
     });
 
-    runWithContext(state.context, next);
+    const refused = httpRefusal(req);
+    if (refused) res.setHeader('Connection', 'close');
+    runWithContext(state.context, () => (refused ? next(refused) : next()));
   };
 }
