@@ -20,6 +20,8 @@ import { startServices, type ServiceName } from './services';
 export interface StackOptions {
   /** Gateway port; 0 picks a free one. Default 8080. */
   port?: number;
+  /** Port of the gateway's private listener (/admin/v1, /metrics); 0 picks a free one. Default 9160, or a free one with port 0 or ephemeralPorts. */
+  adminPort?: number;
   /** Bind every service to a free port (tests) instead of the fixed defaults. */
   ephemeralPorts?: boolean;
   host?: string;
@@ -69,6 +71,8 @@ export interface StackEngines {
 export interface Stack<B extends EventBus = MemoryEventBus> {
   /** Where this process reaches the gateway (the bound host and port). */
   baseUrl: string;
+  /** Where this process reaches the gateway's private listener: the admin API (<adminBaseUrl>/admin/v1) and /metrics. */
+  adminBaseUrl: string;
   /** The base of the gateway's absolute links (docs_url), e.g. http://localhost:8080. */
   publicBaseUrl: string;
   adminToken: string;
@@ -132,10 +136,12 @@ async function startStackGateway(
   onStarted: (undo: () => Promise<void>) => void,
   engines: StackEngines | undefined,
   dataDir: string | null,
-): Promise<{ adminToken: string; gatewayStore: DocumentStore; gateway: RunningGateway; baseUrl: string; demoUpstreams: () => GatewayUpstreams }> {
+): Promise<{ adminToken: string; gatewayStore: DocumentStore; gateway: RunningGateway; baseUrl: string; adminBaseUrl: string; demoUpstreams: () => GatewayUpstreams }> {
   const adminToken = opts.adminToken ?? DEV_ADMIN_TOKEN;
+  const adminPort = opts.adminPort ?? (opts.port === 0 || opts.ephemeralPorts ? 0 : undefined);
   const gatewayEnv = {
     GATEWAY_PORT: String(opts.port ?? 8080),
+    ...(adminPort === undefined ? {} : { GATEWAY_ADMIN_PORT: String(adminPort) }),
     GATEWAY_HOST: host,
     ADMIN_TOKEN: adminToken,
     API_KEY_PEPPER: opts.apiKeyPepper ?? DEV_PEPPER,
@@ -155,6 +161,7 @@ async function startStackGateway(
   const gateway = await startGateway({ store: gatewayStore, upstreams, config, logger: createLogger('gateway', logLevel) });
   onStarted(() => gateway.close());
   const baseUrl = opts.publicBaseUrl ?? `http://${host === '0.0.0.0' ? 'localhost' : host}:${gateway.port}`;
+  const adminBaseUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${gateway.adminPort}`;
   // Seeding is no client request: it keeps the default deadline when a test shortens the gateway's.
   const demoUpstreams = (): GatewayUpstreams => {
     if (!opts.upstreamDeadlineMs) return upstreams;
@@ -162,7 +169,7 @@ async function startStackGateway(
     onStarted(async () => closeUpstreams(seedUpstreams));
     return seedUpstreams;
   };
-  return { adminToken, gatewayStore, gateway, baseUrl, demoUpstreams };
+  return { adminToken, gatewayStore, gateway, baseUrl, adminBaseUrl, demoUpstreams };
 }
 
 /**
@@ -172,16 +179,16 @@ async function startStackGateway(
  * `addresses`). bench/gateway-overhead.bench.ts measures the gateway path this way too.
  */
 export async function startGatewayProcess(
-  opts: Pick<StackOptions, 'port' | 'host' | 'logLevel' | 'adminToken' | 'apiKeyPepper' | 'publicBaseUrl' | 'upstreamDeadlineMs'> & {
+  opts: Pick<StackOptions, 'port' | 'adminPort' | 'host' | 'logLevel' | 'adminToken' | 'apiKeyPepper' | 'publicBaseUrl' | 'upstreamDeadlineMs'> & {
     addresses: ServiceAddresses;
   },
-): Promise<Pick<Stack, 'baseUrl' | 'adminToken' | 'gateway' | 'demo' | 'stop'>> {
+): Promise<Pick<Stack, 'baseUrl' | 'adminBaseUrl' | 'adminToken' | 'gateway' | 'demo' | 'stop'>> {
   const undo: Array<() => Promise<void>> = [];
   const stop = async (): Promise<void> => {
     for (const step of undo.splice(0).reverse()) await step().catch(() => undefined);
   };
   try {
-    const { adminToken, gateway, baseUrl, demoUpstreams } = await startStackGateway(
+    const { adminToken, gateway, baseUrl, adminBaseUrl, demoUpstreams } = await startStackGateway(
       opts,
       opts.addresses,
       opts.host ?? '127.0.0.1',
@@ -191,7 +198,7 @@ export async function startGatewayProcess(
       null,
     );
     const demo = await seedDemo({ gateway: gateway.gateway, listing: demoUpstreams().listing });
-    return { baseUrl, adminToken, gateway, demo, stop };
+    return { baseUrl, adminBaseUrl, adminToken, gateway, demo, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -227,7 +234,7 @@ async function boot(
     inProcessCalls: opts.grpcInProcess ?? true,
   });
 
-  const { adminToken, gatewayStore, gateway, baseUrl, demoUpstreams } = await startStackGateway(opts, addresses, host, logLevel, onStarted, engines, dataDir);
+  const { adminToken, gatewayStore, gateway, baseUrl, adminBaseUrl, demoUpstreams } = await startStackGateway(opts, addresses, host, logLevel, onStarted, engines, dataDir);
 
   const pmsControl = new SimulatorControl(simulator.url);
   const seedWanted = opts.seed !== false;
@@ -247,6 +254,7 @@ async function boot(
   let stopping: Promise<void> | null = null;
   return {
     baseUrl,
+    adminBaseUrl,
     publicBaseUrl: gateway.gateway.publicBaseUrl(),
     adminToken,
     gateway,

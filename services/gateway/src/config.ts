@@ -1,21 +1,24 @@
-// Gateway configuration, parsed once from the environment. Secrets (ADMIN_TOKEN,
-// API_KEY_PEPPER) have no defaults on purpose: a gateway must never start with a guessable
-// operator token or pepper. The embedded stack passes its own development values.
+// Gateway configuration, parsed once from the environment (`--help` prints it). Secrets
+// (ADMIN_TOKEN, API_KEY_PEPPER, MONGO_URL; each also as <NAME>_FILE) have no defaults on purpose:
+// a gateway must never start with a guessable operator token or pepper. The embedded stack
+// passes its own development values.
 import { z } from 'zod';
-import { address, engineConfig, port } from '@vrp/platform';
+import { address, engineConfig, LOG_LEVELS, persistenceConfig, port, secret } from '@vrp/platform';
 
 export const gatewayConfigSchema = z.object({
-  GATEWAY_PORT: port(8080),
-  GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
+  GATEWAY_PORT: port(8080).describe('port of the public listener: /v1, /docs, /healthz, /readyz'),
+  /** The private listener: /admin/v1 and /metrics (plus /healthz, /readyz), never routed by a public Ingress. */
+  GATEWAY_ADMIN_PORT: port(9160).describe('port of the private listener: /admin/v1, /metrics, /healthz, /readyz'),
+  GATEWAY_HOST: z.string().min(1).default('0.0.0.0').describe('address both listeners bind'),
   /** Base of absolute links (error docs_url, OpenAPI servers); default http://localhost:<port>. */
   PUBLIC_BASE_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
   /** Operator token of /admin/v1 (Bearer). */
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  ADMIN_TOKEN: secret(z.string().min(16, 'must be at least 16 characters'), 'operator token of /admin/v1 (Bearer)'),
   /** Server-side secret mixed into API key hashes (HMAC-SHA256), so a leaked table is useless. */
-  API_KEY_PEPPER: z.string().min(32, 'must be at least 32 characters'),
+  API_KEY_PEPPER: secret(z.string().min(32, 'must be at least 32 characters'), 'server-side secret mixed into API key hashes; never change it once keys exist'),
   LISTING_ADDR: address().default('127.0.0.1:50061'),
   RESERVATION_ADDR: address().default('127.0.0.1:50062'),
   GUEST_ADDR: address().default('127.0.0.1:50063'),
@@ -46,6 +49,10 @@ export const gatewayConfigSchema = z.object({
   STORE: engineConfig.STORE,
   MONGO_URL: engineConfig.MONGO_URL,
   STORE_TIMEOUT_MS: engineConfig.STORE_TIMEOUT_MS,
+  NODE_ENV: engineConfig.NODE_ENV,
+  ALLOW_EMBEDDED_ENGINES: engineConfig.ALLOW_EMBEDDED_ENGINES,
+  DATA_DIR: persistenceConfig.DATA_DIR,
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
