@@ -3,9 +3,9 @@
 import { z } from 'zod';
 import { createBus } from './bus';
 import type { EventBus } from './bus/port';
-import { address, checkEngineConfig, engineConfig, loadConfigOrExit, port } from './config';
+import { address, checkEngineConfig, engineConfig, exitOnHelp, loadConfigOrExit, persistenceConfig, port } from './config';
 import { consumerRetryConfig, consumerRetryFrom, type RetryPolicy } from './consumer/runner';
-import { createLogger, type Logger } from './logging';
+import { createLogger, LOG_LEVELS, type Logger } from './logging';
 import { outboxConfig, outboxOptionsFrom, type OutboxOptions } from './outbox';
 import { runMain, stopOnSignals, type RunningService } from './service';
 import { createStore } from './store';
@@ -63,10 +63,28 @@ export function serviceConfigSchema(prefix: string, defaults: { grpc: number; op
     [`${prefix}_OPS_PORT`]: port(defaults.ops),
     [`${prefix}_MONGO_DB`]: z.string().min(1).default(defaults.db),
     ...engineConfig,
+    ...persistenceConfig,
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
     ...addressConfig,
     ...outboxConfig,
     ...consumerRetryConfig,
   });
+}
+
+/** What a service's config.ts declares: its name, env prefix, default ports and database, its own settings. */
+export interface ServiceDefinition<E extends z.ZodObject = z.ZodObject> {
+  name: string;
+  /** Env var prefix of the service's own settings, e.g. LISTING. */
+  prefix: string;
+  defaults: { grpc: number; ops: number; db: string };
+  /** Settings of this service beyond those every service reads. */
+  extra?: E;
+}
+
+/** Every variable a service reads: the common ones and its own (`--help`, docs/configuration.md). */
+export function serviceSchema(def: ServiceDefinition): z.ZodObject {
+  const common = serviceConfigSchema(def.prefix, def.defaults);
+  return def.extra ? common.extend(def.extra.shape) : common;
 }
 
 export interface ServiceConfig {
@@ -76,7 +94,8 @@ export interface ServiceConfig {
   engines: Pick<
     z.infer<z.ZodObject<typeof engineConfig>>,
     'STORE' | 'BUS' | 'MONGO_URL' | 'KAFKA_BROKERS' | 'KAFKA_REPLICATION_FACTOR' | 'KAFKA_MIN_INSYNC_REPLICAS' | 'STORE_TIMEOUT_MS'
-  >;
+  > &
+    z.infer<z.ZodObject<typeof persistenceConfig>>;
   addresses: ServiceAddresses;
   outbox: Partial<OutboxOptions>;
   consumerRetry: Partial<RetryPolicy>;
@@ -88,37 +107,49 @@ export function parseServiceConfig(
   env: Record<string, string | undefined> = process.env,
 ): ServiceConfig {
   const parsed: Record<string, unknown> = loadConfigOrExit(serviceConfigSchema(prefix, defaults), env);
-  const common = z.object({ ...engineConfig, ...addressConfig }).parse(parsed);
+  const common = z.object({ ...engineConfig, ...persistenceConfig, ...addressConfig }).parse(parsed);
   checkEngineConfig(common);
   return {
     grpcPort: parsed[`${prefix}_GRPC_PORT`] as number,
     opsPort: parsed[`${prefix}_OPS_PORT`] as number,
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
-    engines: pick(common, ['STORE', 'BUS', 'MONGO_URL', 'KAFKA_BROKERS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS', 'STORE_TIMEOUT_MS']),
+    engines: pick(common, [
+      'STORE',
+      'BUS',
+      'MONGO_URL',
+      'KAFKA_BROKERS',
+      'KAFKA_REPLICATION_FACTOR',
+      'KAFKA_MIN_INSYNC_REPLICAS',
+      'STORE_TIMEOUT_MS',
+      'DATA_DIR',
+      'BUS_RETENTION_HOURS',
+    ]),
     addresses: addressesFrom(common),
     outbox: outboxOptionsFrom(z.object(outboxConfig).parse(parsed)),
     consumerRetry: consumerRetryFrom(z.object(consumerRetryConfig).parse(parsed)),
   };
 }
 
-export function serviceMain(opts: {
-  name: string;
-  /** Env var prefix of the service's own settings, e.g. LISTING. */
-  prefix: string;
-  defaults: { grpc: number; ops: number; db: string };
-  start: (deps: ServiceDeps) => Promise<RunningService>;
+export function serviceMain<E extends z.ZodObject>(opts: {
+  definition: ServiceDefinition<E>;
+  start: (deps: ServiceDeps, settings: z.infer<E>) => Promise<RunningService>;
 }): void {
+  const def = opts.definition;
+  exitOnHelp(`node dist/main.js   (the ${def.name} service)`, serviceSchema(def));
   runMain(async () => {
-    const config = parseServiceConfig(opts.prefix, opts.defaults);
-    const logger = createLogger(opts.name);
+    const config = parseServiceConfig(def.prefix, def.defaults);
+    const settings = (def.extra ? loadConfigOrExit(def.extra) : {}) as z.infer<E>;
+    const logger = createLogger(def.name);
     const store = await createStore({
       STORE: config.engines.STORE,
       MONGO_URL: config.engines.MONGO_URL,
       dbName: config.dbName,
       timeoutMs: config.engines.STORE_TIMEOUT_MS,
+      DATA_DIR: config.engines.DATA_DIR,
     });
-    const bus = createBus({ ...config.engines, clientId: opts.name, logger });
-    const running = await opts.start({
+    const bus = createBus({ ...config.engines, clientId: def.name, logger });
+    const running = await opts.start(
+      {
       store,
       bus,
       logger,
@@ -127,7 +158,9 @@ export function serviceMain(opts: {
       addresses: config.addresses,
       outbox: config.outbox,
       consumerRetry: config.consumerRetry,
-    });
+      },
+      settings,
+    );
     stopOnSignals(async () => {
       await running.stop();
       await bus.close();
