@@ -23,6 +23,8 @@ export interface EnvVar {
   /** The default the code applies when unset, as a string; undefined when there is none. */
   defaultValue: string | undefined;
   required: boolean;
+  /** Marked secret() in its schema: also read from <NAME>_FILE. */
+  secret?: boolean;
   /** Where it was found, for failure messages. */
   source: string;
 }
@@ -45,6 +47,7 @@ export interface ZodObjectLike {
 }
 interface ZodLike {
   safeParse(input: unknown): { success: boolean; data?: unknown };
+  meta?(): Record<string, unknown> | undefined;
 }
 
 function isZodObject(value: unknown): value is ZodObjectLike {
@@ -70,7 +73,7 @@ function addSchema(env: ProcessEnv, schema: ZodObjectLike, source: string): void
     const known = env.vars.get(name);
     const { defaultValue, required } = defaultOf(field);
     // The first schema wins (the shared config), later ones may only add what it lacks.
-    if (!known) env.vars.set(name, { name, defaultValue, required, source });
+    if (!known) env.vars.set(name, { name, defaultValue, required, secret: field.meta?.()?.secret === true, source });
     else if (known.defaultValue === undefined && defaultValue !== undefined) known.defaultValue = defaultValue;
   }
 }

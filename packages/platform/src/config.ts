@@ -95,7 +95,7 @@ function typeOf(json: Record<string, unknown>): string {
     if (min !== undefined) return `${base} >= ${String(min)}`.replace('>= >', '> ');
     return base;
   }
-  if (json.pattern === '^[\\w.-]+:\\d{1,5}$') return 'host:port';
+  if (json.pattern === '^(dns:\\/\\/\\/)?[\\w.-]+:\\d{1,5}$') return '[dns:///]host:port';
   if (json.minLength === 1) return `non-empty ${base}`;
   if (typeof json.minLength === 'number') return `${base}, at least ${json.minLength} characters`;
   return base;
@@ -149,7 +149,8 @@ export function exitOnHelp(program: string, schema: z.ZodObject, argv: readonly 
 
 /** Reusable pieces of service configs. */
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
-export const address = () => z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port');
+/** A gRPC target: host:port, or dns:///host:port (every address the name resolves to, balanced per call). */
+export const address = () => z.string().regex(/^(dns:\/\/\/)?[\w.-]+:\d{1,5}$/, 'must be host:port or dns:///host:port');
 
 /**
  * Where the embedded engines keep their data: a directory per database and one for the bus.
