@@ -13,7 +13,10 @@ import { bundleEntry, bundleToRunAt } from './esbuild-bundle.mjs';
 
 const services = readdirSync('services').filter((s) => existsSync(join('services', s, 'src', 'main.ts')));
 const extra = [{ name: 'stack', entry: 'packages/stack/src/main.ts', dir: 'packages/stack/dist' }];
-const targets = [...services.map((s) => ({ name: s, entry: `services/${s}/src/main.ts`, dir: `services/${s}/dist` })), ...extra.filter((t) => existsSync(t.entry))];
+const targets = [
+  ...services.map((s) => ({ name: s, entry: `services/${s}/src/main.ts`, dir: `services/${s}/dist` })),
+  ...extra.filter((t) => existsSync(t.entry)),
+];
 
 await Promise.all(
   targets.map(async (t) => {

@@ -5,9 +5,13 @@
 // /run/secrets/mongo_app_password (docker-compose.yml `secrets:`).
 // The database names are the *_MONGO_DB values of docker-compose.yml (checked by
 // e2e/deploy-consistency.test.ts).
-/* global db, require */
+/* global db */
+// mongosh scripts load Node built-ins with require (no ES modules here).
+/* eslint-disable @typescript-eslint/no-require-imports */
 const DATABASES = ['vrp_gateway', 'vrp_listing', 'vrp_reservation', 'vrp_guest', 'vrp_pms_adapter', 'vrp_webhook'];
-const password = require('fs').readFileSync('/run/secrets/mongo_app_password', 'utf8').replace(/\r?\n$/, '');
+const password = require('fs')
+  .readFileSync('/run/secrets/mongo_app_password', 'utf8')
+  .replace(/\r?\n$/, '');
 if (!password) throw new Error('/run/secrets/mongo_app_password is empty');
 db.getSiblingDB('admin').createUser({
   user: 'vrp',

@@ -35,19 +35,22 @@ describe('the built services (pnpm build)', () => {
     await run(process.execPath, ['scripts/bundle.mjs'], { cwd: ROOT });
   });
 
-  it.each(processes.map((p) => [p.name, p] as const))('%s answers --help with every variable, its type, default, and whether required and secret', async (name, proc) => {
-    const { code, output } = await runBuilt(name, ['--help'], {});
-    expect(code).toBe(0);
-    const vars: ConfigVariable[] = proc.schemas.flatMap((s) => describeConfig(s as never));
-    expect(vars.length).toBeGreaterThan(10);
-    for (const v of vars) {
-      const line = output.split('\n').find((l) => l.startsWith(`  ${v.name} `));
-      expect({ name: v.name, line }).toEqual({ name: v.name, line: expect.stringContaining(v.type) });
-      if (v.required) expect(line).toContain('required');
-      else expect(line).toContain(`default ${v.defaultValue === undefined ? '(unset)' : JSON.stringify(v.defaultValue)}`);
-      if (v.secret) expect(line).toContain(`secret, or ${v.name}_FILE`);
-    }
-  });
+  it.each(processes.map((p) => [p.name, p] as const))(
+    '%s answers --help with every variable, its type, default, and whether required and secret',
+    async (name, proc) => {
+      const { code, output } = await runBuilt(name, ['--help'], {});
+      expect(code).toBe(0);
+      const vars: ConfigVariable[] = proc.schemas.flatMap((s) => describeConfig(s as never));
+      expect(vars.length).toBeGreaterThan(10);
+      for (const v of vars) {
+        const line = output.split('\n').find((l) => l.startsWith(`  ${v.name} `));
+        expect({ name: v.name, line }).toEqual({ name: v.name, line: expect.stringContaining(v.type) });
+        if (v.required) expect(line).toContain('required');
+        else expect(line).toContain(`default ${v.defaultValue === undefined ? '(unset)' : JSON.stringify(v.defaultValue)}`);
+        if (v.secret) expect(line).toContain(`secret, or ${v.name}_FILE`);
+      }
+    },
+  );
 
   it.each(processes.map((p) => [p.name] as const))('%s refuses the memory engines with NODE_ENV=production, naming what to set', async (name) => {
     const env = { NODE_ENV: 'production', ADMIN_TOKEN: 'a'.repeat(24), API_KEY_PEPPER: 'p'.repeat(40), GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0' };
@@ -60,7 +63,11 @@ describe('the built services (pnpm build)', () => {
   it('the gateway refuses a secret given as a variable and as a file, naming both', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vrp-secret-'));
     writeFileSync(join(dir, 'admin-token'), `${'b'.repeat(24)}\n`);
-    const { code, output } = await runBuilt('gateway', [], { ADMIN_TOKEN: 'a'.repeat(24), ADMIN_TOKEN_FILE: join(dir, 'admin-token'), API_KEY_PEPPER: 'p'.repeat(40) });
+    const { code, output } = await runBuilt('gateway', [], {
+      ADMIN_TOKEN: 'a'.repeat(24),
+      ADMIN_TOKEN_FILE: join(dir, 'admin-token'),
+      API_KEY_PEPPER: 'p'.repeat(40),
+    });
     expect(code).toBe(1);
     expect(output).toContain('ADMIN_TOKEN and ADMIN_TOKEN_FILE: both are set');
   });

@@ -149,9 +149,7 @@ function serviceDefinition(dir: string): ServiceDefinition | undefined {
   if (!existsSync(path)) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(path) as Record<string, unknown>;
-  return Object.values(mod).find(
-    (v): v is ServiceDefinition => typeof v === 'object' && v !== null && 'prefix' in v && 'defaults' in v && 'name' in v,
-  );
+  return Object.values(mod).find((v): v is ServiceDefinition => typeof v === 'object' && v !== null && 'prefix' in v && 'defaults' in v && 'name' in v);
 }
 
 /** Every deployable process of services/ with the env vars it reads. */

@@ -124,7 +124,10 @@ export function renderConfigHelp(program: string, schema: z.ZodObject): string {
   const vars = describeConfig(schema);
   const width = Math.max(...vars.map((v) => v.name.length));
   const lines = vars.map((v) => {
-    const flags = [v.required ? 'required' : `default ${v.defaultValue === undefined ? '(unset)' : JSON.stringify(v.defaultValue)}`, ...(v.secret ? [`secret, or ${v.name}_FILE`] : [])];
+    const flags = [
+      v.required ? 'required' : `default ${v.defaultValue === undefined ? '(unset)' : JSON.stringify(v.defaultValue)}`,
+      ...(v.secret ? [`secret, or ${v.name}_FILE`] : []),
+    ];
     return `  ${v.name.padEnd(width)}  ${v.type}; ${flags.join('; ')}${v.description ? `\n  ${' '.repeat(width)}  ${v.description}` : ''}`;
   });
   return `Usage: ${program}\nConfigured by environment variables only (no flags besides --help):\n\n${lines.join('\n')}\n\nA secret can be given as <NAME>_FILE, the path of a file holding it (not both).\n`;

@@ -13,11 +13,11 @@ import type { DocumentStore } from './store/port';
 
 /** gRPC addresses of the services (host:port); the same env vars in every process. */
 export const addressConfig = {
-  LISTING_ADDR: address().default('127.0.0.1:50061'),
-  RESERVATION_ADDR: address().default('127.0.0.1:50062'),
-  GUEST_ADDR: address().default('127.0.0.1:50063'),
-  PMS_ADAPTER_ADDR: address().default('127.0.0.1:50064'),
-  WEBHOOK_ADDR: address().default('127.0.0.1:50065'),
+  LISTING_ADDR: address().default('127.0.0.1:50061').describe('gRPC address of the listing service'),
+  RESERVATION_ADDR: address().default('127.0.0.1:50062').describe('gRPC address of the reservation service'),
+  GUEST_ADDR: address().default('127.0.0.1:50063').describe('gRPC address of the guest service'),
+  PMS_ADAPTER_ADDR: address().default('127.0.0.1:50064').describe('gRPC address of the pms-adapter'),
+  WEBHOOK_ADDR: address().default('127.0.0.1:50065').describe('gRPC address of the webhook service'),
 };
 
 export interface ServiceAddresses {
@@ -59,9 +59,9 @@ export interface ServiceDeps {
  */
 export function serviceConfigSchema(prefix: string, defaults: { grpc: number; ops: number; db: string }) {
   return z.object({
-    [`${prefix}_GRPC_PORT`]: port(defaults.grpc),
-    [`${prefix}_OPS_PORT`]: port(defaults.ops),
-    [`${prefix}_MONGO_DB`]: z.string().min(1).default(defaults.db),
+    [`${prefix}_GRPC_PORT`]: port(defaults.grpc).describe('gRPC port'),
+    [`${prefix}_OPS_PORT`]: port(defaults.ops).describe('ops port: /healthz, /readyz, /metrics'),
+    [`${prefix}_MONGO_DB`]: z.string().min(1).default(defaults.db).describe('database of this service'),
     ...engineConfig,
     ...persistenceConfig,
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
@@ -150,14 +150,14 @@ export function serviceMain<E extends z.ZodObject>(opts: {
     const bus = createBus({ ...config.engines, clientId: def.name, logger });
     const running = await opts.start(
       {
-      store,
-      bus,
-      logger,
-      grpcPort: config.grpcPort,
-      opsPort: config.opsPort,
-      addresses: config.addresses,
-      outbox: config.outbox,
-      consumerRetry: config.consumerRetry,
+        store,
+        bus,
+        logger,
+        grpcPort: config.grpcPort,
+        opsPort: config.opsPort,
+        addresses: config.addresses,
+        outbox: config.outbox,
+        consumerRetry: config.consumerRetry,
       },
       settings,
     );

@@ -136,7 +136,14 @@ async function startStackGateway(
   onStarted: (undo: () => Promise<void>) => void,
   engines: StackEngines | undefined,
   dataDir: string | null,
-): Promise<{ adminToken: string; gatewayStore: DocumentStore; gateway: RunningGateway; baseUrl: string; adminBaseUrl: string; demoUpstreams: () => GatewayUpstreams }> {
+): Promise<{
+  adminToken: string;
+  gatewayStore: DocumentStore;
+  gateway: RunningGateway;
+  baseUrl: string;
+  adminBaseUrl: string;
+  demoUpstreams: () => GatewayUpstreams;
+}> {
   const adminToken = opts.adminToken ?? DEV_ADMIN_TOKEN;
   const adminPort = opts.adminPort ?? (opts.port === 0 || opts.ephemeralPorts ? 0 : undefined);
   const gatewayEnv = {
@@ -234,7 +241,15 @@ async function boot(
     inProcessCalls: opts.grpcInProcess ?? true,
   });
 
-  const { adminToken, gatewayStore, gateway, baseUrl, adminBaseUrl, demoUpstreams } = await startStackGateway(opts, addresses, host, logLevel, onStarted, engines, dataDir);
+  const { adminToken, gatewayStore, gateway, baseUrl, adminBaseUrl, demoUpstreams } = await startStackGateway(
+    opts,
+    addresses,
+    host,
+    logLevel,
+    onStarted,
+    engines,
+    dataDir,
+  );
 
   const pmsControl = new SimulatorControl(simulator.url);
   const seedWanted = opts.seed !== false;

@@ -10,7 +10,13 @@ async function main(): Promise<void> {
   const logger = createLogger('gateway');
   collectDefaultMetrics();
 
-  const store = await createStore({ STORE: config.STORE, MONGO_URL: config.MONGO_URL, dbName: config.GATEWAY_MONGO_DB, timeoutMs: config.STORE_TIMEOUT_MS, DATA_DIR: config.DATA_DIR });
+  const store = await createStore({
+    STORE: config.STORE,
+    MONGO_URL: config.MONGO_URL,
+    dbName: config.GATEWAY_MONGO_DB,
+    timeoutMs: config.STORE_TIMEOUT_MS,
+    DATA_DIR: config.DATA_DIR,
+  });
   const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
   const running = await startGateway({ store, upstreams, config, logger });
 

@@ -176,7 +176,14 @@ export async function startTestGateway(opts: {
   store?: DocumentStore;
 }): Promise<TestGateway> {
   const store = opts.store ?? createMemoryStore();
-  const config = parseConfig(gatewayConfigSchema, { ADMIN_TOKEN, API_KEY_PEPPER: PEPPER, GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', GATEWAY_HOST: '127.0.0.1', ...opts.env });
+  const config = parseConfig(gatewayConfigSchema, {
+    ADMIN_TOKEN,
+    API_KEY_PEPPER: PEPPER,
+    GATEWAY_PORT: '0',
+    GATEWAY_ADMIN_PORT: '0',
+    GATEWAY_HOST: '127.0.0.1',
+    ...opts.env,
+  });
   // Only the listing upstream answers in these tests; the others are never called.
   const upstreams = createUpstreams({ ...config, LISTING_ADDR: opts.listingAddress }, opts.deadlineMs ?? 2000);
   const listingClient = upstreams.listing;

@@ -14,7 +14,11 @@ const OPS_PATHS: Record<Listener, string[]> = { public: ['/healthz', '/readyz'],
 
 /** The pages each listener serves. */
 export const PAGE_ENDPOINTS: Record<Listener, KnownEndpoint[]> = {
-  public: [{ method: 'get', path: '/docs' }, { method: 'get', path: '/docs/errors/:code' }, ...OPS_PATHS.public.map((path) => ({ method: 'get' as const, path }))],
+  public: [
+    { method: 'get', path: '/docs' },
+    { method: 'get', path: '/docs/errors/:code' },
+    ...OPS_PATHS.public.map((path) => ({ method: 'get' as const, path })),
+  ],
   private: OPS_PATHS.private.map((path) => ({ method: 'get' as const, path })),
 };
 
