@@ -199,6 +199,25 @@ describe('the Helm chart, rendered by helm', () => {
     });
   });
 
+  it('documents the table of who calls whom as values.yaml holds it (docs/operations.md)', () => {
+    const all = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
+    const doc = all.slice(all.indexOf('| gRPC service | reachable from |'));
+    for (const key of grpcKeys) {
+      const svc = values.services[key]!;
+      const row = doc.split('\n').find((line) => line.startsWith(`| ${svc.name} | `));
+      const documented = row
+        ?.split('|')[2]!
+        .split(',')
+        .map((n) => n.trim())
+        .sort();
+      const callers = Object.values(values.services)
+        .filter((c) => c.calls.includes(key))
+        .map((c) => c.name)
+        .sort();
+      expect({ service: svc.name, documented }).toEqual({ service: svc.name, documented: callers });
+    }
+  });
+
   describe('refuses what is not safe, saying how to fix it', () => {
     it('an enabled Ingress without TLS', async () => {
       const message = await renderError(['--set', 'ingress.tls=null']);
