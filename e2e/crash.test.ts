@@ -10,6 +10,7 @@
 // Black box: HTTP only (API, admin API); the child is the stack's own startStack in a bundle.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -42,9 +43,16 @@ async function bundleChild(dir: string): Promise<string> {
     logLevel: 'warning',
     plugins: [
       {
+        // Each third-party import stays external by the absolute path its importer resolves it to
+        // (pnpm gives every package its own dependencies): the module the sources load, whatever
+        // pnpm happens to hoist.
         name: 'third-party-external',
         setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@vrp/') ? undefined : { path: args.path, external: true }));
+          b.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (args.path.startsWith('@vrp/')) return undefined;
+            if (isBuiltin(args.path)) return { path: args.path, external: true };
+            return { path: createRequire(join(args.resolveDir, 'index.js')).resolve(args.path), external: true };
+          });
         },
       },
     ],
@@ -55,8 +63,7 @@ async function bundleChild(dir: string): Promise<string> {
 function startChild(entry: string, dataDir: string): Promise<Child> {
   const proc = spawn(process.execPath, [entry], {
     cwd: ROOT,
-    // Third-party packages resolve from pnpm's store of every installed package.
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, NODE_PATH: join(ROOT, 'node_modules', '.pnpm', 'node_modules') },
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
