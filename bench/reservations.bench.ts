@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: 'silent' });
   try {
     const admin = (method: string, path: string, body?: unknown) =>
-      fetch(`${stack.baseUrl}${path}`, {
+      fetch(`${stack.adminBaseUrl}${path}`, {
         method,
         headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
         body: body ? JSON.stringify(body) : undefined,
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     // embedded engine's ordered index for it, once per process; the JIT warms up).
     await stack.bus.whenIdle();
     for (const [, path] of cases) {
-      for (let i = 0; i < 25; i++) await fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer());
+      for (let i = 0; i < 25; i++) await fetch(`${stack.adminBaseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer());
     }
     for (const [name, path] of cases) {
       const latencies: number[] = [];
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
         while (sent < REQUESTS && performance.now() - started < CASE_BUDGET_MS) {
           sent += 1;
           const t0 = performance.now();
-          const res = await fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
+          const res = await fetch(`${stack.adminBaseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
           await res.arrayBuffer();
           // Failures (e.g. 504 past the gateway's upstream deadline) are counted, not timed.
           if (res.status !== 200) failures.set(res.status, (failures.get(res.status) ?? 0) + 1);

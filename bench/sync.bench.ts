@@ -11,7 +11,7 @@ const UPDATES_PER_LISTING = Number(process.env.BENCH_SYNC_UPDATES ?? 4);
 async function main(): Promise<void> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: 'silent', seed: false });
   const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${stack.baseUrl}${path}`, {
+    fetch(`${stack.adminBaseUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${stack.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const workspaceId = ws.body.data.id as string;
   const key = (await admin('POST', `/admin/v1/workspaces/${workspaceId}/api-keys`, { mode: 'test' })).body.data.key as string;
   const api = (path: string) =>
-    fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then(
+    fetch(`${stack.adminBaseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then(
       (r) => r.json() as Promise<{ data: { name: string }[]; pagination: { total: number } }>,
     );
 

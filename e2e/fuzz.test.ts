@@ -58,6 +58,8 @@ interface Operation {
 interface Probe {
   op: Operation;
   url: string;
+  /** The listener it goes to: the public one, or the private one for the admin API. */
+  base: string;
   headers: Record<string, string>;
   body: string | undefined;
   defect: string;
@@ -501,7 +503,9 @@ describe('fuzz: every operation of the OpenAPI document', () => {
             defects.push(`unknown query ${name}`);
           }
         }
-        const url = `${t.baseUrl}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+        // The admin API is on the gateway's private listener.
+        const base = op.path.startsWith('/admin/') ? t.adminBaseUrl : t.baseUrl;
+        const url = `${base}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
         if (op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') && rand() < 0.2) {
           headers['idempotency-key'] = pick(['x'.repeat(300), 'key with spaces', 'cl\u00e9', `fuzz-${Math.floor(rand() * 1e9)}`]);
         }
@@ -521,7 +525,7 @@ describe('fuzz: every operation of the OpenAPI document', () => {
             defects.push(`body ${broken.defect}`);
           }
         }
-        return { op, url, headers, body, defect: defects.join('; ') || 'none (a valid read)' };
+        return { op, url, base, headers, body, defect: defects.join('; ') || 'none (a valid read)' };
       };
 
       const probes = Array.from({ length: REQUESTS }, () => probe(pick(operations)));
@@ -535,7 +539,7 @@ describe('fuzz: every operation of the OpenAPI document', () => {
         while (next < probes.length) {
           const p = probes[next++]!;
           covered.add(p.op.operationId);
-          const what = `${p.op.method} ${p.url.slice(t.baseUrl.length, t.baseUrl.length + 200)} [${p.defect}] ${p.body?.slice(0, 200) ?? ''}`;
+          const what = `${p.op.method} ${p.url.slice(p.base.length, p.base.length + 200)} [${p.defect}] ${p.body?.slice(0, 200) ?? ''}`;
           let res: Response;
           try {
             res = await fetch(p.url, { method: p.op.method, headers: p.headers, body: p.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });

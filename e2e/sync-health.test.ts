@@ -154,7 +154,7 @@ describe('per-connection sync health', () => {
     await eventually(async () => (await healthOf(w.id, w.connectionId)).changes.applied === 1, 5000, 'the import applied');
     let text = '';
     await eventually(
-      async () => (text = await (await fetch(`${t.baseUrl}/metrics`)).text()).includes(`connection="${w.connectionId}"`),
+      async () => (text = await (await fetch(`${t.adminBaseUrl}/metrics`)).text()).includes(`connection="${w.connectionId}"`),
       5000,
       'the series of the connection',
     );

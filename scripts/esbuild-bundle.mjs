@@ -50,6 +50,13 @@ export async function bundleToRunHere(entry) {
   const source = resolve(entry);
   // Named after the entry's place in this repository, whatever the caller's working directory.
   const outfile = join(REPO_ROOT, 'node_modules/.cache/vrp-bundles', `${relative(REPO_ROOT, source).replace(/[\\/]/g, '__').replace(/\.ts$/, '')}.js`);
+  await bundleToRunAt(entry, outfile);
+  return outfile;
+}
+
+/** Bundles `entry` into `outfile` to run on this machine, from where it is (see bundleToRunHere). */
+export async function bundleToRunAt(entry, outfile) {
+  const source = resolve(entry);
   await build({
     ...common,
     entryPoints: [source],
@@ -57,5 +64,4 @@ export async function bundleToRunHere(entry) {
     plugins: [externalThirdPartyHere],
     define: { __dirname: JSON.stringify(dirname(source)), __filename: JSON.stringify(source) },
   });
-  return outfile;
 }

@@ -3,9 +3,13 @@
 // still counts every request), and one reservation created through the API.
 import type { DemoSeed } from '@vrp/stack';
 
-export async function prepareBenchData(baseUrl: string, adminToken: string, demo: DemoSeed): Promise<{ reservationId: string }> {
+export async function prepareBenchData(
+  urls: { baseUrl: string; adminBaseUrl: string },
+  adminToken: string,
+  demo: DemoSeed,
+): Promise<{ reservationId: string }> {
   const call = async (method: string, path: string, body: unknown, token: string) => {
-    const res = await fetch(`${baseUrl}${path}`, {
+    const res = await fetch(`${path.startsWith('/admin/') ? urls.adminBaseUrl : urls.baseUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),

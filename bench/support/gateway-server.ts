@@ -15,7 +15,7 @@ process.once('message', (message: { addresses: ServiceAddresses }) => {
   void (async () => {
     const gateway = await startGatewayProcess({ port: 0, addresses: message.addresses, logLevel: process.env.LOG_LEVEL ?? 'info' });
     const demo = gateway.demo!;
-    const { reservationId } = await prepareBenchData(gateway.baseUrl, gateway.adminToken, demo);
+    const { reservationId } = await prepareBenchData(gateway, gateway.adminToken, demo);
     process.send!({ baseUrl: gateway.baseUrl, apiKey: demo.apiKey, reservationId });
     process.on('disconnect', () => {
       void gateway.stop().finally(() => process.exit(0));

@@ -13,7 +13,7 @@ answerLoopDelay();
 async function main(): Promise<void> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.LOG_LEVEL ?? 'info' });
   const demo = stack.demo!;
-  const { reservationId } = await prepareBenchData(stack.baseUrl, stack.adminToken, demo);
+  const { reservationId } = await prepareBenchData(stack, stack.adminToken, demo);
   process.send!({ baseUrl: stack.baseUrl, apiKey: demo.apiKey, reservationId, listingIds: demo.listingIds, addresses: stack.addresses });
   process.on('disconnect', () => {
     void stack.stop().finally(() => process.exit(0));

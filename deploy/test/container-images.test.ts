@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { freePort } from '@vrp/platform';
-import { copyBuildContext, IMAGE_TARGETS, ROOT, type ImageTarget } from './support/images';
+import { copyBuildContext, embeddedEngines, IMAGE_TARGETS, ROOT, type ImageTarget } from './support/images';
 import { eventually } from '@vrp/testkit';
 
 const exec = promisify(execFile);
@@ -128,7 +128,7 @@ describe('container images: what gets built', () => {
       const ports = { main: await freePort(), ops: await freePort() };
       const name = `vrp-image-test-${target.name}-${process.pid}`;
       containers.push(name);
-      const env = Object.entries({ LOG_LEVEL: 'warn', ...target.env(ports) }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+      const env = Object.entries({ LOG_LEVEL: 'warn', ...embeddedEngines('/tmp/vrp-data'), ...target.env(ports) }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
       // Host network: the ports are free ones of this machine, as in deploy/test/image-runtime.test.ts.
       // The HEALTHCHECK's own timer needs systemd; the test runs the check itself instead.
       await sh([...PODMAN, 'run', '--detach', '--name', name, '--network', 'host', '--health-interval', 'disable', ...limits, ...env, tag]);

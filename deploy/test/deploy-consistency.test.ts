@@ -4,9 +4,8 @@
 // schemas, probes and healthchecks point at the ports the processes bind and at paths they
 // serve, and the topics match packages/contracts/src/topics.ts. docker-compose.yml is also
 // validated against the Compose Specification's JSON schema and checked for its security rules
-// (required secrets, MongoDB auth, loopback-only ports, the simulator on an internal network).
-// No helm binary is needed; `helm lint`, `helm template` and kubeconform run in the GitHub
-// workflow (.github/workflows/ci.yml).
+// (secrets as files, MongoDB auth, loopback-only ports, the simulator on an internal network).
+// The rendered chart (helm template, helm lint --strict) is checked by helm-chart.test.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
@@ -19,6 +18,7 @@ import { startStack } from '@vrp/stack';
 type Env = Record<string, string>;
 interface ComposeService {
   image?: string;
+  secrets?: string[];
   networks?: string[];
   volumes?: string[];
   network_mode?: string;
@@ -35,7 +35,7 @@ interface HelmService {
   name: string;
   kind: 'gateway' | 'grpc';
   envPrefix: string;
-  ports: { http?: number; grpc?: number; ops?: number };
+  ports: { http?: number; admin?: number; grpc?: number; ops?: number };
   probes: { liveness: string; readiness: string; startup: string };
   env: Record<string, string | number>;
   secretEnv: string[];
@@ -48,6 +48,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
   services: Record<string, ComposeService>;
   networks: Record<string, { internal?: boolean } | null>;
+  secrets: Record<string, { file: string }>;
 };
 const chartDir = 'deploy/helm/vrp';
 const values = parse(read(`${chartDir}/values.yaml`)) as {
@@ -75,26 +76,32 @@ const ADDR_OWNER: Record<(typeof ADDR_VARS)[number], string> = {
   WEBHOOK_ADDR: 'webhook',
 };
 
-/** Values an operator gives the required secrets (`${X:?message}`), as compose would get them. */
+/** What the secret files of docker-compose.yml hold (deploy/compose/make-secrets.sh), by variable. */
 const SECRET_SAMPLES: Env = {
   ADMIN_TOKEN: 'a'.repeat(24),
   API_KEY_PEPPER: 'p'.repeat(40),
-  MONGO_ROOT_PASSWORD: 'r'.repeat(32),
-  MONGO_APP_PASSWORD: 's'.repeat(32),
+  MONGO_URL: `mongodb://vrp:${'s'.repeat(32)}@mongo:27017/?replicaSet=rs0&authSource=admin`,
 };
+/** A `<NAME>_FILE` variable: the secret NAME read from a file. */
+const FILE_VAR = /^([A-Z][A-Z0-9_]*)_FILE$/;
+/** The target of a gRPC address variable: host:port, with or without dns:///. */
+const hostPort = (address: string): string[] => address.replace(/^dns:\/\/\//, '').split(':');
 
 /** Compose interpolation as `docker compose` applies it: ${X:-default} -> default, ${X:?msg} -> the operator's value. */
 function interpolate(value: string): string {
   return value.replace(/\$\{([A-Z0-9_]+):-([^}]*)\}/g, '$2').replace(/\$\{([A-Z0-9_]+):\?[^}]*\}/g, (_m, name: string) => {
-    const sample = SECRET_SAMPLES[name];
-    if (!sample) throw new Error(`docker-compose.yml requires \${${name}}, which this test has no sample for`);
-    return sample;
+    throw new Error(`docker-compose.yml requires \${${name}}: secrets are files (compose secrets:), not variables`);
   });
 }
 
+/** A service's environment as its process sees it: each `<NAME>_FILE` read as NAME (its sample). */
 function composeEnv(service: ComposeService): Env {
   const out: Env = {};
-  for (const [k, v] of Object.entries(service.environment ?? {})) out[k] = interpolate(String(v));
+  for (const [k, v] of Object.entries(service.environment ?? {})) {
+    const secret = FILE_VAR.exec(k)?.[1];
+    if (secret) out[secret] = SECRET_SAMPLES[secret] ?? `no sample for ${secret}`;
+    else out[k] = interpolate(String(v));
+  }
   return out;
 }
 
@@ -194,7 +201,7 @@ describe('docker-compose.yml', () => {
     for (const proc of processes) {
       const env = composeEnv(compose.services[proc.name]!);
       for (const v of ADDR_VARS) {
-        const [host, port] = env[v]!.split(':');
+        const [host, port] = hostPort(env[v]!);
         expect(host).toBe(ADDR_OWNER[v]);
         expect(Number(port)).toBe(grpcPortOf(ADDR_OWNER[v]));
       }
@@ -204,7 +211,8 @@ describe('docker-compose.yml', () => {
   it('runs MongoDB as a replica set and Kafka in KRaft mode with healthchecks', () => {
     const mongo = compose.services.mongo!;
     expect(mongo.command).toEqual(expect.arrayContaining(['--replSet']));
-    expect(JSON.stringify(mongo.healthcheck)).toContain('rs.initiate');
+    expect(mongo.healthcheck?.test).toEqual(['CMD', 'mongosh', '--nodb', '--quiet', '--file', '/vrp/mongo-healthcheck.js']);
+    expect(read('deploy/compose/mongo-healthcheck.js')).toContain('replSetInitiate');
     const kafka = compose.services.kafka!;
     expect(kafka.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
     // kafka-storage formats the log dir with it: a base64 UUID of exactly 22 characters.
@@ -275,14 +283,26 @@ describe('docker-compose.yml: Compose Specification and security', () => {
     expect(validateCompose(doc)).toBe(false);
   });
 
-  it('requires every secret with a message and falls back to no development value', () => {
-    const required = [...raw.matchAll(/\$\{([A-Z0-9_]+):\?([^}]+)\}/g)].map((m) => m[1]);
-    expect([...new Set(required)].sort()).toEqual(Object.keys(SECRET_SAMPLES).sort());
-    for (const name of Object.keys(SECRET_SAMPLES)) expect(raw).not.toMatch(new RegExp(`\\$\\{${name}(:?-|-)`));
-    expect(raw).not.toMatch(/dev-admin-token|dev-api-key-pepper/);
-    const gateway = compose.services.gateway!.environment!;
-    expect(String(gateway.ADMIN_TOKEN)).toMatch(/^\$\{ADMIN_TOKEN:\?.+\}$/);
-    expect(String(gateway.API_KEY_PEPPER)).toMatch(/^\$\{API_KEY_PEPPER:\?.+\}$/);
+  it('gives every secret as a file (compose secrets:, <NAME>_FILE), never as a value or on a command line', () => {
+    const secretVars = new Set(processes.flatMap((p) => [...p.vars.values()].filter((v) => v.secret).map((v) => v.name)));
+    expect([...secretVars].sort()).toEqual(['ADMIN_TOKEN', 'API_KEY_PEPPER', 'MONGO_URL']);
+    const script = read('deploy/compose/make-secrets.sh');
+    for (const [name, secret] of Object.entries(compose.secrets)) {
+      expect(secret.file).toBe(`./secrets/${name}`);
+      expect(script).toContain(`keep_or_write ${name} `); // the script writes every one
+    }
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        expect({ name, key, secretAsValue: secretVars.has(key) || /PASSWORD$/.test(key) }).toEqual({ name, key, secretAsValue: false });
+        const file = FILE_VAR.exec(key) ? /^\/run\/secrets\/(.+)$/.exec(String(value))?.[1] : undefined;
+        if (FILE_VAR.test(key)) expect({ name, key, mounted: service.secrets?.includes(file ?? '') }).toEqual({ name, key, mounted: true });
+      }
+    }
+    expect(raw).not.toMatch(/--password|-p \$|dev-admin-token|dev-api-key-pepper/);
+    expect(raw).not.toMatch(/\$\{[A-Z0-9_]*(TOKEN|PEPPER|PASSWORD)/);
+    // and ./secrets stays out of git and of every image's build context
+    expect(read('.gitignore')).toMatch(/^\/secrets\/$/m);
+    expect(read('.dockerignore')).toMatch(/^secrets$/m);
   });
 
   it('runs MongoDB with access control: a keyfile, a root user, and the services as a readWrite user', () => {
@@ -292,14 +312,16 @@ describe('docker-compose.yml: Compose Specification and security', () => {
     expect(mongo.depends_on?.['mongo-keyfile']?.condition).toBe('service_completed_successfully');
     expect(compose.services['mongo-keyfile']!.network_mode).toBe('none');
     expect(mongo.environment?.MONGO_INITDB_ROOT_USERNAME).toBeDefined();
-    expect(String(mongo.environment?.MONGO_INITDB_ROOT_PASSWORD)).toMatch(/^\$\{MONGO_ROOT_PASSWORD:\?/);
-    expect(JSON.stringify(mongo.healthcheck)).toContain('--authenticationDatabase admin');
+    expect(mongo.environment?.MONGO_INITDB_ROOT_PASSWORD_FILE).toBe('/run/secrets/mongo_root_password');
+    expect(mongo.secrets).toEqual(['mongo_root_password', 'mongo_app_password']);
+    expect(read('deploy/compose/mongo-healthcheck.js')).toContain("admin.auth('vrp-admin', password)");
+    expect(read('deploy/compose/make-secrets.sh')).toContain('mongodb://vrp:$(cat secrets/mongo_app_password)@mongo:27017/?replicaSet=rs0&authSource=admin');
     for (const proc of processes) {
       const url = new URL(composeEnv(compose.services[proc.name]!).MONGO_URL!);
       expect({ service: proc.name, user: url.username, password: url.password, authSource: url.searchParams.get('authSource') }).toEqual({
         service: proc.name,
         user: 'vrp',
-        password: SECRET_SAMPLES.MONGO_APP_PASSWORD,
+        password: 's'.repeat(32),
         authSource: 'admin',
       });
     }
@@ -318,7 +340,7 @@ describe('docker-compose.yml: Compose Specification and security', () => {
         expect({ name, published }).toEqual({ name, published: expect.stringMatching(/^127\.0\.0\.1:\d+:\d+$/) });
       }
     }
-    expect(compose.services.gateway!.ports).toEqual(['${GATEWAY_PUBLISH:-127.0.0.1:8080}:8080']);
+    expect(compose.services.gateway!.ports).toEqual(['127.0.0.1:${GATEWAY_ADMIN_HOST_PORT:-9160}:9160', '127.0.0.1:${GATEWAY_HOST_PORT:-8080}:8080']);
     const simulator = compose.services['pms-simulator']!;
     expect(simulator.ports).toBeUndefined();
     expect(simulator.networks).toEqual(['pms']);
@@ -363,6 +385,7 @@ describe('the Helm chart', () => {
     'configmap.yaml',
     'secret.yaml',
     'ingress.yaml',
+    'networkpolicy.yaml',
     'serviceaccount.yaml',
     'NOTES.txt',
   ];
@@ -373,10 +396,12 @@ describe('the Helm chart', () => {
     const env: Env = { ...values.defaultEnv, KAFKA_BROKERS: values.kafka.brokers };
     for (const v of ADDR_VARS) {
       const owner = helmService(ADDR_OWNER[v])!;
-      env[v] = `vrp-${owner.name}:${owner.ports.grpc}`;
+      env[v] = `dns:///vrp-${owner.name}-headless:${owner.ports.grpc}`;
     }
-    if (svc.kind === 'gateway') env[`${svc.envPrefix}_PORT`] = String(svc.ports.http);
-    else {
+    if (svc.kind === 'gateway') {
+      env[`${svc.envPrefix}_PORT`] = String(svc.ports.http);
+      env[`${svc.envPrefix}_ADMIN_PORT`] = String(svc.ports.admin);
+    } else {
       env[`${svc.envPrefix}_GRPC_PORT`] = String(svc.ports.grpc);
       env[`${svc.envPrefix}_OPS_PORT`] = String(svc.ports.ops);
     }
@@ -408,7 +433,8 @@ describe('the Helm chart', () => {
     expect(deployment).toMatch(/path: \{\{ \$svc\.probes\.readiness \}\}, port: \{\{ include "vrp\.probePort" \$ctx \}\}/);
     expect(deployment).toContain('terminationGracePeriodSeconds');
     expect(deployment).toContain('preStop');
-    expect(deployment).toContain('secretKeyRef');
+    expect(deployment).toContain('{{ $secretKey }}_FILE');
+    expect(deployment).not.toContain('secretKeyRef');
     expect(template('hpa.yaml')).toContain('kind: HorizontalPodAutoscaler');
     expect(template('pdb.yaml')).toContain('kind: PodDisruptionBudget');
     expect(template('ingress.yaml')).toContain('kind: Ingress');

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@vrp/platform';
-import { copyBuildContext, DEV_ONLY, IMAGE_TARGETS as TARGETS, packagesIn } from './support/images';
+import { copyBuildContext, DEV_ONLY, embeddedEngines, IMAGE_TARGETS as TARGETS, packagesIn } from './support/images';
 import { eventually } from '@vrp/testkit';
 
 const run = promisify(execFile);
@@ -61,7 +61,14 @@ describe('container image runtime trees', () => {
       expect(installed.filter((p) => p.startsWith('@vrp/'))).toEqual([]); // inlined in the bundle
 
       const ports = { main: await freePort(), ops: await freePort() };
-      const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', SERVICE: target.name, LOG_LEVEL: 'warn', ...target.env(ports) };
+      const env = {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        SERVICE: target.name,
+        LOG_LEVEL: 'warn',
+        ...embeddedEngines(join(dir, 'data')),
+        ...target.env(ports),
+      };
       const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       children.push(child);
       let output = '';

@@ -2,6 +2,7 @@
 // with esbuild): started on a data directory, killed with SIGKILL, started again on the same
 // data. Black box: the child prints its addresses; tests speak HTTP only.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire, isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -33,9 +34,16 @@ export async function bundleChild(dir: string): Promise<string> {
     logLevel: 'warning',
     plugins: [
       {
+        // Each third-party import stays external by the absolute path its importer resolves it to
+        // (pnpm gives every package its own dependencies): the module the sources load, whatever
+        // pnpm happens to hoist.
         name: 'third-party-external',
         setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@vrp/') ? undefined : { path: args.path, external: true }));
+          b.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (args.path.startsWith('@vrp/')) return undefined;
+            if (isBuiltin(args.path)) return { path: args.path, external: true };
+            return { path: createRequire(join(args.resolveDir, 'index.js')).resolve(args.path), external: true };
+          });
         },
       },
     ],
@@ -46,8 +54,7 @@ export async function bundleChild(dir: string): Promise<string> {
 export function startChild(entry: string, dataDir: string): Promise<Child> {
   const proc = spawn(process.execPath, [entry], {
     cwd: ROOT,
-    // Third-party packages resolve from pnpm's store of every installed package.
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, NODE_PATH: join(ROOT, 'node_modules', '.pnpm', 'node_modules') },
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -17,6 +17,8 @@ export type ErrorBody = ErrorEnvelope;
 export interface TestStack {
   stack: Stack;
   baseUrl: string;
+  /** The gateway's private listener: the admin API and /metrics (never on baseUrl). */
+  adminBaseUrl: string;
   /** The base of the gateway's absolute links (docs_url). */
   publicBaseUrl: string;
   adminToken: string;
@@ -73,6 +75,7 @@ export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadline
   return {
     stack,
     baseUrl: stack.baseUrl,
+    adminBaseUrl: stack.adminBaseUrl,
     publicBaseUrl: stack.publicBaseUrl,
     adminToken: stack.adminToken,
     demoListingIds: [...demo.listingIds],
@@ -101,7 +104,7 @@ export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadline
       }
       return steps;
     },
-    admin: (method, path, body) => call(stack.baseUrl, method, path, body, { authorization: `Bearer ${stack.adminToken}` }),
+    admin: (method, path, body) => call(stack.adminBaseUrl, method, path, body, { authorization: `Bearer ${stack.adminToken}` }),
     stop: () => stack.stop(),
   };
 }

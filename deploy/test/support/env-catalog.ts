@@ -3,8 +3,8 @@
 // docker-compose.yml, the Helm chart and docs/operations.md wire it.
 //
 // Sources, per process:
-// - the shared service config: serviceConfigSchema(prefix, defaults) with the prefix and
-//   defaults read from the service's main.ts (serviceMain({ name, prefix, defaults }));
+// - the shared service config: serviceSchema(definition), the ServiceDefinition its config.ts
+//   exports (name, prefix, defaults, own settings) and its main.ts passes to serviceMain;
 // - the gateway's gatewayConfigSchema (its config.ts, below);
 // - every zod object exported by a `config.ts` of the process, and the upper-case keys of
 //   `z.object({...})` literals in any of its source files that read the environment
@@ -13,7 +13,7 @@
 //   (e.g. LOG_LEVEL in packages/platform/src/logging.ts).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { serviceConfigSchema } from '@vrp/platform';
+import { serviceSchema, type ServiceDefinition } from '@vrp/platform';
 
 export const ROOT = join(__dirname, '..', '..', '..');
 
@@ -23,6 +23,8 @@ export interface EnvVar {
   /** The default the code applies when unset, as a string; undefined when there is none. */
   defaultValue: string | undefined;
   required: boolean;
+  /** Marked secret() in its schema: also read from <NAME>_FILE. */
+  secret?: boolean;
   /** Where it was found, for failure messages. */
   source: string;
 }
@@ -45,6 +47,7 @@ export interface ZodObjectLike {
 }
 interface ZodLike {
   safeParse(input: unknown): { success: boolean; data?: unknown };
+  meta?(): Record<string, unknown> | undefined;
 }
 
 function isZodObject(value: unknown): value is ZodObjectLike {
@@ -70,7 +73,7 @@ function addSchema(env: ProcessEnv, schema: ZodObjectLike, source: string): void
     const known = env.vars.get(name);
     const { defaultValue, required } = defaultOf(field);
     // The first schema wins (the shared config), later ones may only add what it lacks.
-    if (!known) env.vars.set(name, { name, defaultValue, required, source });
+    if (!known) env.vars.set(name, { name, defaultValue, required, secret: field.meta?.()?.secret === true, source });
     else if (known.defaultValue === undefined && defaultValue !== undefined) known.defaultValue = defaultValue;
   }
 }
@@ -140,8 +143,14 @@ function sharedPackageFiles(): string[] {
     .flatMap((p) => sourceFiles(join(dir, p, 'src')));
 }
 
-const SERVICE_MAIN =
-  /serviceMain\(\s*\{\s*name:\s*'([^']+)',\s*prefix:\s*'([A-Z_]+)',\s*defaults:\s*\{\s*grpc:\s*(\d+),\s*ops:\s*(\d+),\s*db:\s*'([^']+)'\s*\}/;
+/** The ServiceDefinition a service's config.ts exports (what its main.ts gives serviceMain). */
+function serviceDefinition(dir: string): ServiceDefinition | undefined {
+  const path = join(dir, 'src', 'config.ts');
+  if (!existsSync(path)) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require(path) as Record<string, unknown>;
+  return Object.values(mod).find((v): v is ServiceDefinition => typeof v === 'object' && v !== null && 'prefix' in v && 'defaults' in v && 'name' in v);
+}
 
 /** Every deployable process of services/ with the env vars it reads. */
 export function serviceProcesses(): ProcessEnv[] {
@@ -152,20 +161,18 @@ export function serviceProcesses(): ProcessEnv[] {
     .sort()
     .map((dirName) => {
       const serviceDir = join(dir, dirName);
-      const main = readFileSync(join(serviceDir, 'src', 'main.ts'), 'utf8');
       let env: ProcessEnv;
       if (dirName === 'gateway') {
         // Its schema is the one its config.ts exports (read with every config.ts below).
         env = { name: 'gateway', kind: 'gateway', vars: new Map(), schemas: [] };
       } else {
-        const m = SERVICE_MAIN.exec(main);
-        if (!m)
+        const def = serviceDefinition(serviceDir);
+        if (!def)
           throw new Error(
-            `services/${dirName}/src/main.ts does not call serviceMain({ name, prefix, defaults: { grpc, ops, db } }); teach deploy/test/support/env-catalog.ts how it is configured`,
+            `services/${dirName}/src/config.ts exports no ServiceDefinition ({ name, prefix, defaults }); teach deploy/test/support/env-catalog.ts how it is configured`,
           );
-        const defaults = { grpc: Number(m[3]), ops: Number(m[4]), db: m[5]! };
-        env = { name: m[1]!, kind: 'grpc', prefix: m[2]!, defaults, vars: new Map(), schemas: [] };
-        addSchema(env, serviceConfigSchema(env.prefix!, defaults) as unknown as ZodObjectLike, 'packages/platform/src/service-main.ts');
+        env = { name: def.name, kind: 'grpc', prefix: def.prefix, defaults: def.defaults, vars: new Map(), schemas: [] };
+        addSchema(env, serviceSchema(def) as unknown as ZodObjectLike, 'packages/platform/src/service-main.ts');
       }
       for (const { schema, source } of configModuleSchemas(serviceDir)) addSchema(env, schema, source);
       scanSources(env, [...sourceFiles(join(serviceDir, 'src')), ...shared]);

@@ -30,10 +30,17 @@ const domainService = (name: string, prefix: string): ImageTarget => ({
   dockerfile: 'deploy/docker/Dockerfile.service',
   buildArgs: { SERVICE: name },
   packageName: `@vrp/${name}`,
-  bundle: `services/${name}/dist/main.js`,
+  bundle: `services/${name}/dist/image/main.js`,
   env: ({ main, ops }) => ({ [`${prefix}_GRPC_PORT`]: String(main), [`${prefix}_OPS_PORT`]: String(ops), HEALTH_PORT: String(ops) }),
   healthArgs: () => [],
 });
+
+/**
+ * The images run with NODE_ENV=production and no MongoDB or Kafka here: on the embedded engines,
+ * which production refuses unless asked for explicitly with a data directory (the single-node
+ * deployment's settings).
+ */
+export const embeddedEngines = (dataDir: string): Record<string, string> => ({ ALLOW_EMBEDDED_ENGINES: 'true', DATA_DIR: dataDir });
 
 export const IMAGE_TARGETS: ImageTarget[] = [
   {
@@ -41,9 +48,10 @@ export const IMAGE_TARGETS: ImageTarget[] = [
     dockerfile: 'deploy/docker/Dockerfile.service',
     buildArgs: { SERVICE: 'gateway' },
     packageName: '@vrp/gateway',
-    bundle: 'services/gateway/dist/main.js',
-    env: ({ main }) => ({
+    bundle: 'services/gateway/dist/image/main.js',
+    env: ({ main, ops }) => ({
       GATEWAY_PORT: String(main),
+      GATEWAY_ADMIN_PORT: String(ops),
       GATEWAY_HOST: '127.0.0.1',
       HEALTH_PORT: String(main),
       ADMIN_TOKEN: 'image-runtime-admin-token',

@@ -17,6 +17,9 @@ let stdout: pino.DestinationStream | undefined;
 const destination = (): pino.DestinationStream => (stdout ??= pino.destination({ dest: 1, sync: false }));
 
 /** `to`: where the lines go (tests read them); default the process's one stdout destination. */
+/** The levels LOG_LEVEL accepts (pino's). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info', to?: pino.DestinationStream): Logger {
   return pino(
     {

@@ -73,9 +73,9 @@ export const DEFAULT_OUTBOX_OPTIONS: Omit<OutboxOptions, 'relayId' | 'now'> = {
 
 /** The relay's settings in a service's config (docs/operations.md): retention of published rows, the lease, the holder's pass interval. */
 export const outboxConfig = {
-  OUTBOX_RETENTION_SECONDS: z.coerce.number().int().min(1).max(2_147_483_647).default(86_400),
-  OUTBOX_LEASE_MS: z.coerce.number().int().min(2_000).default(15_000),
-  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(50),
+  OUTBOX_RETENTION_SECONDS: z.coerce.number().int().min(1).max(2_147_483_647).default(86_400).describe('how long published outbox rows are kept, s'),
+  OUTBOX_LEASE_MS: z.coerce.number().int().min(2_000).default(15_000).describe('outbox relay lease, ms: a crashed relay is replaced after it'),
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(50).describe('how often the outbox lease holder publishes what any replica wrote, ms'),
 };
 
 export function outboxOptionsFrom(c: { OUTBOX_RETENTION_SECONDS: number; OUTBOX_LEASE_MS: number; OUTBOX_POLL_MS: number }): Partial<OutboxOptions> {

@@ -5,9 +5,9 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { createBus } from './bus';
 import type { EventBus } from './bus/port';
-import { address, checkEngineConfig, engineConfig, loadConfigOrExit, port } from './config';
+import { address, checkEngineConfig, engineConfig, exitOnHelp, loadConfigOrExit, persistenceConfig, port } from './config';
 import { consumerRetryConfig, consumerRetryFrom, type RetryPolicy } from './consumer/runner';
-import { createLogger, type Logger } from './logging';
+import { createLogger, LOG_LEVELS, type Logger } from './logging';
 import { outboxConfig, outboxOptionsFrom, type OutboxOptions } from './outbox';
 import { instanceConfig } from './grpc/server';
 import { runMain, stopOnSignals, type RunningService } from './service';
@@ -16,11 +16,11 @@ import type { DocumentStore } from './store/port';
 
 /** gRPC addresses of the services (host:port); the same env vars in every process. */
 export const addressConfig = {
-  LISTING_ADDR: address().default('127.0.0.1:50061'),
-  RESERVATION_ADDR: address().default('127.0.0.1:50062'),
-  GUEST_ADDR: address().default('127.0.0.1:50063'),
-  PMS_ADAPTER_ADDR: address().default('127.0.0.1:50064'),
-  WEBHOOK_ADDR: address().default('127.0.0.1:50065'),
+  LISTING_ADDR: address().default('127.0.0.1:50061').describe('gRPC address of the listing service'),
+  RESERVATION_ADDR: address().default('127.0.0.1:50062').describe('gRPC address of the reservation service'),
+  GUEST_ADDR: address().default('127.0.0.1:50063').describe('gRPC address of the guest service'),
+  PMS_ADAPTER_ADDR: address().default('127.0.0.1:50064').describe('gRPC address of the pms-adapter'),
+  WEBHOOK_ADDR: address().default('127.0.0.1:50065').describe('gRPC address of the webhook service'),
 };
 
 export interface ServiceAddresses {
@@ -82,15 +82,33 @@ const RANDOM_INSTANCE = `i${randomBytes(6).toString('hex')}`;
  */
 export function serviceConfigSchema(prefix: string, defaults: { grpc: number; ops: number; db: string }) {
   return z.object({
-    [`${prefix}_GRPC_PORT`]: port(defaults.grpc),
-    [`${prefix}_OPS_PORT`]: port(defaults.ops),
-    [`${prefix}_MONGO_DB`]: z.string().min(1).default(defaults.db),
+    [`${prefix}_GRPC_PORT`]: port(defaults.grpc).describe('gRPC port'),
+    [`${prefix}_OPS_PORT`]: port(defaults.ops).describe('ops port: /healthz, /readyz, /metrics'),
+    [`${prefix}_MONGO_DB`]: z.string().min(1).default(defaults.db).describe('database of this service'),
     ...engineConfig,
+    ...persistenceConfig,
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('pino log level'),
     ...addressConfig,
     ...outboxConfig,
     ...consumerRetryConfig,
     ...instanceConfig,
   });
+}
+
+/** What a service's config.ts declares: its name, env prefix, default ports and database, its own settings. */
+export interface ServiceDefinition<E extends z.ZodObject = z.ZodObject> {
+  name: string;
+  /** Env var prefix of the service's own settings, e.g. LISTING. */
+  prefix: string;
+  defaults: { grpc: number; ops: number; db: string };
+  /** Settings of this service beyond those every service reads. */
+  extra?: E;
+}
+
+/** Every variable a service reads: the common ones and its own (`--help`, docs/configuration.md). */
+export function serviceSchema(def: ServiceDefinition): z.ZodObject {
+  const common = serviceConfigSchema(def.prefix, def.defaults);
+  return def.extra ? common.extend(def.extra.shape) : common;
 }
 
 export interface ServiceConfig {
@@ -100,7 +118,8 @@ export interface ServiceConfig {
   engines: Pick<
     z.infer<z.ZodObject<typeof engineConfig>>,
     'STORE' | 'BUS' | 'MONGO_URL' | 'KAFKA_BROKERS' | 'KAFKA_REPLICATION_FACTOR' | 'KAFKA_MIN_INSYNC_REPLICAS' | 'STORE_TIMEOUT_MS'
-  >;
+  > &
+    z.infer<z.ZodObject<typeof persistenceConfig>>;
   addresses: ServiceAddresses;
   outbox: Partial<OutboxOptions>;
   consumerRetry: Partial<RetryPolicy>;
@@ -114,13 +133,23 @@ export function parseServiceConfig(
   env: Record<string, string | undefined> = process.env,
 ): ServiceConfig {
   const parsed: Record<string, unknown> = loadConfigOrExit(serviceConfigSchema(prefix, defaults), env);
-  const common = z.object({ ...engineConfig, ...addressConfig }).parse(parsed);
+  const common = z.object({ ...engineConfig, ...persistenceConfig, ...addressConfig }).parse(parsed);
   checkEngineConfig(common);
   return {
     grpcPort: parsed[`${prefix}_GRPC_PORT`] as number,
     opsPort: parsed[`${prefix}_OPS_PORT`] as number,
     dbName: parsed[`${prefix}_MONGO_DB`] as string,
-    engines: pick(common, ['STORE', 'BUS', 'MONGO_URL', 'KAFKA_BROKERS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS', 'STORE_TIMEOUT_MS']),
+    engines: pick(common, [
+      'STORE',
+      'BUS',
+      'MONGO_URL',
+      'KAFKA_BROKERS',
+      'KAFKA_REPLICATION_FACTOR',
+      'KAFKA_MIN_INSYNC_REPLICAS',
+      'STORE_TIMEOUT_MS',
+      'DATA_DIR',
+      'BUS_RETENTION_HOURS',
+    ]),
     addresses: addressesFrom(common),
     outbox: outboxOptionsFrom(z.object(outboxConfig).parse(parsed)),
     consumerRetry: consumerRetryFrom(z.object(consumerRetryConfig).parse(parsed)),
@@ -129,40 +158,44 @@ export function parseServiceConfig(
   };
 }
 
-export function serviceMain(opts: {
-  name: string;
-  /** Env var prefix of the service's own settings, e.g. LISTING. */
-  prefix: string;
-  defaults: { grpc: number; ops: number; db: string };
-  start: (deps: ServiceDeps) => Promise<RunningService>;
+export function serviceMain<E extends z.ZodObject>(opts: {
+  definition: ServiceDefinition<E>;
+  start: (deps: ServiceDeps, settings: z.infer<E>) => Promise<RunningService>;
 }): void {
+  const def = opts.definition;
+  exitOnHelp(`node dist/main.js   (the ${def.name} service)`, serviceSchema(def));
   runMain(async () => {
-    const config = parseServiceConfig(opts.prefix, opts.defaults);
-    const logger = createLogger(opts.name);
+    const config = parseServiceConfig(def.prefix, def.defaults);
+    const settings = (def.extra ? loadConfigOrExit(def.extra) : {}) as z.infer<E>;
+    const logger = createLogger(def.name);
     const store = await createStore({
       STORE: config.engines.STORE,
       MONGO_URL: config.engines.MONGO_URL,
       dbName: config.dbName,
       timeoutMs: config.engines.STORE_TIMEOUT_MS,
+      DATA_DIR: config.engines.DATA_DIR,
     });
-    const bus = createBus({ ...config.engines, clientId: opts.name, logger });
+    const bus = createBus({ ...config.engines, clientId: def.name, logger });
     const stuck = setTimeout(() => {
-      logger.fatal(`${opts.name}: did not start within ${START_TIMEOUT_MS / 1000} s (engines, consumer groups or ports); exiting`);
+      logger.fatal(`${def.name}: did not start within ${START_TIMEOUT_MS / 1000} s (engines, consumer groups or ports); exiting`);
       process.exit(1);
     }, START_TIMEOUT_MS);
     stuck.unref();
-    const running = await opts.start({
-      store,
-      bus,
-      logger,
-      grpcPort: config.grpcPort,
-      opsPort: config.opsPort,
-      addresses: config.addresses,
-      outbox: config.outbox,
-      consumerRetry: config.consumerRetry,
-      ...(config.instanceId ? { instanceId: config.instanceId } : {}),
-      grpcMaxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
-    });
+    const running = await opts.start(
+      {
+        store,
+        bus,
+        logger,
+        grpcPort: config.grpcPort,
+        opsPort: config.opsPort,
+        addresses: config.addresses,
+        outbox: config.outbox,
+        consumerRetry: config.consumerRetry,
+        ...(config.instanceId ? { instanceId: config.instanceId } : {}),
+        grpcMaxConnectionAgeMs: config.grpcMaxConnectionAgeMs,
+      },
+      settings,
+    );
     clearTimeout(stuck);
     const stop = async () => {
       clearInterval(watchdog);
@@ -178,7 +211,7 @@ export function serviceMain(opts: {
       const stopped = running.stoppedConsumers();
       if (stopped.length === 0) return;
       clearInterval(watchdog);
-      logger.fatal({ consumers: stopped }, `${opts.name}: a consumer stopped (${stopped.map((c) => `${c.groupId}: ${c.reason}`).join('; ')}); exiting`);
+      logger.fatal({ consumers: stopped }, `${def.name}: a consumer stopped (${stopped.map((c) => `${c.groupId}: ${c.reason}`).join('; ')}); exiting`);
       setTimeout(() => process.exit(1), STOP_AFTER_FAILURE_MS).unref();
       void stop().finally(() => process.exit(1));
     }, CONSUMER_WATCH_INTERVAL_MS);

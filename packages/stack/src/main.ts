@@ -2,16 +2,18 @@
 // (default ./.data). `pnpm start --reset` deletes that directory first.
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { loadConfigOrExit, persistenceConfig, port, runMain } from '@vrp/platform';
+import { checkEngineConfig, engineConfig, exitOnHelp, loadConfigOrExit, persistenceConfig, port, runMain, secret } from '@vrp/platform';
 import { resetDataDir } from './data-dir';
 import { DEMO_API_KEY } from './demo';
 import { startStack } from './stack';
 
 const configSchema = z.object({
   PORT: port(8080),
+  // The gateway's private listener: the admin API and /metrics.
+  ADMIN_PORT: port(9160),
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  ADMIN_TOKEN: secret(z.string().min(16, 'must be at least 16 characters').optional(), 'operator token of the admin API; default: a development token'),
   PMS_SIMULATOR_PORT: port(8090),
   PMS_SYNC_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
   // Set and empty (DATA_DIR=): in memory only, nothing kept.
@@ -19,11 +21,16 @@ const configSchema = z.object({
   BUS_RETENTION_HOURS: persistenceConfig.BUS_RETENTION_HOURS,
   // 1: the gateway and the services call each other inside this process; 0: over loopback gRPC.
   GRPC_IN_PROCESS: z.enum(['0', '1']).default('1'),
+  // With NODE_ENV=production this single-node deployment needs ALLOW_EMBEDDED_ENGINES=true and a DATA_DIR.
+  NODE_ENV: engineConfig.NODE_ENV,
+  ALLOW_EMBEDDED_ENGINES: engineConfig.ALLOW_EMBEDDED_ENGINES,
 });
 
 const USAGE = `usage: pnpm start [--reset] [--replicas N]
   --reset        delete DATA_DIR before starting
   --replicas N   run N instances of every service and of the gateway (1-8, default 1)`;
+
+exitOnHelp('pnpm start [--reset] [--replicas N]   (the whole stack on the embedded engines)', configSchema);
 
 const args = process.argv.slice(2);
 let replicas = 1;
@@ -45,6 +52,7 @@ if (unknown.length > 0) {
 
 runMain(async () => {
   const config = loadConfigOrExit(configSchema);
+  checkEngineConfig({ STORE: 'memory', BUS: 'memory', ...config });
   const dataDir = config.DATA_DIR ? resolve(config.DATA_DIR) : '';
   if (args.includes('--reset') && dataDir) {
     resetDataDir(dataDir);
@@ -54,6 +62,7 @@ runMain(async () => {
     dataDir,
     busRetentionHours: config.BUS_RETENTION_HOURS,
     port: config.PORT,
+    adminPort: config.ADMIN_PORT,
     host: config.HOST,
     logLevel: config.LOG_LEVEL,
     adminToken: config.ADMIN_TOKEN,
@@ -67,6 +76,7 @@ runMain(async () => {
   console.log(`
   API         ${stack.publicBaseUrl}/v1
   Docs        ${stack.publicBaseUrl}/docs
+  Admin API   ${stack.adminBaseUrl}/admin/v1   (private listener, also /metrics; never expose it publicly)
   Demo key    ${stack.demo ? `${stack.demo.apiKey}   (workspace ${stack.demo.workspaceId})` : `${DEMO_API_KEY}   (created on the first start)`}
   Data        ${stack.dataDir ? `${stack.dataDir}   (${stack.demo ? 'new: demo data seeded' : 'loaded from disk'}; pnpm start --reset deletes it)` : 'in memory only (DATA_DIR is empty): gone when the process stops'}
   Admin token ${stack.adminToken}

@@ -21,6 +21,8 @@ import { startServices, type ServiceName } from './services';
 export interface StackOptions {
   /** Gateway port; 0 picks a free one. Default 8080. */
   port?: number;
+  /** Port of the gateway's private listener (/admin/v1, /metrics); 0 picks a free one. Default 9160, or a free one with port 0 or ephemeralPorts. */
+  adminPort?: number;
   /** Bind every service to a free port (tests) instead of the fixed defaults. */
   ephemeralPorts?: boolean;
   host?: string;
@@ -79,6 +81,8 @@ export interface StackEngines {
 export interface Stack<B extends EventBus = MemoryEventBus> {
   /** Where this process reaches the gateway (the bound host and port). */
   baseUrl: string;
+  /** Where this process reaches the gateway's private listener: the admin API (<adminBaseUrl>/admin/v1) and /metrics. */
+  adminBaseUrl: string;
   /** The base of the gateway's absolute links (docs_url), e.g. http://localhost:8080. */
   publicBaseUrl: string;
   adminToken: string;
@@ -149,6 +153,8 @@ interface StackGateways {
   /** The replicas now running (a restart replaces one in place). */
   gateways: RunningGateway[];
   baseUrl: string;
+  /** The first replica's private listener (admin API, /metrics); a restart keeps its port. */
+  adminBaseUrl: string;
   demoUpstreams: () => GatewayUpstreams;
   /** Stops one replica (out of the balancer first, then drained) and starts it again. */
   restart(index: number): Promise<RunningGateway>;
@@ -179,8 +185,10 @@ async function startStackGateway(
   const balancer = replicas > 1 ? await startBalancer({ host, port: opts.port ?? 8080, backends: [] }) : null;
   if (balancer) onStarted(() => balancer.close());
   const publicBaseUrl = opts.publicBaseUrl ?? (balancer ? `http://localhost:${balancer.port}` : undefined);
+  const adminPort = opts.adminPort ?? (opts.port === 0 || opts.ephemeralPorts ? 0 : undefined);
   const gatewayEnv = {
     GATEWAY_PORT: String(opts.port ?? 8080),
+    ...(adminPort === undefined ? {} : { GATEWAY_ADMIN_PORT: String(adminPort) }),
     GATEWAY_HOST: host,
     ADMIN_TOKEN: adminToken,
     API_KEY_PEPPER: opts.apiKeyPepper ?? DEV_PEPPER,
@@ -195,7 +203,7 @@ async function startStackGateway(
 
   const gateways: RunningGateway[] = [];
   const upstreamsOf: GatewayUpstreams[] = [];
-  const startReplica = async (index: number, port: number | undefined): Promise<RunningGateway> => {
+  const startReplica = async (index: number, port: number | undefined, replicaAdminPort: number | undefined): Promise<RunningGateway> => {
     const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
     try {
       const gateway = await startGateway({
@@ -204,6 +212,7 @@ async function startStackGateway(
         config,
         logger: createLogger(replicas > 1 ? `gateway-${index + 1}` : 'gateway', logLevel),
         ...(port === undefined ? {} : { port }),
+        ...(replicaAdminPort === undefined ? {} : { adminPort: replicaAdminPort }),
       });
       gateways[index] = gateway;
       upstreamsOf[index] = upstreams;
@@ -224,10 +233,12 @@ async function startStackGateway(
   };
   for (let i = 0; i < replicas; i++) {
     // Behind the balancer every replica takes a free port; alone, the gateway has the stack's.
-    await startReplica(i, balancer ? 0 : undefined);
+    // The first replica's private listener is the stack's admin address; the others take free ports.
+    await startReplica(i, balancer ? 0 : undefined, i === 0 ? adminPort : 0);
     onStarted(() => stopReplica(i));
   }
   const baseUrl = opts.publicBaseUrl ?? `http://${clientHost}:${balancer ? balancer.port : gateways[0]!.port}`;
+  const adminBaseUrl = `http://${clientHost}:${gateways[0]!.adminPort}`;
   // Seeding is no client request: it keeps the default deadline when a test shortens the gateway's.
   const demoUpstreams = (): GatewayUpstreams => {
     if (!opts.upstreamDeadlineMs) return upstreamsOf[0]!;
@@ -240,12 +251,13 @@ async function startStackGateway(
     gatewayStore,
     gateways,
     baseUrl,
+    adminBaseUrl,
     demoUpstreams,
     async restart(index) {
       const old = gateways[index];
       if (!old) throw new Error(`the gateway has no replica ${index}`);
       await stopReplica(index, true);
-      return startReplica(index, balancer ? 0 : old.port);
+      return startReplica(index, balancer ? 0 : old.port, old.adminPort);
     },
   };
 }
@@ -257,16 +269,16 @@ async function startStackGateway(
  * `addresses`). bench/gateway-overhead.bench.ts measures the gateway path this way too.
  */
 export async function startGatewayProcess(
-  opts: Pick<StackOptions, 'port' | 'host' | 'logLevel' | 'adminToken' | 'apiKeyPepper' | 'publicBaseUrl' | 'upstreamDeadlineMs'> & {
+  opts: Pick<StackOptions, 'port' | 'adminPort' | 'host' | 'logLevel' | 'adminToken' | 'apiKeyPepper' | 'publicBaseUrl' | 'upstreamDeadlineMs'> & {
     addresses: ServiceAddresses;
   },
-): Promise<Pick<Stack, 'baseUrl' | 'adminToken' | 'gateway' | 'demo' | 'stop'>> {
+): Promise<Pick<Stack, 'baseUrl' | 'adminBaseUrl' | 'adminToken' | 'gateway' | 'demo' | 'stop'>> {
   const undo: Array<() => Promise<void>> = [];
   const stop = async (): Promise<void> => {
     for (const step of undo.splice(0).reverse()) await step().catch(() => undefined);
   };
   try {
-    const { adminToken, gateways, baseUrl, demoUpstreams } = await startStackGateway(
+    const { adminToken, gateways, baseUrl, adminBaseUrl, demoUpstreams } = await startStackGateway(
       opts,
       opts.addresses,
       opts.host ?? '127.0.0.1',
@@ -277,7 +289,7 @@ export async function startGatewayProcess(
     );
     const gateway = gateways[0]!;
     const demo = await seedDemo({ gateway: gateway.gateway, listing: demoUpstreams().listing });
-    return { baseUrl, adminToken, gateway, demo, stop };
+    return { baseUrl, adminBaseUrl, adminToken, gateway, demo, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -317,7 +329,7 @@ async function boot(
   const { running, instances, stores, addresses } = started;
 
   const gateways = await startStackGateway(opts, addresses, host, logLevel, onStarted, engines, dataDir);
-  const { adminToken, gatewayStore, baseUrl, demoUpstreams } = gateways;
+  const { adminToken, gatewayStore, baseUrl, adminBaseUrl, demoUpstreams } = gateways;
   const gateway = gateways.gateways[0]!;
 
   const pmsControl = new SimulatorControl(simulator.url);
@@ -338,6 +350,7 @@ async function boot(
   let stopping: Promise<void> | null = null;
   return {
     baseUrl,
+    adminBaseUrl,
     publicBaseUrl: gateway.gateway.publicBaseUrl(),
     adminToken,
     gateway,

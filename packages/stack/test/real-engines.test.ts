@@ -178,13 +178,13 @@ if (chosen.kind === 'skip') {
     });
 
     it('keeps tenants apart: another workspace’s listing is 404', async () => {
-      const res = await fetch(`${stack.baseUrl}/admin/v1/workspaces`, {
+      const res = await fetch(`${stack.adminBaseUrl}/admin/v1/workspaces`, {
         method: 'POST',
         headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: `Smoke ${run}`, activeListingLimit: 1 }),
       });
       const ws = (await res.json()) as { data: { id: string } };
-      const keyRes = await fetch(`${stack.baseUrl}/admin/v1/workspaces/${ws.data.id}/api-keys`, {
+      const keyRes = await fetch(`${stack.adminBaseUrl}/admin/v1/workspaces/${ws.data.id}/api-keys`, {
         method: 'POST',
         headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({ mode: 'test' }),

@@ -160,11 +160,13 @@ describe('SIGTERM', () => {
 
   it('the gateway finishes the HTTP request in flight, refuses new connections, and exits 0 within its bound', async () => {
     const port = await freePort();
+    const adminPort = await freePort();
     const listing = await startListing();
     started.push(listing.proc);
     const adminToken = 'sigterm-admin-token-000000000000';
     const gateway = startProcess('services/gateway/src/main.ts', {
       GATEWAY_PORT: String(port),
+      GATEWAY_ADMIN_PORT: String(adminPort),
       GATEWAY_HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,
       API_KEY_PEPPER: 'sigterm-api-key-pepper-0000000000000000000',
@@ -181,7 +183,7 @@ describe('SIGTERM', () => {
     const body = JSON.stringify({ name: 'Created during shutdown', activeListingLimit: 3 });
     const req = http.request({
       host: '127.0.0.1',
-      port,
+      port: adminPort,
       method: 'POST',
       path: '/admin/v1/workspaces',
       agent: false,
@@ -206,6 +208,7 @@ describe('SIGTERM', () => {
     gateway.child.kill('SIGTERM');
     await eventually(() => gateway.output().includes('shutting down'), 10_000, 'the gateway shutdown to start');
     await eventually(() => refusesConnections(port), 5_000, 'the gateway to refuse new connections');
+    await eventually(() => refusesConnections(adminPort), 5_000, 'the private listener to refuse new connections');
     expect(gateway.child.exitCode).toBeNull(); // waiting for the request in flight
 
     req.end(body);

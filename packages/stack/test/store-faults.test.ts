@@ -87,7 +87,7 @@ describe('a frozen database answers 503 service_unavailable within the request d
   it("the gateway's own frozen store (API keys): 503 envelope within the deadline, gateway /readyz fails", async () => {
     // A key never verified before: a key verified within API_KEY_CACHE_TTL_MS is answered from
     // the gateway's cache of verified keys without reading the store.
-    const created = await fetch(`${theStack().baseUrl}/admin/v1/workspaces/${theStack().demo!.workspaceId}/api-keys`, {
+    const created = await fetch(`${theStack().adminBaseUrl}/admin/v1/workspaces/${theStack().demo!.workspaceId}/api-keys`, {
       method: 'POST',
       headers: { authorization: `Bearer ${theStack().adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ mode: 'test' }),

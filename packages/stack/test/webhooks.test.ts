@@ -72,7 +72,7 @@ describe('webhooks, end to end over HTTP', () => {
   beforeAll(async () => {
     stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', webhookClock: clock });
     api = apiWith(stack.baseUrl, stack.demo!.apiKey);
-    admin = apiWith(stack.baseUrl, stack.adminToken);
+    admin = apiWith(stack.adminBaseUrl, stack.adminToken);
     listingIds = stack.demo!.listingIds;
     receiver = await startWebhookReceiver();
   });

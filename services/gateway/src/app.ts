@@ -1,7 +1,11 @@
 // Wiring of the gateway: the only public HTTP surface. Stores and upstream clients come in;
-// an Express app with the route table, docs, ops endpoints and the error envelope goes out.
+// two Express apps with the route table, docs, ops endpoints and the error envelope go out: the
+// public one (/v1, /docs, /healthz, /readyz) and the private one (/admin/v1, /metrics, health),
+// served on separate listeners (GATEWAY_PORT, GATEWAY_ADMIN_PORT) so that no public Ingress
+// can reach the operator API or the metrics.
 // It authenticates, validates, assigns the request id, calls the services and renders errors;
 // it holds no domain rules of its own.
+import type http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import { AppliedRequests, type DocumentStore, type Logger } from '@vrp/platform';
@@ -11,7 +15,7 @@ import { classifyError, sendError } from './http/envelope';
 import { installJsonResponse } from './http/json-response';
 import { createAppServer } from './http/server';
 import { buildOpenApiDocument, type OpenApiDocument } from './http/openapi';
-import { mountPages, PAGE_ENDPOINTS } from './http/pages';
+import { mountPages, PAGE_ENDPOINTS, type Listener } from './http/pages';
 import { responseDeadline } from './http/middleware/deadline';
 import { requestContext } from './http/middleware/request-context';
 import { requestState } from './http/request-state';
@@ -62,7 +66,10 @@ export interface GatewayDeps {
 }
 
 export interface Gateway {
+  /** The public listener's app: /v1, /docs, /healthz, /readyz. */
   app: express.Express;
+  /** The private listener's app: /admin/v1, /metrics, /healthz, /readyz. */
+  adminApp: express.Express;
   routes: readonly Route[];
   /** The OpenAPI document as served at /v1/openapi.json. */
   openApiDocument(): OpenApiDocument;
@@ -126,21 +133,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // Built now so that a schema zod cannot express fails at start, not on the first /docs request.
   document = buildOpenApiDocument(routes, { serverUrl: publicBaseUrl() });
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('trust proxy', config.TRUST_PROXY_HOPS);
-  installJsonResponse(app);
-  // A draining gateway still answers what it is asked, then closes the connection: the client
-  // opens its next one to another replica instead of reusing one about to close.
-  app.use((_req, res, next) => {
-    if (draining) res.setHeader('Connection', 'close');
-    next();
-  });
-  app.use(requestContext(logger));
-  app.use(responseDeadline({ deadlineMs: config.UPSTREAM_DEADLINE_MS, baseUrl: publicBaseUrl }));
-  mountPages(app, { document: openApiDocument, baseUrl: publicBaseUrl, checks: { store: () => deps.store.ready() }, draining: () => draining });
-  mountRoutes(app, routes, {
+  const routerDeps = {
     apiKeys,
     apiKeyPepper: config.API_KEY_PEPPER,
     adminToken: config.ADMIN_TOKEN,
@@ -154,8 +147,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       logger,
     }),
     concurrency: new WorkspaceConcurrency(),
-  });
-  app.use(unmatchedRequests([...routes.map(({ method, path }) => ({ method, path })), ...PAGE_ENDPOINTS]));
+  };
 
   const renderErrors: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     const { appError, expected } = classifyError(err);
@@ -169,10 +161,37 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // idempotency recorder, and the app's res.json drops the envelope.
     sendError(res, appError, requestState(req).context.requestId, publicBaseUrl());
   };
-  app.use(renderErrors);
+
+  // The operator API is on the private listener only; what the public one does not serve is
+  // answered there as any unknown path is (404 route_not_found).
+  const listenerOf = (route: Route): Listener => (route.path === '/admin' || route.path.startsWith('/admin/') ? 'private' : 'public');
+  const buildApp = (listener: Listener): express.Express => {
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.set('trust proxy', config.TRUST_PROXY_HOPS);
+    installJsonResponse(app);
+    // A draining gateway still answers what it is asked, then closes the connection: the client
+    // opens its next one to another replica instead of reusing one about to close.
+    app.use((_req, res, next) => {
+      if (draining) res.setHeader('Connection', 'close');
+      next();
+    });
+    app.use(requestContext(logger));
+    app.use(responseDeadline({ deadlineMs: config.UPSTREAM_DEADLINE_MS, baseUrl: publicBaseUrl }));
+    mountPages(app, listener, { document: openApiDocument, baseUrl: publicBaseUrl, checks: { store: () => deps.store.ready() }, draining: () => draining });
+    const served = routes.filter((route) => listenerOf(route) === listener);
+    mountRoutes(app, served, routerDeps);
+    app.use(unmatchedRequests([...served.map(({ method, path }) => ({ method, path })), ...PAGE_ENDPOINTS[listener]]));
+    app.use(renderErrors);
+    return app;
+  };
+  const app = buildApp('public');
+  const adminApp = buildApp('private');
 
   return {
     app,
+    adminApp,
     routes,
     openApiDocument,
     publicBaseUrl,
@@ -187,10 +206,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
 }
 
 export interface RunningGateway {
+  /** The public listener's port (GATEWAY_PORT). */
   port: number;
   /** http://127.0.0.1:<port>, for in-process callers (tests, the embedded stack). */
   url: string;
+  /** The private listener's port (GATEWAY_ADMIN_PORT): /admin/v1 and /metrics. */
+  adminPort: number;
+  /** http://127.0.0.1:<adminPort>. */
+  adminUrl: string;
   gateway: Gateway;
+  /** Stops accepting connections on both listeners, lets in-flight requests finish (bounded), then resolves. */
   /**
    * Stops accepting connections, lets in-flight requests finish (bounded by SHUTDOWN_GRACE_MS),
    * then resolves. With `drain` (a rolling restart, SIGTERM) idle keep-alive connections are not
@@ -201,43 +226,60 @@ export interface RunningGateway {
   close(opts?: { drain?: boolean }): Promise<void>;
 }
 
-export async function startGateway(deps: GatewayDeps & { port?: number; host?: string }): Promise<RunningGateway> {
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Stops `server` accepting connections and resolves once in-flight requests are done (at most `graceMs`). */
+function closeGracefully(server: http.Server, graceMs: number, drain = false): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    const closed = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    // http.Server's close() also cuts idle keep-alive connections; net.Server's only stops
+    // accepting, and calls back once every connection has ended.
+    if (drain) net.Server.prototype.close.call(server, closed);
+    else server.close(closed);
+  });
+}
+
+export async function startGateway(deps: GatewayDeps & { port?: number; adminPort?: number; host?: string }): Promise<RunningGateway> {
   const gateway = createGateway(deps);
   // Collections (registered while the gateway was built) and their indexes exist before it listens.
   await deps.store.init();
   const server = createAppServer(gateway.app);
-  answerClientErrors(server, { baseUrl: gateway.publicBaseUrl, logger: deps.logger });
+  const adminServer = createAppServer(gateway.adminApp);
+  for (const s of [server, adminServer]) answerClientErrors(s, { baseUrl: gateway.publicBaseUrl, logger: deps.logger });
   const host = deps.host ?? deps.config.GATEWAY_HOST;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(deps.port ?? deps.config.GATEWAY_PORT, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+  const adminPort = await listen(adminServer, deps.adminPort ?? deps.config.GATEWAY_ADMIN_PORT, host);
+  const port = await listen(server, deps.port ?? deps.config.GATEWAY_PORT, host).catch(async (error: unknown) => {
+    await closeGracefully(adminServer, 0);
+    throw error;
   });
-  const port = (server.address() as AddressInfo).port;
   gateway.setListeningPort(port);
-  deps.logger.info({ port }, 'gateway listening');
+  deps.logger.info({ port, adminPort }, 'gateway listening');
 
   let closing: Promise<void> | null = null;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    adminPort,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
     gateway,
     close(opts = {}) {
-      closing ??= new Promise<void>((resolve) => {
+      closing ??= (async () => {
         gateway.setDraining();
-        const timer = setTimeout(() => server.closeAllConnections(), deps.config.SHUTDOWN_GRACE_MS);
-        timer.unref();
-        const closed = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        // http.Server's close() also cuts idle keep-alive connections; net.Server's only stops
-        // accepting, and resolves once every connection has ended.
-        if (opts.drain) net.Server.prototype.close.call(server, closed);
-        else server.close(closed);
-      });
+        await Promise.all([server, adminServer].map((s) => closeGracefully(s, deps.config.SHUTDOWN_GRACE_MS, opts.drain)));
+      })();
       return closing;
     },
   };

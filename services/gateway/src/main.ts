@@ -1,16 +1,22 @@
-// The gateway as its own process (docker-compose, Kubernetes).
-import { collectDefaultMetrics, ConfigError, createLogger, createStore, loadConfigOrExit, runMain, stopOnSignals } from '@vrp/platform';
+// The gateway as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
+import { checkEngineConfig, collectDefaultMetrics, createLogger, createStore, exitOnHelp, loadConfigOrExit, runMain, stopOnSignals } from '@vrp/platform';
 import { startGateway } from './app';
 import { closeUpstreams, createUpstreams } from './ports/upstreams';
 import { gatewayConfigSchema } from './config';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(gatewayConfigSchema);
-  if (config.STORE === 'mongo' && !config.MONGO_URL) throw new ConfigError(['MONGO_URL: required when STORE=mongo']);
+  checkEngineConfig(config);
   const logger = createLogger('gateway');
   collectDefaultMetrics();
 
-  const store = await createStore({ STORE: config.STORE, MONGO_URL: config.MONGO_URL, dbName: config.GATEWAY_MONGO_DB, timeoutMs: config.STORE_TIMEOUT_MS });
+  const store = await createStore({
+    STORE: config.STORE,
+    MONGO_URL: config.MONGO_URL,
+    dbName: config.GATEWAY_MONGO_DB,
+    timeoutMs: config.STORE_TIMEOUT_MS,
+    DATA_DIR: config.DATA_DIR,
+  });
   const upstreams = createUpstreams(config, config.UPSTREAM_DEADLINE_MS);
   const running = await startGateway({ store, upstreams, config, logger });
 
@@ -21,4 +27,5 @@ async function main(): Promise<void> {
   }, logger);
 }
 
+exitOnHelp('node dist/main.js   (the gateway)', gatewayConfigSchema);
 runMain(main);

@@ -20,7 +20,7 @@ describe('gateway admin API', () => {
   });
 
   const admin = <T>(method: string, path: string, body?: unknown) =>
-    request<T>(`${sut.gw.url}${path}`, { method, headers: adminHeaders(), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    request<T>(`${sut.gw.adminUrl}${path}`, { method, headers: adminHeaders(), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 
   describe('admin token', () => {
     it.each([
@@ -29,7 +29,7 @@ describe('gateway admin API', () => {
       ['a prefix of the token', bearer(ADMIN_TOKEN.slice(0, -1))],
       ['the token without Bearer', { Authorization: ADMIN_TOKEN }],
     ])('answers 401 admin_token_invalid for %s', async (_what, headers) => {
-      const res = await request<ErrorBody>(`${sut.gw.url}/admin/v1/workspaces`, {
+      const res = await request<ErrorBody>(`${sut.gw.adminUrl}/admin/v1/workspaces`, {
         method: 'POST',
         headers: { ...headers, 'Content-Type': 'application/json' },
         body: '{}',
@@ -42,7 +42,7 @@ describe('gateway admin API', () => {
   describe('workspaces', () => {
     it('a create retried with its Idempotency-Key after the gateway lost its record answers the first workspace; no second one', async () => {
       const create = (name: string) =>
-        request<{ data: Workspace }>(`${sut.gw.url}/admin/v1/workspaces`, {
+        request<{ data: Workspace }>(`${sut.gw.adminUrl}/admin/v1/workspaces`, {
           method: 'POST',
           headers: { ...adminHeaders(), 'Idempotency-Key': 'ws-create-1' },
           body: JSON.stringify({ name, activeListingLimit: 3 }),
@@ -79,7 +79,7 @@ describe('gateway admin API', () => {
 
     it('creates a workspace once per Idempotency-Key', async () => {
       const send = () =>
-        request<{ data: Workspace }>(`${sut.gw.url}/admin/v1/workspaces`, {
+        request<{ data: Workspace }>(`${sut.gw.adminUrl}/admin/v1/workspaces`, {
           method: 'POST',
           headers: { ...adminHeaders(), 'Idempotency-Key': 'create-once-1' },
           body: JSON.stringify({ name: 'Once Only', activeListingLimit: 2 }),
@@ -250,7 +250,7 @@ describe('gateway admin API', () => {
     });
 
     it('is for operators only', async () => {
-      const res = await request<ErrorBody>(`${sut.gw.url}/admin/v1/dead-letters`, { method: 'GET', headers: bearer('sk_test_not_an_admin_token_000000') });
+      const res = await request<ErrorBody>(`${sut.gw.adminUrl}/admin/v1/dead-letters`, { method: 'GET', headers: bearer('sk_test_not_an_admin_token_000000') });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('admin_token_invalid');
     });

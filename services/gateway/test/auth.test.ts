@@ -8,7 +8,7 @@ describe('gateway API key authentication', () => {
   let ws: { workspaceId: string; dataWorkspaceId: string; key: string; keyId: string };
 
   beforeAll(async () => {
-    ws = await provision(sut.gw.url, { name: 'Auth Rentals' });
+    ws = await provision(sut.gw.adminUrl, { name: 'Auth Rentals' });
     await sut.listingService.create(ws.dataWorkspaceId, 'Sea View');
   });
 
@@ -48,14 +48,14 @@ describe('gateway API key authentication', () => {
   });
 
   it('answers 403 workspace_mismatch when X-Workspace-Id names another workspace', async () => {
-    const other = await provision(sut.gw.url, { name: 'Other Rentals' });
+    const other = await provision(sut.gw.adminUrl, { name: 'Other Rentals' });
     const res = await listings({ ...bearer(ws.key), 'X-Workspace-Id': other.workspaceId });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('workspace_mismatch');
   });
 
   it('binds a key to its mode: a live key works, and the same secret under the other prefix does not', async () => {
-    const live = await provision(sut.gw.url, { name: 'Live Rentals', mode: 'live' });
+    const live = await provision(sut.gw.adminUrl, { name: 'Live Rentals', mode: 'live' });
     expect(live.key).toMatch(/^sk_live_[1-9A-HJ-NP-Za-km-z]{40}$/);
     expect((await listings(bearer(live.key))).status).toBe(200);
     const swapped = live.key.replace(/^sk_live_/, 'sk_test_');
@@ -65,11 +65,11 @@ describe('gateway API key authentication', () => {
   });
 
   it('stops accepting a key on the very next request after it is revoked, although it was just verified (cached)', async () => {
-    const fresh = await provision(sut.gw.url, { name: 'Revoked Rentals' });
+    const fresh = await provision(sut.gw.adminUrl, { name: 'Revoked Rentals' });
     // Verified twice: the second request is answered from the cache of verified keys.
     expect((await listings(bearer(fresh.key))).status).toBe(200);
     expect((await listings(bearer(fresh.key))).status).toBe(200);
-    const revoke = await request(`${sut.gw.url}/admin/v1/api-keys/${fresh.keyId}`, { method: 'DELETE', headers: adminHeaders() });
+    const revoke = await request(`${sut.gw.adminUrl}/admin/v1/api-keys/${fresh.keyId}`, { method: 'DELETE', headers: adminHeaders() });
     expect(revoke.status).toBe(200);
     const res = await listings(bearer(fresh.key));
     expect(res.status).toBe(401);
@@ -78,7 +78,7 @@ describe('gateway API key authentication', () => {
 
   it('never accepts the admin token as an API key, nor an API key on the admin API', async () => {
     expect((await listings(bearer(ADMIN_TOKEN))).body.error.code).toBe('invalid_api_key');
-    const res = await request<ErrorBody>(`${sut.gw.url}/admin/v1/workspaces/${ws.workspaceId}`, { headers: bearer(ws.key) });
+    const res = await request<ErrorBody>(`${sut.gw.adminUrl}/admin/v1/workspaces/${ws.workspaceId}`, { headers: bearer(ws.key) });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('admin_token_invalid');
   });
@@ -91,11 +91,11 @@ describe('API key revocation with two gateway replicas over one store', () => {
   const replicas = useReplicas({ API_KEY_CACHE_TTL_MS: String(TTL_MS) });
 
   it('a key revoked through one replica is refused there at once, and by the other within the cache TTL', async () => {
-    const ws = await provision(replicas.a.url, { name: 'Replica Rentals' });
+    const ws = await provision(replicas.a.adminUrl, { name: 'Replica Rentals' });
     const on = (gw: { url: string }) => request<ErrorBody>(`${gw.url}/v1/listings`, { headers: bearer(ws.key) });
     expect((await on(replicas.a)).status).toBe(200);
     expect((await on(replicas.b)).status).toBe(200);
-    const revoke = await request(`${replicas.b.url}/admin/v1/api-keys/${ws.keyId}`, { method: 'DELETE', headers: adminHeaders() });
+    const revoke = await request(`${replicas.b.adminUrl}/admin/v1/api-keys/${ws.keyId}`, { method: 'DELETE', headers: adminHeaders() });
     expect(revoke.status).toBe(200);
     const revokedAt = Date.now();
     const onB = await on(replicas.b);

@@ -47,7 +47,7 @@ describe('admin API: dead letters of every consuming service', () => {
   /** Bodies in publish order: "<service>:<workspace>:<n>". */
   const published: string[] = [];
 
-  const admin = <T>(method: string, path: string) => request<T>(`${gw.url}${path}`, { method, headers: adminHeaders() });
+  const admin = <T>(method: string, path: string) => request<T>(`${gw.adminUrl}${path}`, { method, headers: adminHeaders() });
   const bodiesOf = (page: Page) => page.data.map((d) => dec(Buffer.from(d.payloadBase64, 'base64')));
 
   beforeAll(async () => {

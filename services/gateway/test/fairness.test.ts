@@ -45,7 +45,7 @@ describe('fairness between workspaces', () => {
     // a machine as loaded as a full test run makes it.
     // FAIRNESS_NOISY_CONCURRENCY=1000 lifts A's limit to show the failure this test guards
     // against: B then gets 504s and, once the shared breaker opens, 503s (0 of 100 succeeded).
-    const noisy = await provision(sut.gw.url, {
+    const noisy = await provision(sut.gw.adminUrl, {
       name: 'Noisy',
       rateLimits: {
         workspaceConcurrency: Number(process.env.FAIRNESS_NOISY_CONCURRENCY ?? 1),
@@ -55,7 +55,7 @@ describe('fairness between workspaces', () => {
         workspaceBurst: 100_000,
       },
     });
-    const quiet = await provision(sut.gw.url, { name: 'Quiet', rateLimits: { workspaceConcurrency: 4 } });
+    const quiet = await provision(sut.gw.adminUrl, { name: 'Quiet', rateLimits: { workspaceConcurrency: 4 } });
     await sut.listingService.create(noisy.dataWorkspaceId, 'Noisy Flat');
     await sut.listingService.create(quiet.dataWorkspaceId, 'Quiet Flat');
     // The listing service answers each call; the capacity meters them one at a time, 100 ms each.

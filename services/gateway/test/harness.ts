@@ -155,7 +155,10 @@ export async function startListingServiceUnderTest(): Promise<ListingServiceUnde
 }
 
 export interface TestGateway {
+  /** The public listener. */
   url: string;
+  /** The private listener: /admin/v1, /metrics. */
+  adminUrl: string;
   running: RunningGateway;
   store: DocumentStore;
   listingClient: Upstream<listing.ListingServiceClient>;
@@ -173,7 +176,14 @@ export async function startTestGateway(opts: {
   store?: DocumentStore;
 }): Promise<TestGateway> {
   const store = opts.store ?? createMemoryStore();
-  const config = parseConfig(gatewayConfigSchema, { ADMIN_TOKEN, API_KEY_PEPPER: PEPPER, GATEWAY_PORT: '0', GATEWAY_HOST: '127.0.0.1', ...opts.env });
+  const config = parseConfig(gatewayConfigSchema, {
+    ADMIN_TOKEN,
+    API_KEY_PEPPER: PEPPER,
+    GATEWAY_PORT: '0',
+    GATEWAY_ADMIN_PORT: '0',
+    GATEWAY_HOST: '127.0.0.1',
+    ...opts.env,
+  });
   // Only the listing upstream answers in these tests; the others are never called.
   const upstreams = createUpstreams({ ...config, LISTING_ADDR: opts.listingAddress }, opts.deadlineMs ?? 2000);
   const listingClient = upstreams.listing;
@@ -188,6 +198,7 @@ export async function startTestGateway(opts: {
   });
   return {
     url: running.url,
+    adminUrl: running.adminUrl,
     running,
     store,
     listingClient,
@@ -213,10 +224,10 @@ export const adminHeaders = (): Record<string, string> => ({ ...bearer(ADMIN_TOK
  * is the workspace id the services see for the key's mode (the sandbox for a test key).
  */
 export async function provision(
-  baseUrl: string,
+  adminUrl: string,
   opts: { name?: string; limit?: number; mode?: 'test' | 'live'; rateLimits?: Record<string, number> } = {},
 ): Promise<{ workspaceId: string; dataWorkspaceId: string; key: string; keyId: string }> {
-  const ws = await request<{ data: { id: string } }>(`${baseUrl}/admin/v1/workspaces`, {
+  const ws = await request<{ data: { id: string } }>(`${adminUrl}/admin/v1/workspaces`, {
     method: 'POST',
     headers: adminHeaders(),
     body: JSON.stringify({
@@ -226,7 +237,7 @@ export async function provision(
     }),
   });
   if (ws.status !== 201) throw new Error(`workspace creation failed: ${ws.status} ${ws.text}`);
-  const key = await request<{ data: { id: string; key: string } }>(`${baseUrl}/admin/v1/workspaces/${ws.body.data.id}/api-keys`, {
+  const key = await request<{ data: { id: string; key: string } }>(`${adminUrl}/admin/v1/workspaces/${ws.body.data.id}/api-keys`, {
     method: 'POST',
     headers: adminHeaders(),
     body: JSON.stringify({ mode: opts.mode ?? 'test' }),
@@ -289,7 +300,7 @@ export interface GatewayFixture extends GatewayUnderTest {
 
 export async function startGatewayFixture(opts: GatewayOptions = {}): Promise<GatewayFixture> {
   const started = await startGatewayUnderTest(opts);
-  const { workspaceId, key } = await provision(started.gw.url);
+  const { workspaceId, key } = await provision(started.gw.adminUrl);
   return { ...started, workspaceId, key };
 }
 

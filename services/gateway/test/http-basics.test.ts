@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError, currentContext, ERROR_CATALOG } from '@vrp/platform';
 import { defineRoute } from '../src/app';
 import { ok } from '../src/http/route';
-import { bearer, provision, request, startTestGateway, type ErrorBody, useGateway } from './harness';
+import { adminHeaders, bearer, provision, request, startTestGateway, type ErrorBody, useGateway } from './harness';
 
 const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
 
@@ -57,7 +57,7 @@ describe('gateway HTTP basics', () => {
   let key: string;
 
   beforeAll(async () => {
-    ({ key } = await provision(sut.gw.url));
+    ({ key } = await provision(sut.gw.adminUrl));
   });
 
   const json = (body: string, extra: Record<string, string> = {}) => ({
@@ -264,7 +264,7 @@ describe('gateway HTTP basics', () => {
     });
 
     it('matches path parameters when computing Allow', async () => {
-      const res = await request<ErrorBody>(`${sut.gw.url}/admin/v1/workspaces/ws_123`, { method: 'PUT' });
+      const res = await request<ErrorBody>(`${sut.gw.adminUrl}/admin/v1/workspaces/ws_123`, { method: 'PUT' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD, PATCH, OPTIONS');
     });
@@ -284,9 +284,37 @@ describe('gateway HTTP basics', () => {
       expect(ready.body.checks).toEqual({ store: true });
     });
 
+    it('serves /metrics and the health endpoints on the private listener', async () => {
+      const metrics = await request(`${sut.gw.adminUrl}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(metrics.text).toContain('# TYPE');
+      expect((await request(`${sut.gw.adminUrl}/healthz`)).body).toEqual({ status: 'ok' });
+      expect((await request(`${sut.gw.adminUrl}/readyz`)).status).toBe(200);
+    });
+
+    it.each([
+      ['GET', '/metrics'],
+      ['GET', '/admin/v1/workspaces'],
+      ['POST', '/admin/v1/workspaces'],
+      ['GET', '/admin/v1/dead-letters'],
+      ['DELETE', '/admin/v1/api-keys/key_123'],
+    ])('answers %s %s on the public listener 404 route_not_found, with the admin token too', async (method, path) => {
+      const res = await request<ErrorBody>(`${sut.gw.url}${path}`, { method, headers: adminHeaders(), ...(method === 'POST' ? { body: '{}' } : {}) });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('route_not_found');
+      expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
+    });
+
+    it('serves neither the API nor the reference on the private listener', async () => {
+      for (const path of ['/v1/listings', '/docs']) {
+        const res = await request<ErrorBody>(`${sut.gw.adminUrl}${path}`, { headers: bearer(key) });
+        expect({ path, status: res.status, code: res.body.error.code }).toEqual({ path, status: 404, code: 'route_not_found' });
+      }
+    });
+
     it('labels request metrics with the route pattern, not the raw path', async () => {
-      await request(`${sut.gw.url}/admin/v1/workspaces/ws_someid`);
-      const metrics = await request(`${sut.gw.url}/metrics`);
+      await request(`${sut.gw.adminUrl}/admin/v1/workspaces/ws_someid`);
+      const metrics = await request(`${sut.gw.adminUrl}/metrics`);
       expect(metrics.text).toContain('vrp_http_request_seconds');
       expect(metrics.text).toMatch(/route="\/admin\/v1\/workspaces\/:id"/);
       expect(metrics.text).not.toContain('ws_someid');

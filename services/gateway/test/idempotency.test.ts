@@ -61,8 +61,8 @@ describe('Idempotency-Key middleware', () => {
   let keyB: string;
 
   beforeAll(async () => {
-    keyA = (await provision(sut.gw.url, { name: 'Workspace A' })).key;
-    keyB = (await provision(sut.gw.url, { name: 'Workspace B' })).key;
+    keyA = (await provision(sut.gw.adminUrl, { name: 'Workspace A' })).key;
+    keyB = (await provision(sut.gw.adminUrl, { name: 'Workspace B' })).key;
   });
   beforeEach(() => {
     executions = 0;

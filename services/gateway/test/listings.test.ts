@@ -19,7 +19,7 @@ describe('gateway listings endpoints', () => {
   let notYours: listing.Listing;
 
   beforeAll(async () => {
-    ws = await provision(sut.gw.url);
+    ws = await provision(sut.gw.adminUrl);
     seaView = await sut.listingService.create(ws.dataWorkspaceId, 'Sea View', { pmsProvider: 'PMS-A', pmsExternalId: 'pa-77' });
     oldTown = await sut.listingService.create(ws.dataWorkspaceId, 'Old Town');
     quietCabin = await sut.listingService.create(ws.dataWorkspaceId, 'Quiet Cabin', { inactive: true });

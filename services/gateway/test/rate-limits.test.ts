@@ -46,15 +46,15 @@ async function setPlan(
   workspaceId: string,
   rateLimits: Record<string, number | null>,
 ): Promise<ApiResponse<{ data: { rateLimits: Record<string, number> } }>> {
-  return request(`${gw.url}/admin/v1/workspaces/${workspaceId}`, { method: 'PATCH', headers: adminHeaders(), body: JSON.stringify({ rateLimits }) });
+  return request(`${gw.adminUrl}/admin/v1/workspaces/${workspaceId}`, { method: 'PATCH', headers: adminHeaders(), body: JSON.stringify({ rateLimits }) });
 }
 
 describe('rate limits', () => {
   const sut = useGateway({ env: { AUTH_FAILURES_PER_MINUTE: '5', ADMIN_RATE_LIMIT_PER_SECOND: '50' } });
 
   it('shows the default plan on a new workspace and lets the admin API change and restore it', async () => {
-    const { workspaceId } = await provision(sut.gw.url);
-    const got = await request<{ data: { rateLimits: Record<string, number> } }>(`${sut.gw.url}/admin/v1/workspaces/${workspaceId}`, {
+    const { workspaceId } = await provision(sut.gw.adminUrl);
+    const got = await request<{ data: { rateLimits: Record<string, number> } }>(`${sut.gw.adminUrl}/admin/v1/workspaces/${workspaceId}`, {
       headers: adminHeaders(),
     });
     expect(got.body.data.rateLimits).toEqual(DEFAULT_RATE_LIMITS);
@@ -72,7 +72,7 @@ describe('rate limits', () => {
   });
 
   it('sets RateLimit-Limit, -Remaining and -Reset on every API response, errors included', async () => {
-    const { key } = await provision(sut.gw.url, { rateLimits: { keyRequestsPerSecond: 40 } });
+    const { key } = await provision(sut.gw.adminUrl, { rateLimits: { keyRequestsPerSecond: 40 } });
     const first = await listings(sut.gw, key);
     expect(first.status).toBe(200);
     expect(first.headers.get('ratelimit-limit')).toBe('40');
@@ -85,7 +85,7 @@ describe('rate limits', () => {
   });
 
   it('refuses a key over its rate plus burst with 429 rate_limited and Retry-After', async () => {
-    const { key } = await provision(sut.gw.url, { rateLimits: { keyRequestsPerSecond: 3, keyBurst: 2 } });
+    const { key } = await provision(sut.gw.adminUrl, { rateLimits: { keyRequestsPerSecond: 3, keyBurst: 2 } });
     const responses = await burst(15, () => listings(sut.gw, key));
     expectAdmitted(count(responses, 200), { perSecond: 3, burst: 2, requests: 15, elapsedMs: responses.elapsedMs });
     const refused = responses.filter((r) => r.status === 429);
@@ -100,10 +100,10 @@ describe('rate limits', () => {
   });
 
   it('holds the workspace limit across its keys, and counts test and live mode apart', async () => {
-    const { workspaceId, key } = await provision(sut.gw.url, { rateLimits: { workspaceRequestsPerSecond: 4, workspaceBurst: 1 } });
+    const { workspaceId, key } = await provision(sut.gw.adminUrl, { rateLimits: { workspaceRequestsPerSecond: 4, workspaceBurst: 1 } });
     const issue = async (mode: string) =>
       (
-        await request<{ data: { key: string } }>(`${sut.gw.url}/admin/v1/workspaces/${workspaceId}/api-keys`, {
+        await request<{ data: { key: string } }>(`${sut.gw.adminUrl}/admin/v1/workspaces/${workspaceId}/api-keys`, {
           method: 'POST',
           headers: adminHeaders(),
           body: JSON.stringify({ mode }),
@@ -122,7 +122,7 @@ describe('rate limits', () => {
     // Its own gateway: this test exhausts the loopback address's allowance.
     const own = await startTestGateway({ listingAddress: `127.0.0.1:${sut.listingService.port}`, env: { AUTH_FAILURES_PER_MINUTE: '5' } });
     try {
-      const { key } = await provision(own.url);
+      const { key } = await provision(own.adminUrl);
       const bad = await burst(5, (i) => request<ErrorBody>(`${own.url}/v1/listings`, { headers: bearer(`sk_test_${'x'.repeat(31)}${i}`) }));
       expect(bad.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
       const blocked = await listings(own, key);
@@ -130,7 +130,7 @@ describe('rate limits', () => {
       expect(blocked.body.error.code).toBe('rate_limited');
       expect(blocked.body.error.message).toContain('failed authentications');
       expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(1);
-      const admin = await request<ErrorBody>(`${own.url}/admin/v1/workspaces/ws_x`, { headers: bearer('wrong-admin-token-000000') });
+      const admin = await request<ErrorBody>(`${own.adminUrl}/admin/v1/workspaces/ws_x`, { headers: bearer('wrong-admin-token-000000') });
       expect(admin.status).toBe(429);
     } finally {
       await own.stop();
@@ -141,7 +141,7 @@ describe('rate limits', () => {
     const own = await startTestGateway({ listingAddress: `127.0.0.1:${sut.listingService.port}`, env: { ADMIN_RATE_LIMIT_PER_SECOND: '2' } });
     try {
       // 2 per second plus a burst of 20 per 10 s.
-      const responses = await burst(40, () => request<ErrorBody>(`${own.url}/admin/v1/workspaces/ws_nope`, { headers: adminHeaders() }));
+      const responses = await burst(40, () => request<ErrorBody>(`${own.adminUrl}/admin/v1/workspaces/ws_nope`, { headers: adminHeaders() }));
       expectAdmitted(count(responses, 404), { perSecond: 2, burst: 20, requests: 40, elapsedMs: responses.elapsedMs });
       expect(count(responses, 429)).toBe(40 - count(responses, 404));
       expect(count(responses, 429)).toBeGreaterThan(0);
@@ -158,7 +158,7 @@ describe('rate limits with two gateway replicas over one store', () => {
   const replicas = useReplicas({ API_KEY_CACHE_TTL_MS: String(TTL_MS) });
 
   it('holds one key limit across both replicas: they count against the same counters', async () => {
-    const { key } = await provision(replicas.a.url, { rateLimits: { keyRequestsPerSecond: 4, keyBurst: 2 } });
+    const { key } = await provision(replicas.a.adminUrl, { rateLimits: { keyRequestsPerSecond: 4, keyBurst: 2 } });
     const responses = await burst(18, (i) => listings(i % 2 === 0 ? replicas.a : replicas.b, key));
     // One allowance between them (a private one per replica would admit twice as many).
     expectAdmitted(count(responses, 200), { perSecond: 4, burst: 2, requests: 18, elapsedMs: responses.elapsedMs });
@@ -166,7 +166,7 @@ describe('rate limits with two gateway replicas over one store', () => {
   });
 
   it('applies a plan change at once on the replica that made it, and on the other within the cache TTL', async () => {
-    const { workspaceId, key } = await provision(replicas.a.url, { rateLimits: { keyRequestsPerSecond: 1, keyBurst: 1 } });
+    const { workspaceId, key } = await provision(replicas.a.adminUrl, { rateLimits: { keyRequestsPerSecond: 1, keyBurst: 1 } });
     const first = await burst(6, () => listings(replicas.b, key));
     expectAdmitted(count(first, 200), { perSecond: 1, burst: 1, requests: 6, elapsedMs: first.elapsedMs });
     await setPlan(replicas.a, workspaceId, { keyRequestsPerSecond: 100, keyBurst: 100 });

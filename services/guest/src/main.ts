@@ -1,5 +1,6 @@
-// The guest service as its own process (docker-compose, Kubernetes).
+// The guest service as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
 import { serviceMain } from '@vrp/platform';
 import { startGuestService } from './app';
+import { guestService } from './config';
 
-serviceMain({ name: 'guest', prefix: 'GUEST', defaults: { grpc: 50063, ops: 9163, db: 'vrp_guest' }, start: startGuestService });
+serviceMain({ definition: guestService, start: (deps) => startGuestService(deps) });

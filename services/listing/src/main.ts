@@ -1,5 +1,6 @@
-// The listing service as its own process (docker-compose, Kubernetes).
+// The listing service as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
 import { serviceMain } from '@vrp/platform';
 import { startListingService } from './app';
+import { listingService } from './config';
 
-serviceMain({ name: 'listing', prefix: 'LISTING', defaults: { grpc: 50061, ops: 9161, db: 'vrp_listing' }, start: startListingService });
+serviceMain({ definition: listingService, start: (deps) => startListingService(deps) });

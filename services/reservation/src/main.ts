@@ -1,5 +1,6 @@
-// The reservation service as its own process (docker-compose, Kubernetes).
+// The reservation service as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
 import { serviceMain } from '@vrp/platform';
 import { startReservationService } from './app';
+import { reservationService } from './config';
 
-serviceMain({ name: 'reservation', prefix: 'RESERVATION', defaults: { grpc: 50062, ops: 9162, db: 'vrp_reservation' }, start: startReservationService });
+serviceMain({ definition: reservationService, start: (deps) => startReservationService(deps) });

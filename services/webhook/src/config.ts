@@ -1,5 +1,7 @@
-// Settings of the webhook service beyond those every service reads (docs/operations.md).
+// What the webhook service reads from its environment: the settings every service reads
+// (packages/platform service-main.ts) and its own below (docs/operations.md). `--help` prints them.
 import { z } from 'zod';
+import type { ServiceDefinition } from '@vrp/platform';
 import { DEFAULT_ACTIVITY_WINDOWS } from './domain/activity-decision';
 
 export const webhookConfig = z.object({
@@ -7,11 +9,31 @@ export const webhookConfig = z.object({
   WEBHOOK_TEST_MODE_ALLOW_LOOPBACK: z
     .enum(['true', 'false'])
     .default('false')
-    .transform((v) => v === 'true'),
-  WEBHOOK_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(10_000),
+    .transform((v) => v === 'true')
+    .describe('development only: test-mode subscriptions may deliver to loopback addresses'),
+  WEBHOOK_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(10_000).describe('time limit of one delivery attempt, ms'),
   // How long an event waits for a late listing.activity.v1 change (docs/webhooks.md): a
   // deactivation (delays every first delivery by up to this much; 0 turns the wait off) ...
-  WEBHOOK_ACTIVITY_SETTLE_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_ACTIVITY_WINDOWS.settleMs),
+  WEBHOOK_ACTIVITY_SETTLE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(DEFAULT_ACTIVITY_WINDOWS.settleMs)
+    .describe('how long a deliverable-looking event waits for a late deactivation, ms'),
   // ... and an activation (events that look dropped are held this long).
-  WEBHOOK_ACTIVITY_HOLD_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(DEFAULT_ACTIVITY_WINDOWS.holdMs),
+  WEBHOOK_ACTIVITY_HOLD_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(86_400_000)
+    .default(DEFAULT_ACTIVITY_WINDOWS.holdMs)
+    .describe('how long an event of an inactive-looking listing waits for a late activation, ms'),
 });
+
+export const webhookService: ServiceDefinition<typeof webhookConfig> = {
+  name: 'webhook',
+  prefix: 'WEBHOOK',
+  defaults: { grpc: 50065, ops: 9165, db: 'vrp_webhook' },
+  extra: webhookConfig,
+};

@@ -36,8 +36,20 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, maxElapsedMs:
 
 /** The retry budget from the environment (every service): attempts and time before a dead letter. */
 export const consumerRetryConfig = {
-  CONSUMER_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(DEFAULT_RETRY_POLICY.maxAttempts),
-  CONSUMER_RETRY_MAX_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_RETRY_POLICY.maxElapsedMs),
+  CONSUMER_RETRY_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(DEFAULT_RETRY_POLICY.maxAttempts)
+    .describe('attempts of a transiently failing message before it becomes a dead letter'),
+  CONSUMER_RETRY_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .default(DEFAULT_RETRY_POLICY.maxElapsedMs)
+    .describe('time from the first failure after which a message becomes a dead letter, ms'),
 };
 
 export function consumerRetryFrom(c: { CONSUMER_RETRY_ATTEMPTS: number; CONSUMER_RETRY_MAX_MS: number }): Partial<RetryPolicy> {

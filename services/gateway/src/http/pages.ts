@@ -1,23 +1,40 @@
 // Non-JSON endpoints: the HTML reference (/docs, /docs/errors/:code) and the operational
-// endpoints (/healthz, /readyz, /metrics) served through the platform's ops handler.
+// endpoints (/healthz, /readyz, /metrics) served through the platform's ops handler. The public
+// listener serves the reference and the health endpoints; the private one the health endpoints
+// and /metrics.
 import type { Express } from 'express';
 import { AppError, handleOpsRequest, isErrorCode, type ReadinessCheck } from '@vrp/platform';
 import { DOCS_CONTENT_SECURITY_POLICY, renderErrorPage, renderReferencePage } from './docs';
 import type { OpenApiDocument } from './openapi';
 import type { KnownEndpoint } from './router';
 
-export const PAGE_ENDPOINTS: KnownEndpoint[] = [
-  { method: 'get', path: '/docs' },
-  { method: 'get', path: '/docs/errors/:code' },
-  { method: 'get', path: '/healthz' },
-  { method: 'get', path: '/readyz' },
-  { method: 'get', path: '/metrics' },
-];
+export type Listener = 'public' | 'private';
+
+const OPS_PATHS: Record<Listener, string[]> = { public: ['/healthz', '/readyz'], private: ['/healthz', '/readyz', '/metrics'] };
+
+/** The pages each listener serves. */
+export const PAGE_ENDPOINTS: Record<Listener, KnownEndpoint[]> = {
+  public: [
+    { method: 'get', path: '/docs' },
+    { method: 'get', path: '/docs/errors/:code' },
+    ...OPS_PATHS.public.map((path) => ({ method: 'get' as const, path })),
+  ],
+  private: OPS_PATHS.private.map((path) => ({ method: 'get' as const, path })),
+};
 
 export function mountPages(
   app: Express,
+  listener: Listener,
   opts: { document: () => OpenApiDocument; baseUrl: () => string; checks: Record<string, ReadinessCheck>; draining: () => boolean },
 ): void {
+  for (const path of OPS_PATHS[listener]) {
+    // The literal path, not req.path: `/healthz/` must reach the same handler.
+    app.get(path, (_req, res) => {
+      handleOpsRequest(path, opts.checks, opts.draining, res);
+    });
+  }
+  if (listener === 'private') return;
+
   // Rendered on first use: the base URL is only known once the server listens.
   let reference: string | null = null;
 
@@ -33,11 +50,4 @@ export function mountPages(
     res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
     res.type('html').send(renderErrorPage(code, opts.baseUrl()));
   });
-
-  for (const path of ['/healthz', '/readyz', '/metrics']) {
-    // The literal path, not req.path: `/healthz/` must reach the same handler.
-    app.get(path, (_req, res) => {
-      handleOpsRequest(path, opts.checks, opts.draining, res);
-    });
-  }
 }
