@@ -32,6 +32,13 @@ const stay = (base: string, n: number) => {
 };
 
 describe(`the whole stack at ${REPLICAS} replicas of every service`, () => {
+  /** A plan whose rate limits these tests' polling never reaches (they test replicas, not limits). */
+  const roomy = async <W extends { id: string }>(w: W): Promise<W> => {
+    const limits = { keyRequestsPerSecond: 1000, keyBurst: 5000, workspaceRequestsPerSecond: 1000, workspaceBurst: 5000 };
+    const res = await t.admin('PATCH', `/admin/v1/workspaces/${w.id}`, { rateLimits: limits });
+    if (res.status !== 200) throw new Error(`plan change answered ${res.status}`);
+    return w;
+  };
   let t: TestStack;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
@@ -49,7 +56,7 @@ describe(`the whole stack at ${REPLICAS} replicas of every service`, () => {
   });
 
   it('answers 403 listing_inactive on every path from every replica after a toggle, and 200 again after activation', async () => {
-    const w = await listingWorkspace(t, [{ name: 'Toggled', channelId: 'cha-scale-out' }, { name: 'Other' }]);
+    const w = await roomy(await listingWorkspace(t, [{ name: 'Toggled', channelId: 'cha-scale-out' }, { name: 'Other' }]));
     const [listing] = w.ids as [string];
     const made = await w.api<{ data: Reservation }>('POST', '/v1/reservations', { propertyId: listing, ...stay('2031-03-01', 0), primaryGuest: guest });
     expect(made.status).toBe(201);
@@ -180,12 +187,13 @@ describe(`the whole stack at ${REPLICAS} replicas of every service`, () => {
   });
 
   it('keeps every read answered, every acknowledged write and its event through a rolling restart of every instance', async () => {
-    const w = await listingWorkspace(t, [{ name: 'Rolling' }]);
+    const w = await roomy(await listingWorkspace(t, [{ name: 'Rolling' }]));
     const [listing] = w.ids as [string];
     const sub = await w.api<{ data: { id: string } }>('POST', '/v1/webhooks', { url: receiver.url, eventTypes: ['reservation.created'] });
     expect(sub.status).toBe(201);
 
     const failedReads: string[] = [];
+    let step = 'before the restarts';
     const acknowledged: string[] = [];
     let reads = 0;
     let next = 0;
@@ -195,7 +203,7 @@ describe(`the whole stack at ${REPLICAS} replicas of every service`, () => {
         for (const path of [`/v1/listings/${listing}`, '/v1/reservations?limit=5', `/v1/listings/${listing}/calendar?from=2033-01-01&to=2033-01-10`]) {
           const res = await w.api('GET', path).catch((error: unknown) => ({ status: `network error ${String((error as Error).cause ?? error)}` }));
           reads += 1;
-          if (res.status !== 200) failedReads.push(`${path}: ${res.status}`);
+          if (res.status !== 200) failedReads.push(`${step}: ${path}: ${res.status} ${JSON.stringify((res as { body?: unknown }).body ?? '')}`);
         }
       }
     };
@@ -219,7 +227,8 @@ describe(`the whole stack at ${REPLICAS} replicas of every service`, () => {
       }
     };
     const load = Promise.all([reader(), reader(), writer(), writer()]);
-    const steps = await t.rollingRestart(async () => {
+    const steps = await t.rollingRestart(async (done) => {
+      step = `after ${done}`;
       // Traffic flows between the steps: each restarted instance serves before the next goes.
       const before = reads;
       await eventually(() => reads >= before + 6, 10_000, 'reads between restarts');
@@ -235,8 +244,16 @@ describe(`the whole stack at ${REPLICAS} replicas of every service`, () => {
     expect(failedReads).toEqual([]);
     expect(acknowledged.length).toBeGreaterThan(5);
     // No acknowledged write lost, none written twice.
-    const stored = await w.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${listing}&limit=200`);
-    expect(stored.body.data.map((r) => r.id).sort()).toEqual([...acknowledged].sort());
+    const stored: string[] = [];
+    for (let offset = 0; ; offset += 200) {
+      const page = await w.api<{ data: Reservation[]; pagination: { hasMore: boolean } }>(
+        'GET',
+        `/v1/reservations?property_id=${listing}&limit=200&offset=${offset}`,
+      );
+      stored.push(...page.body.data.map((r) => r.id));
+      if (!page.body.pagination.hasMore) break;
+    }
+    expect(stored.sort()).toEqual([...acknowledged].sort());
     // Every acknowledged write's event arrives.
     const arrived = () => new Set(receiver.received.filter((r) => r.json.type === 'reservation.created').map((r) => r.json.data.object.id as string));
     await eventually(() => acknowledged.every((id) => arrived().has(id)), 15_000, 'the webhook of every acknowledged write');

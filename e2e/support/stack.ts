@@ -62,6 +62,9 @@ function call<T>(baseUrl: string, method: string, path: string, body: unknown, h
  * Instances of every service and of the gateway in the whole-stack tests: two, as production runs
  * them (E2E_REPLICAS overrides it).
  */
+/** The pause of a rolling restart after each instance: longer than a gRPC client's longest reconnect backoff (1 s). */
+const MIN_READY_MS = 1200;
+
 export const E2E_REPLICAS = Number(process.env.E2E_REPLICAS ?? 2);
 
 /**
@@ -94,6 +97,9 @@ export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadline
         for (let i = 0; i < stack.instances[name].length; i++) {
           await stack.restart(name, i);
           steps.push(`${name}-${i + 1}`);
+          // What a Deployment's minReadySeconds gives: the clients reconnect to the new instance
+          // (within their longest reconnect backoff) before the next instance goes.
+          await new Promise((resolve) => setTimeout(resolve, MIN_READY_MS));
           await between(steps.at(-1)!);
         }
       }

@@ -42,7 +42,7 @@ describe('the gateway answers by its deadline', () => {
   const sut = useGateway({ extraRoutes: routes, env: { UPSTREAM_DEADLINE_MS: String(DEADLINE_MS) } });
   let key: string;
   beforeAll(async () => {
-    key = (await provision(sut.gw.url, { name: 'Deadline Rentals' })).key;
+    key = (await provision(sut.gw.adminUrl, { name: 'Deadline Rentals' })).key;
   });
   afterEach(() => finishSlow());
 

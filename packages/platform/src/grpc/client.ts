@@ -56,6 +56,9 @@ export interface Upstream<C> {
  */
 export const READ_METHOD = /^(Get|List|Resolve|Find|Quote)[A-Z]/;
 
+/** The longest wait of a client between two attempts to reach an instance that went away. */
+export const RECONNECT_BACKOFF_MAX_MS = 1000;
+
 /** How many times a read is attempted in all (the first try included) when an instance is unavailable. */
 const READ_ATTEMPTS = 3;
 
@@ -91,9 +94,11 @@ export function channelOptions(definition: grpc.ServiceDefinition | undefined): 
   };
   return {
     'grpc.service_config': JSON.stringify(serviceConfig),
-    // Reconnect quickly after an upstream restarts.
-    'grpc.initial_reconnect_backoff_ms': 200,
-    'grpc.max_reconnect_backoff_ms': 2000,
+    // Reconnect quickly after an upstream restarts: within RECONNECT_BACKOFF_MAX_MS of its return,
+    // whatever the backoff reached while it was away (a rolling restart waits at least that long
+    // between two instances of a service, so a client always has one connected).
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': RECONNECT_BACKOFF_MAX_MS,
     // A connection silent for 30 s is pinged; no answer in 10 s closes it (a vanished pod).
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
