@@ -55,7 +55,8 @@ describe('crash: keys and pending nights of a killed process', () => {
     const dataDir = join(dir, 'data');
     child = await startChild(entry, dataDir);
     let c = child;
-    const admin = (method: string, path: string, body?: unknown) => api<{ data: Record<string, string> }>(c.baseUrl, method, path, body, { key: c.adminToken });
+    const admin = (method: string, path: string, body?: unknown) =>
+      api<{ data: Record<string, string> }>(c.adminBaseUrl, method, path, body, { key: c.adminToken });
 
     // A workspace of its own, connected to a PMS-A account holding one listing.
     let pms = new SimulatorControl(c.pmsSimulatorUrl);

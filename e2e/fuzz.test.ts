@@ -268,7 +268,8 @@ describe('fuzz: every operation of the OpenAPI document', () => {
     const { operations } = await operationsOf();
     const rand = seeded(SEED + 1);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(rand() * values.length)] as T;
-    const { port, host } = new URL(t.baseUrl);
+    const publicUrl = new URL(t.baseUrl);
+    const adminUrl = new URL(t.adminBaseUrl);
     const before = await snapshot();
     const problems: string[] = [];
     const check = (
@@ -287,8 +288,10 @@ describe('fuzz: every operation of the OpenAPI document', () => {
     };
     /** One raw request (headers as given, `Connection: close`), answered in full. */
     const raw = async (method: string, path: string, headers: string[], body?: Buffer) => {
+      // The admin API is on the gateway's private listener, the rest on the public one.
+      const { port, hostname } = path.startsWith('/admin/') ? adminUrl : publicUrl;
       const head = [`${method} ${path} HTTP/1.1`, ...headers, 'Connection: close', ...(body ? [`Content-Length: ${body.length}`] : []), '', ''].join('\r\n');
-      return parseRawResponse<unknown>(await rawExchange(Number(port), body ? Buffer.concat([Buffer.from(head), body]) : head, host.split(':')[0]));
+      return parseRawResponse<unknown>(await rawExchange(Number(port), body ? Buffer.concat([Buffer.from(head), body]) : head, hostname));
     };
     for (const op of operations) {
       const path = op.path.replace(/\{[^}]+\}/g, 'unknown_id');

@@ -16,7 +16,7 @@ void (async () => {
     webhookLeaseMs: 12_000,
   });
   process.stdout.write(
-    `${JSON.stringify({ ready: true, baseUrl: stack.baseUrl, adminToken: stack.adminToken, pmsSimulatorUrl: stack.pmsSimulator.url, demo: stack.demo })}\n`,
+    `${JSON.stringify({ ready: true, baseUrl: stack.baseUrl, adminBaseUrl: stack.adminBaseUrl, adminToken: stack.adminToken, pmsSimulatorUrl: stack.pmsSimulator.url, demo: stack.demo })}\n`,
   );
 })().catch((err: unknown) => {
   console.error(err);

@@ -13,6 +13,8 @@ export const DEMO_KEY = 'sk_test_demo0000000000000000000000000000';
 export interface Child {
   proc: ChildProcess;
   baseUrl: string;
+  /** The gateway's private listener (admin API). */
+  adminBaseUrl: string;
   adminToken: string;
   /** The stack's PMS simulator (its control API); a new, empty one at every start. */
   pmsSimulatorUrl: string;
@@ -67,7 +69,7 @@ export function startChild(entry: string, dataDir: string): Promise<Child> {
       const line = output.split('\n').find((l) => l.startsWith('{"ready":true'));
       if (!line) return;
       clearTimeout(timer);
-      const info = JSON.parse(line) as Pick<Child, 'baseUrl' | 'adminToken' | 'pmsSimulatorUrl' | 'demo'>;
+      const info = JSON.parse(line) as Pick<Child, 'baseUrl' | 'adminBaseUrl' | 'adminToken' | 'pmsSimulatorUrl' | 'demo'>;
       resolve({ proc, ...info, output: () => output, exited });
     });
     proc.once('exit', (code, signal) => {

@@ -218,7 +218,7 @@ describe('the lease of a running request on its key', () => {
     sut.gw.store.collection<{ _id: string; key: string; lockedUntil: Date }>({ name: 'idempotency_records', schema: idempotencyRecordSchema });
 
   it('is renewed while the request runs: past its first lease a retry still finds it in progress, then gets the outcome', async () => {
-    const { key } = await provision(sut.gw.url, { name: 'Lease' });
+    const { key } = await provision(sut.gw.adminUrl, { name: 'Lease' });
     executions = 0;
     const body = '{"item":"lease","quantity":1,"outcome":"slow"}';
     const send = () =>
