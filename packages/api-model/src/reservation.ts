@@ -40,7 +40,7 @@ export function toApiReservation(r: pb.Reservation): ApiReservation {
     checkOut: r.checkOut,
     checkInTime: orNull(r.checkInTime),
     checkOutTime: orNull(r.checkOutTime),
-    primaryGuest: { firstName: g?.firstName ?? '', lastName: g?.lastName ?? '', email: g?.email ?? '', language: g?.language ?? '', phone: g?.phone ?? '' },
+    primaryGuest: { firstName: g?.firstName ?? '', lastName: g?.lastName ?? '', email: orNull(g?.email ?? ''), language: orNull(g?.language ?? ''), phone: orNull(g?.phone ?? '') },
     occupancy: { adults: o?.adults ?? 0, children: o?.children ?? 0, infants: o?.infants ?? 0, pets: o?.pets ?? 0 },
     financials: { totalPrice: f?.totalPrice ?? 0, currency: f?.currency ?? '', paymentStatus: f?.paymentStatus ?? '', breakdown: toApiBreakdown(f?.breakdown) },
     notes: { host: r.notes?.host ?? '', guest: r.notes?.guest ?? '' },

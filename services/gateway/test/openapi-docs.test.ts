@@ -41,7 +41,7 @@ describe('gateway OpenAPI document and docs pages', () => {
     expect(doc.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(doc.info.title).toEqual(expect.any(String));
     expect(doc.info.version).toEqual(expect.any(String));
-    expect(doc.servers).toEqual([{ url: `http://localhost:${sut.gw.running.port}` }]);
+    expect(doc.servers).toEqual([{ url: `http://localhost:${sut.gw.running.port}`, description: expect.any(String) }]);
   });
 
   it('documents every route of the table exactly once, with unique operation ids', () => {
@@ -164,8 +164,10 @@ describe('gateway OpenAPI document and docs pages', () => {
       properties: { data: { items: unknown }; pagination: unknown };
     };
     expect(list.properties.pagination).toEqual({ $ref: '#/components/schemas/Pagination' });
-    expect(list.properties.data.items).toMatchObject({
+    expect(list.properties.data.items).toEqual({ $ref: '#/components/schemas/ListingRow' });
+    expect(doc.components.schemas.ListingRow).toMatchObject({
       oneOf: [{ $ref: '#/components/schemas/Listing' }, { $ref: '#/components/schemas/InactiveListingRow' }],
+      discriminator: { propertyName: 'status' },
     });
     expect(doc.components.schemas.InactiveListingRow).toMatchObject({ required: ['id', 'name', 'status', 'channels'] });
     expect(doc.components.schemas.ListingWithCapabilities).toBeDefined();

@@ -113,8 +113,8 @@ const sectionValues = {
 };
 
 export const contentSchema = component(
-  'ListingContent',
-  'Content sections of a listing. Sections a PMS cannot store are listed in `deferred` on write.',
+  'ContentSections',
+  'Content sections of a listing, each optional: a section never written is absent. Sections a PMS cannot store are listed in `deferred` on write.',
   z.strictObject({
     description: sectionValues.description.optional(),
     amenities: sectionValues.amenities.optional(),
@@ -129,11 +129,15 @@ export const contentBody = z.strictObject({
   sections: contentSchema.refine((s) => Object.keys(s).length > 0, 'must contain at least one section'),
 });
 
-export const contentResponseSchema = z.object({
-  listingId: z.string(),
-  sections: z.record(z.string(), z.unknown()),
-  updatedAt: isoDateTime.nullable(),
-});
+export const contentResponseSchema = component(
+  'ListingContent',
+  'The content of a listing: its sections and when they last changed (null when never written).',
+  z.object({
+    listingId: z.string(),
+    sections: contentSchema,
+    updatedAt: isoDateTime.nullable(),
+  }),
+);
 
 export const contentWriteResultSchema = component(
   'ContentWriteResult',
@@ -143,7 +147,7 @@ export const contentWriteResultSchema = component(
     applied: z.array(z.string()),
     deferred: z.array(z.string()),
     pms: z.object({ provider: z.string(), errors: z.array(z.object({ section: z.string(), message: z.string() })) }).nullable(),
-    sections: z.record(z.string(), z.unknown()),
+    sections: contentSchema,
   }),
 );
 

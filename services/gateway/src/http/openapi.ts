@@ -43,6 +43,7 @@ export interface WebhookOperationObject {
   summary: string;
   description: string;
   tags: string[];
+  security: Record<string, string[]>[];
   parameters: ParameterObject[];
   requestBody: { required: true; content: { 'application/json': { schema: JsonSchema } } };
   responses: Record<string, { description: string }>;
@@ -51,8 +52,8 @@ export interface WebhookOperationObject {
 export interface OpenApiDocument {
   openapi: '3.1.0';
   jsonSchemaDialect: string;
-  info: { title: string; version: string; description: string };
-  servers: { url: string }[];
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  servers: { url: string; description: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, OperationObject>>;
   /** OpenAPI 3.1 webhooks: the requests this API sends to subscribed endpoints, one per event type. */
@@ -69,10 +70,20 @@ const COMPONENT_PREFIX = '#/components/schemas/';
 /** Input schemas are always inlined: a request shape is not the same as its output shape. */
 const inlineOnly = z.registry<{ id?: string }>();
 
-const TAG_DESCRIPTIONS: Record<string, string> = {
-  Listings: 'Listings of the workspace and what their PMS supports.',
+/** Every tag of the route table has a description (a tag without one fails this module's test and `redocly lint`). */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Listings: 'Listings of the workspace, their active/inactive status and what their PMS supports.',
   Properties: 'The listings collection under its other name.',
-  Admin: 'Operator API: workspaces, plans and API keys. Needs the admin token.',
+  Availability: 'Calendars: nightly availability, prices and minimum stays, read per listing and written in batches.',
+  Content: 'Descriptions, amenities, house rules, rooms, translations and photos of a listing, and their publication to its PMS.',
+  Reservations: 'Quotes, bookings, changes and cancellations; a night is booked by one reservation only.',
+  Guests: 'Guest profiles, matched by email or phone and linked to the PMS guest where there is one.',
+  Conversations: 'Message threads with guests and the messages in them.',
+  Requests: 'Booking requests and inquiries from channels: accept, decline or pre-approve.',
+  Reviews: 'Guest reviews of listings and the host replies.',
+  Connect: 'What each PMS supports, before connecting an account.',
+  Admin: 'Operator API: workspaces, plans, API keys, PMS connections and dead letters. Needs the admin token.',
+  Webhooks: 'Subscriptions to events, their signing secrets and delivery log.',
   Meta: 'This reference.',
 };
 
@@ -94,6 +105,9 @@ function tidyFor(io: 'input' | 'output') {
     // Responses may gain fields over time (additive changes are not breaking), so response
     // objects are not declared closed. Request objects stay closed: unknown fields are refused.
     if (io === 'output' && json.additionalProperties === false) delete json.additionalProperties;
+    // A discriminated union names its discriminator, so renderers and generators can tell its branches apart.
+    const def = ctx.zodSchema._zod.def as { type: string; discriminator?: string };
+    if (def.type === 'union' && typeof def.discriminator === 'string' && Array.isArray(json.oneOf)) json.discriminator = { propertyName: def.discriminator };
   };
 }
 
@@ -206,6 +220,14 @@ function securityOf(route: Route): Record<string, string[]>[] {
   }
 }
 
+/**
+ * The router reads an absent body as `{}` (validation.ts), so a body is required exactly when
+ * `{}` is refused: operations whose fields are all optional take no body at all.
+ */
+function bodyRequired(body: z.ZodType): boolean {
+  return !body.safeParse({}).success;
+}
+
 function operationOf(route: Route): OperationObject {
   const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
   if (route.idempotent) {
@@ -248,7 +270,9 @@ function operationOf(route: Route): OperationObject {
     tags: route.tags,
     security: securityOf(route),
     parameters,
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: bodyRequired(route.body), content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } } } }
+      : {}),
     responses,
   };
 }
@@ -290,6 +314,7 @@ function webhooksOf(): OpenApiDocument['webhooks'] {
         summary: type,
         description: `${EVENT_TYPES[type]} Sent to every enabled subscription of the workspace that asked for \`${type}\` (or every type), signed, at least once, in order per listing; never for an inactive listing. See docs/webhooks.md.`,
         tags: ['Webhooks'],
+        security: [{ webhookSignature: [] }],
         parameters: DELIVERY_HEADERS,
         requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(webhookEventSchemas[type], 'output') } } },
         responses: {
@@ -300,6 +325,11 @@ function webhooksOf(): OpenApiDocument['webhooks'] {
     };
   }
   return out;
+}
+
+/** The deployment's own base URL (PUBLIC_BASE_URL, else where the gateway listens). */
+export function serversOf(serverUrl: string): OpenApiDocument['servers'] {
+  return [{ url: serverUrl, description: 'This deployment (PUBLIC_BASE_URL).' }];
 }
 
 export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl: string; version?: string }): OpenApiDocument {
@@ -321,9 +351,11 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
         'whose `code` is stable and documented at `/docs/errors/{code}`. ' +
         'Test mode is a sandbox: sk_test_ keys see and change only test data, sk_live_ keys only live data. ' +
         'Requests are rate limited per API key and per workspace (values of the workspace plan); every authenticated response carries ' +
-        '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and a refusal is `429 rate_limited` with `Retry-After`.',
+        '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and a refusal is `429 rate_limited` with `Retry-After`. ' +
+        'Absent values are `null`, never an empty string or a missing field: a field a schema marks nullable is present with `null` when it has no value.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: opts.serverUrl }],
+    servers: serversOf(opts.serverUrl),
     tags: tagNames.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
     paths,
     webhooks: webhooksOf(),
@@ -338,6 +370,13 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
           description: "Optional. When sent, it must name the API key's workspace (else 403 workspace_mismatch).",
         },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token of the admin API (ADMIN_TOKEN).' },
+        webhookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Vrp-Signature',
+          description:
+            'Deliveries to your endpoint are signed: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the subscription\'s signing secret. Verify it and the timestamp (docs/webhooks.md; the SDK\'s `webhooks.verify`).',
+        },
       },
       headers: {
         'X-Request-Id': {
