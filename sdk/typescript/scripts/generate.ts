@@ -2,6 +2,8 @@
 // stack on free ports, reads /v1/openapi.json, writes it to openapi.json (the snapshot that
 // `redocly lint` checks) and runs openapi-typescript over it into src/generated/api.ts.
 // `--check` writes nothing and fails when either file differs from what would be generated.
+// `--spec <file>` reads the document from a file instead of a booted stack (the e2e test that
+// compares the snapshot with the served document uses it to check the types).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startStack } from '@vrp/stack';
@@ -10,7 +12,7 @@ const ROOT = join(__dirname, '..');
 const SPEC = join(ROOT, 'openapi.json');
 const TYPES = join(ROOT, 'src/generated/api.ts');
 /** The snapshot's server; a deployment serves its own PUBLIC_BASE_URL. */
-const SNAPSHOT_BASE_URL = 'https://api.vrp.test';
+export const SNAPSHOT_BASE_URL = 'https://api.vrp.test';
 
 async function servedDocument(): Promise<unknown> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: 'silent', publicBaseUrl: SNAPSHOT_BASE_URL });
@@ -32,7 +34,8 @@ async function typesOf(spec: unknown): Promise<string> {
 
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
-  const spec = await servedDocument();
+  const specAt = process.argv.indexOf('--spec');
+  const spec = specAt > 0 ? (JSON.parse(readFileSync(process.argv[specAt + 1]!, 'utf8')) as unknown) : await servedDocument();
   const files: [string, string][] = [
     [SPEC, `${JSON.stringify(spec, null, 2)}\n`],
     [TYPES, await typesOf(spec)],
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
     console.error(`out of date (run 'pnpm --filter @vrp/sdk generate' and commit): ${stale.join(', ')}`);
     process.exit(1);
   }
-  console.log(check ? 'the SDK types match the served OpenAPI document' : 'wrote openapi.json and src/generated/api.ts');
+  process.stdout.write(`${check ? 'the SDK types match the served OpenAPI document' : 'wrote openapi.json and src/generated/api.ts'}\n`);
 }
 
 void main().catch((err: unknown) => {
