@@ -4,50 +4,16 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import ts from 'typescript';
 import * as sdk from '@vrp/sdk';
 import { startTestStack, type TestStack } from './support/stack';
+import { compileErrors, toCommonJs } from './support/typescript';
 
 const README = join(__dirname, '../sdk/typescript/README.md');
 const blocks = [...readFileSync(README, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
-/** Type-checks every block as its own module (top-level await allowed), as a reader's file would be. */
-function compileErrors(sources: string[]): string[] {
-  const files = new Map(sources.map((code, i) => [join(__dirname, `__readme_example_${i}.ts`), code]));
-  const options: ts.CompilerOptions = {
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ES2022,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    esModuleInterop: true,
-    skipLibCheck: true,
-    types: ['node'],
-    typeRoots: [join(__dirname, '../node_modules/@types')],
-    noEmit: true,
-  };
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, version, ...rest) => {
-    const code = files.get(name);
-    return code !== undefined ? ts.createSourceFile(name, code, version) : getSourceFile(name, version, ...rest);
-  };
-  const fileExists = host.fileExists.bind(host);
-  host.fileExists = (name) => files.has(name) || fileExists(name);
-  const program = ts.createProgram([...files.keys()], options, host);
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map(
-      (d) =>
-        `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
-    );
-}
-
 /** Runs a block: transpiled to CommonJS inside an async function, `@vrp/sdk` being the SDK's source. */
 async function run(code: string, env: Record<string, string>, log: string[]): Promise<void> {
-  const js = ts.transpileModule(code, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  }).outputText;
+  const js = toCommonJs(code);
   const nodeRequire = createRequire(__filename);
   const requireFor = (id: string): unknown => (id === '@vrp/sdk' ? sdk : nodeRequire(id));
   const capture = { ...console, log: (...args: unknown[]) => void log.push(args.map(String).join(' ')) };

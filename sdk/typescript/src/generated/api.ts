@@ -2697,7 +2697,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2836,7 +2836,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3124,7 +3124,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3432,7 +3432,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3731,7 +3731,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4171,7 +4171,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4325,7 +4325,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4545,7 +4545,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5290,7 +5290,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5641,7 +5641,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5987,7 +5987,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
                 /** @description The `ETag` of the record as you read it: when the record has changed since, nothing is changed and the answer is 412 precondition_failed. Without it, only the fields sent are written, against the current record. */
                 "If-Match"?: string;
@@ -6614,7 +6614,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
                 /** @description The `ETag` of the record as you read it: when the record has changed since, nothing is changed and the answer is 412 precondition_failed. Without it, only the fields sent are written, against the current record. */
                 "If-Match"?: string;
@@ -7471,7 +7471,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7798,7 +7798,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7950,7 +7950,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8733,7 +8733,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8944,7 +8944,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9155,7 +9155,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9520,7 +9520,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9916,7 +9916,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
                 /** @description The `ETag` of the record as you read it: when the record has changed since, nothing is changed and the answer is 412 precondition_failed. Without it, only the fields sent are written, against the current record. */
                 "If-Match"?: string;
@@ -10159,7 +10159,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
                 /** @description The `ETag` of the record as you read it: when the record has changed since, nothing is changed and the answer is 412 precondition_failed. Without it, only the fields sent are written, against the current record. */
                 "If-Match"?: string;
@@ -10353,7 +10353,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10833,7 +10833,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11288,7 +11288,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11732,7 +11732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12064,7 +12064,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12218,7 +12218,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.) */
+                /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
             };
             path: {
