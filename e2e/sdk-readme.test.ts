@@ -1,4 +1,4 @@
-// The SDK README's examples (sdk/typescript/README.md, every ```ts block) are compiled by the
+// The SDK examples of the READMEs (README.md's and sdk/typescript/README.md's ```ts blocks) are compiled by the
 // TypeScript compiler, strict, against the SDK's types, and run one after another against a
 // running stack, so the README cannot show code that does not compile or does not work.
 import { readFileSync } from 'node:fs';
@@ -8,8 +8,9 @@ import * as sdk from '@vrp/sdk';
 import { startTestStack, type TestStack } from './support/stack';
 import { compileErrors, toCommonJs } from './support/typescript';
 
-const README = join(__dirname, '../sdk/typescript/README.md');
-const blocks = [...readFileSync(README, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const tsBlocks = (file: string): string[] => [...readFileSync(join(__dirname, '..', file), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+/** The repository README's SDK example first, then the SDK README's. */
+const blocks = [...tsBlocks('README.md'), ...tsBlocks('sdk/typescript/README.md')];
 
 /** Runs a block: transpiled to CommonJS inside an async function, `@vrp/sdk` being the SDK's source. */
 async function run(code: string, env: Record<string, string>, log: string[]): Promise<void> {
@@ -30,7 +31,7 @@ describe('SDK README examples', () => {
   afterAll(async () => t?.stop());
 
   it('has examples, and every one compiles without an error', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
     expect(compileErrors(blocks)).toEqual([]);
   }, 60_000);
 
@@ -43,13 +44,21 @@ describe('SDK README examples', () => {
       logs.push(log);
     }
     // What each example prints: the demo listings, a booking and its refused twin, an update, a verified event.
-    expect(logs[0]).toEqual(expect.arrayContaining([expect.stringContaining('Sea View Apartment active'), expect.stringContaining('Mountain Cabin inactive')]));
-    expect(logs[1]).toEqual([
+    const [main, ...sdkLogs] = logs;
+    expect(main).toEqual([
+      expect.stringMatching(/^Sea View Apartment \d+(,\d+)+$/),
+      expect.stringMatching(/^Old Town Loft \d+(,\d+)+$/),
+      expect.stringMatching(/^Mountain Cabin is inactive: lst_/),
+    ]);
+    expect(sdkLogs[0]).toEqual(
+      expect.arrayContaining([expect.stringContaining('Sea View Apartment active'), expect.stringContaining('Mountain Cabin inactive')]),
+    );
+    expect(sdkLogs[1]).toEqual([
       expect.stringMatching(/^quoted \d+/),
       expect.stringMatching(/^booked [A-Z0-9]{8} null$/),
       'taken nights 2032-05-01,2032-05-02,2032-05-03',
     ]);
-    expect(logs[2]).toEqual([expect.stringMatching(/^HOPPER \d+$/)]);
-    expect(logs[3]).toEqual([expect.stringMatching(/^guest\.created evt_/)]);
+    expect(sdkLogs[2]).toEqual([expect.stringMatching(/^HOPPER \d+$/)]);
+    expect(sdkLogs[3]).toEqual([expect.stringMatching(/^guest\.created evt_/)]);
   }, 60_000);
 });
