@@ -39,7 +39,14 @@ function rebase(value: unknown, from: string): unknown {
 const NIGHT_MS = 86_400_000;
 const day = (offsetDays: number): string => new Date(Date.UTC(2032, 0, 1) + offsetDays * NIGHT_MS).toISOString().slice(0, 10);
 
-export async function recordExamples(t: TestStack): Promise<RecordedExamples> {
+export interface RecordOptions {
+  /** Where to send the scenario's requests (e.g. a validating proxy in front of the stack); default the stack. */
+  baseUrl?: string;
+  /** Sees every exchange with the answer's headers. */
+  observe?: (operationId: string, exchange: RecordedExchange, headers: Headers) => void;
+}
+
+export async function recordExamples(t: TestStack, opts: RecordOptions = {}): Promise<RecordedExamples> {
   const out: RecordedExamples = {};
   const receiver = await startWebhookReceiver();
 
@@ -55,7 +62,7 @@ export async function recordExamples(t: TestStack): Promise<RecordedExamples> {
       ...(auth === 'api_key' ? { authorization: `Bearer ${req.key ?? t.apiKey}` } : auth === 'admin' ? { authorization: `Bearer ${t.adminToken}` } : {}),
       ...req.headers,
     };
-    const res = await fetch(`${t.baseUrl}${req.path}${qs}`, {
+    const res = await fetch(`${opts.baseUrl ?? t.baseUrl}${req.path}${qs}`, {
       method: req.method,
       headers: { ...headers, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
@@ -75,6 +82,7 @@ export async function recordExamples(t: TestStack): Promise<RecordedExamples> {
       status: res.status,
       response: operationId === 'getOpenApiDocument' && res.status === 200 ? abridgedDocument(body) : body,
     };
+    opts.observe?.(operationId, exchange, res.headers);
     (out[operationId] ??= []).push(rebase(exchange, t.publicBaseUrl) as RecordedExchange);
     return body;
   }

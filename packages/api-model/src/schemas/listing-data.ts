@@ -25,7 +25,8 @@ export const dateString = z
   .refine((s) => {
     const d = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-  }, 'must be a real calendar date');
+  }, 'must be a real calendar date')
+  .meta({ format: 'date' });
 
 export const activeToggleBody = z.strictObject({
   active: z.boolean({ error: 'must be true or false' }).describe('true activates the listing, false deactivates it.'),
@@ -126,7 +127,7 @@ export const contentSchema = component(
 );
 
 export const contentBody = z.strictObject({
-  sections: contentSchema.refine((s) => Object.keys(s).length > 0, 'must contain at least one section'),
+  sections: contentSchema.refine((s) => Object.keys(s).length > 0, 'must contain at least one section').meta({ minProperties: 1 }),
 });
 
 export const contentResponseSchema = component(
@@ -161,7 +162,7 @@ export const addPhotoBody = z.strictObject({
   url: z
     .url({ protocol: /^https$/, error: 'must be an https:// URL' })
     .max(MAX_PHOTO_URL_LENGTH)
-    .describe('Public https URL of the image.'),
+    .meta({ pattern: '^https://', description: 'Public https URL of the image.' }),
   caption: z.string().max(MAX_PHOTO_CAPTION_LENGTH).default(''),
 });
 

@@ -3750,8 +3750,11 @@ export interface operations {
                      * @enum {string}
                      */
                     mode: "test" | "live";
-                    /** @description The PMS: PMS-A .. PMS-G. */
-                    provider: string;
+                    /**
+                     * @description The PMS: PMS-A .. PMS-G.
+                     * @enum {string}
+                     */
+                    provider: "PMS-A" | "PMS-B" | "PMS-C" | "PMS-D" | "PMS-E" | "PMS-F" | "PMS-G";
                 };
             };
         };
@@ -4556,12 +4559,14 @@ export interface operations {
                 "application/json": {
                     updates: {
                         available?: boolean;
+                        /** Format: date */
                         from: string;
                         /** @description Listing id or mapped channel id. */
                         listingId: string;
                         minNights?: number;
                         /** @description Nightly price in the listing currency. */
                         price?: number;
+                        /** Format: date */
                         to: string;
                     }[];
                 };
@@ -9529,9 +9534,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description YYYY-MM-DD. */
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD.
+                     */
                     checkIn: string;
-                    /** @description YYYY-MM-DD, after checkIn (at most 365 nights). */
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, after checkIn (at most 365 nights).
+                     */
                     checkOut: string;
                     customFields?: {
                         [key: string]: string;
@@ -9930,9 +9941,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: date */
                     checkIn?: string;
                     /** @description Refused (422 pms_write_unsupported, nothing sent) on every PMS. */
                     checkInTime?: string;
+                    /** Format: date */
                     checkOut?: string;
                     /** @description Refused (422 pms_write_unsupported, nothing sent) on every PMS. */
                     checkOutTime?: string;
@@ -10362,7 +10375,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: date */
                     checkIn: string;
+                    /** Format: date */
                     checkOut: string;
                     occupancy?: {
                         adults: number;
@@ -11301,7 +11316,7 @@ export interface operations {
                     /** @description Default true. */
                     enabled?: boolean;
                     /** @description Event types to receive (see GET /v1/webhook-event-types); `["*"]` or an empty list means every type. */
-                    eventTypes?: string[];
+                    eventTypes?: ("*" | "listing.created" | "listing.activated" | "listing.deactivated" | "listing.deleted" | "reservation.created" | "reservation.updated" | "reservation.cancelled" | "guest.created" | "guest.updated" | "message.received" | "message.sent" | "review.created" | "review.updated" | "request.created" | "request.updated")[];
                     /** @description https URL (http and loopback receivers are accepted in test mode where the deployment allows it). */
                     url: string;
                 };
@@ -11748,7 +11763,7 @@ export interface operations {
                     /** @description true re-enables an endpoint the service disabled (clears disabledReason). */
                     enabled?: boolean;
                     /** @description Event types to receive (see GET /v1/webhook-event-types); `["*"]` or an empty list means every type. */
-                    eventTypes?: string[];
+                    eventTypes?: ("*" | "listing.created" | "listing.activated" | "listing.deactivated" | "listing.deleted" | "reservation.created" | "reservation.updated" | "reservation.cancelled" | "guest.created" | "guest.updated" | "message.received" | "message.sent" | "review.created" | "review.updated" | "request.created" | "request.updated")[];
                     url?: string;
                 };
             };

@@ -100,14 +100,20 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
 
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' };
 
+/** JSON Schema keywords taken from a schema's `.meta()`: what its refinements check, for the document's readers and validators. */
+const META_KEYWORDS = ['minProperties', 'pattern', 'enum', 'format'] as const;
+
 type OverrideContext = { zodSchema: z.core.$ZodType; jsonSchema: z.core.JSONSchema.BaseSchema };
 
 function tidyFor(io: 'input' | 'output') {
   return (ctx: OverrideContext): void => {
     const json = ctx.jsonSchema;
     // `.describe()` lands in zod's global registry; pick it up even when another registry supplies ids.
-    const description = z.globalRegistry.get(ctx.zodSchema)?.description;
-    if (description !== undefined && json.description === undefined) json.description = description;
+    const meta = z.globalRegistry.get(ctx.zodSchema);
+    if (meta?.description !== undefined && json.description === undefined) json.description = meta.description;
+    // Keywords a schema states with `.meta()` where zod cannot derive them from a refinement or a transform.
+    const target = json as Record<string, unknown>;
+    for (const keyword of META_KEYWORDS) if (meta?.[keyword] !== undefined) target[keyword] = meta[keyword];
     // `format: date-time` says it all; zod's long validation regex adds nothing for readers.
     if (json.format === 'date-time') delete json.pattern;
     // z.number().int() implies the safe-integer range; spelling it out is noise.
