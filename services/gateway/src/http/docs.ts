@@ -29,7 +29,7 @@ function jsonBlock(value: unknown): string {
 const STYLE = `
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d232a;background:#fafbfc}
 main{max-width:980px;margin:0 auto;padding:24px 32px 64px}
-h1{font-size:28px;margin:8px 0}h2{margin-top:48px;border-bottom:1px solid #dde2e7;padding-bottom:4px}
+h1{font-size:28px;margin:8px 0}h1 code{font-size:inherit}h2{margin-top:48px;border-bottom:1px solid #dde2e7;padding-bottom:4px}
 h3{margin:32px 0 4px;font-size:18px}code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}
 pre{background:#f0f3f6;padding:12px;border-radius:6px;overflow:auto;max-height:420px}
 table{border-collapse:collapse;width:100%;margin:8px 0}th,td{border:1px solid #dde2e7;padding:6px 8px;text-align:left;vertical-align:top}
