@@ -57,9 +57,12 @@ function literal(value: unknown, indent: string): string {
     .join(`\n${indent}`);
 }
 
+/** A sample's read of the reader's environment (text of the sample: the gateway reads none of these). */
+const fromEnv = (name: string): string => `process.env.${name}!`;
+
 function sdkOf(template: string, x: Exchange, op: OperationObject): string {
   const client = x.request.auth === 'admin' ? 'admin' : 'vrp';
-  const key = x.request.auth === 'admin' ? 'process.env.ADMIN_TOKEN!' : 'process.env.VRP_API_KEY!';
+  const key = fromEnv(x.request.auth === 'admin' ? 'ADMIN_TOKEN' : 'VRP_API_KEY');
   const params: Record<string, unknown> = {};
   const path = pathValues(template, x.request.path);
   if (Object.keys(path).length > 0) params.path = path;
@@ -82,7 +85,7 @@ function sdkOf(template: string, x: Exchange, op: OperationObject): string {
   return [
     `import { Vrp } from '@vrp/sdk';`,
     ``,
-    `const ${client} = new Vrp({ baseUrl: process.env.VRP_BASE_URL!, apiKey: ${key} });`,
+    `const ${client} = new Vrp({ baseUrl: ${fromEnv('VRP_BASE_URL')}, apiKey: ${key} });`,
     `const answer = await ${client}.${x.request.method.toLowerCase()}(${args});`,
     `console.log(answer);`,
   ].join('\n');
