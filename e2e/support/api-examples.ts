@@ -128,6 +128,14 @@ export async function recordExamples(t: TestStack, opts: RecordOptions = {}): Pr
       body: { sections: { description: 'A bright loft above the old town square.', rooms: { bedrooms: 1, bathrooms: 1, beds: 2 } } },
     });
     await call('putListingContent', 'validation_failed', 400, { method: 'PUT', path: `/v1/listings/${oldTown}/content`, body: { sections: {} } });
+    // A listing managed in PMS-G, whose API stores neither room counts nor translations.
+    const fjord = await newWorld(t, [{ name: 'Fjord House', provider: 'PMS-G' }]);
+    await call('putListingContent', 'pms_write_unsupported', 422, {
+      method: 'PUT',
+      path: `/v1/listings/${fjord.listings['Fjord House']!}/content`,
+      body: { sections: { rooms: { bedrooms: 2, bathrooms: 1, beds: 3 } } },
+      key: fjord.key,
+    });
     await call('listListingPhotos', 'No photo yet', 200, { method: 'GET', path: `/v1/listings/${oldTown}/photos` });
     await call('listListingPhotos', 'listing_inactive', 403, { method: 'GET', path: `/v1/listings/${cabin}/photos` });
     const photo = await call('addListingPhoto', 'A photo by URL', 201, {
@@ -202,6 +210,7 @@ export async function recordExamples(t: TestStack, opts: RecordOptions = {}): Pr
       body: { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', language: 'en' },
     });
     await call('createGuest', 'validation_failed', 400, { method: 'POST', path: '/v1/guests', body: { firstName: 'Grace', email: 'not-an-email' } });
+    await call('createGuest', 'pms_write_unsupported', 422, { method: 'POST', path: '/v1/guests', body: { firstName: 'Frida', provider: 'PMS-F' } });
     await call('listGuests', 'Guests by name', 200, { method: 'GET', path: '/v1/guests', query: { search: 'hopper', limit: '2' } });
     await call('listGuests', 'validation_failed', 400, { method: 'GET', path: '/v1/guests', query: { offset: '-1' } });
     await call('getGuest', 'A guest', 200, { method: 'GET', path: `/v1/guests/${String(guest.data.id)}` });
