@@ -55,7 +55,8 @@ describe('webhook events of reservations, guests, messages, reviews and requests
     t = await startTestStack({ demoPms: true });
     openapi = (await t.api<typeof openapi>('GET', '/v1/openapi.json')).body;
     // The document as one schema: its components are reachable as openapi#/components/schemas/<Name>.
-    ajv.addSchema({ ...openapi, $id: 'openapi' } as object);
+    // Its paths are left out: their examples are data, whose `id` fields ajv would read as schema ids.
+    ajv.addSchema({ ...openapi, paths: {}, $id: 'openapi' } as object);
     receiver = await startWebhookReceiver();
     const sub = await t.api<{ data: { secret: string } }>('POST', '/v1/webhooks', { url: receiver.url, eventTypes: ['*'] });
     expect(sub.status).toBe(201);

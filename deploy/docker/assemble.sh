@@ -21,7 +21,7 @@ staging="$(mktemp -d)"
 trap 'rm -rf "$staging"' EXIT
 # The install reads only manifests: the root's, the lockfile, and every workspace project's.
 cp package.json pnpm-workspace.yaml pnpm-lock.yaml "$staging/"
-find packages services tools e2e bench -name package.json -not -path '*/node_modules/*' -exec cp --parents {} "$staging/" \;
+find packages services tools e2e bench sdk -name package.json -not -path '*/node_modules/*' -exec cp --parents {} "$staging/" \;
 (cd "$staging" && pnpm install --prod --frozen-lockfile --filter "${package}..." --config.node-linker=hoisted --reporter=silent "$@")
 # Workspace packages are inlined in the bundle; bins are not run in the image.
 rm -rf "$staging/node_modules/@vrp" "$staging/node_modules/.bin" "$staging/node_modules/.pnpm" "$staging/node_modules/.modules.yaml" "$staging/node_modules/.pnpm-workspace-state-v1.json"

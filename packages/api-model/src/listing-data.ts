@@ -27,7 +27,8 @@ export function toApiAvailabilityResult(res: pb.UpdateAvailabilityResponse): Api
 }
 
 export function toApiContent(res: pb.GetContentResponse): ApiContent {
-  return { listingId: res.listingId, sections: parseSections(res.sections), updatedAt: isoOrNull(res.updatedAt) };
+  // The listing service stores only sections its content rules (the same limits) accepted.
+  return { listingId: res.listingId, sections: parseSections(res.sections) as ApiContent['sections'], updatedAt: isoOrNull(res.updatedAt) };
 }
 
 export function toApiContentWriteResult(res: pb.PutContentResponse): ApiContentWriteResult {
@@ -36,7 +37,7 @@ export function toApiContentWriteResult(res: pb.PutContentResponse): ApiContentW
     applied: res.applied,
     deferred: res.deferred,
     pms: res.pmsProvider ? { provider: res.pmsProvider, errors: res.pmsErrors.map((e) => ({ section: e.section, message: e.message })) } : null,
-    sections: parseSections(res.sections),
+    sections: parseSections(res.sections) as ApiContentWriteResult['sections'],
   };
 }
 

@@ -14,7 +14,7 @@ import { answerClientErrors } from './http/client-errors';
 import { classifyError, sendError } from './http/envelope';
 import { installJsonResponse } from './http/json-response';
 import { createAppServer } from './http/server';
-import { buildOpenApiDocument, type OpenApiDocument } from './http/openapi';
+import { buildOpenApiDocument, serversOf, type OpenApiDocument } from './http/openapi';
 import { mountPages, PAGE_ENDPOINTS, type Listener } from './http/pages';
 import { responseDeadline } from './http/middleware/deadline';
 import { requestContext } from './http/middleware/request-context';
@@ -112,7 +112,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let document: OpenApiDocument | null = null;
   const openApiDocument = (): OpenApiDocument => {
     if (!document) throw new Error('the OpenAPI document was requested before the gateway was built');
-    return { ...document, servers: [{ url: publicBaseUrl() }] };
+    return { ...document, servers: serversOf(publicBaseUrl()) };
   };
   const routes: Route[] = [
     ...listingRoutes(deps.upstreams.listing),

@@ -41,7 +41,7 @@ describe('gateway OpenAPI document and docs pages', () => {
     expect(doc.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(doc.info.title).toEqual(expect.any(String));
     expect(doc.info.version).toEqual(expect.any(String));
-    expect(doc.servers).toEqual([{ url: `http://localhost:${sut.gw.running.port}` }]);
+    expect(doc.servers).toEqual([{ url: `http://localhost:${sut.gw.running.port}`, description: expect.any(String) }]);
   });
 
   it('documents every route of the table exactly once, with unique operation ids', () => {
@@ -164,25 +164,45 @@ describe('gateway OpenAPI document and docs pages', () => {
       properties: { data: { items: unknown }; pagination: unknown };
     };
     expect(list.properties.pagination).toEqual({ $ref: '#/components/schemas/Pagination' });
-    expect(list.properties.data.items).toMatchObject({
+    expect(list.properties.data.items).toEqual({ $ref: '#/components/schemas/ListingRow' });
+    expect(doc.components.schemas.ListingRow).toMatchObject({
       oneOf: [{ $ref: '#/components/schemas/Listing' }, { $ref: '#/components/schemas/InactiveListingRow' }],
+      discriminator: { propertyName: 'status' },
     });
     expect(doc.components.schemas.InactiveListingRow).toMatchObject({ required: ['id', 'name', 'status', 'channels'] });
     expect(doc.components.schemas.ListingWithCapabilities).toBeDefined();
   });
 
-  it('serves a self-contained HTML reference at /docs', async () => {
+  it('serves the reference at /docs: Redoc from this gateway, no CDN, rendering the served document', async () => {
     const res = await request(`${sut.gw.url}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
-    expect(res.text).not.toMatch(/<script|<link|src="http/i);
-    for (const path of Object.keys(doc.paths)) expect(res.text).toContain(path);
-    for (const code of Object.keys(ERROR_CATALOG)) expect(res.text).toContain(`/docs/errors/${code}`);
-    expect(res.text).toContain('id="schema-ErrorEnvelope"');
-    expect(res.text).toContain('Idempotency-Key');
-    for (const type of Object.keys(EVENT_TYPES)) expect(res.text).toContain(`id="webhook-${type}"`);
-    expect(res.text).toContain('Vrp-Signature');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(res.text).toContain('<redoc spec-url="/v1/openapi.json"');
+    // Every script and link is local: the page works offline.
+    expect(res.text).not.toMatch(/(src|href)="(https?:)?\/\//i);
+    const scripts = [...res.text.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts).toEqual(['/docs/assets/redoc.standalone.js']);
+    const bundle = await request(`${sut.gw.url}/docs/assets/redoc.standalone.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect(bundle.text.length).toBeGreaterThan(500_000);
+    expect(bundle.text).toContain('Redoc');
+  });
+
+  it('introduces the document: authentication, modes, rate limits, idempotency once, and every error code with its page', () => {
+    for (const section of ['# Authentication', '# Test mode and live mode', '# Rate limits', '# Idempotency', '# Absent values', '# Errors']) {
+      expect(doc.info.description).toContain(section);
+    }
+    for (const code of Object.keys(ERROR_CATALOG)) expect(doc.info.description).toContain(`(/docs/errors/${code})`);
+    const keyParams = Object.values(doc.paths)
+      .flatMap((methods) => Object.values(methods))
+      .flatMap((op) => op.parameters.filter((p) => p.name === 'Idempotency-Key'));
+    expect(keyParams.length).toBeGreaterThan(20);
+    for (const p of keyParams) expect((p.description ?? '').length).toBeLessThan(160);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(Object.keys(EVENT_TYPES).sort());
   });
 
   it('serves one page per error code', async () => {
@@ -206,5 +226,17 @@ describe('gateway OpenAPI document and docs pages', () => {
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('answers a browser an HTML 404 page for an unknown error code, escaped, listing the codes that exist', async () => {
+    const res = await request(`${sut.gw.url}/docs/errors/${encodeURIComponent('<b>nope</b>')}`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(res.text).toContain('&lt;b&gt;nope&lt;/b&gt;');
+    expect(res.text).not.toContain('<b>nope</b>');
+    for (const code of Object.keys(ERROR_CATALOG)) expect(res.text).toContain(`href="/docs/errors/${code}"`);
   });
 });

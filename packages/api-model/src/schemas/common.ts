@@ -51,6 +51,12 @@ export const paginationSchema = component(
   }),
 );
 
+export const deletedSchema = component(
+  'Deleted',
+  'What a DELETE removed: its id, and `deleted: true`.',
+  z.object({ id: z.string(), deleted: z.literal(true) }),
+);
+
 export const isoDateTime = z.iso.datetime().describe('ISO 8601, UTC.');
 export const idParam = (description: string) => z.string().min(1).max(MAX_ID_LENGTH).describe(description);
 /** An id in a body or a query (a listing id or a mapped channel id, a reservation id...). */

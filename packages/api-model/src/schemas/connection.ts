@@ -75,7 +75,7 @@ export const createConnectionBody = z.strictObject({
     .string()
     .transform((v) => v.trim().toUpperCase())
     .pipe(z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(', ')}` }))
-    .describe(`The PMS: ${PROVIDERS[0]} .. ${PROVIDERS[PROVIDERS.length - 1]}.`),
+    .meta({ enum: [...PROVIDERS], description: `The PMS: ${PROVIDERS[0]} .. ${PROVIDERS[PROVIDERS.length - 1]}.` }),
   accountId: z.string().trim().min(1, 'must not be empty').max(MAX_ID_LENGTH).describe('The account’s id in the PMS.'),
   mode: z
     .enum(MODES)

@@ -77,7 +77,8 @@ export const updateGuestBody = z
   })
   .refine((b) => b.firstName !== undefined || b.lastName !== undefined || b.language !== undefined, {
     message: 'must change at least one of firstName, lastName, language',
-  });
+  })
+  .meta({ minProperties: 1 });
 
 export const guestPageSchema = z.object({ data: z.array(guestSchema), pagination: paginationSchema });
 

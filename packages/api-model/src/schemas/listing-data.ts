@@ -25,7 +25,8 @@ export const dateString = z
   .refine((s) => {
     const d = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-  }, 'must be a real calendar date');
+  }, 'must be a real calendar date')
+  .meta({ format: 'date' });
 
 export const activeToggleBody = z.strictObject({
   active: z.boolean({ error: 'must be true or false' }).describe('true activates the listing, false deactivates it.'),
@@ -113,8 +114,8 @@ const sectionValues = {
 };
 
 export const contentSchema = component(
-  'ListingContent',
-  'Content sections of a listing. Sections a PMS cannot store are listed in `deferred` on write.',
+  'ContentSections',
+  'Content sections of a listing, each optional: a section never written is absent. Sections a PMS cannot store are listed in `deferred` on write.',
   z.strictObject({
     description: sectionValues.description.optional(),
     amenities: sectionValues.amenities.optional(),
@@ -126,14 +127,18 @@ export const contentSchema = component(
 );
 
 export const contentBody = z.strictObject({
-  sections: contentSchema.refine((s) => Object.keys(s).length > 0, 'must contain at least one section'),
+  sections: contentSchema.refine((s) => Object.keys(s).length > 0, 'must contain at least one section').meta({ minProperties: 1 }),
 });
 
-export const contentResponseSchema = z.object({
-  listingId: z.string(),
-  sections: z.record(z.string(), z.unknown()),
-  updatedAt: isoDateTime.nullable(),
-});
+export const contentResponseSchema = component(
+  'ListingContent',
+  'The content of a listing: its sections and when they last changed (null when never written).',
+  z.object({
+    listingId: z.string(),
+    sections: contentSchema,
+    updatedAt: isoDateTime.nullable(),
+  }),
+);
 
 export const contentWriteResultSchema = component(
   'ContentWriteResult',
@@ -143,7 +148,7 @@ export const contentWriteResultSchema = component(
     applied: z.array(z.string()),
     deferred: z.array(z.string()),
     pms: z.object({ provider: z.string(), errors: z.array(z.object({ section: z.string(), message: z.string() })) }).nullable(),
-    sections: z.record(z.string(), z.unknown()),
+    sections: contentSchema,
   }),
 );
 
@@ -157,7 +162,7 @@ export const addPhotoBody = z.strictObject({
   url: z
     .url({ protocol: /^https$/, error: 'must be an https:// URL' })
     .max(MAX_PHOTO_URL_LENGTH)
-    .describe('Public https URL of the image.'),
+    .meta({ pattern: '^https://', description: 'Public https URL of the image.' }),
   caption: z.string().max(MAX_PHOTO_CAPTION_LENGTH).default(''),
 });
 

@@ -48,7 +48,11 @@ export const inactiveListingRowSchema = component(
   z.object({ id: z.string(), name: z.string(), status: z.literal('inactive'), channels: z.array(channelMappingSchema) }),
 );
 
-export const listingRowSchema = z.discriminatedUnion('status', [listingSchema, inactiveListingRowSchema]);
+export const listingRowSchema = component(
+  'ListingRow',
+  'A listing as collections and toggles answer it: the full `Listing` when active, the `InactiveListingRow` when inactive (tell them apart by `status`).',
+  z.discriminatedUnion('status', [listingSchema, inactiveListingRowSchema]),
+);
 
 export const capabilitiesSchema = component(
   'Capabilities',

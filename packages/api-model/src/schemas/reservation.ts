@@ -64,7 +64,9 @@ export const reservationSchema = component(
     checkOut: z.string().describe('YYYY-MM-DD.'),
     checkInTime: z.string().nullable().describe('HH:MM local time of the listing; null = the listing’s own check-in time.'),
     checkOutTime: z.string().nullable().describe('HH:MM local time; null = the listing’s own check-out time.'),
-    primaryGuest: z.object({ firstName: z.string(), lastName: z.string(), email: z.string(), language: z.string(), phone: z.string() }),
+    primaryGuest: z
+      .object({ firstName: z.string(), lastName: z.string(), email: z.string().nullable(), language: z.string().nullable(), phone: z.string().nullable() })
+      .describe('The guest as booked; `email`, `language` and `phone` are null when not known.'),
     occupancy: z.object({ adults: z.number().int(), children: z.number().int(), infants: z.number().int(), pets: z.number().int() }),
     financials: z.object({
       totalPrice: z.number(),

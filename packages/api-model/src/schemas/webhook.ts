@@ -19,7 +19,13 @@ import { inactiveListingRowSchema, listingSchema } from './listing';
 import { reservationSchema } from './reservation';
 
 const eventTypesInput = z
-  .array(z.string().min(1).max(MAX_EVENT_TYPE_LENGTH))
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(MAX_EVENT_TYPE_LENGTH)
+      .meta({ enum: ['*', ...Object.keys(EVENT_TYPES)] }),
+  )
   .max(MAX_SUBSCRIPTION_EVENT_TYPES)
   .describe('Event types to receive (see GET /v1/webhook-event-types); `["*"]` or an empty list means every type.');
 
@@ -86,14 +92,14 @@ export const createWebhookBody = z.strictObject({
     .string()
     .min(1)
     .max(MAX_WEBHOOK_URL_LENGTH)
-    .describe('https URL (http and loopback receivers are accepted in test mode where the deployment allows it).'),
+    .meta({ pattern: '^https?://', description: 'https URL (http and loopback receivers are accepted in test mode where the deployment allows it).' }),
   eventTypes: eventTypesInput.optional(),
   enabled: z.boolean().optional().describe('Default true.'),
   description: z.string().max(MAX_WEBHOOK_DESCRIPTION_LENGTH).optional(),
 });
 
 export const updateWebhookBody = z.strictObject({
-  url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).optional(),
+  url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).meta({ pattern: '^https?://' }).optional(),
   eventTypes: eventTypesInput.optional(),
   enabled: z.boolean().optional().describe('true re-enables an endpoint the service disabled (clears disabledReason).'),
   description: z.string().max(MAX_WEBHOOK_DESCRIPTION_LENGTH).optional(),

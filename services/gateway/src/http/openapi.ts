@@ -4,8 +4,10 @@
 // `componentSchemas` are emitted once under #/components/schemas and referenced.
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from '@vrp/api-model';
-import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
+import { ERROR_CATALOG, docsPath, type ErrorCode } from '@vrp/platform';
+import { DEFAULT_RATE_LIMITS as D } from '../domain/rate-limits';
 import { IDEMPOTENCY_HEADER } from './middleware/idempotency';
+import { addExamples, type CodeSample } from './openapi-examples';
 import { pathParamNames, type Route } from './route';
 import { componentSchemas, webhookEventSchemas } from '@vrp/api-model';
 
@@ -19,10 +21,12 @@ export interface ParameterObject {
   schema: JsonSchema;
 }
 
+export type ExamplesObject = Record<string, { summary: string; value: unknown }>;
+
 export interface ResponseObject {
   description: string;
   headers?: Record<string, { $ref: string }>;
-  content?: { 'application/json': { schema: JsonSchema } };
+  content?: { 'application/json': { schema: JsonSchema; examples?: ExamplesObject } };
   /** Error responses: the catalog codes this status stands for on this operation. */
   'x-error-codes'?: ErrorCode[];
 }
@@ -34,8 +38,10 @@ export interface OperationObject {
   tags: string[];
   security: Record<string, string[]>[];
   parameters: ParameterObject[];
-  requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema } } };
+  requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema; examples?: ExamplesObject } } };
   responses: Record<string, ResponseObject>;
+  /** Example requests (curl and the TypeScript SDK), as Redoc and other renderers show them. */
+  'x-codeSamples'?: CodeSample[];
 }
 
 export interface WebhookOperationObject {
@@ -43,6 +49,7 @@ export interface WebhookOperationObject {
   summary: string;
   description: string;
   tags: string[];
+  security: Record<string, string[]>[];
   parameters: ParameterObject[];
   requestBody: { required: true; content: { 'application/json': { schema: JsonSchema } } };
   responses: Record<string, { description: string }>;
@@ -51,8 +58,8 @@ export interface WebhookOperationObject {
 export interface OpenApiDocument {
   openapi: '3.1.0';
   jsonSchemaDialect: string;
-  info: { title: string; version: string; description: string };
-  servers: { url: string }[];
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  servers: { url: string; description: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, OperationObject>>;
   /** OpenAPI 3.1 webhooks: the requests this API sends to subscribed endpoints, one per event type. */
@@ -66,17 +73,35 @@ export interface OpenApiDocument {
 
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 const COMPONENT_PREFIX = '#/components/schemas/';
+/** What `Idempotency-Key` guarantees (the introduction's section; each write's parameter refers to it). */
+const IDEMPOTENCY_TEXT =
+  'Every POST and PATCH honours an `Idempotency-Key` header. ' +
+  "Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.)";
+
 /** Input schemas are always inlined: a request shape is not the same as its output shape. */
 const inlineOnly = z.registry<{ id?: string }>();
 
-const TAG_DESCRIPTIONS: Record<string, string> = {
-  Listings: 'Listings of the workspace and what their PMS supports.',
+/** Every tag of the route table has a description (a tag without one fails this module's test and `redocly lint`). */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Listings: 'Listings of the workspace, their active/inactive status and what their PMS supports.',
   Properties: 'The listings collection under its other name.',
-  Admin: 'Operator API: workspaces, plans and API keys. Needs the admin token.',
+  Availability: 'Calendars: nightly availability, prices and minimum stays, read per listing and written in batches.',
+  Content: 'Descriptions, amenities, house rules, rooms, translations and photos of a listing, and their publication to its PMS.',
+  Reservations: 'Quotes, bookings, changes and cancellations; a night is booked by one reservation only.',
+  Guests: 'Guest profiles, matched by email or phone and linked to the PMS guest where there is one.',
+  Conversations: 'Message threads with guests and the messages in them.',
+  Requests: 'Booking requests and inquiries from channels: accept, decline or pre-approve.',
+  Reviews: 'Guest reviews of listings and the host replies.',
+  Connect: 'What each PMS supports, before connecting an account.',
+  Admin: 'Operator API: workspaces, plans, API keys, PMS connections and dead letters. Needs the admin token.',
+  Webhooks: 'Subscriptions to events, their signing secrets and delivery log.',
   Meta: 'This reference.',
 };
 
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' };
+
+/** JSON Schema keywords taken from a schema's `.meta()`: what its refinements check, for the document's readers and validators. */
+const META_KEYWORDS = ['minProperties', 'pattern', 'enum', 'format'] as const;
 
 type OverrideContext = { zodSchema: z.core.$ZodType; jsonSchema: z.core.JSONSchema.BaseSchema };
 
@@ -84,8 +109,11 @@ function tidyFor(io: 'input' | 'output') {
   return (ctx: OverrideContext): void => {
     const json = ctx.jsonSchema;
     // `.describe()` lands in zod's global registry; pick it up even when another registry supplies ids.
-    const description = z.globalRegistry.get(ctx.zodSchema)?.description;
-    if (description !== undefined && json.description === undefined) json.description = description;
+    const meta = z.globalRegistry.get(ctx.zodSchema);
+    if (meta?.description !== undefined && json.description === undefined) json.description = meta.description;
+    // Keywords a schema states with `.meta()` where zod cannot derive them from a refinement or a transform.
+    const target = json as Record<string, unknown>;
+    for (const keyword of META_KEYWORDS) if (meta?.[keyword] !== undefined) target[keyword] = meta[keyword];
     // `format: date-time` says it all; zod's long validation regex adds nothing for readers.
     if (json.format === 'date-time') delete json.pattern;
     // z.number().int() implies the safe-integer range; spelling it out is noise.
@@ -94,6 +122,9 @@ function tidyFor(io: 'input' | 'output') {
     // Responses may gain fields over time (additive changes are not breaking), so response
     // objects are not declared closed. Request objects stay closed: unknown fields are refused.
     if (io === 'output' && json.additionalProperties === false) delete json.additionalProperties;
+    // A discriminated union names its discriminator, so renderers and generators can tell its branches apart.
+    const def = ctx.zodSchema._zod.def as { type: string; discriminator?: string };
+    if (def.type === 'union' && typeof def.discriminator === 'string' && Array.isArray(json.oneOf)) json.discriminator = { propertyName: def.discriminator };
   };
 }
 
@@ -206,6 +237,14 @@ function securityOf(route: Route): Record<string, string[]>[] {
   }
 }
 
+/**
+ * The router reads an absent body as `{}` (validation.ts), so a body is required exactly when
+ * `{}` is refused: operations whose fields are all optional take no body at all.
+ */
+function bodyRequired(body: z.ZodType): boolean {
+  return !body.safeParse({}).success;
+}
+
 function operationOf(route: Route): OperationObject {
   const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
   if (route.idempotent) {
@@ -213,8 +252,7 @@ function operationOf(route: Route): OperationObject {
       name: IDEMPOTENCY_HEADER,
       in: 'header',
       required: false,
-      description:
-        "Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.)",
+      description: 'Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction).',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
@@ -248,7 +286,9 @@ function operationOf(route: Route): OperationObject {
     tags: route.tags,
     security: securityOf(route),
     parameters,
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: bodyRequired(route.body), content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } } } }
+      : {}),
     responses,
   };
 }
@@ -290,6 +330,7 @@ function webhooksOf(): OpenApiDocument['webhooks'] {
         summary: type,
         description: `${EVENT_TYPES[type]} Sent to every enabled subscription of the workspace that asked for \`${type}\` (or every type), signed, at least once, in order per listing; never for an inactive listing. See docs/webhooks.md.`,
         tags: ['Webhooks'],
+        security: [{ webhookSignature: [] }],
         parameters: DELIVERY_HEADERS,
         requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(webhookEventSchemas[type], 'output') } } },
         responses: {
@@ -302,11 +343,57 @@ function webhooksOf(): OpenApiDocument['webhooks'] {
   return out;
 }
 
+/** The introduction of the reference (Markdown; its headings are sections of the renderer's navigation). */
+function introduction(): string {
+  const errorRows = (Object.keys(ERROR_CATALOG) as ErrorCode[])
+    .map((code) => `| [\`${code}\`](${docsPath(code)}) | ${ERROR_CATALOG[code].http} | ${ERROR_CATALOG[code].title} |`)
+    .join('\n');
+  return `HTTP/JSON API over a workspace's listings, reservations and guests, with a TypeScript SDK built on this document (\`sdk/typescript\` in the repository: typed calls, retries, idempotency keys, typed errors, pagination, webhook verification).
+
+The examples are real exchanges with a running stack. Their code samples read \`VRP_BASE_URL\` (this server), \`VRP_API_KEY\` and, on the admin API, \`ADMIN_TOKEN\` from the environment.
+
+# Authentication
+
+Send \`Authorization: Bearer <API_KEY>\`. Keys begin with \`sk_test_\` or \`sk_live_\` and belong to one workspace. \`X-Workspace-Id\` is optional; when sent it must name the key's workspace. Missing key: 401 \`authentication_required\`; malformed, unknown or revoked key: 401 \`invalid_api_key\`; another workspace: 403 \`workspace_mismatch\`. The admin API (\`/admin/v1\`) takes the operator token instead.
+
+# Test mode and live mode
+
+Test mode is a sandbox. A workspace's \`sk_test_\` keys see and change only its test data, its \`sk_live_\` keys only its live data: listings, reservations, guests, conversations, reviews, webhook subscriptions and the events they receive (test events carry \`"livemode": false\`). An id of the other mode is \`404 not_found\`. Each mode counts its own active listings against the plan's limit.
+
+# Rate limits
+
+Each API key and each workspace (per mode) has a sustained rate per second plus a burst allowance refilled every 10 seconds, and a workspace may have a limited number of requests in progress at once; the values are the workspace plan's (defaults: ${D.keyRequestsPerSecond}/s and ${D.keyBurst} per key, ${D.workspaceRequestsPerSecond}/s and ${D.workspaceBurst} per workspace, ${D.workspaceConcurrency} concurrent). Every authenticated response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; a refused request is \`429 rate_limited\` with \`Retry-After\`.
+
+# Idempotency
+
+${IDEMPOTENCY_TEXT}
+
+# Absent values
+
+Absent values are \`null\`, never an empty string or a missing field: a field a schema marks nullable is present with \`null\` when it has no value.
+
+# Errors
+
+Every error has the body \`{ "error": { code, message, fix, docs_url, request_id } }\` (\`ErrorEnvelope\`); \`request_id\` equals the \`X-Request-Id\` response header. \`listing_inactive\` adds \`listing_ids\` and \`listings\`, \`pms_write_unsupported\` adds \`provider\`, \`validation_failed\` adds \`fields\`, \`dates_unavailable\` adds \`conflicts\`. Each code has its page:
+
+| Code | HTTP | Title |
+|---|---|---|
+${errorRows}
+`;
+}
+
+/** The deployment's own base URL (PUBLIC_BASE_URL, else where the gateway listens). */
+export function serversOf(serverUrl: string): OpenApiDocument['servers'] {
+  return [{ url: serverUrl, description: 'This deployment (PUBLIC_BASE_URL).' }];
+}
+
 export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl: string; version?: string }): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method]: operationOf(route) };
+    const operation = operationOf(route);
+    addExamples(path, operation);
+    paths[path] = { ...paths[path], [route.method]: operation };
   }
   const tagNames = [...new Set(routes.flatMap((r) => r.tags))];
   return {
@@ -315,15 +402,10 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
     info: {
       title: 'Reservations, Guests and Listings API',
       version: opts.version ?? '1.0.0',
-      description:
-        "HTTP/JSON API over a workspace's listings, reservations and guests. Authenticate with `Authorization: Bearer <API_KEY>` " +
-        '(keys start with sk_test_ or sk_live_). Every response carries `X-Request-Id`; every error uses the envelope `ErrorEnvelope`, ' +
-        'whose `code` is stable and documented at `/docs/errors/{code}`. ' +
-        'Test mode is a sandbox: sk_test_ keys see and change only test data, sk_live_ keys only live data. ' +
-        'Requests are rate limited per API key and per workspace (values of the workspace plan); every authenticated response carries ' +
-        '`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and a refusal is `429 rate_limited` with `Retry-After`.',
+      description: introduction(),
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: opts.serverUrl }],
+    servers: serversOf(opts.serverUrl),
     tags: tagNames.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
     paths,
     webhooks: webhooksOf(),
@@ -338,6 +420,13 @@ export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl
           description: "Optional. When sent, it must name the API key's workspace (else 403 workspace_mismatch).",
         },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token of the admin API (ADMIN_TOKEN).' },
+        webhookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Vrp-Signature',
+          description:
+            'Deliveries to your endpoint are signed: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the subscription\'s signing secret. Verify it and the timestamp (docs/webhooks.md; the SDK\'s `webhooks.verify`).',
+        },
       },
       headers: {
         'X-Request-Id': {

@@ -5,17 +5,14 @@ import { component, isoDateTime, notANumber } from '@vrp/api-model';
 import { API_KEY_MODES } from '../domain/api-key';
 import { ACTIVE_LISTING_LIMIT_MAX, WORKSPACE_NAME_MAX_LENGTH } from '../domain/workspace';
 
-export const workspaceSchema = component(
-  'Workspace',
-  'A tenant. Every API key belongs to exactly one workspace.',
-  z.object({
-    id: z.string(),
-    name: z.string(),
-    activeListingLimit: z.number().int().min(0),
-    createdAt: isoDateTime,
-    updatedAt: isoDateTime,
-  }),
-);
+/** A workspace's own fields; the API answers it with its plan's limits (`Workspace`, schemas-limits.ts). */
+export const workspaceSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  activeListingLimit: z.number().int().min(0),
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
+});
 
 export const workspaceUsageSchema = component(
   'WorkspaceUsage',

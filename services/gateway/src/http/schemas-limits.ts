@@ -40,13 +40,23 @@ export const rateLimitsInput = z
   })
   .describe('Rate and concurrency limits of the plan; fields left out keep their value, `null` restores the default.');
 
-export const planWorkspaceSchema = workspaceSchema.extend({ rateLimits: rateLimitsSchema });
+export const planWorkspaceSchema = component(
+  'Workspace',
+  'A tenant with its plan. Every API key belongs to exactly one workspace.',
+  workspaceSchema.extend({ rateLimits: rateLimitsSchema }),
+);
 
 /** Admin GET of a workspace: `usage` is live mode's, `testUsage` the sandbox's (its own count against the same limit). */
-export const workspaceWithUsageSchema = planWorkspaceSchema.extend({
-  usage: workspaceUsageSchema,
-  testUsage: workspaceUsageSchema.describe('Listing counts of the test-mode sandbox: test keys have their own listings, counted against the same plan limit.'),
-});
+export const workspaceWithUsageSchema = component(
+  'WorkspaceWithUsage',
+  'A workspace with its plan and its listing counts per mode.',
+  planWorkspaceSchema.extend({
+    usage: workspaceUsageSchema,
+    testUsage: workspaceUsageSchema.describe(
+      'Listing counts of the test-mode sandbox: test keys have their own listings, counted against the same plan limit.',
+    ),
+  }),
+);
 
 export function toApiPlanWorkspace(ws: Workspace): z.input<typeof planWorkspaceSchema> {
   return { ...toApiWorkspace(ws), rateLimits: effectiveRateLimits(ws.rateLimits) };

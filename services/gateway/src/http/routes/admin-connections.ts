@@ -5,7 +5,37 @@ import type { pms, syncHealth } from '@vrp/contracts';
 import { AppError, dataWorkspaceId, KEY_MODES, type KeyMode, type Upstream } from '@vrp/platform';
 import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
-import { connectionParams, createConnectionBody, idParam, pmsConnectionSchema, syncHealthSchema, toApiConnection, toApiSyncHealth } from '@vrp/api-model';
+import {
+  component,
+  connectionParams,
+  createConnectionBody,
+  idParam,
+  pmsConnectionSchema,
+  syncHealthSchema,
+  toApiConnection,
+  toApiSyncHealth,
+} from '@vrp/api-model';
+
+const connectionWithHealthSchema = component(
+  'PmsConnectionWithHealth',
+  'A PMS connection with the health of its sync.',
+  pmsConnectionSchema.extend({ syncHealth: syncHealthSchema }),
+);
+const connectionImportSchema = component(
+  'PmsConnectionImport',
+  'A new (or reconnected) PMS connection and what its first import published.',
+  pmsConnectionSchema.extend({ importedListingExternalIds: z.array(z.string()).describe('PMS ids of the listings published by this import.') }),
+);
+const disconnectionSchema = component(
+  'PmsDisconnection',
+  'A disconnected PMS connection and the listings it made inactive.',
+  pmsConnectionSchema.extend({ deactivatedListingIds: z.array(z.string()).describe('Listings made inactive by this call.') }),
+);
+const syncResultSchema = component(
+  'SyncResult',
+  'Outcome of an on-demand sync.',
+  z.object({ changesPublished: z.number().int().min(0).describe('Changes the sync published.') }),
+);
 
 const tags = ['Admin'];
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
@@ -39,7 +69,11 @@ export function adminConnectionRoutes(
       tags,
       auth: 'admin',
       params: connectionParams,
-      responses: { 200: z.object({ data: pmsConnectionSchema.extend({ syncHealth: syncHealthSchema }) }) },
+      responses: {
+        200: z.object({
+          data: connectionWithHealthSchema,
+        }),
+      },
       errors: ['not_found'],
       async handler({ params }) {
         await admin.getWorkspace(params.id);
@@ -60,7 +94,7 @@ export function adminConnectionRoutes(
       body: createConnectionBody,
       responses: {
         201: z.object({
-          data: pmsConnectionSchema.extend({ importedListingExternalIds: z.array(z.string()).describe('PMS ids of the listings published by this import.') }),
+          data: connectionImportSchema,
         }),
       },
       errors: ['not_found', 'pms_unavailable', 'service_unavailable'],
@@ -97,7 +131,9 @@ export function adminConnectionRoutes(
       auth: 'admin',
       params: connectionParams,
       responses: {
-        200: z.object({ data: pmsConnectionSchema.extend({ deactivatedListingIds: z.array(z.string()).describe('Listings made inactive by this call.') }) }),
+        200: z.object({
+          data: disconnectionSchema,
+        }),
       },
       errors: ['not_found'],
       async handler({ params }) {
@@ -116,7 +152,11 @@ export function adminConnectionRoutes(
       tags,
       auth: 'admin',
       params: connectionParams,
-      responses: { 200: z.object({ data: z.object({ changesPublished: z.number().int().min(0) }) }) },
+      responses: {
+        200: z.object({
+          data: syncResultSchema,
+        }),
+      },
       errors: ['not_found', 'conflict', 'pms_unavailable', 'service_unavailable'],
       async handler({ params }) {
         await admin.getWorkspace(params.id);

@@ -11,8 +11,7 @@ import { idempotencyKeyOf } from '../middleware/idempotency';
 import { defineRoute, ok, type Route } from '../route';
 import {
   idParam,
-  inactiveListingRowSchema,
-  listingSchema,
+  listingRowSchema,
   MAX_CALENDAR_RANGE_DAYS,
   MAX_PHOTOS,
   toApiAvailabilityResult,
@@ -35,6 +34,7 @@ import {
   publishResultSchema,
   statusBatchBody,
   statusBatchResultSchema,
+  deletedSchema,
 } from '@vrp/api-model';
 
 const listingParams = z.strictObject({ id: idParam('A listing id, or a channel id mapped to a listing.') });
@@ -47,7 +47,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
     if (!listing) throw new Error('listing service answered GetListing without a listing');
     return listing;
   };
-  const toggledSchema = z.object({ data: z.union([listingSchema, inactiveListingRowSchema]) });
+  const toggledSchema = z.object({ data: listingRowSchema });
 
   return [
     defineRoute({
@@ -85,7 +85,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       tags: ['Listings'],
       auth: 'api_key',
       params: listingParams,
-      responses: { 200: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) },
+      responses: { 200: z.object({ data: deletedSchema }) },
       errors: ['not_found'],
       async handler({ params, principal }) {
         const { listing } = await upstream.call('deleteListing', { workspaceId: principal.workspaceId, id: params.id });
@@ -251,7 +251,7 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       tags: ['Content'],
       auth: 'api_key',
       params: photoParams,
-      responses: { 200: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) },
+      responses: { 200: z.object({ data: deletedSchema }) },
       errors: ['not_found', 'listing_inactive'],
       async handler({ params, principal }) {
         const res = await upstream.call('removePhoto', { workspaceId: principal.workspaceId, listingId: params.id, photoId: params.photoId });

@@ -24,6 +24,7 @@ import {
   webhookPageSchema,
   webhookSubscriptionSchema,
   webhookSubscriptionWithSecretSchema,
+  deletedSchema,
 } from '@vrp/api-model';
 
 const modeOf = (p: ApiKeyPrincipal) => (p.mode === 'live' ? pb.KeyMode.KEY_MODE_LIVE : pb.KeyMode.KEY_MODE_TEST);
@@ -130,7 +131,7 @@ export function webhookRoutes(upstream: Upstream<pb.WebhookServiceClient>): Rout
       tags: ['Webhooks'],
       auth: 'api_key',
       params: webhookIdParams,
-      responses: { 200: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) },
+      responses: { 200: z.object({ data: deletedSchema }) },
       errors: ['not_found'],
       async handler({ params, principal }) {
         const res = await upstream.call('deleteSubscription', { workspaceId: principal.workspaceId, id: params.id });

@@ -1,0 +1,142 @@
+// The client: openapi-fetch over the generated types (./generated/api.ts) with the transport of
+// ./transport.ts, answers unwrapped to their JSON body and errors thrown as typed errors.
+import createClient, { type Client, type MaybeOptionalInit } from 'openapi-fetch';
+import { errorFromResponse, PreconditionFailedError } from './errors';
+import type { paths } from './generated/api';
+import { DEFAULT_RETRY_POLICY, retryingFetch, type RetryPolicy } from './transport';
+import { verify } from './webhooks';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** The paths having an operation for `M`. */
+export type PathsWith<M extends Method> = { [P in keyof paths]: paths[P][M] extends { responses: unknown } ? P : never }[keyof paths];
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON body of an operation's success (200, 201 or 202). */
+export type Success<Op> = Op extends { responses: infer R } ? JsonOf<R[Extract<keyof R, 200 | 201 | 202>]> : never;
+type OperationOf<P extends keyof paths, M extends Method> = paths[P][M];
+type InitOf<P extends keyof paths, M extends Method> = MaybeOptionalInit<paths[P], M>;
+/** An init argument that may be left out when the operation needs nothing (no path parameter, no required body). */
+type InitArg<I> = undefined extends I ? [init?: I] : [init: I];
+
+/** Paths of a GET answering `{ data: [...], pagination }`: every paginated collection. */
+export type CollectionPath = {
+  [P in PathsWith<'get'>]: Success<OperationOf<P, 'get'>> extends { data: unknown[]; pagination: unknown } ? P : never;
+}[PathsWith<'get'>];
+/** One item of a collection. */
+export type ItemOf<P extends CollectionPath> = Success<OperationOf<P, 'get'>> extends { data: (infer T)[] } ? T : never;
+/** Paths read with GET and changed with PATCH. */
+export type UpdatablePath = Extract<PathsWith<'get'>, PathsWith<'patch'>>;
+type RecordOf<P extends UpdatablePath> = Success<OperationOf<P, 'get'>> extends { data: infer T } ? T : never;
+type PatchBodyOf<P extends UpdatablePath> = OperationOf<P, 'patch'> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+
+export interface VrpOptions {
+  /** An API key: sk_test_... or sk_live_.... */
+  apiKey: string;
+  /** Where the API is, e.g. http://localhost:8080 (no /v1). */
+  baseUrl: string;
+  /** Sent as X-Workspace-Id; the API refuses a key of another workspace (403 workspace_mismatch). */
+  workspaceId?: string;
+  retry?: Partial<RetryPolicy>;
+  fetch?: typeof fetch;
+  /** Waits between retries; default setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+type RawResult = { data?: unknown; error?: unknown; response: Response };
+
+export class Vrp {
+  /** The openapi-fetch client underneath (same auth, keys and retries), for what the methods here do not cover. */
+  readonly raw: Client<paths>;
+  readonly webhooks = { verify };
+
+  constructor(opts: VrpOptions) {
+    const fetchImpl = opts.fetch ?? globalThis.fetch;
+    this.raw = createClient<paths>({
+      baseUrl: opts.baseUrl.replace(/\/+$/, ''),
+      headers: { Authorization: `Bearer ${opts.apiKey}`, ...(opts.workspaceId ? { 'X-Workspace-Id': opts.workspaceId } : {}) },
+      fetch: retryingFetch({
+        retry: { ...DEFAULT_RETRY_POLICY, ...opts.retry },
+        fetch: (input, init) => fetchImpl(input, init),
+        sleep: opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+        random: Math.random,
+      }),
+    });
+  }
+
+  get<P extends PathsWith<'get'>>(path: P, ...init: InitArg<InitOf<P, 'get'>>): Promise<Success<OperationOf<P, 'get'>>> {
+    return this.send('GET', path, init[0]);
+  }
+
+  post<P extends PathsWith<'post'>>(path: P, ...init: InitArg<InitOf<P, 'post'>>): Promise<Success<OperationOf<P, 'post'>>> {
+    return this.send('POST', path, init[0]);
+  }
+
+  put<P extends PathsWith<'put'>>(path: P, ...init: InitArg<InitOf<P, 'put'>>): Promise<Success<OperationOf<P, 'put'>>> {
+    return this.send('PUT', path, init[0]);
+  }
+
+  patch<P extends PathsWith<'patch'>>(path: P, ...init: InitArg<InitOf<P, 'patch'>>): Promise<Success<OperationOf<P, 'patch'>>> {
+    return this.send('PATCH', path, init[0]);
+  }
+
+  delete<P extends PathsWith<'delete'>>(path: P, ...init: InitArg<InitOf<P, 'delete'>>): Promise<Success<OperationOf<P, 'delete'>>> {
+    return this.send('DELETE', path, init[0]);
+  }
+
+  /**
+   * Every item of a collection, page after page (`offset` advanced by what each page held) until
+   * `pagination.hasMore` is false. Filters and `limit` (the page size) go in `init` as for `get`.
+   */
+  async *paginate<P extends CollectionPath>(path: P, ...init: InitArg<InitOf<P, 'get'>>): AsyncGenerator<ItemOf<P>, void, undefined> {
+    const base = (init[0] ?? {}) as { params?: { query?: Record<string, unknown> } };
+    let offset = Number(base.params?.query?.offset ?? 0);
+    for (;;) {
+      const page = (await this.send('GET', path, { ...base, params: { ...base.params, query: { ...base.params?.query, offset } } })) as {
+        data: ItemOf<P>[];
+        pagination: { hasMore: boolean };
+      };
+      for (const item of page.data) yield item;
+      if (!page.pagination.hasMore || page.data.length === 0) return;
+      offset += page.data.length;
+    }
+  }
+
+  /**
+   * Read-modify-write: reads the record, lets `change` compute the PATCH body from it and sends
+   * it with `If-Match: <the ETag read>`; when someone changed the record in between (412
+   * precondition_failed) it reads and computes again, up to `attempts` times. `change` returning
+   * null leaves the record as it is and answers it.
+   */
+  async update<P extends UpdatablePath>(
+    path: P,
+    init: { params: { path: Record<string, string> } },
+    change: (current: RecordOf<P>) => PatchBodyOf<P> | null | Promise<PatchBodyOf<P> | null>,
+    opts: { attempts?: number } = {},
+  ): Promise<RecordOf<P>> {
+    const attempts = opts.attempts ?? 3;
+    for (let attempt = 1; ; attempt++) {
+      const read = await this.exchange('GET', path, init);
+      const current = (read.body as { data: RecordOf<P> }).data;
+      const body = await change(current);
+      if (body === null) return current;
+      const etag = read.response.headers.get('etag');
+      try {
+        const written = await this.send('PATCH', path, { ...init, body, headers: etag ? { 'If-Match': etag } : {} });
+        return (written as { data: RecordOf<P> }).data;
+      } catch (err) {
+        if (!(err instanceof PreconditionFailedError) || attempt >= attempts) throw err;
+      }
+    }
+  }
+
+  private async send<T>(method: string, path: string, init: unknown): Promise<T> {
+    return (await this.exchange(method, path, init)).body as T;
+  }
+
+  /** One call (with its retries): the JSON body and the response, or the typed error. */
+  private async exchange(method: string, path: string, init: unknown): Promise<{ body: unknown; response: Response }> {
+    const call = this.raw[method as 'GET'] as (path: string, init: unknown) => Promise<RawResult>;
+    const result = await call(path, init ?? {});
+    if (!result.response.ok) throw errorFromResponse(result.response.status, result.response.headers, result.error);
+    return { body: result.data, response: result.response };
+  }
+}
