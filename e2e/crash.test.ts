@@ -9,7 +9,6 @@
 //   - every event of an acknowledged write is delivered to the receiver at least once.
 // Black box: HTTP only (API, admin API); the child is the stack's own startStack in a bundle.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, bundleChild, startChild, type Child } from './support/crash-process';

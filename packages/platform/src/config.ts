@@ -95,7 +95,7 @@ function typeOf(json: Record<string, unknown>): string {
     if (min !== undefined) return `${base} >= ${String(min)}`.replace('>= >', '> ');
     return base;
   }
-  if (json.pattern === '^(dns:\\/\\/\\/)?[\\w.-]+:\\d{1,5}$') return '[dns:///]host:port';
+  if (json.pattern === ADDRESS_PATTERN.source) return '[dns:///]host:port or ipv4:ip:port,ip:port';
   if (json.minLength === 1) return `non-empty ${base}`;
   if (typeof json.minLength === 'number') return `${base}, at least ${json.minLength} characters`;
   return base;
@@ -156,13 +156,8 @@ export const port = (fallback: number) => z.coerce.number().int().min(0).max(655
  * A gRPC target of a service: `host:port` or `dns:///host:port` (resolved, every address used:
  * a Kubernetes headless Service), or `ipv4:ip:port[,ip:port...]` (a fixed list of instances).
  */
-export const address = () =>
-  z
-    .string()
-    .regex(
-      /^(?:(?:dns:\/\/\/)?[\w.-]+:\d{1,5}|ipv4:\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:,\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})*)$/,
-      'must be host:port, dns:///host:port or ipv4:ip:port[,ip:port...]',
-    );
+const ADDRESS_PATTERN = /^(?:(?:dns:\/\/\/)?[\w.-]+:\d{1,5}|ipv4:\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:,\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})*)$/;
+export const address = () => z.string().regex(ADDRESS_PATTERN, 'must be host:port, dns:///host:port or ipv4:ip:port[,ip:port...]');
 
 /**
  * Where the embedded engines keep their data: a directory per database and one for the bus.
