@@ -37,31 +37,41 @@ async function freePort(): Promise<number> {
 
 describe('OpenAPI conformance of real traffic (Prism validating proxy)', () => {
   let t: TestStack;
-  let prism: ChildProcess;
+  const prisms: ChildProcess[] = [];
   let proxyUrl: string;
+  let adminProxyUrl: string;
+
+  /** A Prism validating proxy of the document in front of `upstream`; resolves with its URL once it listens. */
+  async function prismBefore(upstream: string, probe: string): Promise<string> {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    prisms.push(
+      spawn(
+        process.execPath,
+        [
+          require.resolve('@stoplight/prism-cli/dist/index.js'),
+          'proxy',
+          join(__dirname, '../sdk/typescript/openapi.json'),
+          upstream,
+          '--port',
+          String(port),
+          '--errors',
+          'false',
+        ],
+        { stdio: 'ignore' },
+      ),
+    );
+    await eventually(async () => (await fetch(`${url}${probe}`)).status > 0, 30_000, 'Prism to listen');
+    return url;
+  }
 
   beforeAll(async () => {
     t = await startTestStack({ demoPms: true });
-    const port = await freePort();
-    proxyUrl = `http://127.0.0.1:${port}`;
-    prism = spawn(
-      process.execPath,
-      [
-        require.resolve('@stoplight/prism-cli/dist/index.js'),
-        'proxy',
-        join(__dirname, '../sdk/typescript/openapi.json'),
-        t.baseUrl,
-        '--port',
-        String(port),
-        '--errors',
-        'false',
-      ],
-      { stdio: 'ignore' },
-    );
-    await eventually(async () => (await fetch(`${proxyUrl}/v1/openapi.json`)).ok, 30_000, 'Prism to listen');
+    // The public API and the admin API (the gateway's private listener) each behind a proxy.
+    [proxyUrl, adminProxyUrl] = await Promise.all([prismBefore(t.baseUrl, '/v1/openapi.json'), prismBefore(t.adminBaseUrl, '/healthz')]);
   }, 60_000);
   afterAll(async () => {
-    prism?.kill();
+    for (const prism of prisms) prism.kill();
     await t?.stop();
   });
 
@@ -70,6 +80,7 @@ describe('OpenAPI conformance of real traffic (Prism validating proxy)', () => {
     let exchanges = 0;
     await recordExamples(t, {
       baseUrl: proxyUrl,
+      adminBaseUrl: adminProxyUrl,
       observe: (operationId, x, headers) => {
         exchanges++;
         const violations = JSON.parse(headers.get('sl-violations') ?? '[]') as Violation[];

@@ -42,6 +42,8 @@ const day = (offsetDays: number): string => new Date(Date.UTC(2032, 0, 1) + offs
 export interface RecordOptions {
   /** Where to send the scenario's requests (e.g. a validating proxy in front of the stack); default the stack. */
   baseUrl?: string;
+  /** Where to send its admin API requests (the gateway's private listener, or a proxy in front of it). */
+  adminBaseUrl?: string;
   /** Sees every exchange with the answer's headers. */
   observe?: (operationId: string, exchange: RecordedExchange, headers: Headers) => void;
 }
@@ -62,7 +64,9 @@ export async function recordExamples(t: TestStack, opts: RecordOptions = {}): Pr
       ...(auth === 'api_key' ? { authorization: `Bearer ${req.key ?? t.apiKey}` } : auth === 'admin' ? { authorization: `Bearer ${t.adminToken}` } : {}),
       ...req.headers,
     };
-    const res = await fetch(`${opts.baseUrl ?? t.baseUrl}${req.path}${qs}`, {
+    // The admin API is served on the gateway's private listener, the rest on the public one.
+    const base = req.path.startsWith('/admin/') ? (opts.adminBaseUrl ?? t.adminBaseUrl) : (opts.baseUrl ?? t.baseUrl);
+    const res = await fetch(`${base}${req.path}${qs}`, {
       method: req.method,
       headers: { ...headers, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: req.body === undefined ? undefined : JSON.stringify(req.body),

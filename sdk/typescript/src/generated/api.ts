@@ -1471,7 +1471,7 @@ export type components = {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "payload_too_large" | "malformed_request" | "headers_too_large" | "request_timeout" | "route_not_found" | "method_not_allowed" | "authentication_required" | "invalid_api_key" | "workspace_mismatch" | "admin_token_invalid" | "not_found" | "listing_inactive" | "pms_write_unsupported" | "listings_limit_exceeded" | "conflict" | "dates_unavailable" | "precondition_failed" | "idempotency_in_progress" | "idempotency_conflict" | "rate_limited" | "pms_unavailable" | "service_unavailable" | "upstream_timeout" | "internal_error";
+                code: "validation_failed" | "invalid_json" | "unsupported_media_type" | "unsupported_encoding" | "expectation_failed" | "payload_too_large" | "malformed_request" | "headers_too_large" | "request_timeout" | "route_not_found" | "method_not_allowed" | "authentication_required" | "invalid_api_key" | "workspace_mismatch" | "admin_token_invalid" | "not_found" | "listing_inactive" | "pms_write_unsupported" | "listings_limit_exceeded" | "conflict" | "dates_unavailable" | "precondition_failed" | "idempotency_in_progress" | "idempotency_conflict" | "rate_limited" | "pms_unavailable" | "service_unavailable" | "upstream_timeout" | "internal_error";
                 /** @description Only dates_unavailable: every night of the request that is taken. */
                 conflicts?: {
                     /** @description YYYY-MM-DD: a night of the stay. */
@@ -2929,7 +2929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3231,7 +3231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3536,7 +3536,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3840,7 +3840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4475,7 +4475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4667,7 +4667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5420,7 +5420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5757,7 +5757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6122,7 +6122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6760,7 +6760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7242,7 +7242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7593,7 +7593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8076,7 +8076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8157,6 +8157,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8175,6 +8178,23 @@ export interface operations {
             /** @description Error: `validation_failed`. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8185,6 +8205,9 @@ export interface operations {
             /** @description Error: `internal_error`. */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8850,7 +8873,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9061,7 +9084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9277,7 +9300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9692,7 +9715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10073,7 +10096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10487,7 +10510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10960,7 +10983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11404,7 +11427,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11863,7 +11886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12345,7 +12368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error: `unsupported_media_type`. */
+            /** @description Error: `unsupported_media_type`, `unsupported_encoding`. */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
