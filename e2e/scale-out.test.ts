@@ -262,3 +262,50 @@ describe(`the whole stack at ${REPLICAS} replicas of every service`, () => {
     expect(dead.body.data).toEqual([]);
   });
 });
+
+describe(`scheduled PMS syncs at ${REPLICAS} pms-adapter instances`, () => {
+  let t: TestStack;
+  beforeAll(async () => {
+    // Both instances pull every connection every 100 ms: their passes overlap all the time.
+    t = await startTestStack({ replicas: REPLICAS, pmsSyncIntervalMs: 100 });
+  });
+  afterAll(() => t?.stop());
+
+  it('publishes and applies each PMS change once, though every instance runs the schedule', async () => {
+    const w = await listingWorkspace(t, [{ name: 'Scheduled', pmsProvider: 'PMS-A' }]);
+    const [listing] = w.ids as [string];
+    const pms = simulatorOf(t);
+    for (let n = 0; n < 5; n++) {
+      const nights = stay('2034-01-01', n);
+      await pms.putReservation('PMS-A', w.account, `sched-${n}`, {
+        listing_id: 'ext-Scheduled',
+        arrival: nights.checkIn,
+        departure: nights.checkOut,
+        guest: { first_name: `G${n}` },
+      });
+    }
+    const connection = w.connections.get('PMS-A')!;
+    const health = async () =>
+      (
+        await t.admin<{ data: { syncHealth: { changes: { published: number; applied: number; pending: number; deadLettered: number } } } }>(
+          'GET',
+          `/admin/v1/workspaces/${w.id}/connections/${connection}`,
+        )
+      ).body.data.syncHealth.changes;
+    const onListing = async () => (await w.api<{ data: Reservation[] }>('GET', `/v1/reservations?property_id=${listing}`)).body.data;
+    await eventually(async () => (await onListing()).length === 5, 10_000, 'the five PMS reservations');
+    // Several more passes of both schedules: nothing is published or stored again.
+    const settled = await health();
+    await eventually(async () => (await health()).applied === settled.published && (await health()).pending === 0, 10_000, 'every published change applied');
+    const before = await health();
+    // Several more passes of both schedules, as the PMS saw them: nothing is published or stored again.
+    const pulls = async () =>
+      (await pms.requests({ provider: 'PMS-A', account: w.account })).filter((r) => r.method === 'GET' && r.path.endsWith('/changes')).length;
+    const pulled = await pulls();
+    await eventually(async () => (await pulls()) >= pulled + 8, 10_000, 'more scheduled pulls of the PMS');
+    const after = await health();
+    expect(after.published).toBe(before.published);
+    expect(after).toMatchObject({ applied: after.published, pending: 0, deadLettered: 0 });
+    expect((await onListing()).map((r) => r.checkIn).sort()).toEqual(Array.from({ length: 5 }, (_, n) => stay('2034-01-01', n).checkIn));
+  });
+});

@@ -72,7 +72,9 @@ export const E2E_REPLICAS = Number(process.env.E2E_REPLICAS ?? 2);
  * replicas behind a balancer at `baseUrl`); `demoPms` also connects the demo workspace to the
  * simulated PMS-A.
  */
-export async function startTestStack(opts: { demoPms?: boolean; upstreamDeadlineMs?: number; replicas?: number } = {}): Promise<TestStack> {
+export async function startTestStack(
+  opts: { demoPms?: boolean; upstreamDeadlineMs?: number; replicas?: number; pmsSyncIntervalMs?: number } = {},
+): Promise<TestStack> {
   const stack = await startStack({ port: 0, ephemeralPorts: true, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', replicas: E2E_REPLICAS, ...opts });
   const demo = stack.demo!;
   return {
