@@ -198,25 +198,39 @@ export function serviceMain<E extends z.ZodObject>(opts: {
     );
     clearTimeout(stuck);
     const stop = async () => {
-      clearInterval(watchdog);
+      watch.cancel();
       await running.stop();
       await bus.close();
       await store.close();
     };
     stopOnSignals(stop, logger);
-    // A consumer that stopped for any reason but a shutdown (crashed for good, left its group)
-    // leaves this instance unable to do its work: say why and exit non-zero, so the orchestrator
-    // restarts it, instead of serving on without it.
-    const watchdog = setInterval(() => {
-      const stopped = running.stoppedConsumers();
-      if (stopped.length === 0) return;
-      clearInterval(watchdog);
-      logger.fatal({ consumers: stopped }, `${def.name}: a consumer stopped (${stopped.map((c) => `${c.groupId}: ${c.reason}`).join('; ')}); exiting`);
-      setTimeout(() => process.exit(1), STOP_AFTER_FAILURE_MS).unref();
-      void stop().finally(() => process.exit(1));
-    }, CONSUMER_WATCH_INTERVAL_MS);
-    watchdog.unref();
+    const watch = exitWhenAConsumerStops({ name: def.name, running, logger, stop, exit: (code) => process.exit(code) });
   });
+}
+
+/**
+ * A consumer that stopped for any reason but a shutdown (crashed for good, left its group)
+ * leaves the instance unable to do its work: say why and exit non-zero, so the orchestrator
+ * restarts it, instead of serving on without it. Checked every `intervalMs`.
+ */
+export function exitWhenAConsumerStops(opts: {
+  name: string;
+  running: Pick<RunningService, 'stoppedConsumers'>;
+  logger: Logger;
+  stop: () => Promise<void>;
+  exit: (code: number) => void;
+  intervalMs?: number;
+}): { cancel(): void } {
+  const watchdog = setInterval(() => {
+    const stopped = opts.running.stoppedConsumers();
+    if (stopped.length === 0) return;
+    clearInterval(watchdog);
+    opts.logger.fatal({ consumers: stopped }, `${opts.name}: a consumer stopped (${stopped.map((c) => `${c.groupId}: ${c.reason}`).join('; ')}); exiting`);
+    setTimeout(() => opts.exit(1), STOP_AFTER_FAILURE_MS).unref();
+    void opts.stop().finally(() => opts.exit(1));
+  }, opts.intervalMs ?? CONSUMER_WATCH_INTERVAL_MS);
+  watchdog.unref();
+  return { cancel: () => clearInterval(watchdog) };
 }
 
 /** How often a deployed service checks that its consumers still run. */
