@@ -26,7 +26,9 @@ const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
 function curlOf(x: Exchange): string {
   const query = x.request.query ? `?${new URLSearchParams(x.request.query).toString()}` : '';
-  const lines = [`curl -X ${x.request.method} "$VRP_BASE_URL${x.request.path}${query}"`];
+  // The admin API is served on the gateway's private listener, not at the public base URL.
+  const base = x.request.auth === 'admin' ? '$VRP_ADMIN_URL' : '$VRP_BASE_URL';
+  const lines = [`curl -X ${x.request.method} "${base}${x.request.path}${query}"`];
   if (x.request.auth === 'api_key') lines.push('-H "Authorization: Bearer $VRP_API_KEY"');
   if (x.request.auth === 'admin') lines.push('-H "Authorization: Bearer $ADMIN_TOKEN"');
   for (const [name, value] of Object.entries(x.request.headers ?? {})) lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);

@@ -42,6 +42,8 @@ export interface OperationObject {
   responses: Record<string, ResponseObject>;
   /** Example requests (curl and the TypeScript SDK), as Redoc and other renderers show them. */
   'x-codeSamples'?: CodeSample[];
+  /** Where the operation is served when not at the document's servers (the admin API). */
+  servers?: { url: string; description: string; variables?: Record<string, { default: string; description: string }> }[];
 }
 
 export interface WebhookOperationObject {
@@ -350,7 +352,7 @@ function introduction(): string {
     .join('\n');
   return `HTTP/JSON API over a workspace's listings, reservations and guests, with a TypeScript SDK built on this document (\`sdk/typescript\` in the repository: typed calls, retries, idempotency keys, typed errors, pagination, webhook verification).
 
-The examples are real exchanges with a running stack. Their code samples read \`VRP_BASE_URL\` (this server), \`VRP_API_KEY\` and, on the admin API, \`ADMIN_TOKEN\` from the environment.
+The examples are real exchanges with a running stack. Their code samples read \`VRP_BASE_URL\` (this server), \`VRP_API_KEY\` and, on the admin API, \`VRP_ADMIN_URL\` (the gateway's private listener, which serves the admin API) and \`ADMIN_TOKEN\` from the environment.
 
 # Authentication
 
@@ -387,12 +389,25 @@ export function serversOf(serverUrl: string): OpenApiDocument['servers'] {
   return [{ url: serverUrl, description: 'This deployment (PUBLIC_BASE_URL).' }];
 }
 
+/**
+ * Where the admin API is served: the gateway's private listener (GATEWAY_ADMIN_PORT), which no
+ * public Ingress routes; the public base URL answers its paths 404.
+ */
+const ADMIN_SERVERS = [
+  {
+    url: '{adminBaseUrl}',
+    description: "The gateway's private listener (GATEWAY_ADMIN_PORT, 9160 by default): reachable inside the deployment, or through an admin Ingress of the operator's.",
+    variables: { adminBaseUrl: { default: 'http://localhost:9160', description: 'Base URL of the private listener.' } },
+  },
+];
+
 export function buildOpenApiDocument(routes: readonly Route[], opts: { serverUrl: string; version?: string }): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
     const operation = operationOf(route);
     addExamples(path, operation);
+    if (route.path.startsWith('/admin/')) operation.servers = ADMIN_SERVERS;
     paths[path] = { ...paths[path], [route.method]: operation };
   }
   const tagNames = [...new Set(routes.flatMap((r) => r.tags))];
