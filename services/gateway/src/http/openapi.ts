@@ -396,7 +396,8 @@ export function serversOf(serverUrl: string): OpenApiDocument['servers'] {
 const ADMIN_SERVERS = [
   {
     url: '{adminBaseUrl}',
-    description: "The gateway's private listener (GATEWAY_ADMIN_PORT, 9160 by default): reachable inside the deployment, or through an admin Ingress of the operator's.",
+    description:
+      "The gateway's private listener (GATEWAY_ADMIN_PORT, 9160 by default): reachable inside the deployment, or through an admin Ingress of the operator's.",
     variables: { adminBaseUrl: { default: 'http://localhost:9160', description: 'Base URL of the private listener.' } },
   },
 ];
