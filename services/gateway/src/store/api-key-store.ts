@@ -1,11 +1,10 @@
 // API key queries. Keys are looked up by their hash only; the key itself is never stored.
 //
 // Verified keys are cached for a short time (API_KEY_CACHE_TTL_MS, default 1 s; 0 = off) in a
-// bounded LRU keyed by the key's hash (never the key), one cache per store object, so every
-// gateway over that store, and the admin path that revokes, see the same cache. A revocation
-// evicts the key before it answers, so it is refused at once by every gateway over the store;
-// a replica in another process (MongoDB deployments) stops accepting it when its entry expires,
-// within the TTL. Only usable keys are cached; an unknown or revoked key is read every time.
+// bounded LRU keyed by the key's hash (never the key), one cache per gateway instance
+// (`cacheScope`), shared by its request path and its admin path. A revocation evicts the key
+// before it answers, so the gateway that revoked it refuses it at once; every other replica
+// stops accepting it when its entry expires, within the TTL. Only usable keys are cached; an unknown or revoked key is read every time.
 import type { Collection, DocumentStore } from '@vrp/platform';
 import type { ApiKeyMode } from '../domain/api-key';
 import type { ApiKeyRecord } from '../domain/api-key-record';

@@ -36,10 +36,10 @@ export class WorkspaceStore {
   private readonly workspaces: Collection<WorkspaceDoc>;
   /**
    * Workspaces read on the request path (the plan's rate limits of every API-key request), kept
-   * for `cacheTtlMs` (API_KEY_CACHE_TTL_MS; 0 = off) in a bounded LRU shared by every gateway over
-   * this store object. A plan change evicts the workspace before and after its write, so it
-   * applies on the next request of every gateway over the store; a replica in another process
-   * (MongoDB deployments) sees it when its entry expires, within the TTL.
+   * for `cacheTtlMs` (API_KEY_CACHE_TTL_MS; 0 = off) in a bounded LRU of the gateway instance
+   * (`cacheScope`). A plan change evicts the workspace before and after its write, so it applies
+   * on the next request of the gateway that made it; every other replica sees it when its entry
+   * expires, within the TTL.
    */
   private readonly cache: ReadCache<Workspace>;
 
