@@ -4,7 +4,7 @@
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }] },
-  testMatch: ['<rootDir>/{packages,services,tools,e2e,examples,deploy,sdk}/**/*.test.ts'],
+  testMatch: ['<rootDir>/{packages,services,tools,e2e,examples,deploy,sdk,scripts}/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 30000,

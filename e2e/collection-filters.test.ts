@@ -1,4 +1,4 @@
-// Spec 7: not_found is decided first. A collection filter naming a listing the caller's
+// not_found is decided first (docs/api.md, "Listings are active or inactive"). A collection filter naming a listing the caller's
 // workspace does not have (an unknown id, another workspace's listing, a deleted one) answers
 // 404 not_found on every collection with a listing filter, never an empty page and never 403;
 // an inactive listing of the workspace answers 403 listing_inactive. Over HTTP only.

@@ -1,11 +1,11 @@
 // Conversations, messages, reviews, requests end to end, black box (the API, the admin API and
 // the PMS simulator's control API): a conversation per reservation, messages listed and sent
 // (idempotently), guest messages, reviews, requests and inquiries arriving in a PMS from its
-// channels and brought in by a sync; every refused case of spec 7.2 about them, on that synced
+// channels and brought in by a sync; every refused case of the contract about them, on that synced
 // data, with `provider` set and nothing sent to the PMS (the simulator's request log); the
 // supported writes reaching the PMS; a PMS refusing a write it could do (fault injection); every
-// validation failure; and the inactive-listing paths of 7.1. The expected refusals are written
-// here from the spec, not read from the capability matrix.
+// validation failure; and the inactive-listing paths. The expected refusals are written
+// here from the contract (docs/api.md, docs/pms.md), not read from the capability matrix.
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
 import { guestWrites, newWorld, pmsWrites, requestArrives, reserve, reviewArrives, simulator, syncUntil, type World } from './support/guest-world';
 
@@ -223,7 +223,7 @@ describe('conversations, reviews and requests end to end', () => {
     });
   });
 
-  describe('refused writes of spec 7.2 on data synced from the PMS (nothing reaches the PMS)', () => {
+  describe('refused writes of the contract on data synced from the PMS (nothing reaches the PMS)', () => {
     it('refuses attachments on messages sent through PMS-G and PMS-F', async () => {
       for (const [listing, provider] of [
         ['Glen', 'PMS-G'],
@@ -364,7 +364,7 @@ describe('conversations, reviews and requests end to end', () => {
     });
   });
 
-  describe('data of an inactive listing (spec 7.1)', () => {
+  describe('data of an inactive listing', () => {
     it('is left out of collections and answers 403 on direct reads, writes and filters; 404 still comes first', async () => {
       const closed = w.listings.Closed!;
       const reservationId = await reserve(w, closed, { firstName: 'Cleo', email: 'cleo@example.com' });

@@ -1,4 +1,4 @@
-// No message blocks a partition, end to end over HTTP (issue #10, "Done when"): a workspace
+// No message blocks a partition, end to end over HTTP: a workspace
 // deletes a listing imported from its PMS, and the PMS's next sync brings a reservation on it.
 // That change cannot be applied: it becomes a dead letter the admin API lists, and other
 // workspaces' PMS reservations synced after it (on twelve listings, so across the partitions of

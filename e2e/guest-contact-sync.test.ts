@@ -1,4 +1,4 @@
-// Issue 14 item 7 over HTTP: a guest's new phone or email, changed on the PMS side of a synced
+// Contact changes from a PMS, over HTTP: a guest's new phone or email, changed on the PMS side of a synced
 // reservation, updates the guest profile (docs/guests.md, "Contact changes from a PMS"): the
 // old value is replaced, the profile's own name is kept, the version (ETag) moves once and a
 // guest.updated webhook fires; a repeated sync changes nothing. Data comes from the simulator's

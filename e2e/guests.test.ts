@@ -1,8 +1,8 @@
 // Guests end to end, black box (the API, the admin API and the PMS simulator's control API):
-// spec 2.2 / 4.2 guest records, search and pagination, create and update with every validation
-// failure, the PMS-F refusals of spec 7.2 on a guest that arrived by a PMS sync (proving through
+// guest records (docs/guests.md), search and pagination, create and update with every validation
+// failure, the PMS-F refusals of the contract on a guest that arrived by a PMS sync (proving through
 // the simulator's request log that nothing reached the PMS), the matching of reservations'
-// primary guests to profiles, and the inactive-listing rule for guests (spec 2.2, 7.1).
+// primary guests to profiles, and the inactive-listing rule for guests.
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
 import { newWorld, pmsWrites, reserve, simulator, syncUntil, type World } from './support/guest-world';
 
@@ -35,7 +35,7 @@ describe('guests end to end', () => {
   const names = (page: Page<ApiGuest>) => page.data.map((g) => `${g.firstName} ${g.lastName}`.trim());
 
   describe('POST /v1/guests', () => {
-    it('creates a guest with language en by default, shaped as spec 2.2', async () => {
+    it('creates a guest with language en by default, shaped as the contract says', async () => {
       const res = await w.api<{ data: ApiGuest }>('POST', '/v1/guests', { firstName: 'Amélie', lastName: 'Poulain' });
       expect(res.status).toBe(201);
       expect(res.body.data).toEqual({

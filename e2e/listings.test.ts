@@ -1,5 +1,5 @@
-// Issue 3 end to end over HTTP: listing activity (spec 3.2), the listing rows of 4.3, the
-// listing paths of 7.1 and the plan limit under concurrency. Black-box: listings come from the
+// Listings end to end over HTTP: listing activity, the listing rows, the listing paths of
+// listing_inactive (docs/api.md, "Listings are active or inactive") and the plan limit under concurrency. Black-box: listings come from the
 // demo seed, the admin API and the PMS simulator. (The activity event on listing.activity.v1 is
 // proven in the listing service's component test.)
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
@@ -35,7 +35,7 @@ describe('listings end to end', () => {
     return { id: w.id, ids: w.ids, api };
   }
 
-  describe('spec 3.2: activity state machine', () => {
+  describe('activity state machine', () => {
     it('owner deactivation: active -> inactive, no longer billed, stops counting toward the limit', async () => {
       const w = await workspace(2, [{ name: 'A' }, { name: 'B' }]);
       expect(
@@ -130,7 +130,7 @@ describe('listings end to end', () => {
     });
   });
 
-  describe('spec 4.3 listing rows', () => {
+  describe('listing rows', () => {
     it('GET /v1/listings and /v1/properties: active by default, inactive and all on request', async () => {
       for (const path of ['/v1/listings', '/v1/properties']) {
         expect((await t.api<{ data: Row[] }>('GET', path)).body.data.map((r) => r.id)).toEqual([seaView, oldTown]);
@@ -247,7 +247,7 @@ describe('listings end to end', () => {
     });
   });
 
-  describe('spec 7.1 listing paths of listing_inactive', () => {
+  describe('listing paths of listing_inactive', () => {
     it('by listing id and by a mapped channel id, repeating until activated', async () => {
       for (const id of [cabin, 'chc-3003']) {
         const first = await t.api<ErrorBody>('GET', `/v1/listings/${id}`);

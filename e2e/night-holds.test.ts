@@ -7,7 +7,7 @@ import { eventually, startTestStack, type ErrorBody, type TestStack } from './su
 import { listingWorkspace, simulatorOf, syncNow } from './support/workspaces';
 
 const PROVIDERS = ['PMS-A', 'PMS-B', 'PMS-C', 'PMS-D', 'PMS-E', 'PMS-F', 'PMS-G'] as const;
-/** Spec 7.2: PMS-B cannot change the dates of a reservation. */
+/** PMS-B cannot change the dates of a reservation (docs/pms.md). */
 const CHANGES_DATES = PROVIDERS.filter((p) => p !== 'PMS-B');
 
 interface Reservation {

@@ -1,7 +1,7 @@
 // PMS adapter end to end over HTTP: the capability matrix through the gateway, connecting and
 // importing, disconnecting, sync of changes made in the PMS, refused writes that send nothing,
 // and a PMS outage (breaker open, fast envelope, recovery). The PMS is the stack's simulator,
-// driven through its own HTTP control API. The expectations are written from the spec (7.2),
+// driven through its own HTTP control API. The expectations are written from the contract (docs/pms.md),
 // not read from the capability matrix the services use, so a wrong matrix entry fails here.
 import type { SimulatorControl } from '@vrp/pms-simulator';
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
@@ -12,7 +12,7 @@ type Provider = (typeof PROVIDERS)[number];
 const CONTENT_SECTIONS = ['description', 'amenities', 'house_rules', 'house_rule_switches', 'rooms', 'translations'] as const;
 type Section = (typeof CONTENT_SECTIONS)[number];
 
-/** Spec 7.2, what each PMS's API cannot do (the flags the spec states; others are not asserted). */
+/** What each PMS's API cannot do (the flags the contract states; others are not asserted). */
 const REFUSES = {
   cancel: ['PMS-A'],
   quote: ['PMS-C', 'PMS-D', 'PMS-E'],
@@ -22,7 +22,7 @@ const REFUSES = {
   guests: ['PMS-F'],
   messageAttachments: ['PMS-F', 'PMS-G'],
 } as const;
-/** Spec 7.2: house-rule switches on PMS-F; bedroom/bathroom/bed counts and non-default-language text on PMS-G. */
+/** House-rule switches on PMS-F; bedroom/bathroom/bed counts and non-default-language text on PMS-G. */
 const refusesSection = (provider: Provider, section: Section): boolean =>
   (provider === 'PMS-F' && section === 'house_rule_switches') || (provider === 'PMS-G' && (section === 'rooms' || section === 'translations'));
 
@@ -91,7 +91,7 @@ describe('PMS adapter, end to end over HTTP', () => {
     await pms.clearFaults();
   });
 
-  it('GET /v1/connect/{provider} states what each PMS cannot do as the spec says; an unknown PMS is 404', async () => {
+  it('GET /v1/connect/{provider} states what each PMS cannot do as the contract says; an unknown PMS is 404', async () => {
     for (const provider of PROVIDERS) {
       const res = await t.api<{ data: { provider: string; capabilities: { reservations: Record<string, unknown>; pms: Record<string, unknown> } } }>(
         'GET',

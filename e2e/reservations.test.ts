@@ -1,5 +1,5 @@
-// Issue 4 end to end over HTTP: reservations (spec 2.1, 3.1, 4.1), their validation, the
-// inactive-listing paths of 7.1, the PMS refusals of 7.2, idempotency and pagination edges.
+// Reservations end to end over HTTP: the record and its status, their validation, the
+// inactive-listing paths, the PMS refusals, idempotency and pagination edges.
 // Black-box: listings are made through the admin API, PMS listings and PMS reservations in the
 // PMS simulator (control API) and imported by the connection's sync.
 import { eventually, startTestStack, type ErrorBody, type TestStack } from './support/stack';
@@ -305,7 +305,7 @@ describe('reservations end to end', () => {
     });
   });
 
-  describe('spec 7.1: reservations of an inactive listing', () => {
+  describe('reservations of an inactive listing', () => {
     it('are left out of lists; a filter on the listing, a read, a change, a cancel, a quote and a create are 403', async () => {
       const w = await workspace([{ name: 'Stays', channelId: 'cha-off' }, { name: 'Open' }]);
       const mk = async (propertyId: string) =>
@@ -339,7 +339,7 @@ describe('reservations end to end', () => {
     });
   });
 
-  describe('spec 7.2: refusals decided from the capability matrix, nothing sent to the PMS', () => {
+  describe('PMS refusals decided from the capability matrix, nothing sent to the PMS', () => {
     let w: Awaited<ReturnType<typeof workspace>>;
     beforeAll(async () => {
       w = await workspace(['A', 'B', 'C', 'D', 'E', 'F'].map((p) => ({ name: `PMS-${p} home`, pmsProvider: `PMS-${p}` })));

@@ -1,7 +1,7 @@
 // The whole stack at two replicas of every service and of the gateway, as production runs it
 // (docs/operations.md, "Scaling and rolling upgrades"), over HTTP only:
-// - knowledge is not shared: a listing toggle answers 403 listing_inactive on every path of
-//   spec 7.1 from every replica within the activity lag, and activation 200 again; a revoked key
+// - knowledge is not shared: a listing toggle answers 403 listing_inactive on every path
+//   (docs/api.md) from every replica within the activity lag, and activation 200 again; a revoked key
 //   is refused by every gateway replica within its cache's TTL;
 // - work is shared and done once: each write's webhook is sent once, each PMS change applied once;
 // - a rolling restart of every instance, one at a time, under a mixed read/write load fails no

@@ -1,4 +1,4 @@
-// Issue 14 item 5 over HTTP: per-connection sync health on
+// Per-connection sync health over HTTP, on
 // GET /admin/v1/workspaces/{id}/connections/{connectionId} and on /metrics. Applied counts rise
 // as the owning services apply the changes (not when they are published); a PMS that fails or
 // does not answer turns the connection degraded, then failing, with the last error; a change

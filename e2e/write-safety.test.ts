@@ -1,4 +1,4 @@
-// Issue 12 end to end, black box over HTTP only: availability is the source of truth (no
+// Write safety end to end, black box over HTTP only: availability is the source of truth (no
 // double booking, closed and booked nights refused, calendar and quote show bookings, cancel
 // frees them), no lost update (concurrent PATCHes of different fields, ETag / If-Match), and
 // idempotency that survives a client dropping the connection.
@@ -45,7 +45,7 @@ function stay(nights = 2): { checkIn: string; checkOut: string; nights: string[]
   return { checkIn: day(0), checkOut: day(nights), nights: Array.from({ length: nights }, (_, i) => day(i)) };
 }
 
-describe('write safety end to end (issue 12)', () => {
+describe('write safety end to end', () => {
   let t: TestStack;
   let listingId: string;
   const guest = { firstName: 'Ada', lastName: 'Byron', email: 'ada@example.com' };
@@ -341,7 +341,7 @@ async function demoPmsListing(t: TestStack): Promise<string> {
   return id;
 }
 
-describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
+describe('PMS listings: the PMS is the source of truth', () => {
   let t: TestStack;
   let riverside: string;
   beforeAll(async () => {
@@ -462,7 +462,7 @@ describe('PMS listings: the PMS is the source of truth (issue 12)', () => {
 // the first outcome: one reservation, one message, one relay to the PMS. (Listing and webhook
 // writes reach no PMS, so nothing black-box can hold them past the deadline: their services'
 // component tests prove the same retry over gRPC.)
-describe('a write whose answer was a 5xx but which committed is not written twice (issue 12)', () => {
+describe('a write whose answer was a 5xx but which committed is not written twice', () => {
   const DEADLINE_MS = 400;
   const PMS_DELAY_MS = 1000; // over the gateway's deadline, under the service's and the PMS adapter's
   let t: TestStack;

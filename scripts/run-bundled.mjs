@@ -2,7 +2,7 @@
 // workspace packages inlined, scripts/esbuild-bundle.mjs), with source maps for stack traces.
 // `pnpm start` and `pnpm bench` use it, so what they run and measure is the code as it ships,
 // not the sources through a development loader (tsx wraps every cross-module binding in a getter
-// and every function in a naming call; the bundle has neither: issue 17, docs/architecture.md).
+// and every function in a naming call; the bundle has neither; docs/architecture.md).
 //   node scripts/run-bundled.mjs <entry.ts> [args...]
 // Bundling takes about half a second; the bundle goes to node_modules/.cache/vrp-bundles.
 import { createRequire } from 'node:module';

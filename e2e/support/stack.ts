@@ -11,7 +11,7 @@ export type { ApiResponse };
 /** Raw HTTP/1.1 for requests no client library sends (no Host, a made-up Expect). */
 export { parseRawResponse, rawExchange } from '@vrp/testkit';
 
-/** The error envelope (spec 7), as the API's schema describes it. */
+/** The error envelope (docs/api.md, "Errors"), as the API's schema describes it. */
 export type ErrorBody = ErrorEnvelope;
 
 export interface TestStack {

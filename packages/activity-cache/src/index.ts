@@ -1,5 +1,5 @@
 // The local cache of listing activity that every service except the listing service uses to
-// answer `listing_inactive` (spec 7.1) without calling the listing service. It is fed by the
+// answer `listing_inactive` (docs/api.md, "Listings are active or inactive") without calling the listing service. It is fed by the
 // compacted topic listing.activity.v1, replayed from the start for a new consumer group, and
 // persisted in the owning service's own store, so a restart answers at once from what it had
 // and then resumes from the group's committed offset.
@@ -305,7 +305,7 @@ export interface CurrentListing {
 }
 
 /**
- * The one way a service other than the listing service decides `listing_inactive` (issue 16):
+ * The one way a service other than the listing service decides `listing_inactive`:
  * the inactive listings among `listingIds` (ids or channel ids), from the activity cache.
  *
  * - Reads pass no `current`: a listing the cache has not seen counts as active (the service

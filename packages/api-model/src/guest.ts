@@ -1,4 +1,4 @@
-// The API's JSON of a guest profile (spec 2.2), from the guest service's proto message.
+// The API's JSON of a guest profile (docs/guests.md), from the guest service's proto message.
 // Responses and webhook payloads (guest.created / guest.updated) both use it; the type is the
 // schema's (./schemas/guest.ts).
 import type { z } from 'zod';

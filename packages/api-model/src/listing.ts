@@ -1,4 +1,4 @@
-// The API's JSON of a listing (spec 2.3) and its capabilities, from the listing service's
+// The API's JSON of a listing (docs/listings.md) and its capabilities, from the listing service's
 // proto message. Responses and webhook payloads (listing.activated...) both use these; the
 // types are the schemas' (./schemas/listing.ts).
 import type { z } from 'zod';
@@ -9,7 +9,7 @@ import type { capabilitiesSchema, inactiveListingRowSchema, listingSchema, listi
 export type ApiListing = z.infer<typeof listingSchema>;
 export type ApiChannelMapping = ApiListing['channels'][number];
 export type ApiAddress = NonNullable<ApiListing['address']>;
-/** Spec 2.3: an inactive listing's row carries only id, name, status and channels. */
+/** An inactive listing's row carries only id, name, status and channels. */
 export type ApiInactiveListingRow = z.infer<typeof inactiveListingRowSchema>;
 export type ApiListingRow = ApiListing | ApiInactiveListingRow;
 export type ApiCapabilities = z.infer<typeof capabilitiesSchema>;

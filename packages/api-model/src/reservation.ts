@@ -1,4 +1,4 @@
-// The API's JSON of a reservation (spec 2.1) and of a quote, from the reservation service's
+// The API's JSON of a reservation (docs/reservations.md) and of a quote, from the reservation service's
 // proto messages. Responses and webhook payloads both use these, so they look the same; the
 // types are the schemas' (./schemas/reservation.ts).
 import type { z } from 'zod';

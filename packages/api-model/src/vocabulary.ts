@@ -27,14 +27,14 @@ export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 /** Longest id accepted in a path, query or body. */
 export const MAX_ID_LENGTH = 200;
 
-// ---- reservations (spec 2.1, 3.1, 4.1) ----
+// ---- reservations (docs/reservations.md) ----
 
 export const RESERVATION_STATUSES = ['PENDING', 'CONFIRMED', 'CANCELLED', 'POST_STAY'] as const;
 export type ReservationStatus = (typeof RESERVATION_STATUSES)[number];
-/** Statuses a caller may set through PATCH; POST_STAY is derived from the dates (spec 3.1). */
+/** Statuses a caller may set through PATCH; POST_STAY is derived from the dates. */
 export const WRITABLE_RESERVATION_STATUSES = ['PENDING', 'CONFIRMED', 'CANCELLED'] as const;
 export type WritableReservationStatus = (typeof WRITABLE_RESERVATION_STATUSES)[number];
-/** MANUAL is accepted on create (spec 2.1); reservations made so can be filtered by it. */
+/** MANUAL is accepted on create; reservations made so can be filtered by it. */
 export const RESERVATION_SOURCES = ['CHANNEL_A', 'CHANNEL_B', 'CHANNEL_C', 'DIRECT', 'MANUAL'] as const;
 export type ReservationSource = (typeof RESERVATION_SOURCES)[number];
 /** `platform` values of a create: `owner` makes an owner block. */
@@ -50,7 +50,7 @@ export const MAX_CUSTOM_FIELD_VALUE_LENGTH = 2000;
 export const CUSTOM_FIELD_KEY_PATTERN = /^[^.$][^.]*$/;
 export const MAX_PRICE = 100_000_000;
 
-// ---- guests, conversations, reviews, requests (spec 2.2, 4.2) ----
+// ---- guests, conversations, reviews, requests (docs/guests.md) ----
 
 export const CONTACT_TYPES = ['EMAIL', 'PHONE'] as const;
 export const DEFAULT_GUEST_LANGUAGE = 'en';
@@ -75,7 +75,7 @@ export type RequestKind = (typeof REQUEST_KINDS)[number];
 export const REQUEST_STATUSES = ['pending', 'accepted', 'declined', 'pre_approved', 'expired'] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 
-// ---- listings and their data (spec 2.3, 3.2, 4.3) ----
+// ---- listings and their data (docs/listings.md) ----
 
 export const LISTING_STATUSES = ['active', 'inactive'] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
@@ -131,6 +131,6 @@ export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 export { DATE_CONFLICT_REASONS } from '@vrp/platform';
 /** Dead letters (admin API): why one was set aside, and the list's status filter. */
 export { DEAD_LETTER_REASONS, DEAD_LETTER_STATUS_FILTERS } from '@vrp/platform';
-/** Pages (spec 8). */
+/** Pages (docs/api.md, "Limits and versioning"). */
 
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET } from '@vrp/platform';

@@ -1,5 +1,5 @@
 // The PMS capability matrix: one declarative table of which writes each PMS's API can perform
-// (spec 7.2). It is the only source for refusals (`422 pms_write_unsupported`), for
+// (docs/api.md, "Writes that a PMS cannot perform"). It is the only source for refusals (`422 pms_write_unsupported`), for
 // `capabilities` on GET /v1/listings/{id}, and for GET /v1/connect/{provider}. A refusal is a
 // property of the PMS, never of a plan or a connection.
 import { pmsWriteUnsupported } from '@vrp/platform';
@@ -62,7 +62,7 @@ const UNSUPPORTED: Record<Provider, readonly PmsWrite[]> = {
   'PMS-G': ['message.attachments', 'inquiry.block_instant_booking', 'content.rooms', 'content.translations'],
 };
 
-/** Writes no PMS can perform on a PMS-managed listing (spec 7.2). */
+/** Writes no PMS can perform on a PMS-managed listing. */
 const UNSUPPORTED_ON_EVERY_PMS: readonly PmsWrite[] = ['reservation.owner_block', 'reservation.move_listing', 'reservation.change_times'];
 
 /** Writes only the listed PMSs can perform. */

@@ -1,7 +1,7 @@
 import { AppError } from '@vrp/platform';
 import { assertSupported, pmsCapabilities, PROVIDERS, reservationCapabilities, supports, WRITES, type PmsWrite } from '../src';
 
-describe('PMS capability matrix (spec 7.2)', () => {
+describe('PMS capability matrix', () => {
   const refused: [string, PmsWrite][] = [
     ['PMS-A', 'reservation.cancel'],
     ['PMS-B', 'reservation.change_dates'],

@@ -1,5 +1,5 @@
-// The one client every service relays a write to a PMS with: the pms-adapter's RelayWrite
-// (issue 16). Callers decide refusals from the capability matrix BEFORE calling it; it is only
+// The one client every service relays a write to a PMS with: the pms-adapter's RelayWrite.
+// Callers decide refusals from the capability matrix BEFORE calling it; it is only
 // called for writes the PMS can perform.
 //
 // One policy for everyone:

@@ -78,7 +78,7 @@ const DEMO_LISTINGS: { listing: Partial<listingPb.Listing>; inactive: boolean }[
       cleaningFee: 80,
       taxRate: 0.05,
     },
-    // Imported while unlisted on its channel: starts inactive (spec 3.2).
+    // Imported while unlisted on its channel: starts inactive.
     inactive: true,
   },
 ];

@@ -108,8 +108,8 @@ describe('the capability matrix agrees with the simulated PMS APIs', () => {
     expect(disagreements).toEqual([]);
   });
 
-  it('holds the refusals spec 7.2 names for reviews, requests, pre-approvals and attachments', () => {
-    // Written from the spec, independently of both tables.
+  it('holds the refusals the contract names for reviews, requests, pre-approvals and attachments', () => {
+    // Written from the contract (docs/api.md, docs/pms.md), independently of both tables.
     const refused: [Provider, PmsWrite][] = [
       ['PMS-F', 'review.reply'],
       ['PMS-F', 'request.answer'],

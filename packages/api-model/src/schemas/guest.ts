@@ -1,4 +1,4 @@
-// Schemas of guests (spec 2.2, 4.2), conversations and messages, reviews, and reservation
+// Schemas of guests, conversations and messages, reviews, and reservation
 // requests/inquiries. The guest service re-checks every rule; these give callers one 400 naming
 // every bad field before anything is called.
 import { z } from 'zod';
@@ -35,7 +35,7 @@ const name = (max: number) => z.string().trim().max(max);
 
 export const guestSchema = component(
   'Guest',
-  'A guest profile (spec 2.2). A reservation’s primary guest matches a profile of the workspace by email (case-insensitive), else by phone (digits only), else creates one.',
+  'A guest profile. A reservation’s primary guest matches a profile of the workspace by email (case-insensitive), else by phone (digits only), else creates one.',
   z.object({
     id: z.string(),
     firstName: z.string(),

@@ -1,4 +1,4 @@
-// Schemas of a listing (spec 2.3): the record, its list row, capabilities and the list query.
+// Schemas of a listing: the record, its list row, capabilities and the list query.
 import { z } from 'zod';
 import { CURRENCY_PATTERN, LISTING_STATUS_FILTERS, MAX_ID_LENGTH, MAX_LISTING_NAME_LENGTH, MAX_LISTING_NIGHTLY_PRICE, MODES } from '../vocabulary';
 import { component, isoDateTime, paginationSchema } from './common';

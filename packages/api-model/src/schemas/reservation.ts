@@ -1,4 +1,4 @@
-// Schemas of the reservation endpoints (spec 2.1, 4.1): the record, the list query, the create
+// Schemas of the reservation endpoints: the record, the list query, the create
 // and change bodies and the quote. The reservation service re-checks every rule; these give
 // callers one 400 naming every bad field before anything is called.
 import { z } from 'zod';
@@ -52,7 +52,7 @@ export const breakdownSchema = component(
 
 export const reservationSchema = component(
   'Reservation',
-  'A reservation (spec 2.1). `notes` and `customFields` are returned in reads. POST_STAY is shown once the stay has ended (a confirmed reservation whose check-out day has come, UTC).',
+  'A reservation. `notes` and `customFields` are returned in reads. POST_STAY is shown once the stay has ended (a confirmed reservation whose check-out day has come, UTC).',
   z.object({
     id: z.string(),
     propertyId: z.string().describe('The listing it belongs to.'),

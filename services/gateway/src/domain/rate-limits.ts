@@ -24,7 +24,7 @@ export const RATE_LIMIT_FIELDS = [
   'workspaceConcurrency',
 ] as const satisfies readonly (keyof RateLimits)[];
 
-/** The plan of a workspace whose operator set nothing (documented in docs/operations.md). */
+/** The plan of a workspace whose operator set nothing (documented in docs/running.md, "Rate limits and several gateway replicas"). */
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
   keyRequestsPerSecond: 50,
   keyBurst: 200,

@@ -44,7 +44,7 @@ export class IdempotencyStore {
   }
 
   async claim(scope: string, key: string, fingerprint: string): Promise<ClaimOutcome> {
-    // Two rounds at most: the second runs after an expired record was cleared out of the way.
+    // Two attempts at most: the second runs after an expired record was cleared out of the way.
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const now = this.clock();
       const recordId = newId('idem');

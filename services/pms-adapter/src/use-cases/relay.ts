@@ -1,5 +1,6 @@
 // RelayWrite: one write of the capability matrix performed in a workspace's PMS account. Refused
-// from the matrix alone before anything is sent (spec 7.2); the request the PMS API needs is
+// from the matrix alone before anything is sent (docs/api.md, "Writes that a PMS cannot
+// perform"); the request the PMS API needs is
 // built by domain/relay.ts, and sent by the connector of that PMS.
 import { AppError, validationFailed } from '@vrp/platform';
 import { assertSupported } from '@vrp/pms-matrix';
@@ -24,7 +25,7 @@ export class Relay {
   async write(workspaceId: string, input: RelayWriteInput): Promise<{ entityExternalId: string; result: unknown }> {
     const provider = requireProvider(input.provider);
     if (!isWrite(input.operation)) throw validationFailed({ operation: `'${input.operation}' is not a write of the capability matrix` });
-    // Decided from the matrix alone, before anything is sent (spec 7.2).
+    // Decided from the matrix alone, before anything is sent.
     assertSupported(provider, input.operation);
     let payload: unknown = {};
     if (input.payloadJson) {

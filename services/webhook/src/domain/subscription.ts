@@ -98,7 +98,7 @@ export function rotationGrace(requested: number): { seconds: number } | { error:
 
 /**
  * How stale `lastSuccessAt` may be. An acknowledged delivery writes its time only when the stored
- * one is older than this (issue 17: under load an endpoint acknowledges hundreds of deliveries a
+ * one is older than this (under load an endpoint acknowledges hundreds of deliveries a
  * second, and writing each one was a tenth of a delivery's CPU on the embedded engine), so the
  * stored time is at most this much before the latest success. persistentFailure allows for it.
  */

@@ -13,8 +13,8 @@
 //
 // Before holding, the intake asks the listing service for the listing's activity version
 // (GetListing): when the cache holds that version, it has every change committed before the
-// question, so an event that happened before it is decided at once (issue 17: the common case
-// pays no settle window). No answer, or a version the cache does not hold yet: held as above.
+// question, so an event that happened before it is decided at once (the common case pays no
+// settle window). No answer, or a version the cache does not hold yet: held as above.
 // An event that would be held, or asked about, and that no enabled subscription of its workspace
 // wants is neither: no_subscriber.
 import type { ListingActivityCache } from '@vrp/activity-cache';

@@ -4,7 +4,7 @@
 // up in front of other tenants' requests nor make the upstream time out and trip the breaker
 // every tenant shares. The count is per replica (the store would add a round trip to every
 // request for a number that changes every millisecond): with R replicas a workspace may have up
-// to R x workspaceConcurrency requests in flight in total, which docs/operations.md states.
+// to R x workspaceConcurrency requests in flight in total, which docs/running.md states.
 import type { RequestHandler } from 'express';
 import { AppError } from '@vrp/platform';
 import { requestState } from '../request-state';

@@ -1,5 +1,5 @@
 // Operator API for PMS connections: connect a workspace to a PMS account (which imports its
-// listings), list, disconnect (its listings become inactive, spec 3.2) and sync on demand.
+// listings), list, disconnect (its listings become inactive) and sync on demand.
 import { z } from 'zod';
 import type { pms, syncHealth } from '@vrp/contracts';
 import { AppError, dataWorkspaceId, KEY_MODES, type KeyMode, type Upstream } from '@vrp/platform';
@@ -125,8 +125,7 @@ export function adminConnectionRoutes(
       path: '/admin/v1/workspaces/:id/connections/:connectionId',
       operationId: 'adminDisconnectPms',
       summary: 'Disconnect a PMS account',
-      description:
-        'Stops syncing the account and makes its listings inactive (spec 3.2): no longer billed, data of other services kept. Repeating the call is harmless.',
+      description: 'Stops syncing the account and makes its listings inactive: no longer billed, data of other services kept. Repeating the call is harmless.',
       tags,
       auth: 'admin',
       params: connectionParams,

@@ -170,7 +170,7 @@ export interface GuestEvent {
   /**
    * The listings of the guest's reservations when the event happened. A consumer that drops
    * events of inactive listings drops a guest event when every one of them is inactive (the
-   * rule of spec 2.2); a guest without reservations has none and is always delivered.
+   * guest visibility rule of docs/api.md); a guest without reservations has none and is always delivered.
    */
   listingIds: string[];
 }

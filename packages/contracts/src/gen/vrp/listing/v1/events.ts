@@ -12,7 +12,7 @@ export const protobufPackage = "vrp.listing.v1";
 
 export const protobufFileName = "vrp/listing/v1/events.proto";
 
-/** Why a listing's activity changed (spec 3.2). */
+/** Why a listing's activity changed (docs/api.md, "Listings are active or inactive"). */
 export enum ActivityReason {
   ACTIVITY_REASON_UNSPECIFIED = 0,
   /** ACTIVITY_REASON_CREATED - Created or imported. */

@@ -1559,7 +1559,7 @@ export const PmsAdapterServiceService = {
     responseSerialize: (value: ConnectResponse): Buffer => Buffer.from(ConnectResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ConnectResponse => ConnectResponse.decode(value),
   },
-  /** Disconnects the account: its listings become inactive (spec 3.2). */
+  /** Disconnects the account: its listings become inactive. */
   disconnect: {
     path: "/vrp.pms.v1.PmsAdapterService/Disconnect" as const,
     requestStream: false as const,
@@ -1611,7 +1611,7 @@ export interface PmsAdapterServiceServer extends UntypedServiceImplementation {
   listConnections: handleUnaryCall<ListConnectionsRequest, ListConnectionsResponse>;
   /** Connects a workspace to a PMS account and imports its listings. */
   connect: handleUnaryCall<ConnectRequest, ConnectResponse>;
-  /** Disconnects the account: its listings become inactive (spec 3.2). */
+  /** Disconnects the account: its listings become inactive. */
   disconnect: handleUnaryCall<DisconnectRequest, DisconnectResponse>;
   /** capabilities.reservations and capabilities.pms of a provider, from the capability matrix. */
   getProviderCapabilities: handleUnaryCall<GetProviderCapabilitiesRequest, GetProviderCapabilitiesResponse>;
@@ -1656,7 +1656,7 @@ export interface PmsAdapterServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ConnectResponse) => void,
   ): ClientUnaryCall;
-  /** Disconnects the account: its listings become inactive (spec 3.2). */
+  /** Disconnects the account: its listings become inactive. */
   disconnect(
     request: DisconnectRequest,
     callback: (error: ServiceError | null, response: DisconnectResponse) => void,

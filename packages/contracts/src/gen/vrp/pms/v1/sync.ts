@@ -63,7 +63,7 @@ export interface SyncChannelMapping {
 export interface SyncListing {
   externalId: string;
   name: string;
-  /** Unlisted on its channel: a newly imported listing starts inactive (spec 3.2). */
+  /** Unlisted on its channel: a newly imported listing starts inactive. */
   unlisted: boolean;
   channels: SyncChannelMapping[];
   timezone?:
