@@ -1,4 +1,4 @@
-// Micro-benchmark of the embedded document store (packages/platform/src/store/memory.ts).
+// Micro-benchmark of the embedded document store (packages/engines/src/store/memory/).
 //   cd /work/main && npx tsx bench/store.bench.ts [docs]
 // Inserts `docs` (default 100,000) reservation-like documents of ONE workspace, then times the
 // queries the reservation API runs. Every case stops after RUNS runs or CASE_BUDGET_MS, whichever
@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createMemoryStore } from '../packages/platform/src/store/memory';
-import type { Doc } from '../packages/platform/src/store/port';
+import { createMemoryStore } from '@vrp/engines/store';
+import type { Doc } from '@vrp/platform/store';
 
 const DOCS = Number(process.argv[2] ?? 100_000);
 const RUNS = 200;

@@ -1,7 +1,7 @@
 // RelayWrite: one write of the capability matrix performed in a workspace's PMS account. Refused
 // from the matrix alone before anything is sent (spec 7.2); the request the PMS API needs is
 // built by domain/relay.ts, and sent by the connector of that PMS.
-import { AppError, validationFailed } from '@vrp/platform';
+import { AppError, validationFailed } from '@vrp/platform/errors';
 import { assertSupported } from '@vrp/pms-matrix';
 import { requireProvider, type ConnectionRecord, type PmsProvider } from '../domain/connection';
 import { isWrite, pmsRequestFor, RelayInputError } from '../domain/relay';
