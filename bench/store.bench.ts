@@ -20,10 +20,10 @@ const PROPERTIES = 100;
 const STATUSES = ['confirmed', 'cancelled', 'inquiry', 'pending', 'checked_out'] as const;
 const WORKSPACE = 'wsp_bench';
 
-// mongoose is a dependency of @vrp/platform only (not of the workspace root), and the store needs
+// mongoose is a dependency of @vrp/engines (not of the workspace root), and the store needs
 // schemas built by that same copy: load it from there.
-const platformRequire = createRequire(join(__dirname, '..', 'packages', 'platform', 'package.json'));
-const { Schema } = platformRequire('mongoose') as typeof import('mongoose');
+const enginesRequire = createRequire(join(__dirname, '..', 'packages', 'engines', 'package.json'));
+const { Schema } = enginesRequire('mongoose') as typeof import('mongoose');
 const guestSchema = new Schema(
   {
     firstName: { type: String, required: true },
