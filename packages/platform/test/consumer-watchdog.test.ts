@@ -2,7 +2,7 @@
 // non-zero (service/main.ts, exitWhenAConsumerStops), so the orchestrator restarts it. The
 // consumer is a real memory-bus subscription that crashes for good, as a kafkajs consumer can.
 import { watchConsumers } from '../src/bus/health';
-import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryBus } from '../../engines/src/bus';
 import type { Logger } from '../src/logging';
 import { exitWhenAConsumerStops } from '../src/service';
 
