@@ -38,7 +38,7 @@ export default tseslint.config(
           patterns: [
             {
               // @vrp/sdk is an HTTP client of the public API, as an integrator uses it.
-              group: ['@vrp/*', '!@vrp/platform', '!@vrp/pms-simulator', '!@vrp/stack', '!@vrp/sdk'],
+              group: ['@vrp/*', '!@vrp/pms-simulator', '!@vrp/stack', '!@vrp/sdk'],
               message: 'e2e/ is black-box: no service, contract, capability matrix or gRPC code; use the HTTP API.',
             },
             {

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createEmbeddedStore } from '../packages/platform/src';
+import { createEmbeddedStore } from '@vrp/engines/store';
 import { startStack } from '../packages/stack/src';
 import { ReservationStore } from '../services/reservation/src/store/reservation-store';
 import { reservationSchema } from '../services/reservation/src/store/schemas';

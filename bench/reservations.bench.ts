@@ -6,7 +6,8 @@
 // whichever comes first, so the script stays bounded.
 import { performance } from 'node:perf_hooks';
 import { listing as listingPb } from '../packages/contracts/src';
-import { createUpstream, dataWorkspaceId } from '../packages/platform/src';
+import { createUpstream } from '@vrp/platform/grpc';
+import { dataWorkspaceId } from '@vrp/platform/sandbox';
 import { DEMO_RATE_LIMITS as BENCH_RATE_LIMITS, startStack } from '../packages/stack/src';
 import type { ReservationRecord } from '../services/reservation/src/domain/reservation';
 import { ReservationStore } from '../services/reservation/src/store/reservation-store';

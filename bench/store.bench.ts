@@ -1,4 +1,4 @@
-// Micro-benchmark of the embedded document store (packages/platform/src/store/memory.ts).
+// Micro-benchmark of the embedded document store (packages/engines/src/store/memory/).
 //   cd /work/main && npx tsx bench/store.bench.ts [docs]
 // Inserts `docs` (default 100,000) reservation-like documents of ONE workspace, then times the
 // queries the reservation API runs. Every case stops after RUNS runs or CASE_BUDGET_MS, whichever
@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createMemoryStore } from '../packages/platform/src/store/memory';
-import type { Doc } from '../packages/platform/src/store/port';
+import { createMemoryStore } from '@vrp/engines/store';
+import type { Doc } from '@vrp/platform/store';
 
 const DOCS = Number(process.argv[2] ?? 100_000);
 const RUNS = 200;
@@ -20,10 +20,10 @@ const PROPERTIES = 100;
 const STATUSES = ['confirmed', 'cancelled', 'inquiry', 'pending', 'checked_out'] as const;
 const WORKSPACE = 'wsp_bench';
 
-// mongoose is a dependency of @vrp/platform only (not of the workspace root), and the store needs
+// mongoose is a dependency of @vrp/engines (not of the workspace root), and the store needs
 // schemas built by that same copy: load it from there.
-const platformRequire = createRequire(join(__dirname, '..', 'packages', 'platform', 'package.json'));
-const { Schema } = platformRequire('mongoose') as typeof import('mongoose');
+const enginesRequire = createRequire(join(__dirname, '..', 'packages', 'engines', 'package.json'));
+const { Schema } = enginesRequire('mongoose') as typeof import('mongoose');
 const guestSchema = new Schema(
   {
     firstName: { type: String, required: true },

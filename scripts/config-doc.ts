@@ -4,7 +4,8 @@
 //   node scripts/run-bundled.mjs scripts/config-doc.ts [--check]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderConfigMarkdown, serviceSchema, type ServiceDefinition } from '../packages/platform/src';
+import { renderConfigMarkdown } from '../packages/platform/src/config';
+import { serviceSchema, type ServiceDefinition } from '../packages/platform/src/service';
 import { gatewayConfigSchema } from '../services/gateway/src/config';
 import { guestService } from '../services/guest/src/config';
 import { listingService } from '../services/listing/src/config';

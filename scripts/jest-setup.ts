@@ -4,9 +4,9 @@
 //
 // Deterministic per seed: BUS_REDELIVERY_SEED=<integer> reruns with other draws; a failure
 // reproduces with the seed it ran with. BUS_REDELIVERY=off runs the suite without it.
-// The memory engine's module alone (not the platform index): a test's jest.mock('kafkajs') must
+// The memory engine's module alone (not the engines' bus index): a test's jest.mock('kafkajs') must
 // still apply to the kafka engine it imports later.
-import { setMemoryBusDefaults } from '../packages/platform/src/bus/memory';
+import { setMemoryBusDefaults } from '../packages/engines/src/bus/memory';
 
 const seed = Number(process.env.BUS_REDELIVERY_SEED ?? '20261123');
 if (!Number.isInteger(seed)) throw new Error(`BUS_REDELIVERY_SEED must be an integer, got ${process.env.BUS_REDELIVERY_SEED}`);

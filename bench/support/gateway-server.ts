@@ -4,7 +4,7 @@
 // whose gRPC addresses the parent sends. It seeds the demo workspace into its own store, creates
 // one reservation through its API, reports its URL, the key and that reservation, then serves
 // until the parent disconnects.
-import type { ServiceAddresses } from '@vrp/platform';
+import type { ServiceAddresses } from '@vrp/platform/service';
 import { startGatewayProcess } from '@vrp/stack';
 import { prepareBenchData } from './bench-data';
 import { answerLoopDelay } from './loop-delay';

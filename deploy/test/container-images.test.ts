@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { freePort } from '@vrp/platform';
+import { freePort } from '@vrp/platform/net';
 import { copyBuildContext, embeddedEngines, IMAGE_TARGETS, ROOT, type ImageTarget } from './support/images';
 import { eventually } from '@vrp/testkit';
 

@@ -11,7 +11,8 @@ import http from 'node:http';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
-import { checkEngineConfig, startOpsServer } from '@vrp/platform';
+import { checkEngineConfig } from '@vrp/platform/config';
+import { startOpsServer } from '@vrp/platform/ops-server';
 import { ROOT, serviceProcesses, toolProcesses, type ProcessEnv } from './support/env-catalog';
 import { startStack } from '@vrp/stack';
 
@@ -486,7 +487,7 @@ describe('the Helm chart', () => {
   });
 
   it('gives pods time for the bounded shutdown after the preStop sleep', () => {
-    // stopOnSignals bounds a process's shutdown at 25 s (packages/platform/src/service.ts)
+    // stopOnSignals bounds a process's shutdown at 25 s (packages/platform/src/service/run.ts)
     expect(values.podDefaults.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(values.podDefaults.preStopSleepSeconds + 25);
   });
 

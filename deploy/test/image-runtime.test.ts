@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@vrp/platform';
+import { freePort } from '@vrp/platform/net';
 import { copyBuildContext, DEV_ONLY, embeddedEngines, IMAGE_TARGETS as TARGETS, packagesIn } from './support/images';
 import { eventually } from '@vrp/testkit';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describeConfig, type ConfigVariable } from '@vrp/platform';
+import { describeConfig, type ConfigVariable } from '@vrp/platform/config';
 import { ROOT, serviceProcesses } from './support/env-catalog';
 
 const run = promisify(execFile);

@@ -13,7 +13,7 @@
 //   (e.g. LOG_LEVEL in packages/platform/src/logging.ts).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { serviceSchema, type ServiceDefinition } from '@vrp/platform';
+import { serviceSchema, type ServiceDefinition } from '@vrp/platform/service';
 
 export const ROOT = join(__dirname, '..', '..', '..');
 
@@ -172,7 +172,7 @@ export function serviceProcesses(): ProcessEnv[] {
             `services/${dirName}/src/config.ts exports no ServiceDefinition ({ name, prefix, defaults }); teach deploy/test/support/env-catalog.ts how it is configured`,
           );
         env = { name: def.name, kind: 'grpc', prefix: def.prefix, defaults: def.defaults, vars: new Map(), schemas: [] };
-        addSchema(env, serviceSchema(def) as unknown as ZodObjectLike, 'packages/platform/src/service-main.ts');
+        addSchema(env, serviceSchema(def) as unknown as ZodObjectLike, 'packages/platform/src/service/main.ts');
       }
       for (const { schema, source } of configModuleSchemas(serviceDir)) addSchema(env, schema, source);
       scanSources(env, [...sourceFiles(join(serviceDir, 'src')), ...shared]);

@@ -22,7 +22,11 @@
 // asked time has arrived (the topic keeps per-listing order, so every change before it is
 // known too); before that a change may still be on its way.
 import { listingEvents, TOPICS } from '@vrp/contracts';
-import { listingInactive, type Collection, type ConsumerRunner, type DocumentStore, type Logger, type Subscription } from '@vrp/platform';
+import { listingInactive } from '@vrp/platform/errors';
+import type { Collection, DocumentStore } from '@vrp/platform/store';
+import type { ConsumerRunner } from '@vrp/platform/consumer';
+import type { Logger } from '@vrp/platform/logging';
+import type { Subscription } from '@vrp/platform/bus';
 import { Schema } from 'mongoose';
 
 /** One activity change of a listing: its version and state, and when it happened. */

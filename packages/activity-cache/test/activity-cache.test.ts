@@ -1,5 +1,12 @@
 import { listingEvents, TOPICS } from '@vrp/contracts';
-import { AppError, ConsumerRunner, createLogger, createMemoryBus, createMemoryStore, Outbox, type DocumentStore, type EventBus } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { ConsumerRunner } from '@vrp/platform/consumer';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { Outbox } from '@vrp/platform/outbox';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { EventBus } from '@vrp/platform/bus';
 import { errorOf } from '@vrp/testkit';
 import { assertListingsActive, HISTORY_LIMIT, inactiveOf, ListingActivityCache, type CurrentListing } from '../src';
 

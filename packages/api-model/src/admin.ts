@@ -4,7 +4,8 @@
 import type { z } from 'zod';
 import type { ops, pms, syncHealth } from '@vrp/contracts';
 import type { Provider } from '@vrp/pms-matrix';
-import { workspaceOfData, type DeadLetterReason, type DeadLetterServiceName } from '@vrp/platform';
+import { workspaceOfData } from '@vrp/platform/sandbox';
+import type { DeadLetterReason, DeadLetterServiceName } from '@vrp/platform/consumer';
 import type { deadLetterSchema } from './schemas/dead-letter';
 import type { pmsConnectionSchema, syncHealthSchema } from './schemas/connection';
 import type { ConnectionStatus } from './vocabulary';

@@ -22,7 +22,7 @@
 // it: the consumer sets the change aside as a dead letter (retrying cannot fix it), and the
 // connection's sync health counts it and shows the message as its last error. Pure: no I/O.
 import type { pmsSync } from '@vrp/contracts';
-import { PermanentError } from '@vrp/platform';
+import { PermanentError } from '@vrp/platform/consumer';
 import {
   ATTACHMENT_URL_PATTERN,
   CURRENCY_PATTERN,

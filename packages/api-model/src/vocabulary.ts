@@ -14,7 +14,7 @@ export function isOneOf<T extends string>(values: readonly T[], value: string): 
 // ---- modes ----
 
 /** The two data sets of a workspace: test keys see test data, live keys live data (defined with the sandbox rules of @vrp/platform). */
-export { KEY_MODES as MODES, type KeyMode as Mode } from '@vrp/platform';
+export { KEY_MODES as MODES, type KeyMode as Mode } from '@vrp/platform/sandbox';
 
 // ---- common patterns ----
 
@@ -124,13 +124,13 @@ export const MAX_SUBSCRIPTION_EVENT_TYPES = 50;
 export const MAX_EVENT_TYPE_LENGTH = 100;
 export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
+/** Why a night is unavailable in `409 dates_unavailable`: booked by a reservation, or closed on the listing's calendar. */
+export const DATE_CONFLICT_REASONS = ['booked', 'closed'] as const;
 
 // ---- defined in @vrp/platform (below this package), beside the code that applies them ----
 
-/** Why a night is unavailable in `409 dates_unavailable`. */
-export { DATE_CONFLICT_REASONS } from '@vrp/platform';
 /** Dead letters (admin API): why one was set aside, and the list's status filter. */
-export { DEAD_LETTER_REASONS, DEAD_LETTER_STATUS_FILTERS } from '@vrp/platform';
+export { DEAD_LETTER_REASONS, DEAD_LETTER_STATUS_FILTERS } from '@vrp/platform/consumer';
 /** Pages (docs/api.md, "Limits and versioning"). */
 
-export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET } from '@vrp/platform';
+export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET } from '@vrp/platform/paging';

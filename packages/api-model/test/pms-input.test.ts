@@ -1,7 +1,7 @@
 // Input from a PMS held to the API's rules (src/pms-input.ts): each kind of difference ends as
 // its rule says, normalised or refused naming the field.
 import type { pmsSync } from '@vrp/contracts';
-import { PermanentError } from '@vrp/platform';
+import { PermanentError } from '@vrp/platform/consumer';
 import { checkPmsInput, MAX_NIGHTS, MAX_PRIMARY_GUEST_NAME_LENGTH, normalizePmsText } from '../src';
 
 const base = { changeId: 'chg_1', workspaceId: 'ws_1', connectionId: 'con_1', provider: 'PMS-C', externalId: 'r-1', listingExternalId: 'l-1' };

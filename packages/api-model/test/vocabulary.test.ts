@@ -34,7 +34,6 @@ function sourceFiles(dir: string): string[] {
 const HOMES: Record<string, string[]> = {
   [join('packages', 'platform', 'src', 'paging.ts')]: ['DEFAULT_PAGE_LIMIT', 'MAX_PAGE_LIMIT', 'MAX_PAGE_OFFSET'],
   [join('packages', 'platform', 'src', 'sandbox.ts')]: ['MODES'],
-  [join('packages', 'platform', 'src', 'errors', 'app-error.ts')]: ['DATE_CONFLICT_REASONS'],
   [join('packages', 'platform', 'src', 'consumer', 'dead-letter-store.ts')]: ['DEAD_LETTER_REASONS', 'DEAD_LETTER_STATUS_FILTERS'],
   [join('packages', 'contracts', 'src', 'pms-sync.ts')]: ['WRITABLE_RESERVATION_STATUSES', 'MESSAGE_DIRECTIONS', 'REQUEST_STATUSES'],
 };

@@ -3,6 +3,7 @@
 // docs/configuration.md (describeConfig), and reads every secret from `<NAME>_FILE` as well.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import type { Logger } from './logging';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -166,7 +167,7 @@ export const address = () => z.string().regex(ADDRESS_PATTERN, 'must be host:por
  */
 export const persistenceConfig = {
   DATA_DIR: z.string().trim().default('').describe('STORE=memory / BUS=memory: keep their data in this directory; empty = in memory only'),
-  /** Retention of the persisted embedded bus, applied at start (bus/persistence.ts). */
+  /** Retention of the persisted embedded bus, applied at start (@vrp/engines, bus/persistence.ts). */
   BUS_RETENTION_HOURS: z.coerce.number().positive().default(168).describe('retention of the persisted embedded bus, hours'),
 };
 
@@ -191,6 +192,34 @@ export const engineConfig = {
     .default('false')
     .describe('with NODE_ENV=production: allow STORE=memory / BUS=memory (the single-node deployment; needs DATA_DIR)'),
 };
+
+/** What selects and opens a service's document store (the engines: @vrp/engines/store). */
+export interface StoreConfig {
+  STORE: 'memory' | 'mongo';
+  MONGO_URL?: string;
+  dbName: string;
+  /** STORE_TIMEOUT_MS: time limit of every store call. */
+  timeoutMs?: number;
+  /** STORE=memory: keep the data in `<DATA_DIR>/<dbName>`; empty or absent: in memory only. */
+  DATA_DIR?: string;
+}
+
+/** What selects and opens a service's event bus (the engines: @vrp/engines/bus). */
+export interface BusConfig {
+  BUS: 'memory' | 'kafka';
+  /** Comma-separated host:port list; required when BUS is 'kafka'. */
+  KAFKA_BROKERS?: string;
+  /** Replication factor and min.insync.replicas of created topics; default 3 and 2. */
+  KAFKA_REPLICATION_FACTOR?: number;
+  KAFKA_MIN_INSYNC_REPLICAS?: number;
+  clientId: string;
+  /** Logger of kafkajs's own lines (the service's logger). */
+  logger?: Logger;
+  /** BUS=memory: keep topics and offsets in `<DATA_DIR>/bus`; empty or absent: in memory only. */
+  DATA_DIR?: string;
+  /** Retention of the persisted embedded bus. Default 168 h. */
+  BUS_RETENTION_HOURS?: number;
+}
 
 /**
  * The engine rules a schema cannot express alone: each real engine's address, the topic

@@ -14,36 +14,15 @@ export interface RequestContext {
   deadline?: number;
 }
 
-/**
- * What the current async context carries: the request's context and the memory store's open
- * transactions (store/memory.ts). One AsyncLocalStorage for both, for the whole process: each
- * instance adds work to every promise the process creates (Node 20 propagates every instance's
- * store on every promise's creation), and the request path creates hundreds (issue 17).
- */
-interface AsyncScope {
-  readonly request: RequestContext | undefined;
-  readonly transactions: unknown;
-}
+const storage = new AsyncLocalStorage<RequestContext>();
 
-const storage = new AsyncLocalStorage<AsyncScope>();
-
-/** Runs `fn` with `ctx` as the request context; the open transactions (if any) stay as they are. */
+/** Runs `fn` with `ctx` as the request context. */
 export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
-  return storage.run({ request: ctx, transactions: storage.getStore()?.transactions }, fn);
+  return storage.run(ctx, fn);
 }
 
 export function currentContext(): RequestContext | undefined {
-  return storage.getStore()?.request;
-}
-
-/** Runs `fn` with `transactions` as the open transactions (memory store); the request context stays. */
-export function runWithTransactions<T, R>(transactions: T, fn: () => R): R {
-  return storage.run({ request: storage.getStore()?.request, transactions }, fn);
-}
-
-/** The open transactions set by the innermost runWithTransactions (memory store), if any. */
-export function currentTransactions<T>(): T | undefined {
-  return storage.getStore()?.transactions as T | undefined;
+  return storage.getStore();
 }
 
 /** Metadata key that carries the request id across gRPC. */

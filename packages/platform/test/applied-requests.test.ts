@@ -3,7 +3,7 @@
 // another request, expires after 24 h, and is written or rolled back with its write.
 import { Schema } from 'mongoose';
 import { AppliedRequests, APPLIED_REQUEST_TTL_MS, requestKey } from '../src/applied-requests';
-import { createMemoryStore } from '../src/store/memory';
+import { createMemoryStore } from '../../engines/src/store';
 import type { Doc } from '../src/store/port';
 
 type Item = Doc & { n: number };

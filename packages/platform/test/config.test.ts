@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { checkEngineConfig, ConfigError, describeConfig, parseConfig, renderConfigHelp, secret, serviceSchema } from '../src';
+import { checkEngineConfig, ConfigError, describeConfig, parseConfig, renderConfigHelp, secret } from '../src/config';
+import { serviceSchema } from '../src/service';
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

@@ -1,10 +1,10 @@
 // A deployed service whose consumer stops for any reason but a shutdown says why and exits
-// non-zero (service-main.ts, exitWhenAConsumerStops), so the orchestrator restarts it. The
+// non-zero (service/main.ts, exitWhenAConsumerStops), so the orchestrator restarts it. The
 // consumer is a real memory-bus subscription that crashes for good, as a kafkajs consumer can.
 import { watchConsumers } from '../src/bus/health';
-import { createMemoryBus } from '../src/bus/memory';
+import { createMemoryBus } from '../../engines/src/bus';
 import type { Logger } from '../src/logging';
-import { exitWhenAConsumerStops } from '../src/service-main';
+import { exitWhenAConsumerStops } from '../src/service';
 
 describe('a service whose consumer stopped', () => {
   it('logs the group and the reason, stops, and exits 1', async () => {

@@ -5,7 +5,7 @@
 // dead letter is stored once and published on <topic>.dlq; that a store outage makes the bus
 // redeliver instead of losing the message; and the operators' list, replay and delete.
 import { ops, syncHealth, TOPICS } from '@vrp/contracts';
-import { createMemoryBus, type MemoryEventBus } from '../src/bus/memory';
+import { createMemoryBus, type MemoryEventBus } from '../../engines/src/bus';
 import type { DeliveredMessage, EventBus, TopicSpec } from '../src/bus/port';
 import { PermanentError, TransientError } from '../src/consumer/failure';
 import { deadLetterService } from '../src/consumer/grpc';
@@ -16,7 +16,7 @@ import { createLogger } from '../src/logging';
 import { registry } from '../src/metrics';
 import { Outbox } from '../src/outbox';
 import { startService, type RunningService } from '../src/service';
-import { createMemoryStore } from '../src/store/memory';
+import { createMemoryStore } from '../../engines/src/store';
 import type { DocumentStore } from '../src/store/port';
 // By path: @vrp/testkit depends on this package; these modules of it depend on nothing.
 import { rejectionOf } from '../../testkit/src/rejection';

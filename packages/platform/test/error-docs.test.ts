@@ -3,7 +3,7 @@
 // here until its row is written; a removed one until its row is.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CATALOG, type ErrorCode } from '../src';
+import { ERROR_CATALOG, type ErrorCode } from '../src/errors';
 
 const API_MD = join(__dirname, '../../../docs/api.md');
 

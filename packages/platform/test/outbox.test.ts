@@ -2,10 +2,10 @@
 // (lease), per-key order, takeover after a crash, a relay that loses its lease mid-batch, and
 // the retention of published rows. Time is a manual clock; nothing sleeps.
 import type { BusMessage, EventBus } from '../src/bus/port';
-import { createMemoryBus } from '../src/bus/memory';
+import { createMemoryBus } from '../../engines/src/bus';
 import { createLogger } from '../src/logging';
 import { Outbox, type OutboxOptions } from '../src/outbox';
-import { createMemoryStore } from '../src/store/memory';
+import { createMemoryStore } from '../../engines/src/store';
 import type { DocumentStore } from '../src/store/port';
 
 interface Published {

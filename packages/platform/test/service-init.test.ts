@@ -4,7 +4,7 @@
 import { Schema } from 'mongoose';
 import { createLogger } from '../src/logging';
 import { startService } from '../src/service';
-import { createMemoryStore } from '../src/store/memory';
+import { createMemoryStore } from '../../engines/src/store';
 import { StoreUnavailableError, type DocumentStore } from '../src/store/port';
 
 const readyz = async (port: number): Promise<number> => (await fetch(`http://127.0.0.1:${port}/readyz`)).status;

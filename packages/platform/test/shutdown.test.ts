@@ -6,7 +6,7 @@
 import http from 'node:http';
 import * as grpc from '@grpc/grpc-js';
 import { health } from '@vrp/contracts';
-import { createMemoryBus } from '../src/bus/memory';
+import { createMemoryBus } from '../../engines/src/bus';
 import type { DeliveredMessage } from '../src/bus/port';
 import { createLogger } from '../src/logging';
 import { freePort } from '../src/net';

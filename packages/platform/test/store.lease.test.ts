@@ -2,7 +2,7 @@
 // writer gets it once released, an expired lease is taken over, and a missing document is null.
 import { Schema } from 'mongoose';
 import { acquireLease, LEASE_FIELDS, releaseLease } from '../src/store/lease';
-import { createMemoryStore } from '../src/store/memory';
+import { createMemoryStore } from '../../engines/src/store';
 import type { Doc } from '../src/store/port';
 
 type Item = Doc & { n: number; leaseToken?: string; leaseUntil?: Date | null };

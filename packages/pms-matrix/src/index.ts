@@ -2,7 +2,7 @@
 // (docs/api.md, "Writes that a PMS cannot perform"). It is the only source for refusals (`422 pms_write_unsupported`), for
 // `capabilities` on GET /v1/listings/{id}, and for GET /v1/connect/{provider}. A refusal is a
 // property of the PMS, never of a plan or a connection.
-import { pmsWriteUnsupported } from '@vrp/platform';
+import { pmsWriteUnsupported } from '@vrp/platform/errors';
 
 export const PROVIDERS = ['PMS-A', 'PMS-B', 'PMS-C', 'PMS-D', 'PMS-E', 'PMS-F', 'PMS-G'] as const;
 export type Provider = (typeof PROVIDERS)[number];

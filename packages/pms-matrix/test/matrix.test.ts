@@ -1,4 +1,4 @@
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { assertSupported, pmsCapabilities, PROVIDERS, reservationCapabilities, supports, WRITES, type PmsWrite } from '../src';
 
 describe('PMS capability matrix', () => {

@@ -12,7 +12,7 @@
 //   `503 service_unavailable` with Retry-After; no answer within the deadline is
 //   `504 upstream_timeout` (the write may have been applied: retry with the same key).
 import { pms } from '@vrp/contracts';
-import { createUpstream, type Upstream } from '@vrp/platform';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
 import type { PmsWrite } from '@vrp/pms-matrix';
 
 export interface RelayRequest {

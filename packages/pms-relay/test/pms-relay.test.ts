@@ -1,7 +1,8 @@
 // The one PMS relay client against a pms-adapter gRPC server (real gRPC): what it sends, the
 // PMS's id it answers, and its one error policy (the pms-adapter's answer passes unchanged).
 import { pms } from '@vrp/contracts';
-import { AppError, type RunningService } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import type { RunningService } from '@vrp/platform/service';
 import { errorOf, startFakeService } from '@vrp/testkit';
 import { connectPmsRelay, type PmsRelay, type RelayRequest } from '../src';
 

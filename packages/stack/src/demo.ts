@@ -2,7 +2,7 @@
 // start, so docs and scripts can use it), and listings that show both activity states.
 import { listing as listingPb, type pms } from '@vrp/contracts';
 import type { Gateway } from '@vrp/gateway';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 import type { SimulatorControl } from '@vrp/pms-simulator';
 
 export const DEMO_API_KEY = 'sk_test_demo0000000000000000000000000000';

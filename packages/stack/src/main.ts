@@ -2,7 +2,8 @@
 // (default ./.data). `pnpm start --reset` deletes that directory first.
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { checkEngineConfig, engineConfig, exitOnHelp, loadConfigOrExit, persistenceConfig, port, runMain, secret } from '@vrp/platform';
+import { checkEngineConfig, engineConfig, exitOnHelp, loadConfigOrExit, persistenceConfig, port, secret } from '@vrp/platform/config';
+import { runMain } from '@vrp/platform/service';
 import { resetDataDir } from './data-dir';
 import { DEMO_API_KEY } from './demo';
 import { startStack } from './stack';

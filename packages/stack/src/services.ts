@@ -3,16 +3,12 @@
 // decided before any service starts, so every service knows every other's address (services
 // call each other both ways, e.g. listing -> pms-adapter for content, pms-adapter -> listing
 // for imports), exactly as they do when deployed.
-import {
-  createLogger,
-  createMemoryStore,
-  freePort,
-  type DocumentStore,
-  type EventBus,
-  type RunningService,
-  type ServiceAddresses,
-  type ServiceDeps,
-} from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryStore } from '@vrp/engines/store';
+import { freePort } from '@vrp/platform/net';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { EventBus } from '@vrp/platform/bus';
+import type { RunningService, ServiceAddresses, ServiceDeps } from '@vrp/platform/service';
 import { startGuestService } from '@vrp/guest';
 import { startListingService } from '@vrp/listing';
 import { startPmsAdapterService, type PmsSettings } from '@vrp/pms-adapter';

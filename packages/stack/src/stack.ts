@@ -1,16 +1,13 @@
 // The embedded stack: every service in this Node process, each behind its own gRPC server,
 // with in-memory engines, and the gateway in front. `pnpm start` and the e2e tests use it.
 import { closeUpstreams, createUpstreams, gatewayConfigSchema, startGateway, type GatewayUpstreams, type RunningGateway } from '@vrp/gateway';
-import {
-  createEmbeddedBus,
-  createEmbeddedStore,
-  createLogger,
-  type DocumentStore,
-  type EventBus,
-  type MemoryEventBus,
-  type RunningService,
-  type ServiceAddresses,
-} from '@vrp/platform';
+import { createEmbeddedBus, type MemoryEventBus } from '@vrp/engines/bus';
+import { useInProcessCalls } from '@vrp/engines/grpc-in-process';
+import { createEmbeddedStore } from '@vrp/engines/store';
+import { createLogger } from '@vrp/platform/logging';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { EventBus } from '@vrp/platform/bus';
+import type { RunningService, ServiceAddresses } from '@vrp/platform/service';
 import { startPmsSimulator, SimulatorControl, type PmsSimulator } from '@vrp/pms-simulator';
 import type { WebhookClock } from '@vrp/webhook';
 import { dataDirIsEmpty } from './data-dir';
@@ -54,7 +51,7 @@ export interface StackOptions {
   /**
    * The gateway's and the services' gRPC calls to each other stay inside this process: same
    * messages, encoded and decoded, same deadlines, errors and size limits, no loopback HTTP/2
-   * (GRPC_IN_PROCESS; `@vrp/platform` grpc/in-process.ts). Default true; false sends every call
+   * (GRPC_IN_PROCESS; `@vrp/engines` grpc/in-process.ts). Default true; false sends every call
    * over the network, as separate processes do.
    */
   grpcInProcess?: boolean;
@@ -312,6 +309,8 @@ async function boot(
   // The PMSs of this stack: a dev/test simulator, not part of the production services.
   const simulator: PmsSimulator = await startPmsSimulator({ host, port: opts.pmsSimulatorPort ?? (opts.ephemeralPorts ? 0 : 8090) });
   onStarted(() => simulator.close());
+  // The stack's composition root picks the transport of its in-process gRPC calls.
+  if (opts.grpcInProcess ?? true) useInProcessCalls();
   const started = await startServices({
     onStarted,
     bus,

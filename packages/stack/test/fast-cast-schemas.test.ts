@@ -1,9 +1,9 @@
 // The embedded engine's fast caster on the services' own schemas: on random documents it gives
-// what mongoose gives or leaves the document to mongoose (packages/platform/src/store/fast-cast.ts;
-// the platform's test covers every kind of path and validator on schemas of its own).
+// what mongoose gives or leaves the document to mongoose (packages/engines/src/store/memory/fast-cast.ts;
+// the engines' test covers every kind of path and validator on schemas of its own).
 import { Schema } from 'mongoose';
-import { compareWithMongoose } from '@vrp/platform/src/store/fast-cast-check';
-import { appliedRequestSchema } from '@vrp/platform/src/applied-requests';
+import { compareWithMongoose } from '@vrp/engines/fast-cast-check';
+import { appliedRequestSchema } from '@vrp/platform/applied-requests';
 import * as gateway from '@vrp/gateway/src/store/schemas';
 import * as guest from '@vrp/guest/src/store/schemas';
 import * as listing from '@vrp/listing/src/store/schemas';

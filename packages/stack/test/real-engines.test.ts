@@ -8,7 +8,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { listingEvents, TOPICS } from '@vrp/contracts';
-import { createBus, createStore, newId, type DocumentStore, type EventBus } from '@vrp/platform';
+import { createBus } from '@vrp/engines/bus';
+import { createStore } from '@vrp/engines/store';
+import { newId } from '@vrp/platform/ids';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { EventBus } from '@vrp/platform/bus';
 import { eventually, type ErrorBody } from '../../../e2e/support/stack';
 import { startStack, type Stack } from '../src';
 

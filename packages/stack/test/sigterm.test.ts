@@ -13,7 +13,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { join } from 'node:path';
 import { listing as listingProto } from '@vrp/contracts';
-import { freePort } from '@vrp/platform';
+import { freePort } from '@vrp/platform/net';
 import { eventually } from '../../../e2e/support/stack';
 
 const ROOT = join(__dirname, '..', '..', '..');

@@ -3,7 +3,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SERVICE_NAMES, startStack, type Stack } from '../src';
-import { inProcessPorts } from '@vrp/platform';
+import { inProcessPorts } from '@vrp/engines/grpc-in-process';
 import { eventually } from '@vrp/testkit';
 
 const quiet = { port: 0, ephemeralPorts: true, seed: false, logLevel: 'silent' } as const;

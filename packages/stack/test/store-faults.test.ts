@@ -3,7 +3,9 @@
 // fault hook. A frozen database must answer a 503 service_unavailable envelope within the
 // gateway's upstream deadline, never hang or answer 500; /readyz of its process must fail.
 import { gatewayConfigSchema } from '@vrp/gateway';
-import { createMemoryBus, createMemoryStore, type EventBus, type MemoryDocumentStore } from '@vrp/platform';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore, type MemoryDocumentStore } from '@vrp/engines/store';
+import type { EventBus } from '@vrp/platform/bus';
 import { DEMO_API_KEY, startStack, type ServiceName, type Stack } from '../src';
 
 /** STORE_TIMEOUT_MS of this stack: short, so the test is quick. */

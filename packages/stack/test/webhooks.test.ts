@@ -5,7 +5,7 @@
 // the webhook service's clock and restarts the service in place (internals); what it checks is
 // still answered over HTTP.
 import { webhookEventSchemas } from '@vrp/gateway';
-import { createLogger } from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
 import { startWebhookService } from '@vrp/webhook';
 import { eventually, type ErrorBody } from '../../../e2e/support/stack';
 import { startWebhookReceiver, verify, type ReceivedWebhook, type WebhookReceiver } from '../../../e2e/support/webhook-receiver';

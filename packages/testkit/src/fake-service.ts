@@ -1,6 +1,8 @@
 // A stand-in gRPC server for a service a component test does not boot (e.g. the pms-adapter
 // behind the PMS relay client): real gRPC on an ephemeral port, answering only what the test fakes.
-import { createLogger, service, startService, type Handlers, type RunningService } from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { service, type Handlers } from '@vrp/platform/grpc';
+import { startService, type RunningService } from '@vrp/platform/service';
 
 /** Serves `definition` with `handlers`; a call of any other method fails with "<method> is not faked". */
 export async function startFakeService<D extends Parameters<typeof service>[0]>(

@@ -1,6 +1,6 @@
 // Helpers shared by the tests of every package and service: the error a call failed with, and
 // waiting for a condition (tests wait for conditions, never for fixed sleeps).
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { rejectionOf } from './rejection';
 
 export { rejectionOf };

@@ -8,7 +8,9 @@
 import type http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
-import { AppliedRequests, type DocumentStore, type Logger } from '@vrp/platform';
+import { AppliedRequests } from '@vrp/platform/applied-requests';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { Logger } from '@vrp/platform/logging';
 import type { GatewayConfig } from './config';
 import { answerClientErrors } from './http/client-errors';
 import { classifyError, sendError } from './http/envelope';

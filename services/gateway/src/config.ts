@@ -3,7 +3,9 @@
 // a gateway must never start with a guessable operator token or pepper. The embedded stack
 // passes its own development values.
 import { z } from 'zod';
-import { addressConfig, engineConfig, LOG_LEVELS, persistenceConfig, port, secret } from '@vrp/platform';
+import { addressConfig } from '@vrp/platform/service';
+import { engineConfig, persistenceConfig, port, secret } from '@vrp/platform/config';
+import { LOG_LEVELS } from '@vrp/platform/logging';
 
 export const gatewayConfigSchema = z.object({
   GATEWAY_PORT: port(8080).describe('port of the public listener: /v1, /docs, /healthz, /readyz'),

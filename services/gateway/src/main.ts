@@ -1,5 +1,9 @@
 // The gateway as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
-import { checkEngineConfig, collectDefaultMetrics, createLogger, createStore, exitOnHelp, loadConfigOrExit, runMain, stopOnSignals } from '@vrp/platform';
+import { checkEngineConfig, exitOnHelp, loadConfigOrExit } from '@vrp/platform/config';
+import { collectDefaultMetrics } from '@vrp/platform/metrics';
+import { createLogger } from '@vrp/platform/logging';
+import { createStore } from '@vrp/engines/store';
+import { runMain, stopOnSignals } from '@vrp/platform/service';
 import { startGateway } from './app';
 import { closeUpstreams, createUpstreams } from './ports/upstreams';
 import { gatewayConfigSchema } from './config';

@@ -1,6 +1,7 @@
 // The operator API and the programmatic bootstrap of the embedded stack.
 import { Schema } from 'mongoose';
-import { AppError, parseConfig } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { parseConfig } from '@vrp/platform/config';
 import { bootstrapWorkspace, gatewayConfigSchema } from '../src/app';
 import { ADMIN_TOKEN, adminHeaders, bearer, PEPPER, request, type ErrorBody, useGateway } from './harness';
 

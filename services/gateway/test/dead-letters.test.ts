@@ -3,20 +3,13 @@
 // embedded engines, with a consumer group that fails for good on every message until told the
 // cause is fixed. Proves the merge of the services' lists (newest first, pages, totals), the
 // filters, the routing of replay and delete by id, and the envelopes of failures.
-import {
-  ConsumerRunner,
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  DEAD_LETTER_SERVICES,
-  deadLetterService,
-  Outbox,
-  PermanentError,
-  startService,
-  type DeadLetterServiceName,
-  type RunningService,
-  type Subscription,
-} from '@vrp/platform';
+import { ConsumerRunner, DEAD_LETTER_SERVICES, deadLetterService, PermanentError, type DeadLetterServiceName } from '@vrp/platform/consumer';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { Outbox } from '@vrp/platform/outbox';
+import { startService, type RunningService } from '@vrp/platform/service';
+import type { Subscription } from '@vrp/platform/bus';
 import { adminHeaders, request, startTestGateway, type ErrorBody, type TestGateway } from './harness';
 
 const logger = createLogger('test', 'silent');

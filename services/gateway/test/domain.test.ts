@@ -7,7 +7,7 @@ import { newApiKeyRecord, principalOf } from '../src/domain/api-key-record';
 import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../src/domain/idempotency';
 import { newWorkspace, normalizeWorkspaceName, workspaceNameKey } from '../src/domain/workspace';
 import { issuesToFields, isStorableText } from '../src/http/validation';
-import { dataWorkspaceId, workspaceOfData } from '@vrp/platform';
+import { dataWorkspaceId, workspaceOfData } from '@vrp/platform/sandbox';
 import { DEFAULT_RATE_LIMITS, effectiveRateLimits, mergeRateLimitOverrides } from '../src/domain/rate-limits';
 
 const PEPPER = 'pepper-0123456789-0123456789-0123456789';

@@ -6,23 +6,15 @@ import type { ErrorEnvelope } from '@vrp/api-model';
 import { listing } from '@vrp/contracts';
 import { startListingService } from '@vrp/listing';
 import { eventually, request } from '@vrp/testkit';
-import {
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  currentContext,
-  DEFAULT_ADDRESSES,
-  dataWorkspaceId,
-  parseConfig,
-  service,
-  startGrpcServer,
-  type DocumentStore,
-  type GrpcServerHandle,
-  type Handlers,
-  type RunningService,
-  type Upstream,
-} from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { createUpstream, service, startGrpcServer, type GrpcServerHandle, type Handlers, type Upstream } from '@vrp/platform/grpc';
+import { currentContext } from '@vrp/platform/context';
+import { DEFAULT_ADDRESSES, type RunningService } from '@vrp/platform/service';
+import { dataWorkspaceId } from '@vrp/platform/sandbox';
+import { parseConfig } from '@vrp/platform/config';
+import type { DocumentStore } from '@vrp/platform/store';
 import { closeUpstreams, createUpstreams, gatewayConfigSchema, startGateway, type GatewayUpstreams, type RunningGateway, type Route } from '../src/app';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';

@@ -1,6 +1,7 @@
 // Request ids, the error envelope, bad input, unknown routes and methods, ops endpoints.
 import { z } from 'zod';
-import { AppError, currentContext, ERROR_CATALOG } from '@vrp/platform';
+import { AppError, ERROR_CATALOG } from '@vrp/platform/errors';
+import { currentContext } from '@vrp/platform/context';
 import { defineRoute } from '../src/app';
 import { ok } from '../src/http/route';
 import { adminHeaders, bearer, provision, request, startTestGateway, type ErrorBody, useGateway } from './harness';

@@ -1,7 +1,8 @@
 // Idempotency-Key on POST, through test-only routes mounted with the gateway's own pipeline,
 // plus the store's expiry and crash-recovery rules with a controlled clock.
 import { z } from 'zod';
-import { AppError, createMemoryStore } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { createMemoryStore } from '@vrp/engines/store';
 import { defineRoute } from '../src/app';
 import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from '../src/domain/idempotency';
 import { created, ok } from '../src/http/route';

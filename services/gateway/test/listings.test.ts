@@ -1,7 +1,7 @@
 // GET /v1/listings, /v1/properties and their single-record forms, in front of the real listing
 // service (through the harness's recording proxy).
 import { listing } from '@vrp/contracts';
-import { AppError, listingInactive } from '@vrp/platform';
+import { AppError, listingInactive } from '@vrp/platform/errors';
 import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
 import { bearer, makeListing, provision, request, type ErrorBody, useGateway } from './harness';
 

@@ -1,7 +1,7 @@
 // The OpenAPI document and the HTML reference, both generated from the route table.
 import { z } from 'zod';
 import { EVENT_TYPES } from '@vrp/api-model';
-import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform';
+import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform/errors';
 import { openApiPath, type OpenApiDocument } from '../src/http/openapi';
 import { createWorkspaceBody } from '../src/http/routes/admin';
 import { listListingsQuery } from '../src/http/routes/listings';

@@ -3,7 +3,8 @@
 // in memory instead (middleware/rate-limit.ts), so this limiter is tested here on its own, over
 // the embedded store's engine, which evaluates the very same filter and update documents.
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { createMemoryStore, type DocumentStore } from '@vrp/platform';
+import { createMemoryStore } from '@vrp/engines/store';
+import type { DocumentStore } from '@vrp/platform/store';
 import { RateLimiterDocumentStore, rateLimitCounters } from '../src/store/rate-limit-store';
 
 const outcome = (p: Promise<RateLimiterRes>) =>

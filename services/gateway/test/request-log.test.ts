@@ -4,7 +4,7 @@
 // logger is still redacted.
 import { Writable } from 'node:stream';
 import express from 'express';
-import { createLogger } from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
 import { requestContext } from '../src/http/middleware/request-context';
 import { requestState } from '../src/http/request-state';
 

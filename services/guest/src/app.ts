@@ -4,7 +4,8 @@
 // listing service (a listing's PMS) and the pms-adapter (RelayWrite) for PMS writes.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { TOPICS } from '@vrp/contracts';
-import { AppliedRequests, perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests } from '@vrp/platform/applied-requests';
+import { perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
 import { ListingAccess } from './ports/access';
 import { startConsumers } from './events/consumers';
 import { guestHandlers } from './grpc/handlers';

@@ -1,6 +1,7 @@
 // The guest service as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
-import { serviceMain } from '@vrp/platform';
+import { openEngines } from '@vrp/engines';
+import { serviceMain } from '@vrp/platform/service';
 import { startGuestService } from './app';
 import { guestService } from './config';
 
-serviceMain({ definition: guestService, start: (deps) => startGuestService(deps) });
+serviceMain({ definition: guestService, engines: openEngines, start: (deps) => startGuestService(deps) });

@@ -1,7 +1,7 @@
 // Profiles written before guest_reservation_links embedded their reservation links: the guest
 // service's start moves them into their own documents (GuestStore.migrateEmbeddedLinks), and a
 // reservation event then finds the reservation linked as before.
-import { createMemoryStore } from '@vrp/platform';
+import { createMemoryStore } from '@vrp/engines/store';
 import { GuestStore } from '../src/store/guest-store';
 
 describe('reservation links embedded by older profiles', () => {

@@ -2,17 +2,13 @@
 // listing activity and PMS sync changes are published on the memory bus as their producers do;
 // the PMS port is a recording fake, so every test can prove what was (not) sent to a PMS.
 import { guest as pb, guestEvents, listingEvents, ops, pmsSync, reservation as resPb, reservationEvents, TOPICS } from '@vrp/contracts';
-import {
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  DEFAULT_ADDRESSES,
-  newId,
-  notFound,
-  type RunningService,
-  type Upstream,
-} from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import { DEFAULT_ADDRESSES, type RunningService } from '@vrp/platform/service';
+import { newId } from '@vrp/platform/ids';
+import { notFound } from '@vrp/platform/errors';
 import { startGuestService } from '../src/app';
 import type { GuestRecord } from '../src/domain/guest';
 import type { ListingPms, PmsPort, RelayInput } from '../src/ports/pms';

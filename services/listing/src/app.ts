@@ -1,6 +1,8 @@
 // Wiring of the listing service: store and bus engines in, gRPC + ops servers out.
 import { reservation, TOPICS } from '@vrp/contracts';
-import { AppliedRequests, createUpstream, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests } from '@vrp/platform/applied-requests';
+import { createUpstream } from '@vrp/platform/grpc';
+import { startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
 import { ListingActivity } from './use-cases/activity';
 import type { ContentRelay } from './use-cases/listing-data';
 import { listingService } from './grpc/handlers';

@@ -1,6 +1,7 @@
 // The listing service as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
-import { serviceMain } from '@vrp/platform';
+import { openEngines } from '@vrp/engines';
+import { serviceMain } from '@vrp/platform/service';
 import { startListingService } from './app';
 import { listingService } from './config';
 
-serviceMain({ definition: listingService, start: (deps) => startListingService(deps) });
+serviceMain({ definition: listingService, engines: openEngines, start: (deps) => startListingService(deps) });

@@ -1,7 +1,12 @@
 // Component test of the listing data endpoints (calendar, content, photos, publish) over real
 // gRPC with the embedded engines, plus the pure rules they are built on.
 import { listing as pb } from '@vrp/contracts';
-import { AppError, AppliedRequests, createLogger, createMemoryBus, createMemoryStore, Outbox, requestKey } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { AppliedRequests, requestKey } from '@vrp/platform/applied-requests';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { Outbox } from '@vrp/platform/outbox';
 import { ListingActivity } from '../src/use-cases/activity';
 import { useListingService } from './support';
 import { addDays, availabilityRequestProblems, eachDate, isRealDate, nightsOf, rangeProblems, updateProblems } from '../src/domain/calendar';

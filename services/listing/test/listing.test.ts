@@ -1,6 +1,7 @@
 // Component test: the listing service over real gRPC with embedded engines.
 import { listing as pb, listingEvents, TOPICS } from '@vrp/contracts';
-import { createMemoryBus, createMemoryStore } from '@vrp/platform';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
 import { useListingService } from './support';
 import { errorOf } from '@vrp/testkit';
 

@@ -3,7 +3,10 @@
 // change, and the changes that can never apply (unreadable payload, channel id taken) becoming
 // dead letters while the partition moves on.
 import { ops, pmsSync, TOPICS, type ListingSyncPayload } from '@vrp/contracts';
-import { AppError, createMemoryBus, createMemoryStore, createUpstream, type Upstream } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
 import { useListingService } from './support';
 
 const WS = 'ws_sync';

@@ -1,7 +1,9 @@
 // The listing service for one describe block of its component tests: started over real gRPC on
 // the embedded engines the block passes, with a client to call it.
 import { listing as pb } from '@vrp/contracts';
-import { createLogger, createUpstream, DEFAULT_ADDRESSES, type RunningService, type Upstream } from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import { DEFAULT_ADDRESSES, type RunningService } from '@vrp/platform/service';
 import { startListingService, type ListingServiceDeps } from '../src/app';
 
 export interface ListingUnderTest {

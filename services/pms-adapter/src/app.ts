@@ -1,6 +1,6 @@
 // Wiring of the pms-adapter service: store and bus engines in, gRPC + ops servers out.
 import { TOPICS } from '@vrp/contracts';
-import { startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
 import type { PmsProvider } from './domain/connection';
 import { startOutcomeConsumer } from './events/outcome-consumer';
 import { pmsAdapterHandlers } from './grpc/handlers';

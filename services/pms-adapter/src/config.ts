@@ -1,7 +1,7 @@
 // What the pms-adapter service reads from its environment: the settings every service reads
-// (packages/platform service-main.ts) and its own below. `--help` prints them.
+// (@vrp/platform/service, service/main.ts) and its own below. `--help` prints them.
 import { z } from 'zod';
-import type { ServiceDefinition } from '@vrp/platform';
+import type { ServiceDefinition } from '@vrp/platform/service';
 import { DEFAULT_PMS_BASE_URL } from './app';
 
 export const pmsConfig = z.object({

@@ -1,10 +1,12 @@
 // The pms-adapter service as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
-import { serviceMain } from '@vrp/platform';
+import { openEngines } from '@vrp/engines';
+import { serviceMain } from '@vrp/platform/service';
 import { startPmsAdapterService } from './app';
 import { pmsAdapterService } from './config';
 
 serviceMain({
   definition: pmsAdapterService,
+  engines: openEngines,
   start: (deps, config) =>
     startPmsAdapterService({
       ...deps,

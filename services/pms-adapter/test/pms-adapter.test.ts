@@ -3,16 +3,12 @@
 // deactivates listings on disconnect).
 import { listing as listingPb, pms as pb, pmsSync, TOPICS } from '@vrp/contracts';
 import { PROVIDERS, pmsCapabilities, reservationCapabilities, supports, WRITES, type PmsWrite } from '@vrp/pms-matrix';
-import {
-  createLogger,
-  createMemoryBus,
-  createMemoryStore,
-  createUpstream,
-  freePort,
-  type RunningService,
-  type ServiceAddresses,
-  type Upstream,
-} from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import { freePort } from '@vrp/platform/net';
+import type { RunningService, ServiceAddresses } from '@vrp/platform/service';
 import { startPmsSimulator, SimulatorControl, type PmsSimulator } from '@vrp/pms-simulator';
 import { startListingService } from '@vrp/listing';
 import { startPmsAdapterService } from '../src/app';

@@ -1,7 +1,7 @@
 // The sync health fold over the embedded store: published changes are pending until their
 // owning service reports them; each outcome counts once however often it is redelivered; lag is
 // the age of the oldest pending change; pulls count consecutive failures.
-import { createMemoryStore } from '@vrp/platform';
+import { createMemoryStore } from '@vrp/engines/store';
 import { ConnectionStore } from '../src/store/connection-store';
 import { SyncHealthStore, type Outcome } from '../src/store/sync-health-store';
 import { SyncHealth } from '../src/use-cases/sync-health';

@@ -2,7 +2,9 @@
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing, TOPICS } from '@vrp/contracts';
 import { connectPmsRelay, type PmsRelay } from '@vrp/pms-relay';
-import { AppliedRequests, createUpstream, perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests } from '@vrp/platform/applied-requests';
+import { createUpstream } from '@vrp/platform/grpc';
+import { perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
 import { consumePmsSync } from './events/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';

@@ -1,6 +1,6 @@
 // What the reservation service reads from its environment: the settings every service reads
-// (packages/platform service-main.ts), under its prefix and defaults. `--help` prints them.
-import type { ServiceDefinition } from '@vrp/platform';
+// (@vrp/platform/service, service/main.ts), under its prefix and defaults. `--help` prints them.
+import type { ServiceDefinition } from '@vrp/platform/service';
 
 export const reservationService: ServiceDefinition = {
   name: 'reservation',

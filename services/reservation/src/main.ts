@@ -1,6 +1,7 @@
 // The reservation service as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
-import { serviceMain } from '@vrp/platform';
+import { openEngines } from '@vrp/engines';
+import { serviceMain } from '@vrp/platform/service';
 import { startReservationService } from './app';
 import { reservationService } from './config';
 
-serviceMain({ definition: reservationService, start: (deps) => startReservationService(deps) });
+serviceMain({ definition: reservationService, engines: openEngines, start: (deps) => startReservationService(deps) });

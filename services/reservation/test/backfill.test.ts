@@ -2,7 +2,10 @@
 // `booked_nights` existed (engine-level documents: no nights, no version, no conflictsWith).
 // Through the service start (gRPC reads), and the use case itself for resume and concurrency.
 import { reservationEvents, TOPICS } from '@vrp/contracts';
-import { createLogger, createMemoryBus, createMemoryStore, Outbox, type MemoryDocumentStore } from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore, type MemoryDocumentStore } from '@vrp/engines/store';
+import { Outbox } from '@vrp/platform/outbox';
 import { sampleReservation, startReservationUnderTest, type ReservationUnderTest } from './support';
 import type { ListingDirectory } from '../src/ports/listings';
 import type { PmsRelay } from '@vrp/pms-relay';

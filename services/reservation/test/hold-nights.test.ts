@@ -1,9 +1,9 @@
 // Holding a reservation's nights (use-cases/hold-nights.ts) on the embedded store.
-import { createMemoryStore } from '@vrp/platform';
+import { createMemoryStore } from '@vrp/engines/store';
 import { sampleReservation } from './support';
 import { NightStore } from '../src/store/night-store';
 import { holdNights, holdPending, PENDING_HOLD_MS } from '../src/use-cases/hold-nights';
-import { createLogger } from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
 
 describe('holding nights', () => {
   it('a reservation written for the first time takes its nights without looking for nights to release; a changed one gives back those it no longer needs', async () => {

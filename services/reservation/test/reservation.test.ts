@@ -1,6 +1,10 @@
 // Component test: the reservation service over real gRPC with embedded engines.
 import { reservation as pb } from '@vrp/contracts';
-import { notFound, createMemoryBus, createMemoryStore, type RunningService, type Upstream } from '@vrp/platform';
+import { notFound } from '@vrp/platform/errors';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import type { RunningService } from '@vrp/platform/service';
+import type { Upstream } from '@vrp/platform/grpc';
 import type { ReservationRecord } from '../src/domain/reservation';
 import { SAMPLE_FINANCIALS, SAMPLE_GUEST, SAMPLE_OCCUPANCY, sampleReservation, startReservationUnderTest } from './support';
 import type { ListingDirectory } from '../src/ports/listings';

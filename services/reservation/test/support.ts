@@ -1,7 +1,9 @@
 // Shared by the reservation service's component tests: a sample reservation record and the
 // service started over real gRPC on the embedded engines a test passes, with a client.
 import { reservation as pb } from '@vrp/contracts';
-import { createLogger, createUpstream, DEFAULT_ADDRESSES, type RunningService, type Upstream } from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import { DEFAULT_ADDRESSES, type RunningService } from '@vrp/platform/service';
 import { startReservationService, type ReservationServiceDeps } from '../src/app';
 import { newReservationRecord, type ReservationRecord } from '../src/domain/reservation';
 

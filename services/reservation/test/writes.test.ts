@@ -2,7 +2,11 @@
 // cancel, quote, the PMS rules of spec 7.2 against a fake pms-adapter gRPC server that records
 // every RelayWrite it receives, the outbox events, and the pms.sync.v1 consumer.
 import { listingEvents, ops, pms, pmsSync, reservation as pb, reservationEvents, TOPICS, type ReservationSyncPayload } from '@vrp/contracts';
-import { AppError, createMemoryBus, createMemoryStore, createUpstream, DEFAULT_ADDRESSES, type RunningService, type Upstream } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import { DEFAULT_ADDRESSES, type RunningService } from '@vrp/platform/service';
 import { startReservationUnderTest } from './support';
 import { CONFIRMATION_ALPHABET } from '../src/domain/confirmation-code';
 import type { NightPrice } from '../src/domain/pricing';

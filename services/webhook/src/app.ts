@@ -3,7 +3,9 @@
 // local activity cache decides suppression and the replay 403.
 import { ListingActivityCache } from '@vrp/activity-cache';
 import { listing } from '@vrp/contracts';
-import { AppliedRequests, createUpstream, perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform';
+import { AppliedRequests } from '@vrp/platform/applied-requests';
+import { createUpstream } from '@vrp/platform/grpc';
+import { perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
 import { systemClock, type WebhookClock } from './ports/clock';
 import { DEFAULT_ACTIVITY_WINDOWS, type ActivityWindows } from './domain/activity-decision';
 import type { KeyMode, TargetPolicy } from './domain/target';

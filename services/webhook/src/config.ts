@@ -1,7 +1,7 @@
 // What the webhook service reads from its environment: the settings every service reads
-// (packages/platform service-main.ts) and its own below (docs/operations.md). `--help` prints them.
+// (@vrp/platform/service, service/main.ts) and its own below (docs/operations.md). `--help` prints them.
 import { z } from 'zod';
-import type { ServiceDefinition } from '@vrp/platform';
+import type { ServiceDefinition } from '@vrp/platform/service';
 import { DEFAULT_ACTIVITY_WINDOWS } from './domain/activity-decision';
 
 export const webhookConfig = z.object({

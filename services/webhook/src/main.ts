@@ -1,10 +1,12 @@
 // The webhook service as its own process (docker-compose, Kubernetes). `--help` lists its configuration.
-import { serviceMain } from '@vrp/platform';
+import { openEngines } from '@vrp/engines';
+import { serviceMain } from '@vrp/platform/service';
 import { startWebhookService } from './app';
 import { webhookService } from './config';
 
 serviceMain({
   definition: webhookService,
+  engines: openEngines,
   start: (deps, config) =>
     startWebhookService({
       ...deps,

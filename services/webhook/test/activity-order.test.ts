@@ -4,7 +4,12 @@
 // When the listing service confirms that the cache holds the listing's latest activity version,
 // the decision is made at once (no window); otherwise the windows decide as before.
 import { listing as listingPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
-import { AppError, createMemoryBus, createMemoryStore, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { createMemoryBus, type MemoryEventBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { RunningService } from '@vrp/platform/service';
+import type { Upstream } from '@vrp/platform/grpc';
 import { ManualClock } from '../src/app';
 import { connectWebhook, startWebhookUnderTest } from './support';
 import type { ListingLookup } from '../src/ports/listings';

@@ -2,8 +2,10 @@
 // MongoDB's snapshot isolation): an event queued while the current head completes must become
 // the next head, whichever transaction commits first.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { createLogger, createMemoryStore, sortableId } from '@vrp/platform';
-import { holdOpen } from '@vrp/platform/src/store/contract';
+import { createLogger } from '@vrp/platform/logging';
+import { createMemoryStore } from '@vrp/engines/store';
+import { sortableId } from '@vrp/platform/ids';
+import { holdOpen } from '@vrp/engines/store-contract';
 import { newDelivery, type DeliveryRecord, type WebhookEvent } from '../src/domain/delivery';
 import { newSubscription, SUCCESS_RECORD_WINDOW_MS } from '../src/domain/subscription';
 import { ManualClock, systemClock, type WebhookClock } from '../src/ports/clock';

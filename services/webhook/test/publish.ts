@@ -1,6 +1,7 @@
 // Test helpers: domain events and activity changes as the other services publish them.
 import { listingEvents, reservation as resPb, reservationEvents, TOPICS } from '@vrp/contracts';
-import { newId, type MemoryEventBus } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
+import type { MemoryEventBus } from '@vrp/engines/bus';
 
 /** Publishes a reservation event and waits until every consumer has handled it. */
 export async function publishReservationEvent(

@@ -1,7 +1,9 @@
 // The webhook service as its component tests start it: real gRPC on ephemeral ports, embedded
 // engines given by the test, deliveries allowed to the local receiver.
 import { webhook as pb } from '@vrp/contracts';
-import { createLogger, createUpstream, DEFAULT_ADDRESSES, type RunningService, type Upstream } from '@vrp/platform';
+import { createLogger } from '@vrp/platform/logging';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import { DEFAULT_ADDRESSES, type RunningService } from '@vrp/platform/service';
 import { startWebhookService, type WebhookServiceDeps } from '../src/app';
 
 /** Starts the service (defaults: a silent logger, DEFAULT_ADDRESSES, loopback receivers allowed; `deps` override). */

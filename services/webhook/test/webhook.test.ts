@@ -1,7 +1,11 @@
 // Component test: the webhook service over real gRPC with embedded engines, a real local HTTP
 // receiver, a manual scheduling clock, and domain events published on the memory bus.
 import { listing as listingPb, ops, reservation as resPb, reservationEvents, TOPICS, webhook as pb } from '@vrp/contracts';
-import { createMemoryBus, createMemoryStore, createUpstream, type DocumentStore, type MemoryEventBus, type RunningService, type Upstream } from '@vrp/platform';
+import { createMemoryBus, type MemoryEventBus } from '@vrp/engines/bus';
+import { createMemoryStore } from '@vrp/engines/store';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { RunningService } from '@vrp/platform/service';
 import { ManualClock, verifySignature } from '../src/app';
 import { connectWebhook, startWebhookUnderTest } from './support';
 import type { Resolver } from '../src/ports/address-guard';

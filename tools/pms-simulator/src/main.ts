@@ -1,6 +1,7 @@
 // `pnpm --filter @vrp/pms-simulator start`: the simulator as its own process (development).
 import { z } from 'zod';
-import { loadConfigOrExit, port, runMain } from '@vrp/platform';
+import { loadConfigOrExit, port } from '@vrp/platform/config';
+import { runMain } from '@vrp/platform/service';
 import { startPmsSimulator } from './server';
 
 const configSchema = z.object({

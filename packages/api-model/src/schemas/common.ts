@@ -4,7 +4,8 @@
 // module per resource beside it; every enum, pattern and limit comes from ../vocabulary.
 // Schemas registered in `componentSchemas` become named `#/components/schemas/<id>` entries.
 import { z } from 'zod';
-import { DEFAULT_PAGE_LIMIT, ERROR_CATALOG, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET, type ErrorCode } from '@vrp/platform';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, MAX_PAGE_OFFSET } from '@vrp/platform/paging';
+import { ERROR_CATALOG, type ErrorCode } from '@vrp/platform/errors';
 import { DATE_CONFLICT_REASONS, MAX_ID_LENGTH } from '../vocabulary';
 
 export const componentSchemas = z.registry<{ id: string; description?: string }>();

@@ -1,7 +1,7 @@
 // Schemas of the operators' dead-letter API (/admin/v1/dead-letters): messages a consumer group
 // set aside so that its partition moves on (docs/operations.md, "Dead letters").
 import { z } from 'zod';
-import { DEAD_LETTER_SERVICES, MAX_DEAD_LETTER_WINDOW } from '@vrp/platform';
+import { DEAD_LETTER_SERVICES, MAX_DEAD_LETTER_WINDOW } from '@vrp/platform/consumer';
 import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUS_FILTERS, MAX_ID_LENGTH, MODES } from '../vocabulary';
 import { component, idParam, isoDateTime, pageQuery } from './common';
 

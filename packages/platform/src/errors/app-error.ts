@@ -11,18 +11,17 @@ export interface ErrorDetails {
   provider?: string;
   /** Seconds the caller should wait (service_unavailable, rate_limited). */
   retryAfterSeconds?: number;
-  /** dates_unavailable: every night of the request that is taken. */
-  conflicts?: DateConflict[];
+  /** dates_unavailable: every night of the request that is taken (the reservation service says which and why). */
+  conflicts?: ConflictDetail[];
 }
 
-/** Why a night is unavailable: booked by a reservation, or closed on the listing's calendar. */
-export const DATE_CONFLICT_REASONS = ['booked', 'closed'] as const;
-
-/** A night a stay cannot have: booked by a reservation, or closed on the listing's calendar. */
-export interface DateConflict {
+/**
+ * One entry of `conflicts`, as the error detail carries it (common.v1.DateConflict): the service
+ * that raises dates_unavailable defines what the reasons are.
+ */
+export interface ConflictDetail {
   date: string;
-  reason: (typeof DATE_CONFLICT_REASONS)[number];
-  /** The reservation holding the night (reason booked). */
+  reason: string;
   reservationId?: string;
 }
 
@@ -71,16 +70,6 @@ export const validationFailed = (fields: Record<string, string>) =>
       .map(([k, v]) => `${k}: ${v}`)
       .join('; ')}`,
     { fields },
-  );
-
-export const datesUnavailable = (conflicts: DateConflict[]) =>
-  new AppError(
-    'dates_unavailable',
-    `The stay is not available: ${conflicts
-      .slice(0, 10)
-      .map((c) => `${c.date} ${c.reason === 'booked' ? `is booked${c.reservationId ? ` (${c.reservationId})` : ''}` : 'is closed'}`)
-      .join(', ')}${conflicts.length > 10 ? ` and ${conflicts.length - 10} more nights` : ''}. Nothing was written.`,
-    { conflicts },
   );
 
 export const preconditionFailed = (what: string, id: string, expected: number, current: number) =>

@@ -84,7 +84,7 @@ export function grpcToAppError(err: ServiceError): AppError {
           if (d.conflicts.length) {
             details.conflicts = d.conflicts.map((c) => ({
               date: c.date,
-              reason: c.reason === 'booked' ? 'booked' : 'closed',
+              reason: c.reason,
               ...(c.reservationId ? { reservationId: c.reservationId } : {}),
             }));
           }

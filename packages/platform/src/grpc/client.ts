@@ -11,7 +11,7 @@ import { currentContext, REQUEST_ID_METADATA } from '../context';
 import { AppError } from '../errors/app-error';
 import { grpcToAppError, isServiceError } from '../errors/grpc';
 import { breakerState, grpcClientCalls } from '../metrics';
-import { callInProcess, loopbackPort } from './in-process';
+import { localCalls } from './local-calls';
 
 type Callback<Res> = (err: grpc.ServiceError | null, res: Res) => void;
 type UnaryFn<Req, Res> = (req: Req, md: grpc.Metadata, opts: Partial<grpc.CallOptions>, cb: Callback<Res>) => grpc.ClientUnaryCall;
@@ -120,10 +120,6 @@ export function createUpstream<C extends grpc.Client>(
   const defaultDeadline = opts.deadlineMs ?? 5000;
   const resetTimeout = opts.breaker?.resetTimeoutMs ?? 5000;
 
-  // A server of this process that takes in-process calls answers without the network
-  // (grpc/in-process.ts); the method's path is the ts-proto client's service definition's.
-  const port = loopbackPort(opts.address);
-
   const invoke = (method: string, request: unknown, deadlineMs: number): Promise<unknown> =>
     new Promise((resolve, reject) => {
       const md = new grpc.Metadata();
@@ -150,7 +146,9 @@ export function createUpstream<C extends grpc.Client>(
       // calls answers by its deadline, not by the sum of theirs.
       const deadline = Math.min(Date.now() + deadlineMs, ctx?.deadline ?? Infinity);
       const path = definition?.[method]?.path;
-      if (path !== undefined && callInProcess(port, path, request, md, deadline, done)) return;
+      // A server of this process that takes local calls answers without the network
+      // (grpc/local-calls.ts); the method's path is the ts-proto client's service definition's.
+      if (path !== undefined && localCalls()?.call(opts.address, path, request, md, deadline, done)) return;
       fn.call(client, request, md, { deadline }, done);
     });
 

@@ -10,7 +10,7 @@ import { appErrorToGrpc } from '../errors/grpc';
 import { storeFailureToAppError } from '../errors/store-failures';
 import type { Logger } from '../logging';
 import { grpcRequests } from '../metrics';
-import { registerInProcessServer, unregisterInProcessServer, type InProcessMethod } from './in-process';
+import { localCalls, type LocalMethod } from './local-calls';
 
 /** A unary handler: the request in, the response out (or a thrown AppError). */
 export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
@@ -94,7 +94,7 @@ export async function startGrpcServer(opts: {
   host?: string;
   services: ServiceRegistration[];
   logger: Logger;
-  /** Also take calls from clients of this process without the network (grpc/in-process.ts). */
+  /** Also take calls from clients of this process without the network, through the installed local transport (grpc/local-calls.ts). */
   inProcess?: boolean;
   /** Age after which a client connection is asked to go away (default CONNECTION_AGE.maxAgeMs). */
   maxConnectionAgeMs?: number;
@@ -113,7 +113,8 @@ export async function startGrpcServer(opts: {
     'grpc.keepalive_time_ms': 60_000,
     'grpc.keepalive_timeout_ms': 10_000,
   });
-  const local = new Map<string, InProcessMethod>();
+  const local = new Map<string, LocalMethod>();
+  const transport = opts.inProcess ? localCalls() : undefined;
   for (const svc of opts.services) {
     const impl: grpc.UntypedServiceImplementation = {};
     for (const [method, handler] of Object.entries(svc.handlers)) {
@@ -150,7 +151,7 @@ export async function startGrpcServer(opts: {
     });
   });
   opts.logger.info({ port }, `${opts.name} gRPC server listening`);
-  if (opts.inProcess) registerInProcessServer(port, MAX_RECEIVE_BYTES, local);
+  transport?.register(port, MAX_RECEIVE_BYTES, local);
 
   return {
     port,
@@ -162,7 +163,7 @@ export async function startGrpcServer(opts: {
       serving = false;
       // Like the server's own: no new call once stopping (later ones go over the network and
       // find the server gone); the calls in flight finish.
-      if (opts.inProcess) unregisterInProcessServer(port, local);
+      transport?.unregister(port, local);
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           server.forceShutdown();

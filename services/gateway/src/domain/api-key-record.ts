@@ -1,6 +1,7 @@
 // An issued API key as the gateway keeps it: never the key itself, only its hash and a short
 // display prefix. A key is bound to exactly one workspace and one mode.
-import { dataWorkspaceId, newId } from '@vrp/platform';
+import { dataWorkspaceId } from '@vrp/platform/sandbox';
+import { newId } from '@vrp/platform/ids';
 import { displayPrefix, hashApiKey, type ApiKeyMode, type ParsedApiKey } from './api-key';
 
 export interface ApiKeyRecord {

@@ -5,7 +5,7 @@
 // is useless without the gateway's secret. Pure functions: no I/O.
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { MODES } from '@vrp/api-model';
-import { randomBase58 } from '@vrp/platform';
+import { randomBase58 } from '@vrp/platform/ids';
 
 export const API_KEY_MODES = MODES;
 export type ApiKeyMode = (typeof API_KEY_MODES)[number];

@@ -1,7 +1,7 @@
 // Workspace rules of the gateway: a workspace is the tenant every API key is bound to. Its plan
 // limit is owned by the listing service; the gateway keeps the value it set so the admin API
 // can show it. Pure: no I/O.
-import { newId } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
 import type { RateLimitOverrides } from './rate-limits';
 
 export const WORKSPACE_NAME_MAX_LENGTH = 100;

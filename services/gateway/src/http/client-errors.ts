@@ -4,7 +4,9 @@
 // other error, with a request id, and the connection is closed (its framing is unknown).
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { acceptOrCreateRequestId, AppError, type ErrorCode, type Logger } from '@vrp/platform';
+import { acceptOrCreateRequestId } from '@vrp/platform/context';
+import { AppError, type ErrorCode } from '@vrp/platform/errors';
+import type { Logger } from '@vrp/platform/logging';
 import { toErrorEnvelope } from './envelope';
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };

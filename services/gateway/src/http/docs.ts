@@ -3,7 +3,7 @@
 // served by the gateway itself from the `redoc` package, so the docs work offline. One page per
 // error code is plain self-contained HTML (inline CSS, no scripts) under a strict
 // Content-Security-Policy, and so is the 404 page of an unknown code.
-import { ERROR_CATALOG, docsPath, type ErrorCode } from '@vrp/platform';
+import { ERROR_CATALOG, docsPath, type ErrorCode } from '@vrp/platform/errors';
 import type { OpenApiDocument } from './openapi';
 import { recordedError } from './openapi-examples';
 

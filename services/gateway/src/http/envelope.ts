@@ -1,7 +1,7 @@
 // The error envelope (docs/api.md, "Errors"), rendered from an AppError, and the mapping of every
 // other failure (body parser, Express, bugs) onto a catalog code.
 import type { Response } from 'express';
-import { AppError, docsPath, storeFailureToAppError } from '@vrp/platform';
+import { AppError, docsPath, storeFailureToAppError } from '@vrp/platform/errors';
 import type { ErrorEnvelope } from '@vrp/api-model';
 
 export function toErrorEnvelope(err: AppError, requestId: string, baseUrl: string): ErrorEnvelope {
@@ -19,7 +19,9 @@ export function toErrorEnvelope(err: AppError, requestId: string, baseUrl: strin
     error.listings = err.details.listings ?? [];
   }
   if (err.code === 'pms_write_unsupported' && err.details.provider) error.provider = err.details.provider;
-  if (err.code === 'dates_unavailable') error.conflicts = err.details.conflicts ?? [];
+  // The reservation service names the reasons; the API's are 'booked' and 'closed'.
+  if (err.code === 'dates_unavailable')
+    error.conflicts = (err.details.conflicts ?? []).map((c) => ({ ...c, reason: c.reason === 'booked' ? 'booked' : 'closed' }));
   return { error };
 }
 

@@ -2,7 +2,7 @@
 // become API names, so every endpoint shows a listing the same way.
 import type { z } from 'zod';
 import type { common, listing as pb } from '@vrp/contracts';
-import type { PageInfo } from '@vrp/platform';
+import type { PageInfo } from '@vrp/platform/paging';
 import type { Workspace } from '../domain/workspace';
 import type { ApiKeyRecord } from '../domain/api-key-record';
 import { maskedKey } from '../domain/api-key';

@@ -4,7 +4,7 @@
 // per recorded answer (success and typical errors) and code samples (curl and the TypeScript SDK)
 // of its recorded success request.
 import recorded from './openapi-examples.json';
-import type { ErrorCode } from '@vrp/platform';
+import type { ErrorCode } from '@vrp/platform/errors';
 import type { OperationObject, ParameterObject } from './openapi';
 
 interface Exchange {

@@ -3,13 +3,12 @@
 // inputs (defaults make fields optional), responses as outputs. Schemas registered in
 // `componentSchemas` are emitted once under #/components/schemas and referenced.
 import { z } from 'zod';
-import { EVENT_TYPES, type EventType } from '@vrp/api-model';
-import { ERROR_CATALOG, docsPath, type ErrorCode } from '@vrp/platform';
+import { EVENT_TYPES, type EventType, componentSchemas, webhookEventSchemas } from '@vrp/api-model';
+import { ERROR_CATALOG, docsPath, type ErrorCode } from '@vrp/platform/errors';
 import { DEFAULT_RATE_LIMITS as D } from '../domain/rate-limits';
 import { IDEMPOTENCY_HEADER } from './middleware/idempotency';
 import { addExamples, type CodeSample } from './openapi-examples';
 import { pathParamNames, type Route } from './route';
-import { componentSchemas, webhookEventSchemas } from '@vrp/api-model';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import { AppError, handleOpsRequest, isErrorCode, type ReadinessCheck } from '@vrp/platform';
+import { AppError, isErrorCode } from '@vrp/platform/errors';
+import { handleOpsRequest, type ReadinessCheck } from '@vrp/platform/ops-server';
 import {
   DOCS_CONTENT_SECURITY_POLICY,
   REDOC_BUNDLE_PATH,

@@ -2,7 +2,7 @@
 // `context` is the very object stored in AsyncLocalStorage: authentication fills in the
 // workspace on it, so every later log line and upstream call sees the workspace too.
 import type { NextFunction, Request } from 'express';
-import { runWithContext, type RequestContext } from '@vrp/platform';
+import { runWithContext, type RequestContext } from '@vrp/platform/context';
 import type { ApiKeyPrincipal } from '../domain/api-key-record';
 import type { RateLimits } from '../domain/rate-limits';
 

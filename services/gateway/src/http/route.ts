@@ -3,7 +3,7 @@
 // the reference from it, so the two cannot disagree.
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { ErrorCode } from '@vrp/platform';
+import type { ErrorCode } from '@vrp/platform/errors';
 import type { ApiKeyPrincipal } from '../domain/api-key-record';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';

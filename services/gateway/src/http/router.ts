@@ -2,7 +2,8 @@
 // (auth -> JSON body -> validation -> idempotency -> handler), and what no route matched is
 // answered 405 with `Allow` (known path, other method) or 404 route_not_found.
 import type { Express, Request, RequestHandler } from 'express';
-import { AppError, type Logger } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import type { Logger } from '@vrp/platform/logging';
 import type { IdempotencyStore } from '../store/idempotency-store';
 import { authenticate, type AuthDeps } from './middleware/auth';
 import type { WorkspaceConcurrency } from './middleware/concurrency';

@@ -2,7 +2,7 @@
 // naming each bad parameter (`fields`), with messages written for API users rather than
 // zod's internal wording.
 import { z } from 'zod';
-import { validationFailed } from '@vrp/platform';
+import { validationFailed } from '@vrp/platform/errors';
 import type { Route } from './route';
 import type { ValidatedInput } from './request-state';
 import { integerQueryParams } from '@vrp/api-model';

@@ -1,6 +1,7 @@
 // The gateway's gRPC clients, one per upstream service, each with its deadline and breaker.
 import { guest, listing, ops, pms, reservation, syncHealth, webhook } from '@vrp/contracts';
-import { createUpstream, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import type { DeadLetterServiceName } from '@vrp/platform/consumer';
 
 export interface GatewayUpstreams {
   listing: Upstream<listing.ListingServiceClient>;

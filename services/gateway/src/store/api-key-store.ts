@@ -5,7 +5,7 @@
 // (`cacheScope`), shared by its request path and its admin path. A revocation evicts the key
 // before it answers, so the gateway that revoked it refuses it at once; every other replica
 // stops accepting it when its entry expires, within the TTL. Only usable keys are cached; an unknown or revoked key is read every time.
-import type { Collection, DocumentStore } from '@vrp/platform';
+import type { Collection, DocumentStore } from '@vrp/platform/store';
 import type { ApiKeyMode } from '../domain/api-key';
 import type { ApiKeyRecord } from '../domain/api-key-record';
 import { readCacheOf, type ReadCache } from './read-cache';

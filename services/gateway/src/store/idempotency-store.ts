@@ -4,7 +4,8 @@
 // replay, or releases it when the outcome must not be replayed. A pending record whose lease
 // ran out belongs to a request that died with its process: the next retry takes it over.
 import { randomUUID } from 'node:crypto';
-import { DuplicateKeyError, newId, type Collection, type DocumentStore } from '@vrp/platform';
+import { DuplicateKeyError, type Collection, type DocumentStore } from '@vrp/platform/store';
+import { newId } from '@vrp/platform/ids';
 import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, secondsUntil } from '../domain/idempotency';
 import { idempotencyRecordSchema } from './schemas';
 

@@ -4,10 +4,9 @@
 // extension point for a store it does not ship (RateLimiterStoreAbstract: _upsert, _get,
 // _delete, _getRateLimiterRes), written with the same documents as its own RateLimiterMongo:
 // one counter per key, `$inc` while its window lasts, replaced once the window has passed.
-import type { RateLimiterStoreAbstract as StoreAbstractType, IRateLimiterStoreOptions } from 'rate-limiter-flexible';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterStoreAbstract as StoreAbstractType, type IRateLimiterStoreOptions, RateLimiterRes } from 'rate-limiter-flexible';
 import { Schema } from 'mongoose';
-import { DuplicateKeyError, type Collection, type DocumentStore } from '@vrp/platform';
+import { DuplicateKeyError, type Collection, type DocumentStore } from '@vrp/platform/store';
 
 const rateLimitCounterSchema = new Schema(
   {

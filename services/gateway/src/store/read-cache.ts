@@ -3,7 +3,7 @@
 // store and the admin paths that change the records share it. A change evicts the record before
 // and after its write; `generation`, bumped by every eviction, keeps a read that started before
 // an eviction from putting the old record back.
-import type { DocumentStore } from '@vrp/platform';
+import type { DocumentStore } from '@vrp/platform/store';
 import { LRUCache } from 'lru-cache';
 
 export class ReadCache<V> {

@@ -1,5 +1,5 @@
 // Workspace queries, written once as Mongo documents for both engines.
-import type { Collection, DocumentStore, Tx } from '@vrp/platform';
+import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 import type { RateLimitOverrides } from '../domain/rate-limits';
 import { workspaceNameKey, type Workspace } from '../domain/workspace';
 import { readCacheOf, type ReadCache } from './read-cache';

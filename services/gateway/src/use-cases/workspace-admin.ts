@@ -1,18 +1,11 @@
 // Operator use cases of the gateway: workspaces, their plan limit (owned by the listing
 // service, set through it) and API keys. Used by the admin API and by bootstrapWorkspace.
 import type { listing } from '@vrp/contracts';
-import {
-  dataWorkspaceId,
-  DuplicateKeyError,
-  KEY_MODES,
-  notFound,
-  validationFailed,
-  type AppliedRequests,
-  type DocumentStore,
-  type KeyMode,
-  type RequestKey,
-  type Upstream,
-} from '@vrp/platform';
+import { dataWorkspaceId, KEY_MODES, type KeyMode } from '@vrp/platform/sandbox';
+import { DuplicateKeyError, type DocumentStore } from '@vrp/platform/store';
+import { notFound, validationFailed } from '@vrp/platform/errors';
+import type { AppliedRequests, RequestKey } from '@vrp/platform/applied-requests';
+import type { Upstream } from '@vrp/platform/grpc';
 import { mergeRateLimitOverrides, type RateLimitOverrides, type RateLimits } from '../domain/rate-limits';
 import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from '../domain/api-key';
 import { newApiKeyRecord, type ApiKeyRecord } from '../domain/api-key-record';

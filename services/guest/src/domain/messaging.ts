@@ -1,7 +1,7 @@
 // Conversations, messages, reviews and reservation requests/inquiries, and which PMS writes
 // each action needs (the capability matrix decides whether the PMS can perform them). No I/O.
 import { REQUEST_STATUSES as API_REQUEST_STATUSES, type MessageDirection, type RequestKind, type RequestStatus } from '@vrp/api-model';
-import { newId } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
 import { assertSupported, type PmsWrite } from '@vrp/pms-matrix';
 
 export interface ConversationRecord {

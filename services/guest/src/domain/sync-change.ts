@@ -1,5 +1,5 @@
 // What a pms.sync.v1 change must carry before this service can apply it. No I/O.
-import { PermanentError } from '@vrp/platform';
+import { PermanentError } from '@vrp/platform/consumer';
 
 /** A sync change that can never be applied (retrying it would block its partition forever). */
 export class MalformedChange extends PermanentError {

@@ -6,7 +6,8 @@
 // store trouble is retried in place and dead-lettered past the retry budget.
 import { checkPmsInput } from '@vrp/api-model';
 import { reservationEvents, TOPICS, pmsSync, syncPayloadOf } from '@vrp/contracts';
-import { describeSyncChange, PermanentError, type ConsumerRunner, type Subscription } from '@vrp/platform';
+import { describeSyncChange, PermanentError, type ConsumerRunner } from '@vrp/platform/consumer';
+import type { Subscription } from '@vrp/platform/bus';
 import { MalformedChange } from '../domain/sync-change';
 import { applyPmsGuest } from '../use-cases/apply-pms-guest';
 import { applyPmsMessage } from '../use-cases/apply-pms-message';

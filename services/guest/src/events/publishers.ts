@@ -3,8 +3,9 @@
 // guest id; message and review events by listing id (order per listing, as the webhook service
 // drops events of inactive listings per listing).
 import { guestEvents, TOPICS } from '@vrp/contracts';
-import { newId, type OutboxMessage } from '@vrp/platform';
-import { type GuestRecord } from '../domain/guest';
+import { newId } from '@vrp/platform/ids';
+import type { OutboxMessage } from '@vrp/platform/outbox';
+import type { GuestRecord } from '../domain/guest';
 import type { ConversationRecord, MessageRecord, RequestRecord, ReviewRecord } from '../domain/messaging';
 import { toProtoConversation, toProtoGuest, toProtoMessage, toProtoRequest, toProtoReview } from '../grpc/mappers';
 

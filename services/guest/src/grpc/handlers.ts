@@ -1,6 +1,8 @@
 // gRPC handlers of GuestService: decode the request, run one use case, encode the result.
 import { guest as pb } from '@vrp/contracts';
-import { listResponse, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import { listResponse, requireId, requireWorkspace } from '@vrp/platform/paging';
+import { requestKey } from '@vrp/platform/applied-requests';
+import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import type { Conversations } from '../use-cases/conversations';
 import type { GuestProfiles } from '../use-cases/guests';
 import type { Requests } from '../use-cases/requests';

@@ -2,7 +2,7 @@
 // data of an inactive listing is left out of collections, a direct read of it is 403, and a
 // collection filtered by an inactive listing is 403 rather than an empty page.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { listingInactive, notFound } from '@vrp/platform';
+import { listingInactive, notFound } from '@vrp/platform/errors';
 import { hidingListings } from '../domain/guest';
 
 export class ListingAccess {

@@ -4,7 +4,9 @@
 // Refusals are decided from the capability matrix BEFORE any of this is called.
 import { listing } from '@vrp/contracts';
 import { connectPmsRelay, type RelayRequest } from '@vrp/pms-relay';
-import { createUpstream, notFound, type ServiceAddresses, type Upstream } from '@vrp/platform';
+import { createUpstream, type Upstream } from '@vrp/platform/grpc';
+import { notFound } from '@vrp/platform/errors';
+import type { ServiceAddresses } from '@vrp/platform/service';
 
 export interface ListingPms {
   listingId: string;

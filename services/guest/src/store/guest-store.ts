@@ -1,5 +1,7 @@
 // Queries of guest profiles, written once as Mongo documents for both engines.
-import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type Filter, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, notFound } from '@vrp/platform/errors';
+import { DuplicateKeyError, type Collection, type DocumentStore, type Filter, type Tx } from '@vrp/platform/store';
+import { findPage, type PageWindow } from '@vrp/platform/paging';
 import { normalizeName, searchNameOf, type GuestRecord, type ReservationLink } from '../domain/guest';
 import { guestSchema, matchKeySchema, reservationLinkSchema } from './schemas';
 

@@ -1,7 +1,7 @@
 // Collections of the guest service's own database.
 import { Schema } from 'mongoose';
 import { CONTACT_TYPES, MESSAGE_DIRECTIONS, REQUEST_KINDS, REQUEST_STATUSES } from '@vrp/api-model';
-import { LEASE_FIELDS } from '@vrp/platform';
+import { LEASE_FIELDS } from '@vrp/platform/store';
 
 const contactSchema = new Schema(
   {

@@ -1,6 +1,6 @@
 // entity=guest of pms.sync.v1: the PMS's own guest profile.
 import type { GuestSyncPayload, pmsSync } from '@vrp/contracts';
-import { newId } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
 import {
   contactsAfterReservationChange,
   contactSources,

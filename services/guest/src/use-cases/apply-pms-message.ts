@@ -1,6 +1,6 @@
 // entity=message of pms.sync.v1: a message of a PMS thread, applied once per (provider, PMS id).
 import type { MessageSyncPayload, pmsSync } from '@vrp/contracts';
-import { newId } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
 import { newConversation, pmsReservationKey, type Direction } from '../domain/messaging';
 import { date, MalformedChange } from '../domain/sync-change';
 import { messageEvent } from '../events/publishers';

@@ -1,7 +1,7 @@
 // entity=request and entity=inquiry of pms.sync.v1: a reservation request or inquiry as its PMS
 // last changed it (older changes are ignored; the PMS echoing an answer made here is no news).
 import type { pmsSync, RequestSyncPayload } from '@vrp/contracts';
-import { newId } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
 import { REQUEST_STATUSES, sameRequest, type RequestKind, type RequestStatus } from '../domain/messaging';
 import { date, MalformedChange } from '../domain/sync-change';
 import { requestEvent } from '../events/publishers';

@@ -1,6 +1,6 @@
 // entity=review of pms.sync.v1: a review as its PMS last changed it (older changes are ignored).
 import type { pmsSync, ReviewSyncPayload } from '@vrp/contracts';
-import { newId } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
 import { date, MalformedChange } from '../domain/sync-change';
 import { reviewEvent } from '../events/publishers';
 import { publishSoon, type GuestDeps } from './deps';

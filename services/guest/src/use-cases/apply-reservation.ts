@@ -2,7 +2,8 @@
 // reservation is linked to it with its listing, and its conversation is opened, all in one
 // transaction. Replaying the same reservation changes nothing.
 import type { reservation } from '@vrp/contracts';
-import { newId, type Tx } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
+import type { Tx } from '@vrp/platform/store';
 import {
   contactsAfterReservationChange,
   contactSources,

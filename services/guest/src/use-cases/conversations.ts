@@ -3,7 +3,10 @@
 // anything is sent (spec 7.2), else relayed through the pms-adapter, then stored with its event
 // in one transaction.
 import { ATTACHMENT_URL_PATTERN, MAX_ATTACHMENT_URL_LENGTH, MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH } from '@vrp/api-model';
-import { newId, validationFailed, type PageWindow, type RequestKey } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
+import { validationFailed } from '@vrp/platform/errors';
+import type { PageWindow } from '@vrp/platform/paging';
+import type { RequestKey } from '@vrp/platform/applied-requests';
 import { assertPmsCan, messageWrites, type Attachment, type ConversationRecord, type MessageRecord } from '../domain/messaging';
 import { messageEvent } from '../events/publishers';
 import { listingScope, publishSoon, type GuestDeps } from './deps';

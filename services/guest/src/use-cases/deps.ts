@@ -1,5 +1,8 @@
 // What every use case of the guest service works with, and the two helpers they share.
-import type { AppliedRequests, DocumentStore, Logger, Outbox } from '@vrp/platform';
+import type { AppliedRequests } from '@vrp/platform/applied-requests';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { Logger } from '@vrp/platform/logging';
+import type { Outbox } from '@vrp/platform/outbox';
 import type { ListingAccess } from '../ports/access';
 import type { PmsPort } from '../ports/pms';
 import type { GuestStore } from '../store/guest-store';

@@ -3,19 +3,11 @@
 // cannot write guests). Every change and its event are written in one transaction; replaying an
 // input changes nothing. Profiles also arrive from reservations (apply-reservation.ts) and from
 // PMS sync (apply-pms-guest.ts).
-import {
-  acquireLease,
-  AppError,
-  DuplicateKeyError,
-  newId,
-  notFound,
-  preconditionFailed,
-  releaseLease,
-  validationFailed,
-  type Lease,
-  type PageWindow,
-  type RequestKey,
-} from '@vrp/platform';
+import { acquireLease, DuplicateKeyError, releaseLease, type Lease } from '@vrp/platform/store';
+import { AppError, notFound, preconditionFailed, validationFailed } from '@vrp/platform/errors';
+import { newId } from '@vrp/platform/ids';
+import type { PageWindow } from '@vrp/platform/paging';
+import type { RequestKey } from '@vrp/platform/applied-requests';
 import { assertSupported } from '@vrp/pms-matrix';
 import { contactsFrom, DEFAULT_LANGUAGE, matchKeysOf, type GuestRecord } from '../domain/guest';
 import { createGuestProblems, updateGuestProblems, type CreateGuestInput, type UpdateGuestInput } from '../domain/guest-input';

@@ -3,7 +3,9 @@
 // cannot perform is refused from the capability matrix before anything is sent (spec 7.2); one
 // it can is relayed first, then the pending request moves with its event in one transaction.
 import { MAX_REQUEST_NOTE_LENGTH } from '@vrp/api-model';
-import { AppError, validationFailed, type PageWindow, type RequestKey } from '@vrp/platform';
+import { AppError, validationFailed } from '@vrp/platform/errors';
+import type { PageWindow } from '@vrp/platform/paging';
+import type { RequestKey } from '@vrp/platform/applied-requests';
 import type { PmsWrite } from '@vrp/pms-matrix';
 import {
   answerProblem,

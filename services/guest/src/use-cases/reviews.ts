@@ -2,7 +2,9 @@
 // reply, refused from the capability matrix before anything is sent (spec 7.2), else relayed to
 // the review's PMS, then stored with its event in one transaction.
 import { MAX_REVIEW_REPLY_LENGTH } from '@vrp/api-model';
-import { AppError, validationFailed, type PageWindow, type RequestKey } from '@vrp/platform';
+import { AppError, validationFailed } from '@vrp/platform/errors';
+import type { PageWindow } from '@vrp/platform/paging';
+import type { RequestKey } from '@vrp/platform/applied-requests';
 import { assertPmsCan, type ReviewRecord } from '../domain/messaging';
 import { reviewEvent } from '../events/publishers';
 import { listingScope, publishSoon, type GuestDeps } from './deps';

@@ -1,6 +1,6 @@
 // The API listing of a pms.sync.v1 change, shared by every sync applier of this service.
 import type { pmsSync } from '@vrp/contracts';
-import { PermanentError, TransientError } from '@vrp/platform';
+import { PermanentError, TransientError } from '@vrp/platform/consumer';
 import { MalformedChange } from '../domain/sync-change';
 import type { PmsPort } from '../ports/pms';
 

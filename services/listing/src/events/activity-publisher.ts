@@ -1,7 +1,9 @@
 // Publishes ListingActivityChanged on listing.activity.v1 through the outbox, in the same
 // transaction as the status change it describes.
 import { listingEvents, TOPICS } from '@vrp/contracts';
-import { newId, type Outbox, type Tx } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
+import type { Outbox } from '@vrp/platform/outbox';
+import type { Tx } from '@vrp/platform/store';
 import type { ListingRecord } from '../domain/listing';
 
 export type ActivityReason = 'created' | 'owner' | 'account_disconnected' | 'imported_unlisted' | 'deleted';

@@ -3,7 +3,8 @@
 // id taken by another listing are permanent (dead letters); store trouble is transient (retried
 // in place by the runner).
 import { pmsSync, TOPICS } from '@vrp/contracts';
-import { describeSyncChange, type ConsumerRunner, type Subscription } from '@vrp/platform';
+import { describeSyncChange, type ConsumerRunner } from '@vrp/platform/consumer';
+import type { Subscription } from '@vrp/platform/bus';
 import type { ApplyPmsListing } from '../use-cases/pms-sync';
 
 export const PMS_SYNC_GROUP = 'listing.pms-sync';

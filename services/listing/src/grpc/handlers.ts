@@ -3,7 +3,7 @@
 // (grpc/mappers.ts). grpc-js does the wire format and the platform's server maps errors; no rule
 // and no store call lives here.
 import { listing as pb } from '@vrp/contracts';
-import { service, type ServiceRegistration } from '@vrp/platform';
+import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import type { ListingDataDeps } from '../use-cases/data-context';
 import { listingDataUseCases } from '../use-cases/listing-data';
 import { listingUseCases } from '../use-cases/listings';

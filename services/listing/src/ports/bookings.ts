@@ -2,7 +2,7 @@
 // so that the calendar shows them. The reservation service owns them (its `booked_nights`,
 // written in the same transaction as each reservation); this is a read with a deadline.
 import { reservation as reservationPb } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 
 export interface BookedNights {
   /** Nights of a listing held by PENDING or CONFIRMED reservations in from..to (inclusive). */

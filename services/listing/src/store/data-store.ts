@@ -1,7 +1,9 @@
 // Queries on the data of a listing (calendar, content, photos), written once as Mongo documents
 // for both engines. Callers pass listings they already resolved and checked for activity; every
 // query is still scoped by workspace id and listing id.
-import { newId, validationFailed, type Collection, type DocumentStore, type Tx } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
+import { validationFailed } from '@vrp/platform/errors';
+import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 import { eachDate, fillCalendar, nightsOf, type CalendarDay, type DayChanges } from '../domain/calendar';
 import { MAX_PHOTOS, type Photo, type SectionValues, type StoredContent } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';

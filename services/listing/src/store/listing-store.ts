@@ -1,5 +1,7 @@
 // Queries of the listing service, written once as Mongo documents for both engines.
-import { AppError, findPage, notFound, listingInactive, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, notFound, listingInactive } from '@vrp/platform/errors';
+import { findPage, type PageWindow } from '@vrp/platform/paging';
+import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 import { DEFAULT_ACTIVE_LISTING_LIMIT, type ListingRecord, type ListingStatus, type WorkspacePlan } from '../domain/listing';
 import { listingSchema, planSchema } from './schemas';
 

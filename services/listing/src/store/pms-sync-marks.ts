@@ -2,7 +2,7 @@
 // a replayed or late older change is recognized and changes nothing, even when the messages of
 // a listing are replayed from the start of the topic.
 import { Schema } from 'mongoose';
-import type { Collection, DocumentStore, Tx } from '@vrp/platform';
+import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 
 export const pmsSyncMarkSchema = new Schema(
   {

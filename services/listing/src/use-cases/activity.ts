@@ -1,7 +1,10 @@
 // Activity use cases of spec 3.2: owner toggles, deletion and account disconnection. Each runs
 // in one transaction that changes the listings, the plan's active count and the outbox
 // together, so either everything happens or nothing does.
-import { preconditionFailed, type AppliedRequests, type DocumentStore, type Outbox, type RequestKey } from '@vrp/platform';
+import { preconditionFailed } from '@vrp/platform/errors';
+import type { AppliedRequests, RequestKey } from '@vrp/platform/applied-requests';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { Outbox } from '@vrp/platform/outbox';
 import { planToggle, type ListingRecord } from '../domain/listing';
 import { activityChanged, recordActivity, type ActivityReason } from '../events/activity-publisher';
 import type { ListingStore } from '../store/listing-store';

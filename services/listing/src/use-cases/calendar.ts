@@ -1,7 +1,9 @@
 // The calendar of a listing: availability and prices by day, with the nights its reservations hold;
 // batches of availability changes over several listings, all or nothing.
 import { listing as pb } from '@vrp/contracts';
-import { listingInactive, requestKey, requireId, requireWorkspace } from '@vrp/platform';
+import { listingInactive } from '@vrp/platform/errors';
+import { requestKey } from '@vrp/platform/applied-requests';
+import { requireId, requireWorkspace } from '@vrp/platform/paging';
 import { availabilityRequestProblems, changesOf, rangeProblems, withBookings, type AvailabilityOutcome, type ListingCalendar } from '../domain/calendar';
 import { assertValid, dataContext, type DataContext, type ListingDataDeps } from './data-context';
 

@@ -1,7 +1,8 @@
 // The content of a listing (sections): read, and PUT relayed first to the PMS managing it (only the
 // sections the capability matrix lets it store; the others are deferred), then stored.
 import { listing as pb } from '@vrp/contracts';
-import { pmsWriteUnsupported, preconditionFailed, requireId, requireWorkspace, validationFailed } from '@vrp/platform';
+import { pmsWriteUnsupported, preconditionFailed, validationFailed } from '@vrp/platform/errors';
+import { requireId, requireWorkspace } from '@vrp/platform/paging';
 import { inSectionOrder, parseSections, refusedWrites, splitByPms, type ContentPutOutcome, type ListingContent, type SectionValues } from '../domain/content';
 import { assertValid, dataContext, type DataContext, type ListingDataDeps } from './data-context';
 

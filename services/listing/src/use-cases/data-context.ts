@@ -1,6 +1,7 @@
 // What the use cases of a listing's data share: their dependencies, the content relay port and
 // the common prologue of every call (tenant and id present, 404 before 403).
-import { requireId, requireWorkspace, validationFailed } from '@vrp/platform';
+import { requireId, requireWorkspace } from '@vrp/platform/paging';
+import { validationFailed } from '@vrp/platform/errors';
 import type { BookedNights } from '../ports/bookings';
 import type { SectionValues } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';

@@ -2,20 +2,12 @@
 // deletion, deactivation of a PMS connection's listings, lookups by id and by PMS id. The use
 // cases take the decoded request message and answer records; grpc/handlers.ts encodes them.
 import { listing as pb } from '@vrp/contracts';
-import {
-  AppError,
-  DuplicateKeyError,
-  MAX_PAGE_LIMIT,
-  newId,
-  pageInfo,
-  pageWindow,
-  requestKey,
-  requireWorkspace,
-  validationFailed,
-  type AppliedRequests,
-  type DocumentStore,
-  type Outbox,
-} from '@vrp/platform';
+import { AppError, validationFailed } from '@vrp/platform/errors';
+import { DuplicateKeyError, type DocumentStore } from '@vrp/platform/store';
+import { MAX_PAGE_LIMIT, pageInfo, pageWindow, requireWorkspace } from '@vrp/platform/paging';
+import { newId } from '@vrp/platform/ids';
+import { requestKey, type AppliedRequests } from '@vrp/platform/applied-requests';
+import type { Outbox } from '@vrp/platform/outbox';
 import { activityOutcomeIds, type ActivityOutcomeIds, type ListingActivity } from './activity';
 import { statusesFor, usageOf, type ListingRecord, type ListingStatusFilter } from '../domain/listing';
 import { activityChanged, recordActivity } from '../events/activity-publisher';

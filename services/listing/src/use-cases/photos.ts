@@ -1,6 +1,8 @@
 // The photos of a listing: list, add (once per Idempotency-Key), remove.
 import { listing as pb } from '@vrp/contracts';
-import { AppError, requestKey, requireId, requireWorkspace } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { requestKey } from '@vrp/platform/applied-requests';
+import { requireId, requireWorkspace } from '@vrp/platform/paging';
 import { photoOf, photoProblems, type Photo } from '../domain/content';
 import { assertValid, dataContext, type DataContext, type ListingDataDeps } from './data-context';
 

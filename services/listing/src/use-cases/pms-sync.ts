@@ -6,7 +6,10 @@
 // channel starts inactive (spec 3.2); an inactive listing's data keeps syncing.
 import { checkPmsInput } from '@vrp/api-model';
 import { pmsSync, type ListingSyncPayload } from '@vrp/contracts';
-import { DuplicateKeyError, newId, PermanentError, type DocumentStore, type Outbox } from '@vrp/platform';
+import { DuplicateKeyError, type DocumentStore } from '@vrp/platform/store';
+import { newId } from '@vrp/platform/ids';
+import { PermanentError } from '@vrp/platform/consumer';
+import type { Outbox } from '@vrp/platform/outbox';
 import { canActivate, type ListingRecord } from '../domain/listing';
 import { pmsListingStore, type ListingStore } from '../store/listing-store';
 import { alreadyApplied, PmsSyncMarks } from '../store/pms-sync-marks';

@@ -1,6 +1,7 @@
 // Publishing a listing to the channels it is mapped to (once per Idempotency-Key).
 import { listing as pb } from '@vrp/contracts';
-import { AppError, requestKey } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { requestKey } from '@vrp/platform/applied-requests';
 import type { Publication } from '../domain/listing';
 import { dataContext, type DataContext, type ListingDataDeps } from './data-context';
 

@@ -1,6 +1,7 @@
 // PMS connections: a workspace's link to one account in one PMS, and the sync cursor kept per
 // connection. No I/O here.
-import { newId, validationFailed } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
+import { validationFailed } from '@vrp/platform/errors';
 import { PROVIDERS, type Provider } from '@vrp/pms-matrix';
 
 /** The providers come from the capability matrix, the one table of PMSs. */

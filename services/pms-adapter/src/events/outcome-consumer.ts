@@ -1,7 +1,8 @@
 // Consumes pms.sync.outcomes.v1: what the owning services (listing, reservation, guest) did with
 // each pms.sync.v1 change, folded into the connection's sync health once per change.
 import { syncHealth, TOPICS } from '@vrp/contracts';
-import { PermanentError, type ConsumerRunner, type Subscription } from '@vrp/platform';
+import { PermanentError, type ConsumerRunner } from '@vrp/platform/consumer';
+import type { Subscription } from '@vrp/platform/bus';
 import type { OutcomeKind } from '../store/sync-health-store';
 import type { SyncHealth } from '../use-cases/sync-health';
 

@@ -2,7 +2,8 @@
 // outbox, in the same transaction as the cursor advance that covers them: a change is either
 // published and behind the cursor, or neither, so none is lost or skipped.
 import { pmsSync, TOPICS } from '@vrp/contracts';
-import type { Outbox, Tx } from '@vrp/platform';
+import type { Outbox } from '@vrp/platform/outbox';
+import type { Tx } from '@vrp/platform/store';
 import type { ConnectionRecord } from '../domain/connection';
 import { syncKey, type NormalizedChange } from '../domain/normalize';
 

@@ -1,6 +1,7 @@
 // gRPC handlers of PmsAdapterService: decode the request, run one use case, encode the result.
 import { pms as pb } from '@vrp/contracts';
-import { requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import { requireId, requireWorkspace } from '@vrp/platform/paging';
+import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import { providerCapabilities } from '../use-cases/capabilities';
 import type { Connections } from '../use-cases/connections';
 import type { Relay } from '../use-cases/relay';

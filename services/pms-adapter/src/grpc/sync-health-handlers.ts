@@ -1,6 +1,6 @@
 // gRPC handlers of SyncHealthService: one connection's sync health for the admin API.
 import { syncHealth as pb } from '@vrp/contracts';
-import { service, type ServiceRegistration } from '@vrp/platform';
+import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import type { SyncHealthView } from '../domain/sync-health';
 import type { SyncHealth } from '../use-cases/sync-health';
 import { toProtoConnection } from './mappers';

@@ -1,7 +1,8 @@
 // What the pms-adapter needs from the listing service: deactivating the listings a
 // disconnected account alone managed.
 import { listing } from '@vrp/contracts';
-import { createUpstream, type ServiceAddresses } from '@vrp/platform';
+import { createUpstream } from '@vrp/platform/grpc';
+import type { ServiceAddresses } from '@vrp/platform/service';
 
 export interface ListingsPort {
   /** Deactivates the workspace's listings of `provider` with these PMS ids; returns the API ids deactivated. */

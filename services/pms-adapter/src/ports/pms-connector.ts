@@ -5,7 +5,9 @@
 // What the PMS answers with a 4xx is its decision about the write, not an outage: it is not
 // retried and does not count against the breaker.
 import CircuitBreaker from 'opossum';
-import { AppError, breakerState, type Logger } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { breakerState } from '@vrp/platform/metrics';
+import type { Logger } from '@vrp/platform/logging';
 import type { PmsProvider } from '../domain/connection';
 import type { PmsFeedChange } from '../domain/normalize';
 import type { PmsRequest } from '../domain/relay';

@@ -1,5 +1,6 @@
 // Queries of the pms-adapter service, written once as Mongo documents for both engines.
-import { AppError, DuplicateKeyError, type Collection, type DocumentStore, type Tx } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { DuplicateKeyError, type Collection, type DocumentStore, type Tx } from '@vrp/platform/store';
 import { INITIAL_CURSOR, type ConnectionRecord, type ConnectionStatus, type PmsProvider } from '../domain/connection';
 import { connectionSchema, listingRefSchema } from './schemas';
 

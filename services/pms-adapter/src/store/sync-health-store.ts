@@ -3,7 +3,7 @@
 // documents for both engines. Every outcome is counted once per change: its transition of the
 // change document (pending -> removed, pending -> dead_lettered, failed false -> true) guards the
 // counter's $inc in the same transaction, so redelivered outcomes change nothing.
-import type { Collection, DocumentStore, Tx } from '@vrp/platform';
+import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 import { emptyCounters, type SyncBacklog, type SyncCounters, type SyncError } from '../domain/sync-health';
 import { syncChangeSchema, syncHealthSchema } from './schemas';
 

@@ -1,5 +1,5 @@
 // What a PMS can do through the API, from the capability matrix (GetProviderCapabilities).
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
 import { providerNamed } from '../domain/connection';
 

@@ -1,7 +1,7 @@
 // Connections of a workspace to PMS accounts: connect (the account must exist in the PMS before
 // anything is stored; the first sync imports its listings), disconnect (the listings only this
 // account managed go inactive), on-demand sync, and the list.
-import { AppError, notFound, validationFailed } from '@vrp/platform';
+import { AppError, notFound, validationFailed } from '@vrp/platform/errors';
 import { connectPlan, newConnection, requireProvider, type ConnectionRecord } from '../domain/connection';
 import type { ListingsPort } from '../ports/listings';
 import type { ConnectorRegistry } from '../ports/pms-connector';

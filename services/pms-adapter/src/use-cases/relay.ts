@@ -2,7 +2,7 @@
 // from the matrix alone before anything is sent (docs/api.md, "Writes that a PMS cannot
 // perform"); the request the PMS API needs is
 // built by domain/relay.ts, and sent by the connector of that PMS.
-import { AppError, validationFailed } from '@vrp/platform';
+import { AppError, validationFailed } from '@vrp/platform/errors';
 import { assertSupported } from '@vrp/pms-matrix';
 import { requireProvider, type ConnectionRecord, type PmsProvider } from '../domain/connection';
 import { isWrite, pmsRequestFor, RelayInputError } from '../domain/relay';

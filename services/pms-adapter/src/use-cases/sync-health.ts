@@ -1,6 +1,7 @@
 // Per-connection sync health (docs/operations.md, "PMS sync health"): read a connection's health
 // for the admin API, fold the owning services' reports in, and give the metrics a bounded view.
-import { notFound, requireId, requireWorkspace } from '@vrp/platform';
+import { notFound } from '@vrp/platform/errors';
+import { requireId, requireWorkspace } from '@vrp/platform/paging';
 import type { ConnectionRecord } from '../domain/connection';
 import { syncHealthOf, type SyncHealthView } from '../domain/sync-health';
 import type { ConnectionStore } from '../store/connection-store';

@@ -2,7 +2,10 @@
 // on pms.sync.v1 in one transaction with the cursor advance. Runs on a schedule and on demand;
 // the syncs of one connection never overlap in this process, and the cursor's compare-and-set
 // keeps two processes from publishing the same page twice.
-import { AppError, type DocumentStore, type Logger, type Outbox } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { Logger } from '@vrp/platform/logging';
+import type { Outbox } from '@vrp/platform/outbox';
 import type { ConnectionRecord } from '../domain/connection';
 import { MalformedChange, normalizeChange, type NormalizedChange } from '../domain/normalize';
 import { changeIdOf, recordSyncChanges } from '../events/sync-publisher';

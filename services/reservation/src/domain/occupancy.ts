@@ -5,7 +5,7 @@
 // [checkIn, checkOut) on its listing; a CANCELLED one holds none. Closed nights live on the
 // listing's calendar (listing service); booked nights live in this service's `booked_nights`
 // collection, written in the same transaction as the reservation.
-import type { DateConflict } from '@vrp/platform';
+import type { DateConflict } from './date-conflict';
 import { addDays, nightsBetween, type ReservationRecord } from './reservation';
 
 /** Statuses that hold nights. POST_STAY is CONFIRMED as stored, so an ended stay keeps its nights. */

@@ -1,4 +1,4 @@
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { isIsoDate, parseReservationFilters, type ReservationQueryInput } from './reservation';
 
 const none: ReservationQueryInput = { status: '', propertyId: '', checkInAfter: '', checkInBefore: '', source: '' };

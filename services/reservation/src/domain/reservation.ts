@@ -11,7 +11,7 @@ import {
   type ReservationStatus,
   type WritableReservationStatus,
 } from '@vrp/api-model';
-import { validationFailed } from '@vrp/platform';
+import { validationFailed } from '@vrp/platform/errors';
 
 // The API's vocabulary (@vrp/api-model) decides the sets; re-exported under the domain's names.
 export { RESERVATION_SOURCES, RESERVATION_STATUSES, isOneOf, type ReservationSource, type ReservationStatus };

@@ -1,5 +1,5 @@
 import { MAX_CUSTOM_FIELD_VALUE_LENGTH, MAX_CUSTOM_FIELDS } from '@vrp/api-model';
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { CONFIRMATION_ALPHABET, CONFIRMATION_LENGTH, newConfirmationCode } from './confirmation-code';
 import { financialsFor, priceStay } from './pricing';
 import { effectiveStatus, type ReservationRecord } from './reservation';

@@ -14,7 +14,7 @@ import {
   TIME_PATTERN,
 } from '@vrp/api-model';
 import type { PmsWrite } from '@vrp/pms-matrix';
-import { validationFailed } from '@vrp/platform';
+import { validationFailed } from '@vrp/platform/errors';
 import {
   PLATFORMS,
   RESERVATION_SOURCES,

@@ -4,7 +4,8 @@
 // (a dead letter at once); a listing not imported yet, the listing service or the store being
 // unavailable are transient (retried in place, dead-lettered past the budget).
 import { pmsSync, TOPICS } from '@vrp/contracts';
-import { describeSyncChange, type ConsumerRunner, type Subscription } from '@vrp/platform';
+import { describeSyncChange, type ConsumerRunner } from '@vrp/platform/consumer';
+import type { Subscription } from '@vrp/platform/bus';
 import type { Reservations } from '../use-cases/reservations';
 
 export const PMS_SYNC_GROUP = 'reservation-pms-sync';

@@ -1,7 +1,9 @@
 // Publishes ReservationEvent on reservation.events.v1 through the outbox, in the same
 // transaction as the change it describes. Key = listing id: one listing's events stay in order.
 import { reservationEvents, TOPICS } from '@vrp/contracts';
-import { newId, type Outbox, type Tx } from '@vrp/platform';
+import { newId } from '@vrp/platform/ids';
+import type { Outbox } from '@vrp/platform/outbox';
+import type { Tx } from '@vrp/platform/store';
 import type { ReservationRecord } from '../domain/reservation';
 import { toProtoReservation } from '../grpc/mappers';
 

@@ -1,6 +1,8 @@
 // gRPC handlers of ReservationService: validate the request shape, run the use case, map the result.
 import { reservation as pb } from '@vrp/contracts';
-import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import { pageInfo, pageWindow, requireId, requireWorkspace } from '@vrp/platform/paging';
+import { requestKey } from '@vrp/platform/applied-requests';
+import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import type { Reservations } from '../use-cases/reservations';
 import { newReservationFromProto, patchFromProto, queryInputFromProto, toProtoQuote, toProtoReservation } from './mappers';
 

@@ -2,7 +2,8 @@
 // (with its PMS and prices), its calendar, and a listing by its id in a PMS (sync), or the fact
 // that the workspace deleted it.
 import { listing as listingPb } from '@vrp/contracts';
-import { notFound, type Upstream } from '@vrp/platform';
+import { notFound } from '@vrp/platform/errors';
+import type { Upstream } from '@vrp/platform/grpc';
 import type { NightPrice } from '../domain/pricing';
 
 export interface ListingInfo {

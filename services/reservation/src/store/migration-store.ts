@@ -1,5 +1,5 @@
 // Progress of this database's one-time data migrations (`migrations`), and the scan they walk.
-import type { Collection, DocumentStore } from '@vrp/platform';
+import type { Collection, DocumentStore } from '@vrp/platform/store';
 import { migrationSchema } from './schemas';
 
 type MigrationDoc = { _id: string; after: string; done: boolean; updatedAt: Date; [field: string]: unknown };

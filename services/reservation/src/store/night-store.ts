@@ -1,6 +1,6 @@
 // The nights held by reservations (`booked_nights`), written once as Mongo documents for both
 // engines. Every write runs inside the caller's transaction, next to the reservation's own.
-import type { Collection, DocumentStore, Tx } from '@vrp/platform';
+import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 import type { BookedNight } from '../domain/occupancy';
 import { bookedNightSchema } from './schemas';
 

@@ -1,17 +1,8 @@
 // Queries of the reservation service, written once as Mongo documents for both engines.
-import {
-  AppError,
-  APPLIED_REQUEST_TTL_MS,
-  DuplicateKeyError,
-  findPage,
-  notFound,
-  type Collection,
-  type DocumentStore,
-  type Filter,
-  type Lease,
-  type PageWindow,
-  type Tx,
-} from '@vrp/platform';
+import { AppError, notFound } from '@vrp/platform/errors';
+import { APPLIED_REQUEST_TTL_MS } from '@vrp/platform/applied-requests';
+import { DuplicateKeyError, type Collection, type DocumentStore, type Filter, type Lease, type Tx } from '@vrp/platform/store';
+import { findPage, type PageWindow } from '@vrp/platform/paging';
 import type { ReservationFilters, ReservationRecord } from '../domain/reservation';
 import { reservationSchema } from './schemas';
 

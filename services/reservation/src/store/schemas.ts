@@ -1,6 +1,6 @@
 // Collections of the reservation service's own database.
 import { Schema } from 'mongoose';
-import { LEASE_FIELDS } from '@vrp/platform';
+import { LEASE_FIELDS } from '@vrp/platform/store';
 import { DATE_PATTERN } from '@vrp/api-model';
 import { PLATFORMS, RESERVATION_SOURCES, WRITABLE_STATUSES } from '../domain/reservation';
 

@@ -12,7 +12,9 @@
 //   from there, in _id order, a batch at a time. Once the scan finds nothing more it is done.
 // - Bounded in time: the start waits for it at most `budgetMs`; what is left goes on in the
 //   background until done or until the service stops.
-import type { DocumentStore, Logger, Outbox } from '@vrp/platform';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { Logger } from '@vrp/platform/logging';
+import type { Outbox } from '@vrp/platform/outbox';
 import { OCCUPYING_STATUSES, heldNights, holdsNights } from '../domain/occupancy';
 import { recordReservationEvent } from '../events/reservation-events';
 import type { MigrationStore } from '../store/migration-store';

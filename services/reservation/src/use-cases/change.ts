@@ -2,9 +2,11 @@
 // relayed to the PMS under the reservation's write lease (new nights held pending meanwhile),
 // stored only once the PMS accepted it.
 import { assertSupported } from '@vrp/pms-matrix';
-import { acquireLease, AppError, preconditionFailed, releaseLease, type Lease, type RequestKey } from '@vrp/platform';
+import { acquireLease, releaseLease, type Lease } from '@vrp/platform/store';
+import { AppError, preconditionFailed } from '@vrp/platform/errors';
+import type { RequestKey } from '@vrp/platform/applied-requests';
 import { holdsNights } from '../domain/occupancy';
-import { type ReservationRecord } from '../domain/reservation';
+import type { ReservationRecord } from '../domain/reservation';
 import { applyPatch, parsePatch, patchChanges, patchWrites, relayOperation, type ReservationPatchInput } from '../domain/writes';
 import { recordReservationEvent, type ReservationChange } from '../events/reservation-events';
 import { ReservationUseCase, VERSION_ATTEMPTS } from './context';

@@ -1,7 +1,11 @@
 // What every reservation use case shares: its dependencies, the service's clock, and the
 // checks made before a write (the listing exists and is active, the stay's nights are free).
 import { assertListingsActive, type ListingActivityCache } from '@vrp/activity-cache';
-import { datesUnavailable, DuplicateKeyError, type AppliedRequests, type DocumentStore, type Logger, type Outbox } from '@vrp/platform';
+import type { AppliedRequests } from '@vrp/platform/applied-requests';
+import type { Logger } from '@vrp/platform/logging';
+import type { Outbox } from '@vrp/platform/outbox';
+import { DuplicateKeyError, type DocumentStore } from '@vrp/platform/store';
+import { datesUnavailable } from '../domain/date-conflict';
 import { dateConflicts, liveNights, stayNights } from '../domain/occupancy';
 import { type NightPrice } from '../domain/pricing';
 import { addDays } from '../domain/reservation';

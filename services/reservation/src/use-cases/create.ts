@@ -2,7 +2,10 @@
 // its nights held pending while it is relayed to the listing's PMS, then stored with its nights
 // and event in one transaction.
 import { assertSupported, CREATE_REQUIRES_TOTAL_PRICE } from '@vrp/pms-matrix';
-import { AppError, DuplicateKeyError, newId, validationFailed, type RequestKey } from '@vrp/platform';
+import { AppError, validationFailed } from '@vrp/platform/errors';
+import { DuplicateKeyError } from '@vrp/platform/store';
+import { newId } from '@vrp/platform/ids';
+import type { RequestKey } from '@vrp/platform/applied-requests';
 import { newConfirmationCode } from '../domain/confirmation-code';
 import { financialsFor, priceStay } from '../domain/pricing';
 import { newReservationRecord, type ReservationRecord } from '../domain/reservation';

@@ -15,7 +15,11 @@
 // the PMS answers, and the transaction that stores the PMS-accepted stay turns the hold into the
 // stay's nights. A refusal, a timeout or a failure frees the hold; a holder that dies stops
 // renewing it, and a hold past its time is free to the next writer.
-import { AppError, datesUnavailable, DuplicateKeyError, type DocumentStore, type Logger, type Outbox, type Tx } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import type { Logger } from '@vrp/platform/logging';
+import type { Outbox } from '@vrp/platform/outbox';
+import { DuplicateKeyError, type DocumentStore, type Tx } from '@vrp/platform/store';
+import { datesUnavailable } from '../domain/date-conflict';
 import { dateConflicts, heldNights, holdersOf, holdLapsed, holdsNights, sameRequestHold, staysOverlap, type BookedNight } from '../domain/occupancy';
 import type { ReservationRecord } from '../domain/reservation';
 import { recordReservationEvent } from '../events/reservation-events';

@@ -2,7 +2,8 @@
 // reservations hold (for its calendar). An inactive listing's reservations are 403 (spec 5).
 import { assertListingsActive } from '@vrp/activity-cache';
 import { assertSupported } from '@vrp/pms-matrix';
-import { validationFailed, type PageWindow } from '@vrp/platform';
+import { validationFailed } from '@vrp/platform/errors';
+import type { PageWindow } from '@vrp/platform/paging';
 import { liveNights } from '../domain/occupancy';
 import { priceStay, type StayPrice } from '../domain/pricing';
 import { isIsoDate, nightsBetween, parseReservationFilters, todayUtc, type ReservationQueryInput, type ReservationRecord } from '../domain/reservation';

@@ -9,7 +9,8 @@
 // cancel), sync-apply.ts (pms.sync.v1), with what they share in context.ts; the night rules of
 // every write are in hold-nights.ts. This facade is what grpc/ and events/ call.
 import type { pmsSync } from '@vrp/contracts';
-import type { PageWindow, RequestKey } from '@vrp/platform';
+import type { PageWindow } from '@vrp/platform/paging';
+import type { RequestKey } from '@vrp/platform/applied-requests';
 import type { ReservationQueryInput, ReservationRecord } from '../domain/reservation';
 import type { NewReservationInput, ReservationPatchInput } from '../domain/writes';
 import { ChangeReservation } from './change';

@@ -2,7 +2,9 @@
 // the PMS's booking always applies and overlaps are flagged on both sides.
 import { checkPmsInput } from '@vrp/api-model';
 import type { pmsSync, ReservationSyncPayload } from '@vrp/contracts';
-import { AppError, newId, PermanentError, TransientError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { newId } from '@vrp/platform/ids';
+import { PermanentError, TransientError } from '@vrp/platform/consumer';
 import { newConfirmationCode } from '../domain/confirmation-code';
 import { money } from '../domain/pricing';
 import { isOneOf, newReservationRecord, RESERVATION_SOURCES, WRITABLE_STATUSES, type ReservationRecord } from '../domain/reservation';

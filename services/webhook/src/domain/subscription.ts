@@ -1,7 +1,7 @@
 // Webhook subscriptions: where a workspace's events are delivered, with what secret, and
 // whether the service has given up on the endpoint. No I/O here.
 import { DEFAULT_ROTATION_GRACE_SECONDS, MAX_ROTATION_GRACE_SECONDS, MAX_WEBHOOK_DESCRIPTION_LENGTH } from '@vrp/api-model';
-import { newId, randomBase58 } from '@vrp/platform';
+import { newId, randomBase58 } from '@vrp/platform/ids';
 import type { KeyMode } from './target';
 
 /** A subscription as read back by the API: everything except the signing secrets. */

@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '@vrp/api-model';
-import type { KeyMode } from '@vrp/platform';
+import type { KeyMode } from '@vrp/platform/sandbox';
 
 export type { KeyMode };
 export const MAX_URL_LENGTH = MAX_WEBHOOK_URL_LENGTH;

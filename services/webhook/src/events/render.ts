@@ -3,7 +3,7 @@
 // @vrp/api-model exactly as the API returns it.
 import { toApiGuest, toApiMessage, toApiReservation, toApiReservationRequest, toApiReview, toApiListing, toInactiveListingRow } from '@vrp/api-model';
 import { guestEvents, listingEvents, reservationEvents, TOPICS } from '@vrp/contracts';
-import { workspaceOfData } from '@vrp/platform';
+import { workspaceOfData } from '@vrp/platform/sandbox';
 import type { EventType } from '../domain/event-types';
 import type { ListingLookup } from '../ports/listings';
 

@@ -1,6 +1,8 @@
 // gRPC handlers of WebhookService: decode the request, run one use case, encode the result.
 import { webhook as pb } from '@vrp/contracts';
-import { listResponse, requestKey, requireId, requireWorkspace, service, type PageWindow, type ServiceRegistration } from '@vrp/platform';
+import { listResponse, requireId, requireWorkspace, type PageWindow } from '@vrp/platform/paging';
+import { requestKey } from '@vrp/platform/applied-requests';
+import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import { EVENT_TYPES } from '../domain/event-types';
 import type { Deliveries } from '../use-cases/deliveries';
 import type { Subscriptions } from '../use-cases/subscriptions';

@@ -1,6 +1,6 @@
 // Domain <-> proto for the webhook service.
 import { webhook as pb } from '@vrp/contracts';
-import { validationFailed } from '@vrp/platform';
+import { validationFailed } from '@vrp/platform/errors';
 import type { DeliveryRecord } from '../domain/delivery';
 import type { SubscriptionView } from '../domain/subscription';
 import type { KeyMode } from '../domain/target';

@@ -1,7 +1,8 @@
 // How the webhook service reads a listing to render listing.* payloads: the listing service's
 // GetListing over gRPC (deadline + breaker). A port so component tests can stand in for it.
 import { listing as pb } from '@vrp/contracts';
-import { AppError, type Upstream } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import type { Upstream } from '@vrp/platform/grpc';
 
 export interface ListingLookup {
   /** The listing (active or not), or null when it no longer exists. `deadlineMs` bounds the call below the default. */

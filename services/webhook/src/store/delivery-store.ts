@@ -1,6 +1,8 @@
 // Events and deliveries: the durable queue of the webhook service. Queries are written once as
 // Mongo documents for both engines.
-import { findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
+import { findPage, type PageWindow } from '@vrp/platform/paging';
+import { notFound } from '@vrp/platform/errors';
+import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 import { LRUCache } from 'lru-cache';
 import { ACTIVITY_EVENT_TYPES } from '../domain/event-types';
 import type { DeliveryRecord, DeliveryStatus, DropReason, WebhookEvent } from '../domain/delivery';

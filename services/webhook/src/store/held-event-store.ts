@@ -2,7 +2,8 @@
 // (domain/activity-decision.ts). Not queued for delivery: a held event becomes a webhook event
 // with its deliveries when released, or disappears when dropped. Durable, because the bus offset
 // of its message is committed once it is held.
-import { DuplicateKeyError, sortableId, type Collection, type DocumentStore, type Tx } from '@vrp/platform';
+import { DuplicateKeyError, type Collection, type DocumentStore, type Tx } from '@vrp/platform/store';
+import { sortableId } from '@vrp/platform/ids';
 import { Schema } from 'mongoose';
 import type { WebhookEvent } from '../domain/delivery';
 

@@ -1,5 +1,7 @@
 // Queries on subscriptions, written once as Mongo documents for both engines.
-import { AppError, DuplicateKeyError, findPage, notFound, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
+import { AppError, notFound } from '@vrp/platform/errors';
+import { DuplicateKeyError, type Collection, type DocumentStore, type Tx } from '@vrp/platform/store';
+import { findPage, type PageWindow } from '@vrp/platform/paging';
 import { SUCCESS_RECORD_WINDOW_MS, type SubscriptionRecord, type SubscriptionView } from '../domain/subscription';
 import { subscriptionSchema } from './schemas';
 

@@ -1,7 +1,11 @@
 // The delivery log of a subscription and the replay of one delivery. Tenant-scoped: another
 // workspace's id is not_found, decided before listing_inactive.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { AppError, sortableId, validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
+import { AppError, validationFailed } from '@vrp/platform/errors';
+import { sortableId } from '@vrp/platform/ids';
+import type { AppliedRequests, RequestKey } from '@vrp/platform/applied-requests';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { PageWindow } from '@vrp/platform/paging';
 import type { WebhookClock } from '../ports/clock';
 import { DELIVERY_STATUSES, newDelivery, replayOrderKey, type DeliveryRecord, type DeliveryStatus } from '../domain/delivery';
 import type { DeliveryStore } from '../store/delivery-store';

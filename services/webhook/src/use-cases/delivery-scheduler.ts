@@ -14,7 +14,7 @@
 //   (recorded as failed attempts on the normal schedule) instead of holding a worker.
 import CircuitBreaker from 'opossum';
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import type { Logger } from '@vrp/platform';
+import type { Logger } from '@vrp/platform/logging';
 import type { WebhookClock } from '../ports/clock';
 import { afterAttempt, isSuccess, type AttemptOutcome, type DeliveryRecord, type DropReason } from '../domain/delivery';
 import { isActivityEvent } from '../domain/event-types';

@@ -18,7 +18,9 @@
 // An event that would be held, or asked about, and that no enabled subscription of its workspace
 // wants is neither: no_subscriber.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { sortableId, type DocumentStore, type Logger, type Tx } from '@vrp/platform';
+import { sortableId } from '@vrp/platform/ids';
+import type { DocumentStore, Tx } from '@vrp/platform/store';
+import type { Logger } from '@vrp/platform/logging';
 import { LRUCache } from 'lru-cache';
 import type { WebhookClock } from '../ports/clock';
 import {

@@ -1,7 +1,10 @@
 // Subscriptions of the public webhook API: create, read, update, delete, rotate the secret.
 // Tenant-scoped throughout: another workspace's id is not_found. The delivery log and replay
 // are in deliveries.ts.
-import { validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
+import { validationFailed } from '@vrp/platform/errors';
+import type { AppliedRequests, RequestKey } from '@vrp/platform/applied-requests';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { PageWindow } from '@vrp/platform/paging';
 import type { WebhookClock } from '../ports/clock';
 import { normalizeEventTypes } from '../domain/event-types';
 import { MAX_DESCRIPTION_LENGTH, newSubscription, rotation, rotationGrace, type SubscriptionView } from '../domain/subscription';

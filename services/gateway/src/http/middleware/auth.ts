@@ -3,7 +3,7 @@
 // Verified keys are cached briefly (store/api-key-store.ts); revoking a key evicts it, so a
 // revocation takes effect on the next request.
 import type { Request, RequestHandler } from 'express';
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { adminTokenMatches } from '../../domain/admin-token';
 import { hashApiKey, hashesMatch, parseApiKey } from '../../domain/api-key';
 import { principalOf } from '../../domain/api-key-record';

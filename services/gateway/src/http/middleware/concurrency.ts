@@ -6,7 +6,7 @@
 // request for a number that changes every millisecond): with R replicas a workspace may have up
 // to R x workspaceConcurrency requests in flight in total, which docs/running.md states.
 import type { RequestHandler } from 'express';
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { requestState } from '../request-state';
 
 export class WorkspaceConcurrency {

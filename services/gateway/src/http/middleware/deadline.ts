@@ -9,7 +9,7 @@
 // idempotency_in_progress, and once its outcome is known the retry gets it (the recorded response,
 // or the write done once by the service that stores the key with its record). docs/api.md.
 import type { RequestHandler, Response } from 'express';
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { toErrorEnvelope } from '../envelope';
 import { requestState } from '../request-state';
 

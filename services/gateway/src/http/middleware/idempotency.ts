@@ -15,7 +15,8 @@
 // Runs after authentication, body parsing and validation: a request that never reached its
 // handler leaves no record.
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError, validationFailed, type Logger } from '@vrp/platform';
+import { AppError, validationFailed } from '@vrp/platform/errors';
+import type { Logger } from '@vrp/platform/logging';
 import { IDEMPOTENCY_RENEW_MAX_MS, IDEMPOTENCY_RENEW_MS, isValidIdempotencyKey, requestFingerprint } from '../../domain/idempotency';
 import type { IdempotencyStore } from '../../store/idempotency-store';
 import { requestState } from '../request-state';

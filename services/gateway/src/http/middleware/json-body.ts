@@ -4,7 +4,7 @@
 // decompression) and strict syntax (400); a body that does not decode as its Content-Encoding
 // says is 400 invalid_json.
 import express, { type Request, type RequestHandler } from 'express';
-import { AppError } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
 import { continueInContext } from '../request-state';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

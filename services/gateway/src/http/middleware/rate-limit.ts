@@ -18,7 +18,9 @@
 // the largest item of the gateway's per-request cost (docs/architecture.md).
 import type { Request, RequestHandler, Response } from 'express';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { AppError, type DocumentStore, type Logger } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import type { DocumentStore } from '@vrp/platform/store';
+import type { Logger } from '@vrp/platform/logging';
 import {
   ANONYMOUS_BURST,
   ANONYMOUS_REQUESTS_PER_SECOND,

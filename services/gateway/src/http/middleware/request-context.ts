@@ -5,7 +5,10 @@
 // HTTP/1.1 request without Host, an `Expect` other than 100-continue) goes straight to the
 // error envelope from here, with its request id.
 import type { Request, RequestHandler } from 'express';
-import { acceptOrCreateRequestId, AppError, httpRequests, runWithContext, type Logger } from '@vrp/platform';
+import { acceptOrCreateRequestId, runWithContext } from '@vrp/platform/context';
+import { AppError } from '@vrp/platform/errors';
+import { httpRequests } from '@vrp/platform/metrics';
+import type { Logger } from '@vrp/platform/logging';
 import { initRequestState } from '../request-state';
 import { UNMET_EXPECTATION } from '../server';
 

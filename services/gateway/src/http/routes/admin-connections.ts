@@ -2,7 +2,9 @@
 // listings), list, disconnect (its listings become inactive) and sync on demand.
 import { z } from 'zod';
 import type { pms, syncHealth } from '@vrp/contracts';
-import { AppError, dataWorkspaceId, KEY_MODES, type KeyMode, type Upstream } from '@vrp/platform';
+import { AppError } from '@vrp/platform/errors';
+import { dataWorkspaceId, KEY_MODES, type KeyMode } from '@vrp/platform/sandbox';
+import type { Upstream } from '@vrp/platform/grpc';
 import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
 import {

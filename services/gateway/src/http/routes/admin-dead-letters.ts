@@ -3,7 +3,11 @@
 // newest first, and replay/delete go to the service named in the id.
 import { z } from 'zod';
 import type { ops } from '@vrp/contracts';
-import { dataWorkspaceId, deadLetterOwner, DEAD_LETTER_SERVICES, notFound, pageInfo, type DeadLetterServiceName, type Upstream } from '@vrp/platform';
+import { dataWorkspaceId } from '@vrp/platform/sandbox';
+import { deadLetterOwner, DEAD_LETTER_SERVICES, type DeadLetterServiceName } from '@vrp/platform/consumer';
+import { notFound } from '@vrp/platform/errors';
+import { pageInfo } from '@vrp/platform/paging';
+import type { Upstream } from '@vrp/platform/grpc';
 import { defineRoute, ok, type Route } from '../route';
 import { deadLetterParams, deadLetterSchema, listDeadLettersQuery, paginationSchema, toApiDeadLetter } from '@vrp/api-model';
 

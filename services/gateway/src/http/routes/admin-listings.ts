@@ -3,7 +3,8 @@
 // (admin-connections.ts), never through this call.
 import { z } from 'zod';
 import { listing } from '@vrp/contracts';
-import { dataWorkspaceId, type Upstream } from '@vrp/platform';
+import { dataWorkspaceId } from '@vrp/platform/sandbox';
+import type { Upstream } from '@vrp/platform/grpc';
 import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
 import { createListingBody, idParam, listingSchema, toApiListing } from '@vrp/api-model';
 import { created, defineRoute, type Route } from '../route';

@@ -1,7 +1,8 @@
 // The operator API (/admin/v1): workspaces, their plan limit and API keys. Guarded by the
 // admin token; never reachable with an API key.
 import { z } from 'zod';
-import { pageInfo, requestKey } from '@vrp/platform';
+import { pageInfo } from '@vrp/platform/paging';
+import { requestKey } from '@vrp/platform/applied-requests';
 import { ADMIN_SCOPE } from '../middleware/auth';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toApiKeySummary, toApiUsage } from '../mappers';

@@ -2,7 +2,7 @@
 // (through the pms-adapter, which owns it), before connecting or writing.
 import { z } from 'zod';
 import type { pms } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 import { toApiCapabilities } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';
 import { connectCapabilitiesSchema, providerParam } from '@vrp/api-model';

@@ -24,7 +24,7 @@ import {
 } from '@vrp/api-model';
 import { refusedOn } from '@vrp/pms-matrix';
 import { guest as pb } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toPagination } from '../mappers';
 import { created, defineRoute, ok, type Route } from '../route';

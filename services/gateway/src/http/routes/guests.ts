@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { createGuestBody, DEFAULT_GUEST_LANGUAGE, guestPageSchema, guestSchema, idParam, listGuestsQuery, toApiGuest, updateGuestBody } from '@vrp/api-model';
 import { refusedOn } from '@vrp/pms-matrix';
 import { guest as pb } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 import { toPagination } from '../mappers';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { expectedVersion, withETag } from '../versioning';

@@ -4,7 +4,7 @@
 // an inactive listing.
 import { z } from 'zod';
 import { listing as pb } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 import { etagOf } from '../../domain/etag';
 import { expectedVersion, withETag } from '../versioning';
 import { idempotencyKeyOf } from '../middleware/idempotency';

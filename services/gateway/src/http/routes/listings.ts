@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { listing } from '@vrp/contracts';
 import type { Response } from 'express';
-import type { ErrorCode, Upstream } from '@vrp/platform';
+import type { ErrorCode } from '@vrp/platform/errors';
+import type { Upstream } from '@vrp/platform/grpc';
 import type { ApiKeyPrincipal } from '../../domain/api-key-record';
 import { toApiListing, toApiListingWithCapabilities, toListingRow, toPagination } from '../mappers';
 import { defineRoute, ok, type Route } from '../route';

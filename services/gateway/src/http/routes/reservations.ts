@@ -16,7 +16,7 @@ import {
 } from '@vrp/api-model';
 import { refusedOn } from '@vrp/pms-matrix';
 import { reservation as pb } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { toPagination } from '../mappers';
 import { expectedVersion, withETag } from '../versioning';

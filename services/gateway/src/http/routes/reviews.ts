@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { idParam, listReviewsQuery, reviewPageSchema, reviewReplyBody, reviewSchema, toApiReview } from '@vrp/api-model';
 import { refusedOn } from '@vrp/pms-matrix';
 import { guest as pb } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 import { toPagination } from '../mappers';
 import { idempotencyKeyOf } from '../middleware/idempotency';
 import { defineRoute, ok, type Route } from '../route';

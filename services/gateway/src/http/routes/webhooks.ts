@@ -3,7 +3,7 @@
 // addresses there. The webhook service decides not_found (404) before listing_inactive (403).
 import { z } from 'zod';
 import { webhook as pb } from '@vrp/contracts';
-import type { Upstream } from '@vrp/platform';
+import type { Upstream } from '@vrp/platform/grpc';
 import type { ApiKeyPrincipal } from '../../domain/api-key-record';
 import { toPagination } from '../mappers';
 import { idempotencyKeyOf } from '../middleware/idempotency';
