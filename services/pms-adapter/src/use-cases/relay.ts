@@ -1,7 +1,7 @@
 // RelayWrite: one write of the capability matrix performed in a workspace's PMS account. Refused
 // from the matrix alone before anything is sent (spec 7.2); the request the PMS API needs is
 // built by domain/relay.ts, and sent by the connector of that PMS.
-import { AppError, validationFailed } from '@vrp/platform';
+import { AppError, isDryRun, validationFailed } from '@vrp/platform';
 import { assertSupported } from '@vrp/pms-matrix';
 import { requireProvider, type ConnectionRecord, type PmsProvider } from '../domain/connection';
 import { isWrite, pmsRequestFor, RelayInputError } from '../domain/relay';
@@ -48,6 +48,8 @@ export class Relay {
       throw err;
     }
     const account = await this.accountFor(workspaceId, provider, input.listingExternalId);
+    // A dry run stops here, every check above passed: the PMS receives nothing.
+    if (isDryRun()) return { entityExternalId: input.entityExternalId, result: null };
     const answer = await this.deps.connectors.of(provider).write(account.accountId, request);
     const id = (answer as { id?: unknown } | null)?.id;
     return { entityExternalId: typeof id === 'string' && id ? id : input.entityExternalId, result: answer ?? null };

@@ -1,7 +1,7 @@
 // The delivery log of a subscription and the replay of one delivery. Tenant-scoped: another
 // workspace's id is not_found, decided before listing_inactive.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { AppError, sortableId, validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
+import { AppError, isDryRun, notFound, sortableId, validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
 import type { WebhookClock } from '../ports/clock';
 import { DELIVERY_STATUSES, newDelivery, replayOrderKey, type DeliveryRecord, type DeliveryStatus } from '../domain/delivery';
 import type { DeliveryStore } from '../store/delivery-store';
@@ -47,6 +47,8 @@ export class Deliveries {
     const subscription = await this.deps.subscriptions.get(workspaceId, subscriptionId);
     const original = await this.deps.deliveries.get(workspaceId, subscriptionId, deliveryId);
     if (original.listingId) this.deps.cache.assertActive(workspaceId, [original.listingId]);
+    // Past its retention (docs/events.md) the event is gone: there is nothing left to send.
+    if (!(await this.deps.deliveries.event(original.eventId))) throw notFound('event', original.eventId);
     if (!subscription.enabled) {
       throw new AppError(
         'conflict',
@@ -63,7 +65,8 @@ export class Deliveries {
       await this.deps.applied.remember(key, queued.id, tx);
       return queued;
     });
-    this.deps.onQueued();
+    // A dry run queued nothing (its transaction was rolled back): no scheduler pass in its context.
+    if (!isDryRun()) this.deps.onQueued();
     return replay;
   }
 }
