@@ -1,0 +1,194 @@
+// Preflight (`?dry_run=true`) over HTTP against the 2-replica stack: for each refusal of spec 7.2
+// and each path of spec 7.1, the dry run answers exactly what the real write then answers (status
+// and error envelope, request id aside), and the PMS simulator received nothing from the dry run.
+// A dry run that would succeed answers 200 with the record as it would be written, and nothing
+// is written, relayed or published: the real write after it still finds the nights free, and the
+// Events API lists one event for it.
+import { startTestStack, eventually, type ErrorBody, type TestStack } from './support/stack';
+import { listingWorkspace, simulatorOf, type Workspace } from './support/workspaces';
+import type { SimulatorControl } from '@vrp/pms-simulator';
+
+type Answer = { status: number; body: { data?: Record<string, unknown> } & Partial<ErrorBody> };
+
+/** An error answer without its request id (each request has its own). */
+const comparable = (a: Answer) => (a.body.error ? { status: a.status, error: { ...a.body.error, request_id: undefined } } : { status: a.status });
+
+describe('dry runs answer what the write would, and do nothing', () => {
+  let t: TestStack;
+  let pms: SimulatorControl;
+  let w: Workspace & { ids: string[]; account: string };
+  // Listings: local, inactive local, and one per PMS whose refusals are exercised.
+  let local: string, sleeping: string, pmsA: string, pmsB: string, pmsC: string, pmsF: string, pmsG: string;
+  let nextMonth = 1;
+  /** Dates no other case of the file uses. */
+  const stay = () => {
+    const n = nextMonth++ - 1;
+    const m = String((n % 12) + 1).padStart(2, '0');
+    const year = 2031 + Math.floor(n / 12);
+    return { checkIn: `${year}-${m}-10`, checkOut: `${year}-${m}-13` };
+  };
+  const withDryRun = (path: string) => `${path}${path.includes('?') ? '&' : '?'}dry_run=true`;
+
+  /** The dry run, then the real write: same answer (status and envelope); the PMS saw nothing of the dry run. */
+  async function sameAsReal(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ dry: Answer; real: Answer }> {
+    await pms.clearRequests();
+    const dry = (await w.api(method, withDryRun(path), body, { headers })) as Answer;
+    expect(await pms.requests({})).toEqual([]);
+    const real = (await w.api(method, path, body, { headers })) as Answer;
+    expect({ case: `${method} ${path}`, ...comparable(dry) }).toEqual({
+      case: `${method} ${path}`,
+      ...comparable({ ...real, status: real.status === 201 || real.status === 202 ? 200 : real.status }),
+    });
+    return { dry, real };
+  }
+
+  const book = (propertyId: string, extra: Record<string, unknown> = {}) => ({
+    propertyId,
+    ...stay(),
+    primaryGuest: { firstName: 'Dry', lastName: 'Run' },
+    financials: { totalPrice: 300, currency: 'EUR' },
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    t = await startTestStack();
+    pms = simulatorOf(t);
+    w = await listingWorkspace(
+      t,
+      [
+        { name: 'Local' },
+        { name: 'Sleeping', inactive: true },
+        { name: 'On A', pmsProvider: 'PMS-A' },
+        { name: 'On B', pmsProvider: 'PMS-B' },
+        { name: 'On C', pmsProvider: 'PMS-C' },
+        { name: 'On F', pmsProvider: 'PMS-F' },
+        { name: 'On G', pmsProvider: 'PMS-G' },
+      ],
+      // Exactly the six active listings: activating the sleeping one would exceed the plan.
+      6,
+    );
+    [local, sleeping, pmsA, pmsB, pmsC, pmsF, pmsG] = w.ids as [string, string, string, string, string, string, string];
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('a create that would succeed answers 200 with the reservation, writes and relays nothing; the real create then succeeds', async () => {
+    for (const listing of [local, pmsA]) {
+      const body = book(listing);
+      await pms.clearRequests();
+      const dry = (await w.api('POST', '/v1/reservations?dry_run=true', body)) as Answer;
+      expect(dry.status).toBe(200);
+      expect(dry.body.data).toMatchObject({ propertyId: listing, status: 'CONFIRMED', checkIn: body.checkIn, checkOut: body.checkOut });
+      expect(await pms.requests({})).toEqual([]);
+      expect((await w.api('GET', `/v1/reservations/${String(dry.body.data!.id)}`)).status).toBe(404);
+      const real = (await w.api('POST', '/v1/reservations', body)) as Answer;
+      expect(real.status).toBe(201);
+      const { id: _a, confirmationCode: _b, bookedAt: _c, updatedAt: _u, pms: _p, ...rest } = real.body.data!;
+      expect(dry.body.data).toMatchObject(rest);
+      if (listing === pmsA) expect((await pms.requests({ provider: 'PMS-A' })).length).toBeGreaterThan(0);
+      // One reservation.created for the listing: the dry run published nothing (events of a listing are listed in order).
+      await eventually(
+        async () =>
+          (await w.api<{ data: { data: { object: { id: string } } }[] }>('GET', `/v1/events?listing_id=${listing}&type=reservation.created`)).body.data.length >
+          0,
+        10_000,
+        'the real create’s event',
+      );
+      const events = (await w.api<{ data: { data: { object: { id: string } } }[] }>('GET', `/v1/events?listing_id=${listing}&type=reservation.created`)).body
+        .data;
+      expect(events.map((e) => e.data.object.id)).toEqual([real.body.data!.id]);
+    }
+  });
+
+  it('spec 7.2: every refusal reachable here answers the same 422 pms_write_unsupported, with provider, and sends nothing', async () => {
+    // Cancelling on PMS-A; changing dates on PMS-B.
+    const onA = (await w.api('POST', '/v1/reservations', book(pmsA))) as Answer;
+    expect(onA.status).toBe(201);
+    const cancel = await sameAsReal('POST', `/v1/reservations/${String(onA.body.data!.id)}/cancel`);
+    expect(cancel.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-A' });
+    const onB = (await w.api('POST', '/v1/reservations', book(pmsB))) as Answer;
+    expect(onB.status).toBe(201);
+    const move = await sameAsReal('PATCH', `/v1/reservations/${String(onB.body.data!.id)}`, stay());
+    expect(move.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-B' });
+    // Quote on PMS-C; owner block on a PMS listing; a unit on PMS-F; a group on PMS-A.
+    const quote = await sameAsReal('POST', '/v1/reservations/quote', { propertyId: pmsC, ...stay() });
+    expect(quote.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-C' });
+    const owner = await sameAsReal('POST', '/v1/reservations', book(pmsA, { platform: 'owner' }));
+    expect(owner.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-A' });
+    const unit = await sameAsReal('POST', '/v1/reservations', book(pmsF, { unitId: 'unit-2' }));
+    expect(unit.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-F' });
+    const group = await sameAsReal('POST', '/v1/reservations', book(pmsA, { groupId: 'grp-1' }));
+    expect(group.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-A' });
+    // A guest in PMS-F; content PMS-G cannot store at all.
+    const guest = await sameAsReal('POST', '/v1/guests', { firstName: 'Pat', provider: 'PMS-F' });
+    expect(guest.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-F' });
+    const content = await sameAsReal('PUT', `/v1/listings/${pmsG}/content`, { sections: { rooms: { bedrooms: 2, bathrooms: 1, beds: 2 } } });
+    expect(content.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-G' });
+  });
+
+  it('a content write PMS-G can partly store: the dry run answers the same applied/deferred split, and the PMS receives nothing from it', async () => {
+    const body = { sections: { description: 'Quiet flat', rooms: { bedrooms: 2, bathrooms: 1, beds: 2 } } };
+    await pms.clearRequests();
+    const dry = (await w.api('PUT', `/v1/listings/${pmsG}/content?dry_run=true`, body)) as Answer;
+    expect(await pms.requests({})).toEqual([]);
+    expect((await w.api<{ data: { sections: object } }>('GET', `/v1/listings/${pmsG}/content`)).body.data.sections).toEqual({});
+    const real = (await w.api('PUT', `/v1/listings/${pmsG}/content`, body)) as Answer;
+    expect([dry.status, real.status]).toEqual([200, 200]);
+    expect(dry.body.data).toMatchObject({ applied: ['description'], deferred: ['rooms'] });
+    expect({ applied: dry.body.data!.applied, deferred: dry.body.data!.deferred }).toEqual({
+      applied: real.body.data!.applied,
+      deferred: real.body.data!.deferred,
+    });
+    expect((await pms.requests({ provider: 'PMS-G' })).length).toBeGreaterThan(0);
+  });
+
+  it('spec 7.1: an inactive listing answers the same 403 with every inactive listing, by id, through a filter-free write and in a batch', async () => {
+    const create = await sameAsReal('POST', '/v1/reservations', book(sleeping));
+    expect(create.real.body.error).toMatchObject({ code: 'listing_inactive', listing_ids: [sleeping] });
+    const batch = await sameAsReal('PATCH', '/v1/availability/batch', {
+      updates: [local, sleeping].map((listingId) => ({ listingId, from: '2031-06-01', to: '2031-06-02', price: 99 })),
+    });
+    expect(batch.real.body.error).toMatchObject({ code: 'listing_inactive', listings: [{ id: sleeping, name: 'Sleeping' }] });
+    const content = await sameAsReal('PUT', `/v1/listings/${sleeping}/content`, { sections: { description: 'x' } });
+    expect(content.real.status).toBe(403);
+    const photo = await sameAsReal('POST', `/v1/listings/${sleeping}/photos`, { url: 'https://img.example.com/p.jpg' });
+    expect(photo.real.status).toBe(403);
+  });
+
+  it('409 dates_unavailable with the nights, 412 on a stale If-Match, 400 validation: the same answers', async () => {
+    const dates = stay();
+    const first = (await w.api('POST', '/v1/reservations', book(local, dates))) as Answer;
+    expect(first.status).toBe(201);
+    const taken = await sameAsReal('POST', '/v1/reservations', book(local, dates));
+    expect(taken.real.body.error).toMatchObject({ code: 'dates_unavailable' });
+    const id = String(first.body.data!.id);
+    const stale = await sameAsReal('PATCH', `/v1/reservations/${id}`, { notes: { host: 'late' } }, { 'if-match': '"999"' });
+    expect(stale.real.status).toBe(412);
+    const invalid = await sameAsReal('POST', '/v1/reservations', { propertyId: local });
+    expect(invalid.real.status).toBe(400);
+    expect((await w.api<ErrorBody>('POST', '/v1/reservations?dry_run=maybe', book(local))).body.error.fields).toHaveProperty('dry_run');
+  });
+
+  it('a toggle that would exceed the plan answers 402 as the real one; a toggle and a webhook that would succeed change nothing', async () => {
+    const over = await sameAsReal('PATCH', `/v1/listings/${sleeping}`, { active: true });
+    expect(over.real.body.error?.code).toBe('listings_limit_exceeded');
+    const batch = await sameAsReal('POST', '/v1/listings/status', { listingIds: [sleeping], active: true });
+    expect(batch.real.status).toBe(402);
+    const off = (await w.api('PATCH', `/v1/listings/${local}?dry_run=true`, { active: false })) as Answer;
+    expect(off.status).toBe(200);
+    expect((await w.api<{ data: { status: string } }>('GET', `/v1/listings/${local}`)).body.data.status).toBe('active');
+    const hook = (await w.api('POST', '/v1/webhooks?dry_run=true', { url: 'http://127.0.0.1:9/hooks' })) as Answer;
+    expect(hook.status).toBe(200);
+    expect((await w.api<{ data: unknown[] }>('GET', '/v1/webhooks')).body.data).toEqual([]);
+  });
+
+  it('an Idempotency-Key sent with a dry run is neither recorded nor answered from a record', async () => {
+    const body = book(local);
+    const dry = (await w.api('POST', '/v1/reservations?dry_run=true', body, { headers: { 'idempotency-key': 'dry-key-1' } })) as Answer;
+    expect(dry.status).toBe(200);
+    const real = (await w.api('POST', '/v1/reservations', body, { headers: { 'idempotency-key': 'dry-key-1' } })) as Answer;
+    expect(real.status).toBe(201);
+    expect(real.body.data!.id).not.toBe(dry.body.data!.id);
+  });
+});
