@@ -6,6 +6,7 @@
 // Events API lists one event for it.
 import { startTestStack, eventually, type ErrorBody, type TestStack } from './support/stack';
 import { listingWorkspace, simulatorOf, type Workspace } from './support/workspaces';
+import { guestWrites, newWorld, requestArrives, reviewArrives, type World } from './support/guest-world';
 import type { SimulatorControl } from '@vrp/pms-simulator';
 
 type Answer = { status: number; body: { data?: Record<string, unknown> } & Partial<ErrorBody> };
@@ -181,6 +182,38 @@ describe('dry runs answer what the write would, and do nothing', () => {
     const hook = (await w.api('POST', '/v1/webhooks?dry_run=true', { url: 'http://127.0.0.1:9/hooks' })) as Answer;
     expect(hook.status).toBe(200);
     expect((await w.api<{ data: unknown[] }>('GET', '/v1/webhooks')).body.data).toEqual([]);
+  });
+
+  it('spec 7.2 on data synced from a PMS: attachments, review replies, request answers and pre-approvals answer the same 422, sending nothing', async () => {
+    const world: World = await newWorld(t, [
+      { name: 'Fjord', provider: 'PMS-F' },
+      { name: 'Glen', provider: 'PMS-G' },
+    ]);
+    const on = async (method: string, path: string, body: unknown, provider: string) => {
+      await pms.clearRequests();
+      const dry = (await world.api(method, withDryRun(path), body)) as Answer;
+      expect(await pms.requests({})).toEqual([]);
+      const real = (await world.api(method, path, body)) as Answer;
+      expect({ path, ...comparable(dry) }).toEqual({ path, ...comparable(real) });
+      expect({ path, code: real.body.error?.code, provider: real.body.error?.provider }).toEqual({ path, code: 'pms_write_unsupported', provider });
+    };
+    const attachment = { url: 'https://example.com/guide.pdf', name: 'guide.pdf', contentType: 'application/pdf' };
+    for (const [listing, provider] of [
+      ['Glen', 'PMS-G'],
+      ['Fjord', 'PMS-F'],
+    ] as const) {
+      const thread = await guestWrites(t, world, listing, `Hello from ${listing}`);
+      await on('POST', `/v1/conversations/${thread.id}/messages`, { body: 'See attached', attachments: [attachment] }, provider);
+    }
+    const review = await reviewArrives(t, world, 'Fjord', { stars: 5, text: 'Lovely fjord' });
+    await on('POST', `/v1/reviews/${review.id}/reply`, { body: 'Thank you!' }, 'PMS-F');
+    const request = await requestArrives(t, world, 'Fjord', 'request', { arrival: '2033-03-01', departure: '2033-03-04', first_name: 'Ana' });
+    await on('POST', `/v1/requests/${request.id}/accept`, undefined, 'PMS-F');
+    await on('POST', `/v1/requests/${request.id}/decline`, undefined, 'PMS-F');
+    const inquiry = await requestArrives(t, world, 'Fjord', 'inquiry', { arrival: '2033-04-01', departure: '2033-04-04', first_name: 'Ben' });
+    await on('POST', `/v1/requests/${inquiry.id}/pre-approve`, {}, 'PMS-F');
+    const glenInquiry = await requestArrives(t, world, 'Glen', 'inquiry', { arrival: '2033-05-01', departure: '2033-05-04', first_name: 'Cy' });
+    await on('POST', `/v1/requests/${glenInquiry.id}/pre-approve`, { blockInstantBooking: true }, 'PMS-G');
   });
 
   it('an Idempotency-Key sent with a dry run is neither recorded nor answered from a record', async () => {
