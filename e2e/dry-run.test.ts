@@ -19,7 +19,7 @@ describe('dry runs answer what the write would, and do nothing', () => {
   let pms: SimulatorControl;
   let w: Workspace & { ids: string[]; account: string };
   // Listings: local, inactive local, and one per PMS whose refusals are exercised.
-  let local: string, sleeping: string, pmsA: string, pmsB: string, pmsC: string, pmsF: string, pmsG: string;
+  let local: string, sleeping: string, pmsA: string, pmsB: string, pmsC: string, pmsF: string, pmsG: string, pmsE: string;
   let nextMonth = 1;
   /** Dates no other case of the file uses. */
   const stay = () => {
@@ -64,11 +64,12 @@ describe('dry runs answer what the write would, and do nothing', () => {
         { name: 'On C', pmsProvider: 'PMS-C' },
         { name: 'On F', pmsProvider: 'PMS-F' },
         { name: 'On G', pmsProvider: 'PMS-G' },
+        { name: 'On E', pmsProvider: 'PMS-E' },
       ],
-      // Exactly the six active listings: activating the sleeping one would exceed the plan.
-      6,
+      // Exactly the seven active listings: activating the sleeping one would exceed the plan.
+      7,
     );
-    [local, sleeping, pmsA, pmsB, pmsC, pmsF, pmsG] = w.ids as [string, string, string, string, string, string, string];
+    [local, sleeping, pmsA, pmsB, pmsC, pmsF, pmsG, pmsE] = w.ids as [string, string, string, string, string, string, string, string];
   });
   afterAll(async () => {
     await t.stop();
@@ -121,6 +122,13 @@ describe('dry runs answer what the write would, and do nothing', () => {
     expect(unit.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-F' });
     const group = await sameAsReal('POST', '/v1/reservations', book(pmsA, { groupId: 'grp-1' }));
     expect(group.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-A' });
+    // A tentative hold on PMS-E; moving a PMS stay to another listing, or changing its times.
+    const hold = await sameAsReal('POST', '/v1/reservations', book(pmsE, { tentativeHold: true }));
+    expect(hold.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-E' });
+    const moved = await sameAsReal('PATCH', `/v1/reservations/${String(onA.body.data!.id)}`, { propertyId: local });
+    expect(moved.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-A' });
+    const times = await sameAsReal('PATCH', `/v1/reservations/${String(onA.body.data!.id)}`, { checkInTime: '15:00' });
+    expect(times.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-A' });
     // A guest in PMS-F; content PMS-G cannot store at all.
     const guest = await sameAsReal('POST', '/v1/guests', { firstName: 'Pat', provider: 'PMS-F' });
     expect(guest.real.body.error).toMatchObject({ code: 'pms_write_unsupported', provider: 'PMS-F' });
