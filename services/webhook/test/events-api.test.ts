@@ -31,7 +31,8 @@ describe('Events API of the webhook service', () => {
   const reservationEvent = async (listingId: string, workspaceId = WS, occurredAt = new Date()) =>
     (await publishReservationEvent(bus, { workspaceId, listingId, occurredAt, type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED }))
       .event.eventId;
-  const setActive = (listingId: string, active: boolean) => publishActivity(bus, { workspaceId: WS, listingId, active, version: ++version, occurredAt: new Date() });
+  const setActive = (listingId: string, active: boolean) =>
+    publishActivity(bus, { workspaceId: WS, listingId, active, version: ++version, occurredAt: new Date() });
 
   beforeAll(async () => {
     bus = createMemoryBus();
@@ -58,10 +59,15 @@ describe('Events API of the webhook service', () => {
     const { event } = await client.call('getEvent', { workspaceId: WS, id });
     expect(JSON.parse(event!.bodyJson)).toMatchObject({ id, type: 'reservation.created', listingId: 'lst_a', livemode: true, workspaceId: WS });
     // The same bytes a subscription receives for a later event.
-    const { subscription } = await client.call('createSubscription', pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: pb.KeyMode.KEY_MODE_TEST, url: receiver.url }));
+    const { subscription } = await client.call(
+      'createSubscription',
+      pb.CreateSubscriptionRequest.create({ workspaceId: WS, mode: pb.KeyMode.KEY_MODE_TEST, url: receiver.url }),
+    );
     const delivered = await reservationEvent('lst_a');
     await eventually(() => receiver.received.some((r) => r.json.id === delivered), 'the delivery');
-    expect((await client.call('getEvent', { workspaceId: WS, id: delivered })).event!.bodyJson).toBe(receiver.received.find((r) => r.json.id === delivered)!.body);
+    expect((await client.call('getEvent', { workspaceId: WS, id: delivered })).event!.bodyJson).toBe(
+      receiver.received.find((r) => r.json.id === delivered)!.body,
+    );
     await client.call('deleteSubscription', { workspaceId: WS, id: subscription!.id });
   });
 

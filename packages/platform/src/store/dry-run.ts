@@ -59,7 +59,8 @@ export function dryRunAware(store: DocumentStore): DocumentStore {
   return new Proxy(store, {
     get(target, prop, receiver) {
       if (prop === 'transaction') return <R>(work: (tx: Tx) => Promise<R>) => (isDryRun() ? rolledBack(target, work) : target.transaction(work));
-      if (prop === 'collection') return <T extends Doc>(spec: Parameters<DocumentStore['collection']>[0]) => dryRunCollection(target, target.collection<T>(spec));
+      if (prop === 'collection')
+        return <T extends Doc>(spec: Parameters<DocumentStore['collection']>[0]) => dryRunCollection(target, target.collection<T>(spec));
       const value: unknown = Reflect.get(target, prop, receiver);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },

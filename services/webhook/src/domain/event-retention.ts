@@ -4,7 +4,7 @@
 import { RETRY_DELAYS_SECONDS } from './retry';
 
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
-export const MIN_EVENT_RETENTION_DAYS = Math.ceil(RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0) * 1.2 / 86_400) + 1;
+export const MIN_EVENT_RETENTION_DAYS = Math.ceil((RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0) * 1.2) / 86_400) + 1;
 
 const DAY_MS = 86_400_000;
 

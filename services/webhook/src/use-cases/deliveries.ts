@@ -1,7 +1,17 @@
 // The delivery log of a subscription and the replay of one delivery. Tenant-scoped: another
 // workspace's id is not_found, decided before listing_inactive.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { AppError, isDryRun, notFound, sortableId, validationFailed, type AppliedRequests, type DocumentStore, type PageWindow, type RequestKey } from '@vrp/platform';
+import {
+  AppError,
+  isDryRun,
+  notFound,
+  sortableId,
+  validationFailed,
+  type AppliedRequests,
+  type DocumentStore,
+  type PageWindow,
+  type RequestKey,
+} from '@vrp/platform';
 import type { WebhookClock } from '../ports/clock';
 import { DELIVERY_STATUSES, newDelivery, replayOrderKey, type DeliveryRecord, type DeliveryStatus } from '../domain/delivery';
 import type { DeliveryStore } from '../store/delivery-store';

@@ -61,7 +61,8 @@ export class Events {
 
   async list(workspaceId: string, input: ListEventsInput): Promise<{ events: WebhookEvent[]; hasMore: boolean }> {
     const unknown = input.types.map((t, i) => [t, i] as const).filter(([t]) => !(t in EVENT_TYPES));
-    if (unknown.length > 0) throw validationFailed(Object.fromEntries(unknown.map(([t, i]) => [`type[${i}]`, `'${t}' is not an event type (GET /v1/webhook-event-types)`])));
+    if (unknown.length > 0)
+      throw validationFailed(Object.fromEntries(unknown.map(([t, i]) => [`type[${i}]`, `'${t}' is not an event type (GET /v1/webhook-event-types)`])));
     if (input.limit < 1 || input.limit > MAX_PAGE_LIMIT) throw validationFailed({ limit: `must be 1..${MAX_PAGE_LIMIT}` });
     if (input.startingAfter && input.endingBefore) throw validationFailed({ ending_before: 'cannot be combined with starting_after' });
     const now = this.deps.clock.now();
