@@ -224,6 +224,36 @@ describe('dry runs answer what the write would, and do nothing', () => {
     await on('POST', `/v1/requests/${glenInquiry.id}/pre-approve`, { blockInstantBooking: true }, 'PMS-G');
   });
 
+  it('webhook writes: a replay of a listing inactive now answers the same 403; updates, rotations and deletes change nothing', async () => {
+    const hook = (await w.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['reservation.created'] })) as Answer;
+    expect(hook.status).toBe(201);
+    const id = String(hook.body.data!.id);
+    const booked = (await w.api('POST', '/v1/reservations', book(local))) as Answer;
+    expect(booked.status).toBe(201);
+    let deliveryId = '';
+    await eventually(
+      async () => (deliveryId = (await w.api<{ data: { id: string }[] }>('GET', `/v1/webhooks/${id}/deliveries`)).body.data[0]?.id ?? '') !== '',
+      10_000,
+      'a delivery',
+    );
+    const replayable = (await w.api('POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/replay?dry_run=true`)) as Answer;
+    expect(replayable.status).toBe(200);
+    expect((await w.api<{ data: unknown[] }>('GET', `/v1/webhooks/${id}/deliveries`)).body.data).toHaveLength(1);
+    expect((await w.api('PATCH', `/v1/listings/${local}`, { active: false })).status).toBe(200);
+    try {
+      const replay = await sameAsReal('POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/replay`);
+      expect(replay.real.body.error).toMatchObject({ code: 'listing_inactive', listing_ids: [local] });
+    } finally {
+      expect((await w.api('PATCH', `/v1/listings/${local}`, { active: true })).status).toBe(200);
+    }
+    expect(((await w.api('PATCH', `/v1/webhooks/${id}?dry_run=true`, { description: 'dry' })) as Answer).body.data).toMatchObject({ description: 'dry' });
+    expect(((await w.api('POST', `/v1/webhooks/${id}/rotate-secret?dry_run=true`)) as Answer).status).toBe(200);
+    expect(((await w.api('DELETE', `/v1/webhooks/${id}?dry_run=true`)) as Answer).status).toBe(200);
+    // Still there, unchanged, and never rotated (a rotation leaves the previous secret a grace period).
+    const after = (await w.api('GET', `/v1/webhooks/${id}`)) as Answer;
+    expect(after.body.data).toMatchObject({ id, description: '', previousSecretExpiresAt: null });
+  });
+
   it('an Idempotency-Key sent with a dry run is neither recorded nor answered from a record', async () => {
     const body = book(local);
     const dry = (await w.api('POST', '/v1/reservations?dry_run=true', body, { headers: { 'idempotency-key': 'dry-key-1' } })) as Answer;
