@@ -6,7 +6,7 @@
 // Events API lists one event for it.
 import { startTestStack, eventually, type ErrorBody, type TestStack } from './support/stack';
 import { listingWorkspace, simulatorOf, type Workspace } from './support/workspaces';
-import { guestWrites, newWorld, requestArrives, reviewArrives, type World } from './support/guest-world';
+import { guestWrites, newWorld, requestArrives, reviewArrives, syncUntil, type World } from './support/guest-world';
 import type { SimulatorControl } from '@vrp/pms-simulator';
 
 type Answer = { status: number; body: { data?: Record<string, unknown> } & Partial<ErrorBody> };
@@ -222,6 +222,17 @@ describe('dry runs answer what the write would, and do nothing', () => {
     await on('POST', `/v1/requests/${inquiry.id}/pre-approve`, {}, 'PMS-F');
     const glenInquiry = await requestArrives(t, world, 'Glen', 'inquiry', { arrival: '2033-05-01', departure: '2033-05-04', first_name: 'Cy' });
     await on('POST', `/v1/requests/${glenInquiry.id}/pre-approve`, { blockInstantBooking: true }, 'PMS-G');
+    // A guest linked to PMS-F (it arrived with a sync).
+    await pms.putGuest('PMS-F', world.account, 'f-dry-1', { first_name: 'Dagny', last_name: 'Dry', email: 'dagny@example.com' });
+    let guestId = '';
+    await syncUntil(
+      t,
+      world,
+      'PMS-F',
+      async () => (guestId = (await world.api<{ data: { id: string }[] }>('GET', '/v1/guests?search=dagny')).body.data[0]?.id ?? '') !== '',
+      'the PMS-F guest',
+    );
+    await on('PATCH', `/v1/guests/${guestId}`, { firstName: 'Dag' }, 'PMS-F');
   });
 
   it('webhook writes: a replay of a listing inactive now answers the same 403; updates, rotations and deletes change nothing', async () => {
