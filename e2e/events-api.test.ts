@@ -1,10 +1,12 @@
 // The Events API over HTTP against the 2-replica stack: an event listed and retrieved is the very
 // object its webhook delivery carried (byte for byte), newest first with cursors and filters,
 // events of a listing inactive now answer 403 and are left out, filtering by an inactive listing
-// is 403, and test-mode events are invisible to live keys. (The retention boundary and "never
-// created while inactive" are proved with a manual clock in services/webhook/test/events-api.test.ts.)
+// is 403, an event that happened while its listing was inactive is never listed, and test-mode
+// events are invisible to live keys. (The retention boundary is proved with a manual clock in
+// services/webhook/test/events-api.test.ts.)
 import { startTestStack, eventually, type ErrorBody, type TestStack } from './support/stack';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './support/webhook-receiver';
+import { syncDemoPms } from './support/workspaces';
 
 interface ApiEvent {
   id: string;
@@ -47,7 +49,7 @@ describe('Events API', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestStack();
+    t = await startTestStack({ demoPms: true });
     [seaView, loft, cabin] = t.demoListingIds as [string, string, string];
     receiver = await startWebhookReceiver();
     expect((await t.api('POST', '/v1/webhooks', { url: receiver.url, eventTypes: ['reservation.created'] })).status).toBe(201);
@@ -114,6 +116,49 @@ describe('Events API', () => {
       expect((await t.api('PATCH', `/v1/listings/${seaView}`, { active: true })).status).toBe(200);
     }
     await eventually(async () => (await t.api('GET', `/v1/events/${event}`)).status === 200, 5000, 'the event again after activation');
+  });
+
+  it('an event that happened while its listing was inactive is never listed, not even after activation', async () => {
+    let riverside = '';
+    await eventually(
+      async () =>
+        (riverside =
+          (await t.api<{ data: { id: string; name: string }[] }>('GET', '/v1/listings?status=all&limit=200')).body.data.find((l) =>
+            l.name.startsWith('Riverside'),
+          )?.id ?? '') !== '',
+      10_000,
+      'the demo PMS listing',
+    );
+    const connections = await t.admin<{ data: { id: string; provider: string }[] }>('GET', `/admin/v1/workspaces/${t.workspaceId}/connections`);
+    const connection = connections.body.data.find((c) => c.provider === 'PMS-A')!.id;
+    /** What the demo PMS-A connection's sync has applied so far (its sync health). */
+    const applied = async () =>
+      (
+        await t.admin<{ data: { syncHealth: { changes: { applied: number; pending: number } } } }>(
+          'GET',
+          `/admin/v1/workspaces/${t.workspaceId}/connections/${connection}`,
+        )
+      ).body.data.syncHealth.changes;
+    await syncDemoPms(t);
+    await eventually(async () => (await applied()).pending === 0, 10_000, 'the demo PMS synced');
+    const year = new Date().getUTCFullYear() + 1;
+    const listed = async () =>
+      (await t.api<EventPage>('GET', `/v1/events?listing_id=${riverside}&type=reservation.updated&limit=200`)).body.data.map(
+        (e) => (e.data.object as unknown as { checkOut: string }).checkOut,
+      );
+
+    expect((await t.api('PATCH', `/v1/listings/${riverside}`, { active: false })).status).toBe(200);
+    const before = (await applied()).applied;
+    await t.pms.putReservation('PMS-A', 'demo', 'booking-1', { arrival: `${year}-07-10`, departure: `${year}-07-20` });
+    await syncDemoPms(t);
+    // Applied while the listing is inactive (its data keeps syncing).
+    await eventually(async () => (await applied()).applied > before, 10_000, 'the PMS change applied');
+    expect((await t.api('PATCH', `/v1/listings/${riverside}`, { active: true })).status).toBe(200);
+    // A later change, after activation, is listed; the one made while inactive never is.
+    await t.pms.putReservation('PMS-A', 'demo', 'booking-1', { departure: `${year}-07-21` });
+    await syncDemoPms(t);
+    await eventually(async () => (await listed()).includes(`${year}-07-21`), 10_000, 'the change after activation listed');
+    expect(await listed()).not.toContain(`${year}-07-20`);
   });
 
   it('keeps test-mode and live events apart: a live key sees none of the test-mode ones', async () => {
