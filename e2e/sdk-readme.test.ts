@@ -60,5 +60,7 @@ describe('SDK README examples', () => {
     ]);
     expect(sdkLogs[2]).toEqual([expect.stringMatching(/^HOPPER \d+$/)]);
     expect(sdkLogs[3]).toEqual([expect.stringMatching(/^guest\.created evt_/)]);
+    // A dry run, then the newest event pulled: the guest the webhook example created.
+    expect(sdkLogs[4]).toEqual(['would book 2032-07-01 CONFIRMED', 'guest.created true']);
   }, 60_000);
 });

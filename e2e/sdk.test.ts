@@ -107,7 +107,7 @@ describe('TypeScript SDK against the stack', () => {
     const doc = (await t.api<{ paths: Record<string, { get?: { responses: Record<string, unknown> } }> }>('GET', '/v1/openapi.json', undefined, { key: null }))
       .body;
     const collections = Object.entries(doc.paths)
-      .filter(([path, ops]) => path.startsWith('/v1/') && !path.includes('{') && JSON.stringify(ops.get?.responses['200'] ?? {}).includes('"pagination"'))
+      .filter(([path, ops]) => path.startsWith('/v1/') && !path.includes('{') && JSON.stringify(ops.get?.responses['200'] ?? {}).includes('/Pagination"'))
       .map(([path]) => path as CollectionPath);
     expect(collections).toEqual(expect.arrayContaining(['/v1/listings', '/v1/reservations', '/v1/guests', '/v1/webhooks']));
     for (const path of collections) {
@@ -116,6 +116,26 @@ describe('TypeScript SDK against the stack', () => {
       for await (const _item of vrp.paginate(path as '/v1/guests', { params: { query: { limit: 1 } } })) count++;
       expect([path, count]).toEqual([path, first.pagination.total]);
     }
+  });
+
+  it('events.list() follows the cursors to the end, events.retrieve() reads one; dryRun: true answers and writes nothing', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push((await vrp.post('/v1/guests', { body: { firstName: `Evented${i}` } })).data.id);
+    await eventually(
+      async () => (await vrp.get('/v1/events', { params: { query: { type: 'guest.created', limit: 3 } } })).data.some((e) => e.data.object.id === made[2]),
+      10_000,
+      'the newest guest.created listed',
+    );
+    const query = { type: 'guest.created' as const, 'created[lt]': new Date().toISOString() };
+    const listed = (await vrp.get('/v1/events', { params: { query: { ...query, limit: 200 } } })).data.map((e) => e.id);
+    const iterated: string[] = [];
+    for await (const event of vrp.events.list({ ...query, limit: 1 })) iterated.push(event.id);
+    expect(iterated).toEqual(listed);
+    expect((await vrp.events.retrieve(listed[0]!)).id).toBe(listed[0]);
+
+    const ghost = await vrp.post('/v1/guests', { body: { firstName: 'Ghost' }, dryRun: true });
+    expect(ghost.data.firstName).toBe('Ghost');
+    await expect(vrp.get('/v1/guests/{id}', { params: { path: { id: ghost.data.id } } })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('webhooks.verify accepts a real delivery and refuses a changed body, a wrong secret and an old timestamp', async () => {

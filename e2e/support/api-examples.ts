@@ -172,6 +172,12 @@ export async function recordExamples(t: TestStack, opts: RecordOptions = {}): Pr
       headers: { 'Idempotency-Key': 'a1b2c3d4-booking-ada' },
       body: { ...stay, primaryGuest: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' }, occupancy: { adults: 2 } },
     });
+    await call('createReservation', 'Dry run: the reservation as it would be written; nothing is written', 200, {
+      method: 'POST',
+      path: '/v1/reservations',
+      query: { dry_run: 'true' },
+      body: { propertyId: seaView, checkIn: day(60), checkOut: day(62), primaryGuest: { firstName: 'Grace', lastName: 'Hopper' } },
+    });
     await call('createReservation', 'dates_unavailable', 409, {
       method: 'POST',
       path: '/v1/reservations',
@@ -317,6 +323,15 @@ export async function recordExamples(t: TestStack, opts: RecordOptions = {}): Pr
       10_000,
       'a succeeded delivery',
     );
+    // ---- events ----
+    const newest = await call<{ data: { id: string }[] }>('listEvents', 'The newest reservation.created event', 200, {
+      method: 'GET',
+      path: '/v1/events',
+      query: { type: 'reservation.created', limit: '1' },
+    });
+    await call('listEvents', 'listing_inactive', 403, { method: 'GET', path: '/v1/events', query: { listing_id: cabin } });
+    await call('getEvent', 'An event, as its webhook deliveries carry it', 200, { method: 'GET', path: `/v1/events/${newest.data[0]!.id}` });
+    await call('getEvent', 'not_found', 404, { method: 'GET', path: `/v1/events/${notThere('evt')}` });
     await call('listWebhookDeliveries', 'The delivery log', 200, { method: 'GET', path: `/v1/webhooks/${subId}/deliveries`, query: { limit: '2' } });
     await call('listWebhookDeliveries', 'not_found', 404, { method: 'GET', path: `/v1/webhooks/${notThere('wh')}/deliveries` });
     await call('replayWebhookDelivery', 'Sends a delivery again', 202, { method: 'POST', path: `/v1/webhooks/${subId}/deliveries/${deliveryId}/replay` });

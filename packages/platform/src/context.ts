@@ -12,6 +12,12 @@ export interface RequestContext {
    * deadlines: work it started goes on after the gateway answered (its outcome is recorded).
    */
   deadline?: number;
+  /**
+   * A preflight (`?dry_run=true`): the request runs its checks and decisions as the real write
+   * would, and nothing it writes is kept (store/dry-run.ts), relayed to a PMS or published.
+   * Carried across gRPC in the `x-dry-run` metadata.
+   */
+  dryRun?: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -24,6 +30,14 @@ export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
 export function currentContext(): RequestContext | undefined {
   return storage.getStore();
 }
+
+/** True while serving a dry run (see RequestContext.dryRun). */
+export function isDryRun(): boolean {
+  return storage.getStore()?.dryRun === true;
+}
+
+/** Metadata key that carries the dry-run flag across gRPC (value `1`). */
+export const DRY_RUN_METADATA = 'x-dry-run';
 
 /** Metadata key that carries the request id across gRPC. */
 export const REQUEST_ID_METADATA = 'x-request-id';

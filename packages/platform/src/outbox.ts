@@ -20,6 +20,7 @@ import { Schema } from 'mongoose';
 import { z } from 'zod';
 import type { EventBus } from './bus/port';
 import { newId, sortableIdAfter } from './ids';
+import { isDryRun } from './context';
 import type { Logger } from './logging';
 import { DuplicateKeyError, type Collection, type DocumentStore, type Tx } from './store/port';
 
@@ -195,6 +196,8 @@ export class Outbox {
 
   /** Publishes everything pending if this relay holds the lease; concurrent calls coalesce into one more pass. */
   flush(): Promise<void> {
+    // A dry run wrote nothing to publish, and a relay pass must not run in its context.
+    if (isDryRun()) return Promise.resolve();
     if (this.draining) {
       this.again = true;
       return this.draining;

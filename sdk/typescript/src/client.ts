@@ -2,7 +2,7 @@
 // ./transport.ts, answers unwrapped to their JSON body and errors thrown as typed errors.
 import createClient, { type Client, type MaybeOptionalInit } from 'openapi-fetch';
 import { errorFromResponse, PreconditionFailedError } from './errors';
-import type { paths } from './generated/api';
+import type { components, paths } from './generated/api';
 import { DEFAULT_RETRY_POLICY, retryingFetch, type RetryPolicy } from './transport';
 import { verify } from './webhooks';
 
@@ -17,10 +17,20 @@ type InitOf<P extends keyof paths, M extends Method> = MaybeOptionalInit<paths[P
 /** An init argument that may be left out when the operation needs nothing (no path parameter, no required body). */
 type InitArg<I> = undefined extends I ? [init?: I] : [init: I];
 
-/** Paths of a GET answering `{ data: [...], pagination }`: every paginated collection. */
+/** Paths of a GET answering `{ data: [...], pagination: { offset, ... } }`: every offset-paginated collection. */
 export type CollectionPath = {
-  [P in PathsWith<'get'>]: Success<OperationOf<P, 'get'>> extends { data: unknown[]; pagination: unknown } ? P : never;
+  [P in PathsWith<'get'>]: Success<OperationOf<P, 'get'>> extends { data: unknown[]; pagination: { offset: number } } ? P : never;
 }[PathsWith<'get'>];
+/** An event of the Events API: the object its webhook deliveries carry. */
+export type ApiEvent = components['schemas']['Event'];
+/** Filters and cursors of `events.list` (GET /v1/events). */
+export type EventListQuery = NonNullable<paths['/v1/events']['get']['parameters']['query']>;
+/** `dryRun: true` on a write: `?dry_run=true`, the answer of the write without the write (docs/api.md, "Dry runs"). */
+export interface DryRunOption {
+  dryRun?: boolean;
+}
+/** A write's init with `dryRun`; still optional when the operation needs nothing. */
+type WriteInit<I> = undefined extends I ? (NonNullable<I> & DryRunOption) | undefined : I & DryRunOption;
 /** One item of a collection. */
 export type ItemOf<P extends CollectionPath> = Success<OperationOf<P, 'get'>> extends { data: (infer T)[] } ? T : never;
 /** Paths read with GET and changed with PATCH. */
@@ -47,6 +57,15 @@ export class Vrp {
   /** The openapi-fetch client underneath (same auth, keys and retries), for what the methods here do not cover. */
   readonly raw: Client<paths>;
   readonly webhooks = { verify };
+  /**
+   * The Events API: `list(query)` is an async iterator over every event matching `query`, newest
+   * first, page after page (`starting_after` the last id of each page; with `ending_before`, towards
+   * newer events); `retrieve(id)` answers one event.
+   */
+  readonly events = {
+    list: (query: EventListQuery = {}): AsyncGenerator<ApiEvent, void, undefined> => this.eventPages(query),
+    retrieve: async (id: string): Promise<ApiEvent> => (await this.send<{ data: ApiEvent }>('GET', '/v1/events/{id}', { params: { path: { id } } })).data,
+  };
 
   constructor(opts: VrpOptions) {
     const fetchImpl = opts.fetch ?? globalThis.fetch;
@@ -66,20 +85,20 @@ export class Vrp {
     return this.send('GET', path, init[0]);
   }
 
-  post<P extends PathsWith<'post'>>(path: P, ...init: InitArg<InitOf<P, 'post'>>): Promise<Success<OperationOf<P, 'post'>>> {
-    return this.send('POST', path, init[0]);
+  post<P extends PathsWith<'post'>>(path: P, ...init: InitArg<WriteInit<InitOf<P, 'post'>>>): Promise<Success<OperationOf<P, 'post'>>> {
+    return this.send('POST', path, withDryRun(init[0]));
   }
 
-  put<P extends PathsWith<'put'>>(path: P, ...init: InitArg<InitOf<P, 'put'>>): Promise<Success<OperationOf<P, 'put'>>> {
-    return this.send('PUT', path, init[0]);
+  put<P extends PathsWith<'put'>>(path: P, ...init: InitArg<WriteInit<InitOf<P, 'put'>>>): Promise<Success<OperationOf<P, 'put'>>> {
+    return this.send('PUT', path, withDryRun(init[0]));
   }
 
-  patch<P extends PathsWith<'patch'>>(path: P, ...init: InitArg<InitOf<P, 'patch'>>): Promise<Success<OperationOf<P, 'patch'>>> {
-    return this.send('PATCH', path, init[0]);
+  patch<P extends PathsWith<'patch'>>(path: P, ...init: InitArg<WriteInit<InitOf<P, 'patch'>>>): Promise<Success<OperationOf<P, 'patch'>>> {
+    return this.send('PATCH', path, withDryRun(init[0]));
   }
 
-  delete<P extends PathsWith<'delete'>>(path: P, ...init: InitArg<InitOf<P, 'delete'>>): Promise<Success<OperationOf<P, 'delete'>>> {
-    return this.send('DELETE', path, init[0]);
+  delete<P extends PathsWith<'delete'>>(path: P, ...init: InitArg<WriteInit<InitOf<P, 'delete'>>>): Promise<Success<OperationOf<P, 'delete'>>> {
+    return this.send('DELETE', path, withDryRun(init[0]));
   }
 
   /**
@@ -128,6 +147,20 @@ export class Vrp {
     }
   }
 
+  private async *eventPages(query: EventListQuery): AsyncGenerator<ApiEvent, void, undefined> {
+    const newer = query.ending_before !== undefined;
+    let cursor = newer ? query.ending_before : query.starting_after;
+    for (;;) {
+      const page = await this.send<{ data: ApiEvent[]; pagination: { hasMore: boolean } }>('GET', '/v1/events', {
+        params: { query: { ...query, ...(cursor ? (newer ? { ending_before: cursor } : { starting_after: cursor }) : {}) } },
+      });
+      for (const event of page.data) yield event;
+      if (!page.pagination.hasMore || page.data.length === 0) return;
+      // Each page is newest first: older events follow its last one, newer ones precede its first.
+      cursor = newer ? page.data[0]!.id : page.data.at(-1)!.id;
+    }
+  }
+
   private async send<T>(method: string, path: string, init: unknown): Promise<T> {
     return (await this.exchange(method, path, init)).body as T;
   }
@@ -139,4 +172,17 @@ export class Vrp {
     if (!result.response.ok) throw errorFromResponse(result.response.status, result.response.headers, result.error);
     return { body: result.data, response: result.response };
   }
+}
+
+/** `dryRun: true` becomes the `dry_run=true` query parameter. */
+function withDryRun(init: (DryRunOption & { params?: { query?: Record<string, unknown> } }) | undefined): unknown {
+  if (!init?.dryRun) {
+    if (init && 'dryRun' in init) {
+      const { dryRun: _off, ...rest } = init;
+      return rest;
+    }
+    return init;
+  }
+  const { dryRun: _on, ...rest } = init;
+  return { ...rest, params: { ...rest.params, query: { ...rest.params?.query, dry_run: 'true' } } };
 }

@@ -1,5 +1,16 @@
 // The TypeScript SDK of the API: see ../README.md.
-export { Vrp, type VrpOptions, type PathsWith, type Success, type CollectionPath, type ItemOf, type UpdatablePath } from './client';
+export {
+  Vrp,
+  type VrpOptions,
+  type PathsWith,
+  type Success,
+  type CollectionPath,
+  type ItemOf,
+  type UpdatablePath,
+  type ApiEvent,
+  type EventListQuery,
+  type DryRunOption,
+} from './client';
 export {
   VrpApiError,
   VrpNetworkError,

@@ -38,6 +38,7 @@ import { metaRoutes } from './http/routes/meta';
 import { reviewRoutes } from './http/routes/reviews';
 import { reservationRoutes } from './http/routes/reservations';
 import { webhookRoutes } from './http/routes/webhooks';
+import { eventRoutes } from './http/routes/events';
 import { ApiKeyStore } from './store/api-key-store';
 import { IdempotencyStore } from './store/idempotency-store';
 import { WorkspaceStore } from './store/workspace-store';
@@ -129,6 +130,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...adminListingRoutes(deps.upstreams.listing, admin),
     ...adminDeadLetterRoutes(deps.upstreams.deadLetters),
     ...webhookRoutes(deps.upstreams.webhook),
+    ...eventRoutes(deps.upstreams.webhook),
     ...metaRoutes(openApiDocument),
     ...(deps.extraRoutes ?? []),
   ];

@@ -21,6 +21,9 @@ import { HeldEventStore } from './store/held-event-store';
 import { SubscriptionStore } from './store/subscription-store';
 import { Deliveries } from './use-cases/deliveries';
 import { Subscriptions } from './use-cases/subscriptions';
+import { Events } from './use-cases/events';
+import { EventLog } from './store/event-log';
+import { DEFAULT_EVENT_RETENTION_DAYS } from './domain/event-retention';
 
 export { ManualClock, systemClock, type WebhookClock } from './ports/clock';
 export { verifySignature, signatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './domain/signature';
@@ -54,6 +57,8 @@ export interface WebhookServiceDeps extends ServiceDeps {
   activityWindows?: Partial<ActivityWindows>;
   /** The clock of those windows; tests pass a ManualClock. Default: the system clock. */
   activityClock?: WebhookClock;
+  /** How long the Events API keeps an event (WEBHOOK_EVENT_RETENTION_DAYS, default 30). */
+  eventRetentionDays?: number;
 }
 
 export async function startWebhookService(given: WebhookServiceDeps): Promise<RunningService> {
@@ -103,6 +108,7 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
     now: () => clock.now(),
     activityClock: deps.activityClock ?? systemClock,
     windows: { ...DEFAULT_ACTIVITY_WINDOWS, ...deps.activityWindows },
+    retentionDays: deps.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS,
     // New queue heads are claimed in the enqueue's own transaction and handed to the scheduler.
     claimTerms: () => scheduler.claimTerms(),
     onQueued: (claimed) => (claimed ? scheduler.offer(claimed.deliveries, claimed.leaseUntil) : wake()),
@@ -111,12 +117,16 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   const ingest = await startIngestConsumer(consumers, intake, listings);
   scheduler.start();
 
+  const events = new Events({ log: new EventLog(deliveries), cache, listings, clock, logger: deps.logger, purgeExpired: deps.store.engine === 'memory' });
+  events.start();
+
   const applied = new AppliedRequests(deps.store);
   return serve({
     services: [
       webhookHandlers({
         subscriptions: new Subscriptions({ store: deps.store, subscriptions, deliveries, clock, resolve, policyOf, applied }),
         deliveries: new Deliveries({ store: deps.store, subscriptions, deliveries, cache, clock, onQueued: wake, applied }),
+        events,
       }),
     ],
     onStop: async () => {
@@ -124,6 +134,7 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
       await ingest.stop();
       await intake.stop();
       await scheduler.stop();
+      events.stop();
       stopWatching();
       await cache.stop();
       await outbox.stop();

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { ServiceDefinition } from '@vrp/platform/service';
 import { DEFAULT_ACTIVITY_WINDOWS } from './domain/activity-decision';
+import { DEFAULT_EVENT_RETENTION_DAYS, MIN_EVENT_RETENTION_DAYS } from './domain/event-retention';
 
 export const webhookConfig = z.object({
   // Only for development deployments: lets test-mode subscriptions deliver to loopback receivers.
@@ -29,6 +30,15 @@ export const webhookConfig = z.object({
     .max(86_400_000)
     .default(DEFAULT_ACTIVITY_WINDOWS.holdMs)
     .describe('how long an event of an inactive-looking listing waits for a late activation, ms'),
+  // How long the Events API keeps an event (docs/events.md). Longer than the retry schedule
+  // (about three days), so a delivery never outlives its event.
+  WEBHOOK_EVENT_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(MIN_EVENT_RETENTION_DAYS)
+    .max(365)
+    .default(DEFAULT_EVENT_RETENTION_DAYS)
+    .describe('how long GET /v1/events lists an event after it was stored, days'),
 });
 
 export const webhookService: ServiceDefinition<typeof webhookConfig> = {

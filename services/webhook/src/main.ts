@@ -12,6 +12,7 @@ serviceMain({
       ...deps,
       allowLoopbackInTest: config.WEBHOOK_TEST_MODE_ALLOW_LOOPBACK,
       sendLimits: { timeoutMs: config.WEBHOOK_SEND_TIMEOUT_MS },
+      eventRetentionDays: config.WEBHOOK_EVENT_RETENTION_DAYS,
       activityWindows: { settleMs: config.WEBHOOK_ACTIVITY_SETTLE_MS, holdMs: config.WEBHOOK_ACTIVITY_HOLD_MS },
     }),
 });

@@ -224,8 +224,8 @@ describe('webhook delivery confirmed by the listing service: no window when the 
     expect(h.delivered(event.id)).toBe(0);
   });
 
-  it('neither asks the listing service nor holds an event that no subscription wants', async () => {
-    // The only subscription wants reservation.created; the activity is not settled for either event.
+  it('decides and stores an event that no subscription wants (the Events API lists it), queuing no delivery', async () => {
+    // The only subscription wants reservation.created; the activity is not settled for the event.
     reported.set('lst_c_unwanted', await h.activity('lst_c_unwanted', true, ago(60_000)));
     asked.length = 0;
     const cancelled = await publishReservationEvent(h.bus, {
@@ -234,13 +234,14 @@ describe('webhook delivery confirmed by the listing service: no window when the 
       occurredAt: ago(5),
       type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CANCELLED,
     });
-    expect(asked).toEqual([]);
+    // Confirmed with the listing service like any other event, so it is decided at once.
+    expect(asked).toEqual(['lst_c_unwanted']);
     expect(await h.held.count()).toBe(0);
-    expect(await h.events.event(cancelled.event.eventId)).toBeNull();
-    // The same listing's wanted event is still confirmed with the listing service.
+    expect(await h.events.event(cancelled.event.eventId)).not.toBeNull();
+    expect(h.delivered(cancelled.event.eventId)).toBe(0);
+    // The same listing's wanted event is delivered.
     const created = await h.reservationEvent('lst_c_unwanted', ago(5));
     await eventually(() => h.delivered(created.id) === 1, 'the wanted event');
-    expect(asked).toEqual(['lst_c_unwanted']);
   });
 
   it('falls back to the settle window when the listing service does not answer', async () => {

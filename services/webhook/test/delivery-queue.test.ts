@@ -344,21 +344,6 @@ describe('the enabled subscriptions an event fans out to', () => {
       { id: later.id, eventTypes: [] },
     ]);
   });
-
-  it('are wanted for a type when an enabled one lists it or lists none (all types); a disabled one or another workspace does not count', async () => {
-    const subscriptions = new SubscriptionStore(createMemoryStore());
-    const make = (workspaceId: string, eventTypes: string[], enabled = true) =>
-      subscriptions.insert(newSubscription(workspaceId, 'test', { url: 'http://127.0.0.1:1/hook', description: '', eventTypes, enabled }, new Date()));
-    await make('ws_a', ['reservation.created']);
-    await make('ws_a', ['guest.created'], false);
-    await make('ws_b', []);
-    expect(await subscriptions.anyEnabledFor('ws_a', 'reservation.created')).toBe(true);
-    expect(await subscriptions.anyEnabledFor('ws_a', 'guest.created')).toBe(false);
-    expect(await subscriptions.anyEnabledFor('ws_c', 'guest.created')).toBe(false);
-    expect(await subscriptions.anyEnabledFor('ws_b', 'guest.created')).toBe(true);
-    await make('ws_a', []);
-    expect(await subscriptions.anyEnabledFor('ws_a', 'guest.created')).toBe(true);
-  });
 });
 
 describe('the last success of an endpoint', () => {

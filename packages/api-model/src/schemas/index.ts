@@ -6,5 +6,6 @@ export * from './listing-data';
 export * from './reservation';
 export * from './guest';
 export * from './webhook';
+export * from './event';
 export * from './connection';
 export * from './dead-letter';

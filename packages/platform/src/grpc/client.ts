@@ -7,7 +7,7 @@
 // service_unavailable AppError carrying a retry-after, never a hang.
 import * as grpc from '@grpc/grpc-js';
 import CircuitBreaker from 'opossum';
-import { currentContext, REQUEST_ID_METADATA } from '../context';
+import { currentContext, DRY_RUN_METADATA, REQUEST_ID_METADATA } from '../context';
 import { AppError } from '../errors/app-error';
 import { grpcToAppError, isServiceError } from '../errors/grpc';
 import { breakerState, grpcClientCalls } from '../metrics';
@@ -125,6 +125,7 @@ export function createUpstream<C extends grpc.Client>(
       const md = new grpc.Metadata();
       const ctx = currentContext();
       if (ctx) md.set(REQUEST_ID_METADATA, ctx.requestId);
+      if (ctx?.dryRun) md.set(DRY_RUN_METADATA, '1');
       const fn = (client as unknown as Record<string, UnaryFn<unknown, unknown>>)[method];
       if (typeof fn !== 'function') {
         reject(new Error(`${opts.name}: no such method ${method}`));

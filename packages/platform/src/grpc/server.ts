@@ -4,7 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { z } from 'zod';
 import { health } from '@vrp/contracts';
-import { acceptOrCreateRequestId, REQUEST_ID_METADATA, runWithContext } from '../context';
+import { acceptOrCreateRequestId, DRY_RUN_METADATA, REQUEST_ID_METADATA, runWithContext } from '../context';
 import { AppError } from '../errors/app-error';
 import { appErrorToGrpc } from '../errors/grpc';
 import { storeFailureToAppError } from '../errors/store-failures';
@@ -57,7 +57,9 @@ function wrapUnary(serviceName: string, method: string, handler: UnaryHandler<ne
   return (call, callback) => {
     const requestId = acceptOrCreateRequestId(call.metadata.get(REQUEST_ID_METADATA)[0]?.toString());
     const workspaceId = (call.request as { workspaceId?: unknown } | null)?.workspaceId;
-    runWithContext({ requestId, ...(typeof workspaceId === 'string' && workspaceId ? { workspaceId } : {}) }, () => {
+    const dryRun = call.metadata.get(DRY_RUN_METADATA)[0]?.toString() === '1';
+    const scope = { ...(typeof workspaceId === 'string' && workspaceId ? { workspaceId } : {}), ...(dryRun ? { dryRun } : {}) };
+    runWithContext({ requestId, ...scope }, () => {
       const started = process.hrtime.bigint();
       handler(call.request as never, call as never).then(
         (response) => {

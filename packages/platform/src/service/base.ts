@@ -7,6 +7,7 @@ import { deadLetterService } from '../consumer/grpc';
 import { ConsumerRunner } from '../consumer/runner';
 import type { ServiceRegistration } from '../grpc/server';
 import { Outbox } from '../outbox';
+import { dryRunAware } from '../store/dry-run';
 import { startService, type RunningService } from './run';
 import type { ServiceDeps } from './main';
 
@@ -30,7 +31,8 @@ export interface ServiceBase<D extends ServiceDeps> {
 export async function startServiceBase<D extends ServiceDeps>(name: string, given: D, opts: { topics?: TopicSpec[] } = {}): Promise<ServiceBase<D>> {
   // /readyz covers every consumer this service starts (its own and its activity cache's).
   const watched = watchConsumers(given.bus);
-  const deps = { ...given, bus: watched.bus };
+  // In a dry run (`?dry_run=true`), nothing the service writes is kept (store/dry-run.ts).
+  const deps = { ...given, store: dryRunAware(given.store), bus: watched.bus };
   if (opts.topics?.length) await deps.bus.ensureTopics(opts.topics);
   const outbox = new Outbox(deps.store, deps.bus, deps.logger, deps.outbox);
   outbox.start();

@@ -331,6 +331,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The events of the last 30 days (the retention is configurable), newest first: the same objects, ids and bytes as the webhook deliveries, whether or not a subscription received them. Events of a listing that is inactive now are left out; filtering by one answers 403 listing_inactive. Test keys see test-mode events, live keys live ones. An event is listed within seconds of `createdAt` (see docs/events.md, "Ordering and completeness").
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an event
+         * @description One event within its retention: the object its webhook deliveries carry. An event of a listing that is inactive now answers 403 listing_inactive, as a replay of it does.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/guests": {
         parameters: {
             query?: never;
@@ -1417,6 +1457,11 @@ export type components = {
             revokedAt: string | null;
             workspaceId: string;
         };
+        CursorPagination: {
+            /** @description True when more records follow in the direction of the request (older ones; newer ones with `ending_before`). */
+            hasMore: boolean;
+            limit: number;
+        };
         DeadLetter: {
             /** @description Attempts so far: in place, and by replays. */
             attempts: number;
@@ -1510,6 +1555,7 @@ export type components = {
                 request_id: string;
             };
         };
+        Event: components["schemas"]["ListingEvent"] | components["schemas"]["ReservationEvent"] | components["schemas"]["GuestEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ReviewEvent"] | components["schemas"]["RequestEvent"];
         Guest: {
             contacts: {
                 isPrimary: boolean;
@@ -4546,7 +4592,10 @@ export interface operations {
     };
     updateAvailability: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -5293,7 +5342,10 @@ export interface operations {
     };
     sendMessage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -5326,6 +5378,21 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Dry run (`dry_run=true`): what the write would answer, nothing written. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
@@ -5515,6 +5582,289 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events created at or after this time. */
+                "created[gte]"?: string;
+                /** @description Only events created strictly before this time. */
+                "created[lt]"?: string;
+                /** @description An event id from a previous page: the page of events newer than it (still newest first). */
+                ending_before?: string;
+                /** @description Page size, 1..200. */
+                limit?: number;
+                /** @description Only events of this listing (or channel id mapped to it); an inactive listing answers 403 listing_inactive. */
+                listing_id?: string;
+                /** @description An event id from a previous page: the page of events older than it. */
+                starting_after?: string;
+                /** @description Only events of this type; repeat the parameter for several (`type=reservation.created&type=reservation.cancelled`). */
+                type?: ("listing.created" | "listing.activated" | "listing.deactivated" | "listing.deleted" | "reservation.created" | "reservation.updated" | "reservation.cancelled" | "guest.created" | "guest.updated" | "message.received" | "message.sent" | "review.created" | "review.updated" | "request.created" | "request.updated") | ("listing.created" | "listing.activated" | "listing.deactivated" | "listing.deleted" | "reservation.created" | "reservation.updated" | "reservation.cancelled" | "guest.created" | "guest.updated" | "message.received" | "message.sent" | "review.created" | "review.updated" | "request.created" | "request.updated")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        pagination: components["schemas"]["CursorPagination"];
+                    };
+                };
+            };
+            /** @description Error: `validation_failed`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `authentication_required`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `workspace_mismatch`, `listing_inactive`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `not_found`. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `internal_error`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `service_unavailable`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `upstream_timeout`. */
+            504: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An event id (`evt_…`), as in the `Vrp-Event-Id` header of its deliveries. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"];
+                    };
+                };
+            };
+            /** @description Error: `validation_failed`. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `authentication_required`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `workspace_mismatch`, `listing_inactive`. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `not_found`. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `rate_limited`. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `internal_error`. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `service_unavailable`. */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: `upstream_timeout`. */
+            504: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listGuests: {
         parameters: {
             query?: {
@@ -5644,7 +5994,10 @@ export interface operations {
     };
     createGuest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -5675,6 +6028,21 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Dry run (`dry_run=true`): what the write would answer, nothing written. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Guest"];
+                    };
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
@@ -5990,7 +6358,10 @@ export interface operations {
     };
     updateGuest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -6482,7 +6853,10 @@ export interface operations {
     };
     deleteListing: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description A listing id, or a channel id mapped to a listing. */
@@ -6617,7 +6991,10 @@ export interface operations {
     };
     setListingActive: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -7107,7 +7484,10 @@ export interface operations {
     };
     putListingContent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description The `ETag` of the record as you read it: when the record has changed since, nothing is changed and the answer is 412 precondition_failed. Without it, only the fields sent are written, against the current record. */
                 "If-Match"?: string;
@@ -7474,7 +7854,10 @@ export interface operations {
     };
     addListingPhoto: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -7499,6 +7882,21 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Dry run (`dry_run=true`): what the write would answer, nothing written. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Photo"];
+                    };
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
@@ -7664,7 +8062,10 @@ export interface operations {
     };
     removeListingPhoto: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description A listing id, or a channel id mapped to a listing. */
@@ -7801,7 +8202,10 @@ export interface operations {
     };
     publishListing: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -7953,7 +8357,10 @@ export interface operations {
     };
     setListingsStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -8759,7 +9166,10 @@ export interface operations {
     };
     acceptRequest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -8970,7 +9380,10 @@ export interface operations {
     };
     declineRequest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -9181,7 +9594,10 @@ export interface operations {
     };
     preApproveInquiry: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -9546,7 +9962,10 @@ export interface operations {
     };
     createReservation: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -9620,6 +10039,21 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Dry run (`dry_run=true`): what the write would answer, nothing written. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Reservation"];
+                    };
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
@@ -9948,7 +10382,10 @@ export interface operations {
     };
     updateReservation: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -10193,7 +10630,10 @@ export interface operations {
     };
     cancelReservation: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -10387,7 +10827,10 @@ export interface operations {
     };
     quoteReservation: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -10869,7 +11312,10 @@ export interface operations {
     };
     replyToReview: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -11324,7 +11770,10 @@ export interface operations {
     };
     createWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -11346,6 +11795,21 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Dry run (`dry_run=true`): what the write would answer, nothing written. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSubscriptionWithSecret"];
+                    };
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
@@ -11633,7 +12097,10 @@ export interface operations {
     };
     deleteWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description A webhook subscription id. */
@@ -11768,7 +12235,10 @@ export interface operations {
     };
     updateWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -12100,7 +12570,10 @@ export interface operations {
     };
     replayWebhookDelivery: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;
@@ -12115,6 +12588,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Dry run (`dry_run=true`): what the write would answer, nothing written. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
             /** @description Accepted */
             202: {
                 headers: {
@@ -12254,7 +12742,10 @@ export interface operations {
     };
     rotateWebhookSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction). */
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the same key and body answer the first outcome, once (see Idempotency in the introduction). */
                 "Idempotency-Key"?: string;

@@ -8,7 +8,7 @@ import { ERROR_CATALOG, docsPath, type ErrorCode } from '@vrp/platform/errors';
 import { DEFAULT_RATE_LIMITS as D } from '../domain/rate-limits';
 import { IDEMPOTENCY_HEADER } from './middleware/idempotency';
 import { addExamples, type CodeSample } from './openapi-examples';
-import { pathParamNames, type Route } from './route';
+import { DRY_RUN_PARAM, pathParamNames, type Route } from './route';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -79,6 +79,10 @@ const IDEMPOTENCY_TEXT =
   'Every POST and PATCH honours an `Idempotency-Key` header. ' +
   "Scoped to the workspace and bound to the method, path and body. The first request's outcome is recorded whatever the client does (a dropped connection included); a retry with the same key and body gets the same status and body with `Idempotent-Replayed: true` for 24 hours; a retry while the first still runs is 409 idempotency_in_progress with `Retry-After`; the same key with another method, path or body is 409 idempotency_conflict. 5xx outcomes are not recorded (a retry runs again). Behind the gateway, the service stores the key with the write in the same transaction (24 hours), so a retry the gateway cannot answer (its record lost in a crash, or a 5xx whose write committed) answers the first outcome and writes, publishes and relays to a PMS nothing a second time; there too the same key with another request is 409 idempotency_conflict. (Admin API: creating a workspace is covered the same way; issuing an API key relies on the gateway's record only, as the key is kept hashed.)";
 
+/** What `?dry_run=true` does (the introduction's section; each write's parameter refers to it). */
+const DRY_RUN_TEXT =
+  'Every write (POST, PUT, PATCH, DELETE) accepts `?dry_run=true`: the request is decided exactly as the real write would be (validation, 404, `403 listing_inactive`, `422 pms_write_unsupported`, `409 dates_unavailable`, `402 listings_limit_exceeded`, `412 precondition_failed`...), and answers the same status and error envelope, or `200` with the record as it would be written (for content writes, with `applied` and `deferred` per section), but nothing is written, nothing is sent to a PMS, no event is published and no webhook fires. An `Idempotency-Key` is neither recorded nor looked up; rate limits count the request. Ids and codes a create would assign are shown but not reserved. A PMS may still refuse the real write for a reason of its own (`502 pms_unavailable`): the dry run decides from the capability matrix, as the real write does before anything is sent.';
+
 /** Input schemas are always inlined: a request shape is not the same as its output shape. */
 const inlineOnly = z.registry<{ id?: string }>();
 
@@ -96,6 +100,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Connect: 'What each PMS supports, before connecting an account.',
   Admin: 'Operator API: workspaces, plans, API keys, PMS connections and dead letters. Needs the admin token.',
   Webhooks: 'Subscriptions to events, their signing secrets and delivery log.',
+  Events: 'The events the webhooks deliver, to pull: the last 30 days, the same objects and ids as the deliveries.',
   Meta: 'This reference.',
 };
 
@@ -257,6 +262,16 @@ function operationOf(route: Route): OperationObject {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
+  if (route.dryRunnable) {
+    parameters.push({
+      name: DRY_RUN_PARAM,
+      in: 'query',
+      required: false,
+      description:
+        'true: answer what this write would do (same status and error, or 200 with the record as it would be written), writing, relaying and publishing nothing (see Dry runs in the introduction).',
+      schema: { type: 'string', enum: ['true', 'false'] },
+    });
+  }
   if (takesIfMatch(route)) {
     parameters.push({
       name: 'If-Match',
@@ -277,6 +292,15 @@ function operationOf(route: Route): OperationObject {
         ...rateLimitHeaders(),
       },
       content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } },
+    };
+  }
+  // A dry run answers 200 with what a 201 or 202 would carry.
+  const accepted = route.responses[201] ?? route.responses[202];
+  if (route.dryRunnable && !route.responses[200] && accepted) {
+    responses['200'] = {
+      description: 'Dry run (`dry_run=true`): what the write would answer, nothing written.',
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...rateLimitHeaders() },
+      content: { 'application/json': { schema: jsonSchemaOf(accepted, 'output') } },
     };
   }
   Object.assign(responses, errorResponses(route));
@@ -368,6 +392,10 @@ Each API key and each workspace (per mode) has a sustained rate per second plus 
 # Idempotency
 
 ${IDEMPOTENCY_TEXT}
+
+# Dry runs
+
+${DRY_RUN_TEXT}
 
 # Absent values
 

@@ -9,6 +9,8 @@ import type { ApiKeyPrincipal } from '../domain/api-key-record';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Methods whose requests honour `Idempotency-Key`: every POST and PATCH. */
 export const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set<HttpMethod>(['post', 'patch']);
+/** The query parameter of a preflight: `?dry_run=true` answers what the write would do, writing nothing. */
+export const DRY_RUN_PARAM = 'dry_run';
 export type AuthKind = 'api_key' | 'admin' | 'none';
 export type ResponseSchemas = { readonly [status: number]: z.ZodType };
 
@@ -73,6 +75,8 @@ export interface Route extends RouteIdentity {
   errors: ErrorCode[];
   /** Every POST and PATCH: honours `Idempotency-Key`. */
   idempotent: boolean;
+  /** Every write of the public API: accepts `?dry_run=true` (docs/api.md, "Dry runs"). */
+  dryRunnable: boolean;
   versioned: boolean;
   handler(input: HandlerInput<AuthKind, unknown, unknown, unknown>): Promise<{ status: number; body: unknown }>;
 }
@@ -107,6 +111,7 @@ export function defineRoute<
     responses: def.responses,
     errors: def.errors ?? [],
     idempotent: IDEMPOTENT_METHODS.has(def.method),
+    dryRunnable: def.method !== 'get' && def.auth === 'api_key',
     versioned: def.versioned ?? false,
     // Sound because the router hands the handler exactly what these schemas produced.
     handler: def.handler as unknown as Route['handler'],

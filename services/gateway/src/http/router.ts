@@ -2,8 +2,8 @@
 // (auth -> JSON body -> validation -> idempotency -> handler), and what no route matched is
 // answered 405 with `Allow` (known path, other method) or 404 route_not_found.
 import type { Express, Request, RequestHandler } from 'express';
-import { AppError } from '@vrp/platform/errors';
-import type { Logger } from '@vrp/platform/logging';
+import { AppError, validationFailed } from '@vrp/platform/errors';
+import { type Logger } from '@vrp/platform/logging';
 import type { IdempotencyStore } from '../store/idempotency-store';
 import { authenticate, type AuthDeps } from './middleware/auth';
 import type { WorkspaceConcurrency } from './middleware/concurrency';
@@ -11,7 +11,7 @@ import type { Admission } from './middleware/rate-limit';
 import { idempotency } from './middleware/idempotency';
 import { jsonBody } from './middleware/json-body';
 import { requestState } from './request-state';
-import type { HttpMethod, Route } from './route';
+import { DRY_RUN_PARAM, type HttpMethod, type Route } from './route';
 import { validateRouteInput } from './validation';
 
 const BODY_METHODS = new Set<HttpMethod>(['post', 'put', 'patch']);
@@ -29,11 +29,25 @@ export interface RouterDeps extends AuthDeps {
 
 function validateInput(route: Route): RequestHandler {
   return (req, _res, next) => {
+    const state = requestState(req);
     // Express 5's req.query is a getter over the parsed query string; it is read, never assigned.
-    const raw = { query: req.query as unknown, params: req.params as unknown, body: req.body as unknown };
-    requestState(req).input = validateRouteInput(route, raw);
+    const query = route.dryRunnable ? takeDryRun(req.query as Record<string, unknown>, state.context) : (req.query as unknown);
+    const raw = { query, params: req.params as unknown, body: req.body as unknown };
+    state.input = validateRouteInput(route, raw);
     next();
   };
+}
+
+/**
+ * `?dry_run=true` on a write: marks the request's context (carried to the services as gRPC
+ * metadata, see packages/platform/src/store/dry-run.ts) and leaves the route's own query without it.
+ */
+function takeDryRun(query: Record<string, unknown>, context: { dryRun?: boolean }): Record<string, unknown> {
+  if (!(DRY_RUN_PARAM in query)) return query;
+  const { [DRY_RUN_PARAM]: flag, ...rest } = query;
+  if (flag !== 'true' && flag !== 'false') throw validationFailed({ [DRY_RUN_PARAM]: 'must be true or false' });
+  if (flag === 'true') context.dryRun = true;
+  return rest;
 }
 
 function runHandler(route: Route, deps: RouterDeps): RequestHandler {
@@ -52,7 +66,8 @@ function runHandler(route: Route, deps: RouterDeps): RequestHandler {
         throw new AppError('internal_error');
       }
     }
-    res.status(result.status).json(result.body);
+    // A dry run answers 200 with what the write would have answered 201 or 202 with.
+    res.status(state.context.dryRun && result.status < 300 ? 200 : result.status).json(result.body);
   };
 }
 

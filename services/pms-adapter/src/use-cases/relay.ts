@@ -3,6 +3,7 @@
 // perform"); the request the PMS API needs is
 // built by domain/relay.ts, and sent by the connector of that PMS.
 import { AppError, validationFailed } from '@vrp/platform/errors';
+import { isDryRun } from '@vrp/platform/context';
 import { assertSupported } from '@vrp/pms-matrix';
 import { requireProvider, type ConnectionRecord, type PmsProvider } from '../domain/connection';
 import { isWrite, pmsRequestFor, RelayInputError } from '../domain/relay';
@@ -49,6 +50,8 @@ export class Relay {
       throw err;
     }
     const account = await this.accountFor(workspaceId, provider, input.listingExternalId);
+    // A dry run stops here, every check above passed: the PMS receives nothing.
+    if (isDryRun()) return { entityExternalId: input.entityExternalId, result: null };
     const answer = await this.deps.connectors.of(provider).write(account.accountId, request);
     const id = (answer as { id?: unknown } | null)?.id;
     return { entityExternalId: typeof id === 'string' && id ? id : input.entityExternalId, result: answer ?? null };

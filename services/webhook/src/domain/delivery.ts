@@ -18,6 +18,15 @@ export interface WebhookEvent {
   occurredAt: Date;
   /** The body, serialized once so that a retry or a replay sends the same bytes. */
   body: string;
+  /** The listings a guest event depends on (the Events API hides it when every one is inactive). */
+  listingIds?: string[];
+  /** When the Events API stops listing it (and the store removes it). */
+  expiresAt?: Date | null;
+}
+
+/** The Events API's order: creation time, then id (ISO times of one format sort as text). */
+export function eventSortKey(e: Pick<WebhookEvent, 'id' | 'occurredAt'>): string {
+  return `${e.occurredAt.toISOString()}|${e.id}`;
 }
 
 export interface DeliveryRecord {

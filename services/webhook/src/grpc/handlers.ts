@@ -5,11 +5,12 @@ import { requestKey } from '@vrp/platform/applied-requests';
 import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import { EVENT_TYPES } from '../domain/event-types';
 import type { Deliveries } from '../use-cases/deliveries';
+import type { Events } from '../use-cases/events';
 import type { Subscriptions } from '../use-cases/subscriptions';
-import { fromProtoMode, toProtoDelivery, toProtoSubscription } from './mappers';
+import { fromProtoMode, toProtoDelivery, toProtoEvent, toProtoSubscription } from './mappers';
 
-export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries: Deliveries }): ServiceRegistration {
-  const { subscriptions: subs, deliveries: log } = deps;
+export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries: Deliveries; events: Events }): ServiceRegistration {
+  const { subscriptions: subs, deliveries: log, events } = deps;
 
   return service(pb.WebhookServiceService, {
     async createSubscription(req) {
@@ -88,6 +89,24 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
       requireId(req.subscriptionId, 'subscriptionId');
       requireId(req.deliveryId, 'deliveryId');
       return { delivery: toProtoDelivery(await log.replay(req.workspaceId, req.subscriptionId, req.deliveryId, requestKey('webhook.replayDelivery', req))) };
+    },
+    async listEvents(req) {
+      requireWorkspace(req.workspaceId);
+      const { events: page, hasMore } = await events.list(req.workspaceId, {
+        types: req.types,
+        createdGte: req.createdGte,
+        createdLt: req.createdLt,
+        listingId: req.listingId,
+        startingAfter: req.startingAfter,
+        endingBefore: req.endingBefore,
+        limit: req.limit,
+      });
+      return { events: page.map(toProtoEvent), hasMore };
+    },
+    async getEvent(req) {
+      requireWorkspace(req.workspaceId);
+      requireId(req.id);
+      return { event: toProtoEvent(await events.get(req.workspaceId, req.id)) };
     },
     async listEventTypes() {
       return { eventTypes: Object.entries(EVENT_TYPES).map(([type, description]) => ({ type, description })) };

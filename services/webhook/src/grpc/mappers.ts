@@ -1,7 +1,7 @@
 // Domain <-> proto for the webhook service.
 import { webhook as pb } from '@vrp/contracts';
 import { validationFailed } from '@vrp/platform/errors';
-import type { DeliveryRecord } from '../domain/delivery';
+import type { DeliveryRecord, WebhookEvent } from '../domain/delivery';
 import type { SubscriptionView } from '../domain/subscription';
 import type { KeyMode } from '../domain/target';
 
@@ -51,4 +51,9 @@ export function fromProtoMode(mode: pb.KeyMode): KeyMode {
   if (mode === pb.KeyMode.KEY_MODE_LIVE) return 'live';
   if (mode === pb.KeyMode.KEY_MODE_TEST) return 'test';
   throw validationFailed({ mode: 'is required (test or live)' });
+}
+
+/** A stored event: its body exactly as every delivery sends it. */
+export function toProtoEvent(e: WebhookEvent): pb.StoredEvent {
+  return { id: e.id, bodyJson: e.body };
 }

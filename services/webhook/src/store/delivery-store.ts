@@ -5,7 +5,7 @@ import { notFound } from '@vrp/platform/errors';
 import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 import { LRUCache } from 'lru-cache';
 import { ACTIVITY_EVENT_TYPES } from '../domain/event-types';
-import type { DeliveryRecord, DeliveryStatus, DropReason, WebhookEvent } from '../domain/delivery';
+import { eventSortKey, type DeliveryRecord, type DeliveryStatus, type DropReason, type WebhookEvent } from '../domain/delivery';
 import { deliverySchema, eventSchema, queueSchema } from './schemas';
 
 type EventDoc = Omit<WebhookEvent, 'id'> & { _id: string; [field: string]: unknown };
@@ -65,7 +65,7 @@ export class DeliveryStore {
    */
   async enqueue(event: WebhookEvent, deliveries: DeliveryRecord[], tx: Tx, claim?: NextClaim): Promise<false | DeliveryRecord[]> {
     const { id, ...rest } = event;
-    const stored = await this.events.updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true, tx });
+    const stored = await this.events.updateOne({ _id: id }, { $setOnInsert: { ...rest, sortKey: eventSortKey(event) } }, { upsert: true, tx });
     if (stored.upsertedId === null) return false;
     const docs: DeliveryDoc[] = [];
     const claimed: DeliveryRecord[] = [];

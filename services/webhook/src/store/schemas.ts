@@ -35,9 +35,20 @@ export const eventSchema = new Schema(
     orderKey: { type: String, required: true },
     occurredAt: { type: Date, required: true },
     body: { type: String, required: true },
+    // The Events API: the listings a guest event depends on (it is hidden when all are inactive),
+    // the order of the list (createdAt, then id: `<ISO time>|<id>`), and the end of its retention.
+    listingIds: { type: [String], default: [] },
+    sortKey: { type: String, default: null },
+    expiresAt: { type: Date, default: null },
   },
   { versionKey: false },
 );
+// GET /v1/events, newest first: by workspace, by listing, by type.
+eventSchema.index({ workspaceId: 1, sortKey: -1 });
+eventSchema.index({ workspaceId: 1, listingId: 1, sortKey: -1 });
+eventSchema.index({ workspaceId: 1, type: 1, sortKey: -1 });
+// Retention: MongoDB removes an event once expiresAt has passed (the embedded engine: EventLog.purgeExpired).
+eventSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
 export const deliverySchema = new Schema(
   {

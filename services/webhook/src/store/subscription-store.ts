@@ -86,18 +86,6 @@ export class SubscriptionStore {
     return docs.map((d) => ({ id: d._id, eventTypes: d.eventTypes ?? [] }));
   }
 
-  /**
-   * Whether an enabled subscription of the workspace subscribes to `type`: domain/event-types'
-   * `subscribesTo` as a query (a list naming it, or an empty or absent list: all types).
-   */
-  async anyEnabledFor(workspaceId: string, type: string): Promise<boolean> {
-    const found = await this.subscriptions.findOne(
-      { workspaceId, enabled: true, $or: [{ eventTypes: type }, { eventTypes: { $size: 0 } }, { eventTypes: { $exists: false } }] },
-      { projection: { _id: 1 } },
-    );
-    return found !== null;
-  }
-
   async insert(subscription: SubscriptionRecord, tx?: Tx): Promise<SubscriptionView> {
     const { id, ...rest } = subscription;
     try {

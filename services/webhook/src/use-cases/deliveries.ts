@@ -1,11 +1,12 @@
 // The delivery log of a subscription and the replay of one delivery. Tenant-scoped: another
 // workspace's id is not_found, decided before listing_inactive.
 import type { ListingActivityCache } from '@vrp/activity-cache';
-import { AppError, validationFailed } from '@vrp/platform/errors';
+import { AppError, notFound, validationFailed } from '@vrp/platform/errors';
+import { isDryRun } from '@vrp/platform/context';
 import { sortableId } from '@vrp/platform/ids';
-import type { AppliedRequests, RequestKey } from '@vrp/platform/applied-requests';
-import type { DocumentStore } from '@vrp/platform/store';
-import type { PageWindow } from '@vrp/platform/paging';
+import { type AppliedRequests, type RequestKey } from '@vrp/platform/applied-requests';
+import { type DocumentStore } from '@vrp/platform/store';
+import { type PageWindow } from '@vrp/platform/paging';
 import type { WebhookClock } from '../ports/clock';
 import { DELIVERY_STATUSES, newDelivery, replayOrderKey, type DeliveryRecord, type DeliveryStatus } from '../domain/delivery';
 import type { DeliveryStore } from '../store/delivery-store';
@@ -51,6 +52,8 @@ export class Deliveries {
     const subscription = await this.deps.subscriptions.get(workspaceId, subscriptionId);
     const original = await this.deps.deliveries.get(workspaceId, subscriptionId, deliveryId);
     if (original.listingId) this.deps.cache.assertActive(workspaceId, [original.listingId]);
+    // Past its retention (docs/events.md) the event is gone: there is nothing left to send.
+    if (!(await this.deps.deliveries.event(original.eventId))) throw notFound('event', original.eventId);
     if (!subscription.enabled) {
       throw new AppError(
         'conflict',
@@ -67,7 +70,8 @@ export class Deliveries {
       await this.deps.applied.remember(key, queued.id, tx);
       return queued;
     });
-    this.deps.onQueued();
+    // A dry run queued nothing (its transaction was rolled back): no scheduler pass in its context.
+    if (!isDryRun()) this.deps.onQueued();
     return replay;
   }
 }

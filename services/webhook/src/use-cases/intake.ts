@@ -15,8 +15,8 @@
 // (GetListing): when the cache holds that version, it has every change committed before the
 // question, so an event that happened before it is decided at once (the common case pays no
 // settle window). No answer, or a version the cache does not hold yet: held as above.
-// An event that would be held, or asked about, and that no enabled subscription of its workspace
-// wants is neither: no_subscriber.
+// Every event is decided and stored, whether or not a subscription wants it (no_subscriber: stored,
+// nothing queued): the Events API (GET /v1/events) lists what the webhooks would deliver.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId } from '@vrp/platform/ids';
 import type { DocumentStore, Tx } from '@vrp/platform/store';
@@ -34,6 +34,7 @@ import {
   type ActivityWindows,
 } from '../domain/activity-decision';
 import { newDelivery, type DeliveryRecord } from '../domain/delivery';
+import { eventExpiresAt } from '../domain/event-retention';
 import { isActivityEvent, subscribesTo } from '../domain/event-types';
 import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore, NextClaim } from '../store/delivery-store';
@@ -86,6 +87,8 @@ export class EventIntake {
       /** Real time, compared with the events' occurred_at (stamped by the producers' clocks). */
       wallClock?: () => Date;
       windows: ActivityWindows;
+      /** How long the Events API keeps an event (domain/event-retention.ts). */
+      retentionDays: number;
       /**
        * The terms on which an enqueue claims the queue heads it creates for this process's
        * scheduler (see DeliveryStore.enqueue), or null to leave them to the scheduler's scan.
@@ -134,13 +137,8 @@ export class EventIntake {
     const event = decidable(incoming);
     if (isActivityEvent(event.type)) return this.enqueue(event);
     let decision = this.byCache(event);
-    if (decision.kind === 'hold') {
-      // Only now would the event cost a question to the listing service, then maybe a hold: not
-      // for an event that no enabled subscription of its workspace wants (no_subscriber at the
-      // enqueue anyway, which reads the subscriptions again in its transaction).
-      if (!(await this.deps.subscriptions.anyEnabledFor(event.workspaceId, event.type))) return 'no_subscriber';
-      decision = await this.confirmed(event);
-    }
+    // Decided for every event, wanted by a subscription or not: the Events API lists it.
+    if (decision.kind === 'hold') decision = await this.confirmed(event);
     switch (decision.kind) {
       case 'deliver':
         return this.enqueue(event);
@@ -215,14 +213,13 @@ export class EventIntake {
     const result = await store.transaction(async (tx): Promise<IngestResult> => {
       claimed = []; // only the attempt that commits counts (a conflict runs the transaction again)
       if (before && !(await before(tx))) return 'duplicate';
+      // Stored whether or not a subscription wants it: the Events API lists every event.
       const targets = (await subscriptions.enabledOf(event.workspaceId, tx)).filter((s) => subscribesTo(s.eventTypes, event.type));
-      if (targets.length === 0) return 'no_subscriber';
       const queued: DeliveryRecord[] = targets.map((s) => newDelivery(sortableId('whd'), s.id, event, now));
-      const { listingIds: _listingIds, ...stored } = event;
-      const heads = await deliveries.enqueue(stored, queued, tx, claim);
+      const heads = await deliveries.enqueue({ ...event, expiresAt: eventExpiresAt(now, this.deps.retentionDays) }, queued, tx, claim);
       if (heads === false) return 'duplicate';
       claimed = heads;
-      return 'queued';
+      return targets.length === 0 ? 'no_subscriber' : 'queued';
     });
     if (result === 'queued') this.deps.onQueued(claim && claimed.length > 0 ? { deliveries: claimed, leaseUntil: claim.leaseUntil } : undefined);
     return result;

@@ -86,6 +86,11 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
     if (!isValidIdempotencyKey(key)) throw validationFailed({ [IDEMPOTENCY_HEADER]: 'must be 1 to 255 visible ASCII characters' });
 
     const state = requestState(req);
+    // A dry run neither claims nor reads a key: it is not counted against idempotency.
+    if (state.context.dryRun) {
+      next();
+      return;
+    }
     const fingerprint = requestFingerprint(req.method, req.originalUrl, req.body as unknown);
     const outcome = await deps.store.claim(state.scope, key, fingerprint);
     switch (outcome.kind) {
@@ -107,4 +112,5 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
 }
 
 /** The request's Idempotency-Key ('' when none): every keyed write carries it into its service. */
-export const idempotencyKeyOf = (req: Request): string => req.get(IDEMPOTENCY_HEADER) ?? '';
+/** The key the services store with the write; none in a dry run (nothing is written to remember it by). */
+export const idempotencyKeyOf = (req: Request): string => (requestState(req).context.dryRun ? '' : (req.get(IDEMPOTENCY_HEADER) ?? ''));

@@ -239,6 +239,46 @@ export interface ListEventTypesResponse {
   eventTypes: EventType[];
 }
 
+/** One stored event: its id and the JSON body every delivery of it sends, byte for byte. */
+export interface StoredEvent {
+  id: string;
+  bodyJson: string;
+}
+
+export interface ListEventsRequest {
+  /** The data workspace (the sandbox `<id>_test` for test keys). */
+  workspaceId: string;
+  /** Empty = every type. */
+  types: string[];
+  /** Created at or after / strictly before; unset = no bound. */
+  createdGte?: Date | undefined;
+  createdLt?:
+    | Date
+    | undefined;
+  /** A listing (or a channel id mapped to one); empty = every listing. */
+  listingId: string;
+  /** Cursors: an event id of an earlier page; at most one is set. */
+  startingAfter: string;
+  endingBefore: string;
+  limit: number;
+}
+
+export interface ListEventsResponse {
+  /** Newest first. */
+  events: StoredEvent[];
+  /** More events follow in the direction of the request. */
+  hasMore: boolean;
+}
+
+export interface GetEventRequest {
+  workspaceId: string;
+  id: string;
+}
+
+export interface GetEventResponse {
+  event?: StoredEvent | undefined;
+}
+
 function createBaseSubscription(): Subscription {
   return {
     id: "",
@@ -2820,6 +2860,556 @@ export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
   },
 };
 
+function createBaseStoredEvent(): StoredEvent {
+  return { id: "", bodyJson: "" };
+}
+
+export const StoredEvent: MessageFns<StoredEvent> = {
+  encode(message: StoredEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.bodyJson !== "") {
+      writer.uint32(18).string(message.bodyJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoredEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoredEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.bodyJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoredEvent {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      bodyJson: isSet(object.bodyJson)
+        ? globalThis.String(object.bodyJson)
+        : isSet(object.body_json)
+        ? globalThis.String(object.body_json)
+        : "",
+    };
+  },
+
+  toJSON(message: StoredEvent): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.bodyJson !== "") {
+      obj.bodyJson = message.bodyJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoredEvent>, I>>(base?: I): StoredEvent {
+    return StoredEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoredEvent>, I>>(object: I): StoredEvent {
+    const message = createBaseStoredEvent();
+    message.id = object.id ?? "";
+    message.bodyJson = object.bodyJson ?? "";
+    return message;
+  },
+};
+
+function createBaseListEventsRequest(): ListEventsRequest {
+  return {
+    workspaceId: "",
+    types: [],
+    createdGte: undefined,
+    createdLt: undefined,
+    listingId: "",
+    startingAfter: "",
+    endingBefore: "",
+    limit: 0,
+  };
+}
+
+export const ListEventsRequest: MessageFns<ListEventsRequest> = {
+  encode(message: ListEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    for (const v of message.types) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.createdGte !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdGte), writer.uint32(26).fork()).join();
+    }
+    if (message.createdLt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdLt), writer.uint32(34).fork()).join();
+    }
+    if (message.listingId !== "") {
+      writer.uint32(42).string(message.listingId);
+    }
+    if (message.startingAfter !== "") {
+      writer.uint32(50).string(message.startingAfter);
+    }
+    if (message.endingBefore !== "") {
+      writer.uint32(58).string(message.endingBefore);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(64).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.types.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdGte = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdLt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.listingId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.startingAfter = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.endingBefore = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEventsRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      types: globalThis.Array.isArray(object?.types) ? object.types.map((e: any) => globalThis.String(e)) : [],
+      createdGte: isSet(object.createdGte)
+        ? fromJsonTimestamp(object.createdGte)
+        : isSet(object.created_gte)
+        ? fromJsonTimestamp(object.created_gte)
+        : undefined,
+      createdLt: isSet(object.createdLt)
+        ? fromJsonTimestamp(object.createdLt)
+        : isSet(object.created_lt)
+        ? fromJsonTimestamp(object.created_lt)
+        : undefined,
+      listingId: isSet(object.listingId)
+        ? globalThis.String(object.listingId)
+        : isSet(object.listing_id)
+        ? globalThis.String(object.listing_id)
+        : "",
+      startingAfter: isSet(object.startingAfter)
+        ? globalThis.String(object.startingAfter)
+        : isSet(object.starting_after)
+        ? globalThis.String(object.starting_after)
+        : "",
+      endingBefore: isSet(object.endingBefore)
+        ? globalThis.String(object.endingBefore)
+        : isSet(object.ending_before)
+        ? globalThis.String(object.ending_before)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListEventsRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.types?.length) {
+      obj.types = message.types;
+    }
+    if (message.createdGte !== undefined) {
+      obj.createdGte = message.createdGte.toISOString();
+    }
+    if (message.createdLt !== undefined) {
+      obj.createdLt = message.createdLt.toISOString();
+    }
+    if (message.listingId !== "") {
+      obj.listingId = message.listingId;
+    }
+    if (message.startingAfter !== "") {
+      obj.startingAfter = message.startingAfter;
+    }
+    if (message.endingBefore !== "") {
+      obj.endingBefore = message.endingBefore;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListEventsRequest>, I>>(base?: I): ListEventsRequest {
+    return ListEventsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListEventsRequest>, I>>(object: I): ListEventsRequest {
+    const message = createBaseListEventsRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.types = object.types?.map((e) => e) || [];
+    message.createdGte = object.createdGte ?? undefined;
+    message.createdLt = object.createdLt ?? undefined;
+    message.listingId = object.listingId ?? "";
+    message.startingAfter = object.startingAfter ?? "";
+    message.endingBefore = object.endingBefore ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListEventsResponse(): ListEventsResponse {
+  return { events: [], hasMore: false };
+}
+
+export const ListEventsResponse: MessageFns<ListEventsResponse> = {
+  encode(message: ListEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      StoredEvent.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(16).bool(message.hasMore);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(StoredEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEventsResponse {
+    return {
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => StoredEvent.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+    };
+  },
+
+  toJSON(message: ListEventsResponse): unknown {
+    const obj: any = {};
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => StoredEvent.toJSON(e));
+    }
+    if (message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListEventsResponse>, I>>(base?: I): ListEventsResponse {
+    return ListEventsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListEventsResponse>, I>>(object: I): ListEventsResponse {
+    const message = createBaseListEventsResponse();
+    message.events = object.events?.map((e) => StoredEvent.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    return message;
+  },
+};
+
+function createBaseGetEventRequest(): GetEventRequest {
+  return { workspaceId: "", id: "" };
+}
+
+export const GetEventRequest: MessageFns<GetEventRequest> = {
+  encode(message: GetEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetEventRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventRequest>, I>>(base?: I): GetEventRequest {
+    return GetEventRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventRequest>, I>>(object: I): GetEventRequest {
+    const message = createBaseGetEventRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEventResponse(): GetEventResponse {
+  return { event: undefined };
+}
+
+export const GetEventResponse: MessageFns<GetEventResponse> = {
+  encode(message: GetEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== undefined) {
+      StoredEvent.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = StoredEvent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventResponse {
+    return { event: isSet(object.event) ? StoredEvent.fromJSON(object.event) : undefined };
+  },
+
+  toJSON(message: GetEventResponse): unknown {
+    const obj: any = {};
+    if (message.event !== undefined) {
+      obj.event = StoredEvent.toJSON(message.event);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventResponse>, I>>(base?: I): GetEventResponse {
+    return GetEventResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventResponse>, I>>(object: I): GetEventResponse {
+    const message = createBaseGetEventResponse();
+    message.event = (object.event !== undefined && object.event !== null)
+      ? StoredEvent.fromPartial(object.event)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * The webhook service owns subscriptions, the events it delivers, deliveries (a durable queue)
  * and the delivery log.
@@ -2927,6 +3517,25 @@ export const WebhookServiceService = {
       Buffer.from(ListEventTypesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListEventTypesResponse => ListEventTypesResponse.decode(value),
   },
+  /** The Events API: the stored events (the very bodies the deliveries send), newest first. */
+  listEvents: {
+    path: "/vrp.webhook.v1.WebhookService/ListEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListEventsRequest): Buffer => Buffer.from(ListEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListEventsRequest => ListEventsRequest.decode(value),
+    responseSerialize: (value: ListEventsResponse): Buffer => Buffer.from(ListEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListEventsResponse => ListEventsResponse.decode(value),
+  },
+  getEvent: {
+    path: "/vrp.webhook.v1.WebhookService/GetEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEventRequest): Buffer => Buffer.from(GetEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEventRequest => GetEventRequest.decode(value),
+    responseSerialize: (value: GetEventResponse): Buffer => Buffer.from(GetEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetEventResponse => GetEventResponse.decode(value),
+  },
 } as const;
 
 export interface WebhookServiceServer extends UntypedServiceImplementation {
@@ -2939,6 +3548,9 @@ export interface WebhookServiceServer extends UntypedServiceImplementation {
   listDeliveries: handleUnaryCall<ListDeliveriesRequest, ListDeliveriesResponse>;
   replayDelivery: handleUnaryCall<ReplayDeliveryRequest, ReplayDeliveryResponse>;
   listEventTypes: handleUnaryCall<ListEventTypesRequest, ListEventTypesResponse>;
+  /** The Events API: the stored events (the very bodies the deliveries send), newest first. */
+  listEvents: handleUnaryCall<ListEventsRequest, ListEventsResponse>;
+  getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
 }
 
 export interface WebhookServiceClient extends Client {
@@ -3076,6 +3688,37 @@ export interface WebhookServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListEventTypesResponse) => void,
+  ): ClientUnaryCall;
+  /** The Events API: the stored events (the very bodies the deliveries send), newest first. */
+  listEvents(
+    request: ListEventsRequest,
+    callback: (error: ServiceError | null, response: ListEventsResponse) => void,
+  ): ClientUnaryCall;
+  listEvents(
+    request: ListEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListEventsResponse) => void,
+  ): ClientUnaryCall;
+  listEvents(
+    request: ListEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListEventsResponse) => void,
+  ): ClientUnaryCall;
+  getEvent(
+    request: GetEventRequest,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
+  getEvent(
+    request: GetEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
+  getEvent(
+    request: GetEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
   ): ClientUnaryCall;
 }
 
