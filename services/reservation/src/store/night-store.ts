@@ -1,7 +1,14 @@
+// The guarantee: one document per held night, `_id` = `${workspaceId}:${listingId}:${night}`, so
+// two stays can never hold one night of a listing, whatever the writers (replicas, API writes, PMS
+// sync, backfill): the second insert of a night is a DuplicateKeyError on MongoDB and in memory
+// alike, and aborts its transaction.
+//
 // The nights held by reservations (`booked_nights`), written once as Mongo documents for both
-// engines. Every write runs inside the caller's transaction, next to the reservation's own.
+// engines. This store only reads and writes: which nights a stay claims and what is a conflict is
+// the booking rule (domain/booking.ts). Every write runs inside the caller's transaction, next to
+// the reservation's own.
 import type { Collection, DocumentStore, Tx } from '@vrp/platform';
-import type { BookedNight } from '../domain/occupancy';
+import type { BookedNight } from '../domain/booking';
 import { bookedNightSchema } from './schemas';
 
 type BookedNightDoc = {

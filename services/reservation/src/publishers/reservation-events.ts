@@ -3,7 +3,7 @@
 import { reservationEvents, TOPICS } from '@vrp/contracts';
 import { newId, type Outbox, type Tx } from '@vrp/platform';
 import type { ReservationRecord } from '../domain/reservation';
-import { toProtoReservation } from '../grpc/mappers';
+import { toProtoReservation } from './reservation-message';
 
 export type ReservationChange = 'created' | 'updated' | 'cancelled';
 
