@@ -9,6 +9,7 @@ import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
 import { MigrationStore } from './store/migration-store';
 import { NightStore } from './store/night-store';
 import { ReservationStore } from './store/reservation-store';
+import { SettingsStore } from './store/settings-store';
 import { NightBackfill } from './use-cases/backfill-nights';
 import type { ReservationDeps } from './use-cases/deps';
 
@@ -37,12 +38,14 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
   // Writes on PMS listings go to the PMS first, through the one PMS relay client.
   const pmsRelay = deps.relay ? null : connectPmsRelay(deps.addresses.pmsAdapter);
   const nights = new NightStore(deps.store);
+  const settings = new SettingsStore(deps.store);
   const clock = deps.clock ?? (() => new Date());
   // Reservations stored before booked_nights existed get their nights before requests are served.
   const backfill = new NightBackfill({
     store: deps.store,
     reservations,
     nights,
+    settings,
     migrations: new MigrationStore(deps.store),
     outbox,
     logger: deps.logger,
@@ -64,6 +67,7 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
     store: deps.store,
     reservations,
     nights,
+    settings,
     outbox,
     listings: deps.listings ?? grpcListingDirectory(listingUpstream!),
     relay: deps.relay ?? pmsRelay!,

@@ -9,6 +9,7 @@ import type { PmsRelay } from '@vrp/pms-relay';
 import { MigrationStore } from '../src/store/migration-store';
 import { NightStore } from '../src/store/night-store';
 import { ReservationStore } from '../src/store/reservation-store';
+import { SettingsStore } from '../src/store/settings-store';
 import { NIGHT_BACKFILL, NightBackfill } from '../src/use-cases/backfill-nights';
 
 const logger = createLogger('reservation', 'silent');
@@ -153,6 +154,7 @@ describe('night occupancy backfill: resumable and safe on concurrent replicas', 
       store,
       reservations: new ReservationStore(store),
       nights: new NightStore(store),
+      settings: new SettingsStore(store),
       migrations: new MigrationStore(store),
       outbox: new Outbox(store, createMemoryBus(), logger),
       logger,

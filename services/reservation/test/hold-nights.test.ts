@@ -1,4 +1,5 @@
 // Holding a stay's nights (use-cases/hold-nights.ts, deciding by domain/booking.ts) on the embedded store.
+import { DEFAULT_WORKSPACE_SETTINGS as NONE } from '@vrp/api-model';
 import { createMemoryStore } from '@vrp/platform';
 import { sampleReservation } from './support';
 import { NightStore } from '../src/store/night-store';
@@ -15,12 +16,12 @@ describe('holding nights', () => {
     const held = async () => (await nights.nights.find({}, { sort: { night: 1 } })).map((n) => `${n.reservationId} ${n.night}`);
 
     const r = sampleReservation({ id: 'res_new', workspaceId: 'ws', confirmationCode: 'C1', checkIn: '2030-05-01', checkOut: '2030-05-04' });
-    expect(await store.transaction((tx) => holdNights(nights, r, 'local', tx, { created: true }))).toEqual([]);
+    expect(await store.transaction((tx) => holdNights(nights, r, 'local', NONE, tx, { created: true }))).toEqual([]);
     expect(releases).toBe(0);
     expect(await held()).toEqual(['res_new 2030-05-01', 'res_new 2030-05-02', 'res_new 2030-05-03']);
 
     // A date change: the nights it keeps stay, the others are given back, the new one is taken.
-    await store.transaction((tx) => holdNights(nights, { ...r, checkIn: '2030-05-02', checkOut: '2030-05-05' }, 'local', tx));
+    await store.transaction((tx) => holdNights(nights, { ...r, checkIn: '2030-05-02', checkOut: '2030-05-05' }, 'local', NONE, tx));
     expect(releases).toBe(1);
     expect(await held()).toEqual(['res_new 2030-05-02', 'res_new 2030-05-03', 'res_new 2030-05-04']);
   });
@@ -40,20 +41,20 @@ describe('holding nights', () => {
     it('refuses other writers with dates_unavailable while live, becomes the stay on store, and frees nothing stored on release', async () => {
       const { store, nights, deps, held, stay } = setup();
       let now = at(0);
-      const pending = await holdPending({ ...deps, clock: () => now }, stay('res_a', '2030-05-01', '2030-05-03'), '');
+      const pending = await holdPending({ ...deps, clock: () => now }, stay('res_a', '2030-05-01', '2030-05-03'), '', NONE);
       expect(await held()).toEqual(['res_a 2030-05-01 pending', 'res_a 2030-05-02 pending']);
       // Another API write of one of those nights, a moment before the hold lapses: refused.
       now = at(PENDING_HOLD_MS - 1);
       await expect(
-        store.transaction((tx) => holdNights(nights, stay('res_b', '2030-05-02', '2030-05-04'), 'local', tx, { created: true, now })),
+        store.transaction((tx) => holdNights(nights, stay('res_b', '2030-05-02', '2030-05-04'), 'local', NONE, tx, { created: true, now })),
       ).rejects.toMatchObject({
         code: 'dates_unavailable',
       });
-      await expect(holdPending({ ...deps, clock: () => now }, stay('res_c', '2030-05-02', '2030-05-04'), '')).rejects.toMatchObject({
+      await expect(holdPending({ ...deps, clock: () => now }, stay('res_c', '2030-05-02', '2030-05-04'), '', NONE)).rejects.toMatchObject({
         code: 'dates_unavailable',
       });
       // The PMS accepted: the stored stay's transaction turns the hold into its nights.
-      await store.transaction((tx) => holdNights(nights, stay('res_a', '2030-05-01', '2030-05-03'), 'pms', tx, { created: true, now }));
+      await store.transaction((tx) => holdNights(nights, stay('res_a', '2030-05-01', '2030-05-03'), 'pms', NONE, tx, { created: true, now }));
       await pending.release();
       expect(await held()).toEqual(['res_a 2030-05-01 stay', 'res_a 2030-05-02 stay']);
     });
@@ -61,26 +62,26 @@ describe('holding nights', () => {
     it("a refused write frees its nights; a dead holder's hold is free once its time has passed; a PMS booking overrides a live one", async () => {
       const { store, nights, deps, held, stay } = setup();
       let now = at(0);
-      const refused = await holdPending({ ...deps, clock: () => now }, stay('res_a', '2030-06-01', '2030-06-03'), '');
+      const refused = await holdPending({ ...deps, clock: () => now }, stay('res_a', '2030-06-01', '2030-06-03'), '', NONE);
       await refused.release();
       expect(await held()).toEqual([]);
 
       // A holder that died: it never renews nor releases. Just before its time: still held.
-      await holdPending({ ...deps, clock: () => now }, stay('res_dead', '2030-06-01', '2030-06-03'), '');
+      await holdPending({ ...deps, clock: () => now }, stay('res_dead', '2030-06-01', '2030-06-03'), '', NONE);
       now = at(PENDING_HOLD_MS - 1);
-      await expect(holdPending({ ...deps, clock: () => now }, stay('res_b', '2030-06-01', '2030-06-02'), '')).rejects.toMatchObject({
+      await expect(holdPending({ ...deps, clock: () => now }, stay('res_b', '2030-06-01', '2030-06-02'), '', NONE)).rejects.toMatchObject({
         code: 'dates_unavailable',
       });
       now = at(PENDING_HOLD_MS);
-      const next = await holdPending({ ...deps, clock: () => now }, stay('res_b', '2030-06-01', '2030-06-02'), '');
+      const next = await holdPending({ ...deps, clock: () => now }, stay('res_b', '2030-06-01', '2030-06-02'), '', NONE);
       expect(await held()).toEqual(['res_b 2030-06-01 pending', 'res_dead 2030-06-02 pending']);
 
       // The PMS's own booking of those nights (sync): it takes them over from the live hold, and
       // the waiting write, once its PMS accepts too, overlaps it (flagged), as PMS bookings do.
       const synced = stay('res_pms', '2030-06-01', '2030-06-03');
-      expect(await store.transaction((tx) => holdNights(nights, synced, 'pms', tx, { created: true, now }))).toEqual([]);
+      expect(await store.transaction((tx) => holdNights(nights, synced, 'pms', NONE, tx, { created: true, now }))).toEqual([]);
       expect(await held()).toEqual(['res_pms 2030-06-01 stay', 'res_pms 2030-06-02 stay']);
-      expect(await store.transaction((tx) => holdNights(nights, stay('res_b', '2030-06-01', '2030-06-02'), 'pms', tx, { created: true, now }))).toEqual([
+      expect(await store.transaction((tx) => holdNights(nights, stay('res_b', '2030-06-01', '2030-06-02'), 'pms', NONE, tx, { created: true, now }))).toEqual([
         'res_pms',
       ]);
       await next.release();
@@ -90,16 +91,16 @@ describe('holding nights', () => {
     it('a retry of the same write (same Idempotency-Key) while its first attempt holds the nights is in progress, not a conflict', async () => {
       const { deps, stay } = setup();
       const now = at(0);
-      await holdPending({ ...deps, clock: () => now }, stay('res_first', '2030-07-01', '2030-07-03'), 'key-1');
-      await expect(holdPending({ ...deps, clock: () => now }, stay('res_retry', '2030-07-01', '2030-07-03'), 'key-1')).rejects.toMatchObject({
+      await holdPending({ ...deps, clock: () => now }, stay('res_first', '2030-07-01', '2030-07-03'), 'key-1', NONE);
+      await expect(holdPending({ ...deps, clock: () => now }, stay('res_retry', '2030-07-01', '2030-07-03'), 'key-1', NONE)).rejects.toMatchObject({
         code: 'idempotency_in_progress',
         details: { retryAfterSeconds: PENDING_HOLD_MS / 1000 },
       });
       // Another key (or none) is another write: the nights are taken.
-      await expect(holdPending({ ...deps, clock: () => now }, stay('res_other', '2030-07-01', '2030-07-03'), 'key-2')).rejects.toMatchObject({
+      await expect(holdPending({ ...deps, clock: () => now }, stay('res_other', '2030-07-01', '2030-07-03'), 'key-2', NONE)).rejects.toMatchObject({
         code: 'dates_unavailable',
       });
-      await expect(holdPending({ ...deps, clock: () => now }, stay('res_none', '2030-07-02', '2030-07-04'), '')).rejects.toMatchObject({
+      await expect(holdPending({ ...deps, clock: () => now }, stay('res_none', '2030-07-02', '2030-07-04'), '', NONE)).rejects.toMatchObject({
         code: 'dates_unavailable',
       });
     });

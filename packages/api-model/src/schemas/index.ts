@@ -8,3 +8,4 @@ export * from './guest';
 export * from './webhook';
 export * from './connection';
 export * from './dead-letter';
+export * from './workspace-settings';

@@ -1,6 +1,8 @@
+import { DEFAULT_WORKSPACE_SETTINGS } from '@vrp/api-model';
 import type { WritableStatus } from './reservation';
 import {
   assertStayFree,
+  checksBeyondOwnNights,
   changesNights,
   claimedNights,
   conflictFlagHolds,
@@ -12,6 +14,7 @@ import {
   type BookedNight,
 } from './booking';
 
+const DEFAULTS = DEFAULT_WORKSPACE_SETTINGS;
 const at = (ms = 0) => ({ self: 'res_me', key: '', now: new Date(Date.UTC(2030, 0, 1) + ms) });
 const stay = { status: 'CONFIRMED' as WritableStatus, checkIn: '2030-05-02', checkOut: '2030-05-04' };
 const errorOf = (fn: () => unknown): { code?: string; details?: unknown } => {
@@ -37,8 +40,10 @@ describe('the booking rule', () => {
   });
 
   it('a local write and a PMS booking of the same stay claim the same nights', () => {
-    expect(stayClaim(stay, 'local')).toEqual({ nights: ['2030-05-02', '2030-05-03'], mustBeFree: ['2030-05-02', '2030-05-03'] });
-    expect(stayClaim(stay, 'pms')).toEqual(stayClaim(stay, 'local'));
+    expect(stayClaim(stay, 'local', DEFAULTS)).toEqual({ nights: ['2030-05-02', '2030-05-03'], mustBeFree: ['2030-05-02', '2030-05-03'] });
+    expect(stayClaim(stay, 'pms', DEFAULTS)).toEqual(stayClaim(stay, 'local', DEFAULTS));
+    expect(checksBeyondOwnNights(stayClaim(stay, 'local', DEFAULTS))).toBe(false);
+    expect(checksBeyondOwnNights({ nights: ['2030-05-02'], mustBeFree: ['2030-05-01', '2030-05-02'] })).toBe(true);
   });
 
   it('names each taken night once, booked before closed, in date order, ignoring the reservation itself', () => {
@@ -60,7 +65,7 @@ describe('the booking rule', () => {
   });
 
   it('a local write is refused when a night is closed or held by another stay or a live pending hold; a lapsed hold is free', () => {
-    const claim = stayClaim(stay, 'local');
+    const claim = stayClaim(stay, 'local', DEFAULTS);
     expect(() => assertStayFree(claim, [], [], at())).not.toThrow();
     expect(errorOf(() => assertStayFree(claim, [{ date: '2030-05-03', available: false }], [], at()))).toMatchObject({ code: 'dates_unavailable' });
     expect(errorOf(() => assertStayFree(claim, [], [{ night: '2030-05-02', reservationId: 'res_x' }], at()))).toMatchObject({ code: 'dates_unavailable' });
@@ -75,7 +80,7 @@ describe('the booking rule', () => {
   });
 
   it('a PMS booking is never refused: pending holds give way, it takes the free nights and overlaps the holders of the others', () => {
-    const claim = stayClaim(stay, 'pms');
+    const claim = stayClaim(stay, 'pms', DEFAULTS);
     const held: BookedNight[] = [
       { night: '2030-05-02', reservationId: 'res_local' },
       { night: '2030-05-03', reservationId: 'res_w', holdUntil: at(5000).now, holdKey: '' },
@@ -86,7 +91,9 @@ describe('the booking rule', () => {
       confirmOwnPending: false,
       overlaps: ['res_local'],
     });
-    expect(errorOf(() => holdPlan(stayClaim(stay, 'local'), held, 'local', { ...at(), pending: false }))).toMatchObject({ code: 'dates_unavailable' });
+    expect(errorOf(() => holdPlan(stayClaim(stay, 'local', DEFAULTS), held, 'local', { ...at(), pending: false }))).toMatchObject({
+      code: 'dates_unavailable',
+    });
   });
 
   it('a stored stay turns its own pending holds into its nights and keeps the nights it already holds', () => {
@@ -94,13 +101,13 @@ describe('the booking rule', () => {
       { night: '2030-05-02', reservationId: 'res_me' },
       { night: '2030-05-03', reservationId: 'res_me', holdUntil: at(5000).now },
     ];
-    expect(holdPlan(stayClaim(stay, 'local'), held, 'local', { ...at(), pending: false })).toEqual({
+    expect(holdPlan(stayClaim(stay, 'local', DEFAULTS), held, 'local', { ...at(), pending: false })).toEqual({
       giveWay: [],
       take: [],
       confirmOwnPending: true,
       overlaps: [],
     });
-    expect(holdPlan(stayClaim(stay, 'local'), held, 'local', { ...at(), pending: true }).confirmOwnPending).toBe(false);
+    expect(holdPlan(stayClaim(stay, 'local', DEFAULTS), held, 'local', { ...at(), pending: true }).confirmOwnPending).toBe(false);
   });
 
   it('a change changes nights when the dates, the listing or whether the status holds nights change', () => {

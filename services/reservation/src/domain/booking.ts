@@ -13,6 +13,7 @@
 //   never refused. It takes the free nights, other writes' pending holds give way to it, and it
 //   and every stay holding one of its nights are flagged (`conflictsWith`) while they still
 //   share a night (conflictFlagHolds).
+import type { WorkspaceSettings } from '@vrp/api-model';
 import { AppError, datesUnavailable, type DateConflict } from '@vrp/platform';
 import { addDays, nightsBetween, type ReservationRecord } from './reservation';
 
@@ -51,10 +52,21 @@ export interface StayClaim {
   mustBeFree: string[];
 }
 
-/** The claim of a stay written by `kind`. */
-export function stayClaim(r: Stay, _kind: WriteKind): StayClaim {
+/**
+ * The claim of a stay written by `kind`, under the workspace's settings (PUT
+ * /admin/v1/workspaces/{id}/settings, docs/reservations.md). Nights of `mustBeFree` beyond
+ * `nights` are checked, not held: writes that check such nights are serialised per listing
+ * (store/night-store.ts, guardListing), so two of them never both find the other's nights free.
+ */
+export function stayClaim(r: Stay, _kind: WriteKind, _settings: WorkspaceSettings): StayClaim {
   const nights = claimedNights(r);
   return { nights, mustBeFree: nights };
+}
+
+/** Whether a claim checks nights it does not hold (then its write is serialised per listing). */
+export function checksBeyondOwnNights(claim: StayClaim): boolean {
+  const own = new Set(claim.nights);
+  return claim.mustBeFree.some((n) => !own.has(n));
 }
 
 /** Whether a change of a stay changes the nights it holds (new dates, another listing, a status that holds or frees them). */

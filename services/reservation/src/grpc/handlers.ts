@@ -1,12 +1,13 @@
 // gRPC handlers of ReservationService: check the request shape, map the message to the domain
 // input, call the use case, map the result.
 import { reservation as pb } from '@vrp/contracts';
-import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, type ServiceRegistration } from '@vrp/platform';
+import { pageInfo, pageWindow, requestKey, requireId, requireWorkspace, service, validationFailed, type ServiceRegistration } from '@vrp/platform';
 import { toProtoReservation } from '../publishers/reservation-message';
 import { cancelReservation, changeReservation } from '../use-cases/change';
 import { createReservation } from '../use-cases/create';
 import type { ReservationDeps } from '../use-cases/deps';
 import { getReservation, listBookedNights, listReservations, quoteStay } from '../use-cases/queries';
+import { getWorkspaceSettings, setWorkspaceSettings } from '../use-cases/settings';
 import { newReservationFromProto, patchFromProto, queryInputFromProto, toProtoQuote } from './mappers';
 
 export function reservationHandlers(deps: ReservationDeps): ServiceRegistration {
@@ -68,5 +69,25 @@ export function reservationHandlers(deps: ReservationDeps): ServiceRegistration 
       const nights = await listBookedNights(deps, { workspaceId: req.workspaceId, listingId: req.listingId, from: req.from, to: req.to });
       return { nights: nights.map((n) => ({ date: n.night, reservationId: n.reservationId })) };
     },
+
+    async getWorkspaceSettings(req) {
+      requireWorkspace(req.workspaceId);
+      return { settingsJson: JSON.stringify(await getWorkspaceSettings(deps, req.workspaceId)) };
+    },
+
+    async setWorkspaceSettings(req) {
+      requireWorkspace(req.workspaceId);
+      return { settingsJson: JSON.stringify(await setWorkspaceSettings(deps, req.workspaceId, settingsFromJson(req.settingsJson))) };
+    },
   });
+}
+
+/** The settings object a request carries as JSON ('' is no setting at all). */
+function settingsFromJson(json: string): unknown {
+  if (!json) return {};
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    throw validationFailed({ settings: 'must be a JSON object' });
+  }
 }

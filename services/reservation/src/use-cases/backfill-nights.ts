@@ -17,6 +17,7 @@ import { OCCUPYING_STATUSES, holdsNights, stayClaim } from '../domain/booking';
 import { recordReservationEvent } from '../publishers/reservation-events';
 import type { MigrationStore } from '../store/migration-store';
 import type { NightStore } from '../store/night-store';
+import type { SettingsStore } from '../store/settings-store';
 import type { ReservationStore } from '../store/reservation-store';
 import { flagOverlaps, holdNights, retryWhileNightTaken } from './hold-nights';
 
@@ -27,6 +28,7 @@ export interface NightBackfillDeps {
   store: DocumentStore;
   reservations: ReservationStore;
   nights: NightStore;
+  settings: SettingsStore;
   migrations: MigrationStore;
   outbox: Outbox;
   logger: Logger;
@@ -88,12 +90,13 @@ export class NightBackfill {
       this.deps.store.transaction(async (tx) => {
         const r = await this.deps.reservations.byId(id, tx);
         if (!r || !holdsNights(r)) return false;
-        const wanted = stayClaim(r, 'pms').nights;
+        const settings = await this.deps.settings.of(r.workspaceId, tx);
+        const wanted = stayClaim(r, 'pms', settings).nights;
         const held = await this.deps.nights.holders(r.workspaceId, r.propertyId, wanted, tx);
         if (held.filter((h) => h.reservationId === r.id).length === wanted.length) return false;
         // Held as a PMS booking is: the reservation keeps what it has, takes the free nights,
         // and it and each reservation holding one of its nights are flagged.
-        const overlaps = await holdNights(this.deps.nights, r, 'pms', tx);
+        const overlaps = await holdNights(this.deps.nights, r, 'pms', settings, tx);
         const fresh = overlaps.filter((o) => !r.conflictsWith.includes(o));
         if (fresh.length === 0) return false;
         const at = this.deps.now();

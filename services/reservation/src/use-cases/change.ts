@@ -1,6 +1,7 @@
 // Changing and cancelling a reservation (PATCH, cancel): decided on a fresh read at each attempt,
 // relayed to the PMS under the reservation's write lease (new nights held pending meanwhile),
 // stored only once the PMS accepted it.
+import type { WorkspaceSettings } from '@vrp/api-model';
 import { acquireLease, AppError, preconditionFailed, releaseLease, type Lease, type RequestKey } from '@vrp/platform';
 import { changesNights, holdsNights } from '../domain/booking';
 import type { ReservationRecord } from '../domain/reservation';
@@ -95,6 +96,8 @@ interface DecidedChange {
   listing: ListingInfo;
   changes: PatchChanges;
   writes: ReturnType<typeof patchWrites>;
+  /** The workspace's settings, which the booking rule reads. */
+  settings: WorkspaceSettings;
   /** The change makes the stay hold other nights (and it still holds some). */
   newNights: boolean;
   nightsChange: boolean;
@@ -107,7 +110,7 @@ async function decideChange(deps: ReservationDeps, input: ChangeStayInput): Prom
     throw preconditionFailed('Reservation', input.id, input.expectedVersion, current.version);
   }
   const patch = parsePatch(input.patch, current);
-  const listing = await activeListing(deps, input.workspaceId, current.propertyId);
+  const [listing, settings] = await Promise.all([activeListing(deps, input.workspaceId, current.propertyId), deps.settings.of(input.workspaceId)]);
   const target = patch.propertyId ? await activeListing(deps, input.workspaceId, patch.propertyId) : listing;
   const changes = patchChanges(patch, current, target.id);
   const writes = patchWrites(patch, changes);
@@ -115,14 +118,14 @@ async function decideChange(deps: ReservationDeps, input: ChangeStayInput): Prom
   if (writes.length === 0) return current; // nothing changes: no relay, no event
   const next = { ...applyPatch(current, patch, target.id, deps.clock()), version: current.version + 1 };
   const nightsChange = changesNights(current, next);
-  return { current, next, listing, changes, writes, nightsChange, newNights: nightsChange && holdsNights(next) };
+  return { current, next, listing, settings, changes, writes, nightsChange, newNights: nightsChange && holdsNights(next) };
 }
 
 /** One attempt: decide on a fresh read, check and hold new nights, relay to the PMS, store. */
 async function changeOnce(deps: ReservationDeps, input: ChangeStayInput, lease: Lease | null): Promise<ReservationRecord | typeof VERSION_MOVED> {
   const decided = await decideChange(deps, input);
   if (!('next' in decided)) return decided;
-  const { next, listing, newNights } = decided;
+  const { next, listing, settings, newNights } = decided;
   const key = input.key?.key ?? '';
   const provider = listing.pmsProvider;
   // Nights it does not hold yet must be open on the calendar and free (un-cancel, new dates, move).
@@ -134,10 +137,11 @@ async function changeOnce(deps: ReservationDeps, input: ChangeStayInput, lease: 
       checkOut: next.checkOut,
       self: input.id,
       key,
+      settings,
     });
   // New nights of a PMS stay are held (pending) before the relay: no other write takes them
   // while the PMS answers; freed below unless the stored change made them the stay's.
-  const pending = provider && newNights ? await holdPending(deps, next, key) : null;
+  const pending = provider && newNights ? await holdPending(deps, next, key, settings) : null;
   try {
     if (provider) {
       // Under the lease: a concurrent request with the same key that committed meanwhile is
@@ -171,16 +175,16 @@ async function relayChange(deps: ReservationDeps, input: ChangeStayInput, { curr
  * nights, the end of conflicts the change ends, its key and its event.
  */
 async function storeChange(deps: ReservationDeps, decided: DecidedChange, key: RequestKey | null, lease: Lease | null): Promise<ReservationRecord | null> {
-  const { current, next, listing, changes, nightsChange } = decided;
+  const { current, next, listing, settings, changes, nightsChange } = decided;
   const now = next.updatedAt;
   const change: ReservationChange = changes.status && next.status === 'CANCELLED' ? 'cancelled' : 'updated';
   const stored = await deps.store.transaction(async (tx) => {
     let replaced = await deps.reservations.replaceIfVersion(next, current.version, tx, lease);
     if (!replaced) return null;
-    if (nightsChange) await holdNights(deps.nights, replaced, listing.pmsProvider ? 'pms' : 'local', tx, { now: deps.clock() });
+    if (nightsChange) await holdNights(deps.nights, replaced, listing.pmsProvider ? 'pms' : 'local', settings, tx, { now: deps.clock() });
     // A cancel, new dates or a move can end an overlap with a PMS booking: both sides lose the flag.
     if (nightsChange && replaced.conflictsWith.length > 0) {
-      const still = await endConflicts(deps, replaced, replaced.conflictsWith, now, tx);
+      const still = await endConflicts(deps, replaced, settings, replaced.conflictsWith, now, tx);
       if (still.length !== replaced.conflictsWith.length) replaced = await deps.reservations.setConflicts(replaced, still, tx);
     }
     await deps.applied.remember(key, replaced.id, tx);

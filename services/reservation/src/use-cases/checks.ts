@@ -1,6 +1,7 @@
 // The checks every write (and a quote) makes before it holds anything: the listing exists and is
 // active, and the stay's nights are free.
 import { assertListingsActive } from '@vrp/activity-cache';
+import type { WorkspaceSettings } from '@vrp/api-model';
 import { assertStayFree, stayClaim } from '../domain/booking';
 import type { NightPrice } from '../domain/pricing';
 import { addDays } from '../domain/reservation';
@@ -27,6 +28,8 @@ export interface StayToCheck {
   self?: string;
   /** The write's Idempotency-Key ('' without one). */
   key?: string;
+  /** The workspace's settings, which the booking rule reads. */
+  settings: WorkspaceSettings;
 }
 
 /**
@@ -35,7 +38,7 @@ export interface StayToCheck {
  * checked again, atomically, when the nights are taken (hold-nights.ts).
  */
 export async function availableStay(deps: Pick<ReservationDeps, 'listings' | 'nights' | 'clock'>, s: StayToCheck): Promise<NightPrice[]> {
-  const claim = stayClaim({ status: 'CONFIRMED', checkIn: s.checkIn, checkOut: s.checkOut }, 'local');
+  const claim = stayClaim({ status: 'CONFIRMED', checkIn: s.checkIn, checkOut: s.checkOut }, 'local', s.settings);
   const [calendar, booked] = await Promise.all([
     deps.listings.nights(s.workspaceId, s.listingId, s.checkIn, addDays(s.checkOut, -1)),
     deps.nights.holders(s.workspaceId, s.listingId, claim.mustBeFree),

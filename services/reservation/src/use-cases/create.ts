@@ -1,6 +1,7 @@
 // Creating a reservation: validated, refused by the capability matrix and the booking rule
 // before anything is sent to a PMS; on a PMS listing its nights are held pending while it is
 // relayed; then stored with its nights, its Idempotency-Key and its event in one transaction.
+import type { WorkspaceSettings } from '@vrp/api-model';
 import { AppError, DuplicateKeyError, newId, type RequestKey } from '@vrp/platform';
 import { newConfirmationCode } from '../domain/confirmation-code';
 import type { WriteKind } from '../domain/booking';
@@ -46,11 +47,14 @@ async function createOnce(deps: ReservationDeps, input: CreateStayInput): Promis
   // Creates stored before applied_requests existed keep their key on the reservation only.
   const earlier = keyOf(input.key) ? await deps.reservations.findByIdempotencyKey(workspaceId, keyOf(input.key), deps.clock()) : null;
   if (earlier) return earlier;
-  const listing = await activeListing(deps, workspaceId, draft.propertyId);
+  const [listing, settings] = await Promise.all([activeListing(deps, workspaceId, draft.propertyId), deps.settings.of(workspaceId)]);
   assertCreateSupported(listing.pmsProvider, draft);
-  const calendar = await availableStay(deps, { workspaceId, listingId: listing.id, checkIn: draft.checkIn, checkOut: draft.checkOut, key: keyOf(input.key) });
+  const stay = { workspaceId, listingId: listing.id, checkIn: draft.checkIn, checkOut: draft.checkOut, key: keyOf(input.key), settings };
+  const calendar = await availableStay(deps, stay);
   const record = newStay(workspaceId, listing, draft, calendar, keyOf(input.key), deps.clock());
-  return listing.pmsProvider ? createOnPms(deps, listing, record, input.key) : storeNewStay(deps, record, input.key, 'local');
+  return listing.pmsProvider
+    ? createOnPms(deps, listing, record, input.key, settings)
+    : storeNewStay(deps, { record, key: input.key, kind: 'local', settings });
 }
 
 /** The record of a new stay on `listing`, priced from its calendar (or at the caller's total). */
@@ -93,9 +97,15 @@ function newStay(
  * same nights only one reaches the PMS), then it is relayed, and stored once the PMS accepted
  * it: from then on it is the PMS's booking, stored even over a local stay (flagged).
  */
-async function createOnPms(deps: ReservationDeps, listing: ListingInfo, record: ReservationRecord, key: RequestKey | null): Promise<ReservationRecord> {
+async function createOnPms(
+  deps: ReservationDeps,
+  listing: ListingInfo,
+  record: ReservationRecord,
+  key: RequestKey | null,
+  settings: WorkspaceSettings,
+): Promise<ReservationRecord> {
   const idempotencyKey = keyOf(key);
-  const pending = await holdPending(deps, record, idempotencyKey);
+  const pending = await holdPending(deps, record, idempotencyKey, settings);
   try {
     const relayed = await deps.relay.relay({
       workspaceId: record.workspaceId,
@@ -106,23 +116,32 @@ async function createOnPms(deps: ReservationDeps, listing: ListingInfo, record: 
       payload: pmsPayload(record),
       idempotencyKey: idempotencyKey ? `${record.workspaceId}:${idempotencyKey}` : `${record.id}:create`,
     });
-    return await storeNewStay(deps, { ...record, pmsProvider: listing.pmsProvider, pmsExternalId: relayed.entityExternalId }, key, 'pms');
+    const accepted = { ...record, pmsProvider: listing.pmsProvider, pmsExternalId: relayed.entityExternalId };
+    return await storeNewStay(deps, { record: accepted, key, kind: 'pms', settings });
   } finally {
     // After the store, nothing is pending any more; after a refusal or failure, the nights come free.
     await pending.release();
   }
 }
 
+/** A new stay to store: who writes it (a local write, or a PMS that accepted it), its key, the workspace's settings. */
+interface NewStayWrite {
+  record: ReservationRecord;
+  key: RequestKey | null;
+  kind: WriteKind;
+  settings: WorkspaceSettings;
+}
+
 /**
  * Stores a new stay (retried while a night was taken meanwhile, with a fresh confirmation code
  * when one collides); a duplicate that is this same create stored first answers it.
  */
-async function storeNewStay(deps: ReservationDeps, record: ReservationRecord, key: RequestKey | null, kind: WriteKind): Promise<ReservationRecord> {
+async function storeNewStay(deps: ReservationDeps, write: NewStayWrite): Promise<ReservationRecord> {
   try {
-    return await withFreshCodeOnCollision(record, (r) => retryWhileNightTaken(() => insertStay(deps, r, key, kind)));
+    return await withFreshCodeOnCollision(write.record, (record) => retryWhileNightTaken(() => insertStay(deps, { ...write, record })));
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
-    const first = await sameCreateStoredFirst(deps, record, err);
+    const first = await sameCreateStoredFirst(deps, write.record, err);
     if (first) return first;
     throw new AppError('conflict', 'A reservation with this id or confirmation code already exists in this workspace.');
   }
@@ -149,11 +168,11 @@ async function sameCreateStoredFirst(deps: ReservationDeps, record: ReservationR
 }
 
 /** One transaction: the stay's nights (overlaps flagged for a PMS booking), the stay, its key, its event. */
-async function insertStay(deps: ReservationDeps, record: ReservationRecord, key: RequestKey | null, kind: WriteKind): Promise<ReservationRecord> {
+async function insertStay(deps: ReservationDeps, { record, key, kind, settings }: NewStayWrite): Promise<ReservationRecord> {
   const now = record.bookedAt;
   const stored = await deps.store.transaction(async (tx) => {
     // A new id (made for this create): it holds no stored nights yet (its pending hold becomes them).
-    const overlaps = await holdNights(deps.nights, record, kind, tx, { created: true, now: deps.clock() });
+    const overlaps = await holdNights(deps.nights, record, kind, settings, tx, { created: true, now: deps.clock() });
     if (record.idempotencyKey) await deps.reservations.releaseExpiredKey(record.workspaceId, record.idempotencyKey, now, tx);
     const inserted = await deps.reservations.insertRaw({ ...record, conflictsWith: overlaps }, tx);
     await deps.applied.remember(key, inserted.id, tx);

@@ -5,12 +5,15 @@ import type { AppliedRequests, DocumentStore, Logger, Outbox } from '@vrp/platfo
 import type { PmsRelay } from '@vrp/pms-relay';
 import type { ListingDirectory } from '../ports/listings';
 import type { NightStore } from '../store/night-store';
+import type { SettingsStore } from '../store/settings-store';
 import type { ReservationStore } from '../store/reservation-store';
 
 export interface ReservationDeps {
   store: DocumentStore;
   reservations: ReservationStore;
   nights: NightStore;
+  /** The workspaces' settings, which the booking rule reads. */
+  settings: SettingsStore;
   outbox: Outbox;
   listings: ListingDirectory;
   relay: PmsRelay;

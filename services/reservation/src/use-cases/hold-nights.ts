@@ -8,11 +8,12 @@
 // the PMS answers, and the transaction that stores the PMS-accepted stay turns the hold into the
 // stay's nights. A refusal, a timeout or a failure frees the hold; a holder that dies stops
 // renewing it, and a hold past its time is free to the next writer.
+import type { WorkspaceSettings } from '@vrp/api-model';
 import { DuplicateKeyError, type DocumentStore, type Logger, type Outbox, type Tx } from '@vrp/platform';
-import { conflictFlagHolds, holdPlan, holdsNights, stayClaim, type WriteKind } from '../domain/booking';
+import { checksBeyondOwnNights, conflictFlagHolds, holdPlan, holdsNights, stayClaim, type WriteKind } from '../domain/booking';
 import type { ReservationRecord } from '../domain/reservation';
 import { recordReservationEvent } from '../publishers/reservation-events';
-import { BOOKED_NIGHTS, type NightStore } from '../store/night-store';
+import { BOOKED_NIGHTS, NIGHT_GUARDS, type NightStore } from '../store/night-store';
 import type { ReservationStore } from '../store/reservation-store';
 
 /** Attempts of a write whose nights were taken by a concurrent transaction between read and write. */
@@ -23,8 +24,8 @@ export const PENDING_HOLD_MS = 3_000;
 /** How often a live holder renews its pending hold (well inside PENDING_HOLD_MS). */
 const PENDING_RENEW_MS = 1_000;
 
-/** True when a write failed because a concurrent transaction took one of the nights first. */
-const isNightTaken = (err: unknown) => err instanceof DuplicateKeyError && err.collection === BOOKED_NIGHTS;
+/** True when a write failed because a concurrent transaction took one of the nights (or first guarded the listing) first. */
+const isNightTaken = (err: unknown) => err instanceof DuplicateKeyError && (err.collection === BOOKED_NIGHTS || err.collection === NIGHT_GUARDS);
 
 /**
  * Runs a write again while it fails because a night was taken meanwhile (a concurrent
@@ -55,15 +56,24 @@ export interface HoldOptions {
 }
 
 /**
- * Makes the nights held by `r` exactly what the booking rule claims for it, in `tx`. Returns
+ * Makes the nights held by `r` exactly what the booking rule claims for it under the
+ * workspace's `settings`, in `tx`. Returns
  * the other stays it overlaps (always empty for a local write, which is refused instead). A
  * night taken concurrently surfaces as a DuplicateKeyError that aborts the transaction: the
  * caller runs it again (retryWhileNightTaken). `created`: `r` is written by this transaction for
  * the first time, so it holds no stored nights yet and none are looked for to release.
  */
-export async function holdNights(nights: NightStore, r: ReservationRecord, kind: WriteKind, tx: Tx, opts: HoldOptions = {}): Promise<string[]> {
-  const claim = stayClaim(r, kind);
+export async function holdNights(
+  nights: NightStore,
+  r: ReservationRecord,
+  kind: WriteKind,
+  settings: WorkspaceSettings,
+  tx: Tx,
+  opts: HoldOptions = {},
+): Promise<string[]> {
+  const claim = stayClaim(r, kind, settings);
   if (!opts.created) await nights.releaseExcept(r.workspaceId, r.id, r.propertyId, claim.nights, tx);
+  if (checksBeyondOwnNights(claim)) await nights.guardListing(r.workspaceId, r.propertyId, tx);
   const held = await nights.holders(r.workspaceId, r.propertyId, claim.mustBeFree, tx);
   const at = { self: r.id, key: opts.key ?? '', now: opts.now ?? new Date(), pending: !!opts.pendingUntil };
   const plan = holdPlan(claim, held, kind, at);
@@ -90,11 +100,12 @@ export async function holdPending(
   deps: { store: DocumentStore; nights: NightStore; logger: Logger; clock: () => Date },
   r: ReservationRecord,
   key: string,
+  settings: WorkspaceSettings,
 ): Promise<PendingHold> {
   await retryWhileNightTaken(() =>
     deps.store.transaction((tx) => {
       const now = deps.clock();
-      return holdNights(deps.nights, r, 'local', tx, { created: true, now, pendingUntil: new Date(now.getTime() + PENDING_HOLD_MS), key });
+      return holdNights(deps.nights, r, 'local', settings, tx, { created: true, now, pendingUntil: new Date(now.getTime() + PENDING_HOLD_MS), key });
     }),
   );
   const renew = () =>
@@ -139,6 +150,7 @@ export async function flagOverlaps(
 export async function endConflicts(
   deps: { reservations: ReservationStore; nights: NightStore; outbox: Outbox },
   r: ReservationRecord,
+  settings: WorkspaceSettings,
   flagged: readonly string[],
   at: Date,
   tx: Tx,
@@ -152,7 +164,7 @@ export async function endConflicts(
     }
     if (!partner) continue;
     // The nights `r` held of the partner's stay are free now: the partner holds its whole stay again.
-    if (holdsNights(partner)) await holdNights(deps.nights, partner, 'pms', tx, { now: at });
+    if (holdsNights(partner)) await holdNights(deps.nights, partner, 'pms', settings, tx, { now: at });
     const cleared = await deps.reservations.removeConflict(r.workspaceId, partnerId, r.id, at, tx);
     if (cleared) await recordReservationEvent(deps.outbox, tx, 'updated', cleared, at);
   }

@@ -75,9 +75,9 @@ export async function quoteStay(deps: ReservationDeps, input: QuoteInput): Promi
     else if (nights > MAX_NIGHTS) problems.checkOut = `must be at most ${MAX_NIGHTS} nights after checkIn`;
   }
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
-  const listing = await activeListing(deps, workspaceId, propertyId);
+  const [listing, settings] = await Promise.all([activeListing(deps, workspaceId, propertyId), deps.settings.of(workspaceId)]);
   assertSupported(listing.pmsProvider, 'reservation.quote');
-  const calendar = await availableStay(deps, { workspaceId, listingId: listing.id, checkIn, checkOut });
+  const calendar = await availableStay(deps, { workspaceId, listingId: listing.id, checkIn, checkOut, settings });
   const price = priceStay({ nights: calendar, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
   return { propertyId: listing.id, checkIn, checkOut, nights: nightsBetween(checkIn, checkOut), currency: listing.currency, price };
 }

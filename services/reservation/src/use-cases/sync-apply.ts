@@ -1,6 +1,7 @@
 // Applying a reservation change read from a PMS (pms.sync.v1): idempotent, newest change wins,
 // the PMS's booking always applies (the booking rule of a PMS booking: domain/booking.ts) and
 // overlaps are flagged on both sides.
+import type { WorkspaceSettings } from '@vrp/api-model';
 import { AppError, newId, PermanentError, TransientError } from '@vrp/platform';
 import { newConfirmationCode } from '../domain/confirmation-code';
 import { isStale, syncedFields, type PmsStayChange } from '../domain/pms-stay';
@@ -20,7 +21,7 @@ export async function applyPmsReservation(deps: ReservationDeps, change: PmsStay
   const { workspaceId, provider, stay } = change;
   const existing = await deps.reservations.findByPmsId(workspaceId, provider, stay.externalId);
   if (isStale(existing, stay)) return 'ignored';
-  const listing = await listingOfChange(deps, change);
+  const [listing, settings] = await Promise.all([listingOfChange(deps, change), deps.settings.of(workspaceId)]);
   const now = deps.clock();
   const fields = syncedFields(stay, existing, listing, now);
   const next: ReservationRecord = existing
@@ -36,7 +37,7 @@ export async function applyPmsReservation(deps: ReservationDeps, change: PmsStay
       });
   const kind: ReservationChange = !existing ? 'created' : next.status === 'CANCELLED' && existing.status !== 'CANCELLED' ? 'cancelled' : 'updated';
   // A conflict (another change applied meanwhile) throws: the bus redelivers and this re-reads.
-  await retryWhileNightTaken(() => storeSynced(deps, next, existing, kind, now));
+  await retryWhileNightTaken(() => storeSynced(deps, { next, existing, kind, settings }, now));
   publishSoon(deps);
   return 'applied';
 }
@@ -60,22 +61,34 @@ async function listingOfChange(deps: ReservationDeps, change: PmsStayChange): Pr
   throw new TransientError('listing_not_imported', `pms sync: no listing of ${provider} with id '${listingExternalId}' in workspace ${workspaceId} yet`);
 }
 
+/** The record a PMS change makes, what it was, the event it is, and the workspace's settings. */
+interface SyncedChange {
+  next: ReservationRecord;
+  existing: ReservationRecord | null;
+  kind: ReservationChange;
+  settings: WorkspaceSettings;
+}
+
+/** The record a PMS change makes, what it was, the event it is, and the workspace's settings. */
+interface SyncedChange {
+  next: ReservationRecord;
+  existing: ReservationRecord | null;
+  kind: ReservationChange;
+  settings: WorkspaceSettings;
+}
+
 /**
  * One transaction: the PMS booking's nights (never refused; overlaps flagged on both sides),
  * flags of overlaps that ended cleared on the other side, the record and its event.
  */
-async function storeSynced(
-  deps: ReservationDeps,
-  next: ReservationRecord,
-  existing: ReservationRecord | null,
-  kind: ReservationChange,
-  now: Date,
-): Promise<void> {
+async function storeSynced(deps: ReservationDeps, change: SyncedChange, now: Date): Promise<void> {
+  const { next, existing, kind, settings } = change;
   await deps.store.transaction(async (tx) => {
-    const overlaps = await holdNights(deps.nights, next, 'pms', tx, { now });
+    const overlaps = await holdNights(deps.nights, next, 'pms', settings, tx, { now });
     const still = await endConflicts(
       deps,
       next,
+      settings,
       (existing?.conflictsWith ?? []).filter((id) => !overlaps.includes(id)),
       now,
       tx,
