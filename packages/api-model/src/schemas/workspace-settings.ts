@@ -10,7 +10,14 @@ import { component } from './common';
 export const workspaceSettingsSchema = component(
   'WorkspaceSettings',
   'Settings of a workspace, for live mode and its test-mode sandbox alike. A setting left out takes its default.',
-  z.strictObject({}),
+  z.strictObject({
+    bufferNights: z
+      .boolean()
+      .default(false)
+      .describe(
+        'A stay needs one free night before and after it: a create, quote, date change, move or un-cancel made through the API is refused (409 dates_unavailable naming the night) while another stay holds the night before its check-in or the night of its check-out. On listings with and without a PMS; a booking a PMS reports is never refused, but a stay made here next to it keeps the buffer. Default false.',
+      ),
+  }),
 );
 
 /** A workspace's settings, every one present (defaults filled in). */

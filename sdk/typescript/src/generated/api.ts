@@ -2302,7 +2302,13 @@ export type components = {
              */
             updatedAt: string;
         };
-        WorkspaceSettings: Record<string, never>;
+        WorkspaceSettings: {
+            /**
+             * @description A stay needs one free night before and after it: a create, quote, date change, move or un-cancel made through the API is refused (409 dates_unavailable naming the night) while another stay holds the night before its check-in or the night of its check-out. On listings with and without a PMS; a booking a PMS reports is never refused, but a stay made here next to it keeps the buffer. Default false.
+             * @default false
+             */
+            bufferNights: boolean;
+        };
         WorkspaceUsage: {
             activeListingLimit: number;
             activeListings: number;
@@ -4703,7 +4709,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    /**
+                     * @description A stay needs one free night before and after it: a create, quote, date change, move or un-cancel made through the API is refused (409 dates_unavailable naming the night) while another stay holds the night before its check-in or the night of its check-out. On listings with and without a PMS; a booking a PMS reports is never refused, but a stay made here next to it keeps the buffer. Default false.
+                     * @default false
+                     */
+                    bufferNights?: boolean;
+                };
             };
         };
         responses: {

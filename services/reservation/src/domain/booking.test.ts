@@ -46,6 +46,53 @@ describe('the booking rule', () => {
     expect(checksBeyondOwnNights({ nights: ['2030-05-02'], mustBeFree: ['2030-05-01', '2030-05-02'] })).toBe(true);
   });
 
+  describe('with the workspace setting bufferNights', () => {
+    const BUFFER = { ...DEFAULTS, bufferNights: true };
+    const buffered = stayClaim(stay, 'local', BUFFER);
+
+    it('a local write needs the night before check-in and the night of check-out free too, without holding them', () => {
+      expect(buffered).toEqual({ nights: ['2030-05-02', '2030-05-03'], mustBeFree: ['2030-05-01', '2030-05-02', '2030-05-03', '2030-05-04'] });
+      expect(checksBeyondOwnNights(buffered)).toBe(true);
+      expect(stayClaim({ ...stay, status: 'CANCELLED' }, 'local', BUFFER)).toEqual({ nights: [], mustBeFree: [] });
+    });
+
+    it('refuses a local stay next to another one (on a listing with or without a PMS), naming the buffer night and its holder; one free night between is enough', () => {
+      const before = [{ night: '2030-05-01', reservationId: 'res_before' }];
+      expect(errorOf(() => assertStayFree(buffered, [], before, at()))).toMatchObject({
+        code: 'dates_unavailable',
+        details: { conflicts: [{ date: '2030-05-01', reason: 'booked', reservationId: 'res_before' }] },
+      });
+      const after = [{ night: '2030-05-04', reservationId: 'res_pms_after' }];
+      expect(errorOf(() => holdPlan(buffered, after, 'local', { ...at(), pending: true }))).toMatchObject({
+        code: 'dates_unavailable',
+        details: { conflicts: [{ date: '2030-05-04', reason: 'booked', reservationId: 'res_pms_after' }] },
+      });
+      // The stay's own nights (a change of its dates) and a closed buffer night are no conflict.
+      expect(() =>
+        assertStayFree(buffered, [{ date: '2030-05-01', available: false }], [{ night: '2030-05-04', reservationId: 'res_me' }], at()),
+      ).not.toThrow();
+      expect(() => assertStayFree(stayClaim({ ...stay, checkIn: '2030-05-03', checkOut: '2030-05-05' }, 'local', BUFFER), [], before, at())).not.toThrow();
+    });
+
+    it('a PMS booking is a fact: it needs only its own nights and is never refused next to a stay', () => {
+      expect(stayClaim(stay, 'pms', BUFFER)).toEqual(stayClaim(stay, 'pms', DEFAULTS));
+      const next = [{ night: '2030-05-01', reservationId: 'res_local' }];
+      expect(
+        holdPlan(
+          stayClaim(stay, 'pms', BUFFER),
+          next.filter((n) => n.night >= stay.checkIn),
+          'pms',
+          { ...at(), pending: false },
+        ).overlaps,
+      ).toEqual([]);
+    });
+
+    it('off by default: stays may touch', () => {
+      expect(DEFAULTS.bufferNights).toBe(false);
+      expect(() => assertStayFree(stayClaim(stay, 'local', DEFAULTS), [], [{ night: '2030-05-01', reservationId: 'res_before' }], at())).not.toThrow();
+    });
+  });
+
   it('names each taken night once, booked before closed, in date order, ignoring the reservation itself', () => {
     const nights = ['2030-01-03', '2030-01-01', '2030-01-02', '2030-01-04'];
     const calendar = [

@@ -13,6 +13,8 @@
 //   never refused. It takes the free nights, other writes' pending holds give way to it, and it
 //   and every stay holding one of its nights are flagged (`conflictsWith`) while they still
 //   share a night (conflictFlagHolds).
+// - With the workspace setting `bufferNights` (off by default), a local write also needs the night
+//   before check-in and the night of check-out free of other stays; a PMS booking does not.
 import type { WorkspaceSettings } from '@vrp/api-model';
 import { AppError, datesUnavailable, type DateConflict } from '@vrp/platform';
 import { addDays, nightsBetween, type ReservationRecord } from './reservation';
@@ -58,8 +60,11 @@ export interface StayClaim {
  * `nights` are checked, not held: writes that check such nights are serialised per listing
  * (store/night-store.ts, guardListing), so two of them never both find the other's nights free.
  */
-export function stayClaim(r: Stay, _kind: WriteKind, _settings: WorkspaceSettings): StayClaim {
+export function stayClaim(r: Stay, kind: WriteKind, settings: WorkspaceSettings): StayClaim {
   const nights = claimedNights(r);
+  // bufferNights: the night before check-in and the night of check-out must be free too. A
+  // PMS's booking is a fact the PMS already made: it needs nothing beyond its own nights.
+  if (settings.bufferNights && kind === 'local' && nights.length > 0) return { nights, mustBeFree: [addDays(r.checkIn, -1), ...nights, r.checkOut] };
   return { nights, mustBeFree: nights };
 }
 
@@ -133,7 +138,8 @@ export interface WriteContext {
 
 /**
  * The decision of a local write: throws 409 dates_unavailable naming every night of the claim
- * that is closed on `calendar` or held (live) by another stay or write in `booked`; 409
+ * that is held (live) by another stay or write in `booked`, or, among the nights it will hold,
+ * closed on `calendar`; 409
  * idempotency_in_progress instead when a live pending hold is this same request's (a retry that
  * arrived while the first attempt waits for its PMS: dates_unavailable would be recorded as the
  * key's outcome while the first may still succeed).
@@ -151,7 +157,14 @@ export function assertStayFree(
       retryAfterSeconds: Math.max(1, Math.ceil((running.holdUntil.getTime() - at.now.getTime()) / 1000)),
     });
   }
-  const conflicts = dateConflicts(claim.mustBeFree, calendar, live, at.self);
+  // Closed on the calendar counts for the nights the stay holds; the others only need to be free of stays.
+  const own = new Set(claim.nights);
+  const conflicts = dateConflicts(
+    claim.mustBeFree,
+    calendar.filter((d) => own.has(d.date)),
+    live,
+    at.self,
+  );
   if (conflicts.length > 0) throw datesUnavailable(conflicts);
 }
 
