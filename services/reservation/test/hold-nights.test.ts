@@ -26,6 +26,33 @@ describe('holding nights', () => {
     expect(await held()).toEqual(['res_new 2030-05-02', 'res_new 2030-05-03', 'res_new 2030-05-04']);
   });
 
+  it('two local writes that check nights they do not hold (bufferNights) on one listing are serialised: the later one sees the nights of the first', async () => {
+    const store = createMemoryStore();
+    const nights = new NightStore(store);
+    const BUFFER = { ...NONE, bufferNights: true };
+    // Both transactions read before either writes, unless the guard holds the second one back.
+    let guardWrites = 0;
+    const guard = nights.guardListing.bind(nights);
+    nights.guardListing = (...args) => ((guardWrites += 1), guard(...args));
+    let reads = 0;
+    const holders = nights.holders.bind(nights);
+    nights.holders = async (...args) => {
+      const read = await holders(...args);
+      reads += 1;
+      if (reads === 1) for (let waited = 0; reads < 2 && guardWrites < 2 && waited < 5_000; waited += 1) await new Promise((r) => setTimeout(r, 1));
+      return read;
+    };
+    const stay = (id: string, checkIn: string, checkOut: string) => sampleReservation({ id, workspaceId: 'ws', confirmationCode: id, checkIn, checkOut });
+    const results = await Promise.allSettled(
+      [stay('res_a', '2030-08-01', '2030-08-02'), stay('res_b', '2030-08-02', '2030-08-03')].map((r) =>
+        store.transaction((tx) => holdNights(nights, r, 'local', BUFFER, tx, { created: true })),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'dates_unavailable' } });
+    expect(await nights.nights.countDocuments({})).toBe(1);
+  });
+
   describe('pending holds (a write waiting for its PMS)', () => {
     const at = (ms: number) => new Date(Date.UTC(2030, 0, 1) + ms);
     const setup = () => {
