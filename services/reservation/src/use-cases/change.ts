@@ -21,7 +21,7 @@ import { activeListing, availableStay } from './checks';
 import { publishSoon, type ReservationDeps } from './deps';
 import { endConflicts, holdNights, holdPending, retryWhileNightTaken } from './hold-nights';
 
-/** Read-decide-write rounds of a PATCH while other changes of the same reservation commit first. */
+/** Read-decide-write attempts of a PATCH while other changes of the same reservation commit first. */
 const VERSION_ATTEMPTS = 8;
 
 export interface ChangeStayInput {
