@@ -103,7 +103,7 @@ interface DecidedChange {
   nightsChange: boolean;
 }
 
-/** Reads the reservation and decides the change (412, 400, 404, 403, 422 in that order); null when nothing changes. */
+/** Reads the reservation and decides the change (412, 400, 404, 403, 422 in that order); the reservation as it is when nothing changes. */
 async function decideChange(deps: ReservationDeps, input: ChangeStayInput): Promise<DecidedChange | ReservationRecord> {
   const current = await deps.reservations.get(input.workspaceId, input.id);
   if (input.expectedVersion && current.version !== input.expectedVersion) {
