@@ -393,6 +393,24 @@ export async function recordExamples(t: TestStack, opts: RecordOptions = {}): Pr
       auth: 'admin',
       body: { activeListingLimit: -1 },
     });
+    await call('adminSetWorkspaceSettings', 'Every setting at its default', 200, {
+      method: 'PUT',
+      path: `/admin/v1/workspaces/${wsId}/settings`,
+      auth: 'admin',
+      body: {},
+    });
+    await call('adminSetWorkspaceSettings', 'validation_failed', 400, {
+      method: 'PUT',
+      path: `/admin/v1/workspaces/${wsId}/settings`,
+      auth: 'admin',
+      body: { noSuchSetting: true },
+    });
+    await call('adminGetWorkspaceSettings', 'The settings of a workspace', 200, {
+      method: 'GET',
+      path: `/admin/v1/workspaces/${wsId}/settings`,
+      auth: 'admin',
+    });
+    await call('adminGetWorkspaceSettings', 'not_found', 404, { method: 'GET', path: `/admin/v1/workspaces/${notThere('ws')}/settings`, auth: 'admin' });
     const apiKey = await call('adminCreateApiKey', 'A test-mode key (shown once)', 201, {
       method: 'POST',
       path: `/admin/v1/workspaces/${wsId}/api-keys`,

@@ -37,6 +37,7 @@ import { guestRoutes } from './http/routes/guests';
 import { metaRoutes } from './http/routes/meta';
 import { reviewRoutes } from './http/routes/reviews';
 import { reservationRoutes } from './http/routes/reservations';
+import { adminSettingsRoutes } from './http/routes/admin-settings';
 import { webhookRoutes } from './http/routes/webhooks';
 import { eventRoutes } from './http/routes/events';
 import { ApiKeyStore } from './store/api-key-store';
@@ -91,6 +92,7 @@ function workspaceAdminOf(deps: Pick<GatewayDeps, 'store' | 'upstreams' | 'confi
     workspaces: new WorkspaceStore(deps.store, scope),
     apiKeys: new ApiKeyStore(deps.store, scope),
     listing: deps.upstreams.listing,
+    reservation: deps.upstreams.reservation,
     apiKeyPepper: deps.config.API_KEY_PEPPER,
     store: deps.store,
     applied: new AppliedRequests(deps.store, deps.clock),
@@ -127,6 +129,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...connectRoutes(deps.upstreams.pmsAdapter),
     ...adminConnectionRoutes(deps.upstreams.pmsAdapter, admin, deps.upstreams.syncHealth),
     ...adminRoutes(admin),
+    ...adminSettingsRoutes(admin),
     ...adminListingRoutes(deps.upstreams.listing, admin),
     ...adminDeadLetterRoutes(deps.upstreams.deadLetters),
     ...webhookRoutes(deps.upstreams.webhook),

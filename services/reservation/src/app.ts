@@ -5,14 +5,15 @@ import { connectPmsRelay, type PmsRelay } from '@vrp/pms-relay';
 import { AppliedRequests } from '@vrp/platform/applied-requests';
 import { createUpstream } from '@vrp/platform/grpc';
 import { perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
-import { consumePmsSync } from './events/pms-sync-consumer';
+import { consumePmsSync } from './consumers/pms-sync-consumer';
 import { reservationHandlers } from './grpc/handlers';
 import { grpcListingDirectory, type ListingDirectory } from './ports/listings';
-import { Reservations } from './use-cases/reservations';
 import { MigrationStore } from './store/migration-store';
 import { NightStore } from './store/night-store';
 import { ReservationStore } from './store/reservation-store';
+import { SettingsStore } from './store/settings-store';
 import { NightBackfill } from './use-cases/backfill-nights';
+import type { ReservationDeps } from './use-cases/deps';
 
 export interface ReservationServiceDeps extends ServiceDeps {
   /** Replace the listing service or the pms-adapter (component tests); default: gRPC to `addresses`. */
@@ -39,15 +40,18 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
   // Writes on PMS listings go to the PMS first, through the one PMS relay client.
   const pmsRelay = deps.relay ? null : connectPmsRelay(deps.addresses.pmsAdapter);
   const nights = new NightStore(deps.store);
+  const settings = new SettingsStore(deps.store);
+  const clock = deps.clock ?? (() => new Date());
   // Reservations stored before booked_nights existed get their nights before requests are served.
   const backfill = new NightBackfill({
     store: deps.store,
     reservations,
     nights,
+    settings,
     migrations: new MigrationStore(deps.store),
     outbox,
     logger: deps.logger,
-    now: deps.clock ?? (() => new Date()),
+    now: clock,
   });
   try {
     await deps.store.init();
@@ -61,22 +65,23 @@ export async function startReservationService(given: ReservationServiceDeps): Pr
     pmsRelay?.close();
     throw err;
   }
-  const useCases = new Reservations({
+  const useCases: ReservationDeps = {
     store: deps.store,
     reservations,
     nights,
+    settings,
     outbox,
     listings: deps.listings ?? grpcListingDirectory(listingUpstream!),
     relay: deps.relay ?? pmsRelay!,
     activity,
     logger: deps.logger,
     applied: new AppliedRequests(deps.store, deps.clock),
-    ...(deps.clock ? { clock: deps.clock } : {}),
-  });
+    clock,
+  };
   const sync = await consumePmsSync(consumers, useCases);
 
   return serve({
-    services: [reservationHandlers({ reservations: useCases })],
+    services: [reservationHandlers(useCases)],
     onStop: async () => {
       await backfill.stop();
       await sync.stop();

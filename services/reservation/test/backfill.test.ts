@@ -12,12 +12,13 @@ import type { PmsRelay } from '@vrp/pms-relay';
 import { MigrationStore } from '../src/store/migration-store';
 import { NightStore } from '../src/store/night-store';
 import { ReservationStore } from '../src/store/reservation-store';
+import { SettingsStore } from '../src/store/settings-store';
 import { NIGHT_BACKFILL, NightBackfill } from '../src/use-cases/backfill-nights';
 
 const logger = createLogger('reservation', 'silent');
 
-/** A reservation document as stored before issue 12: no version, conflicts, key or nights. */
-function preIssueDoc(id: string, extra: Record<string, unknown>): Record<string, unknown> & { _id: string } {
+/** A reservation document as stored before booked_nights existed: no version, conflicts, key or nights. */
+function legacyDoc(id: string, extra: Record<string, unknown>): Record<string, unknown> & { _id: string } {
   const {
     id: _id,
     version: _version,
@@ -79,12 +80,12 @@ describe('night occupancy backfill at service start', () => {
 
   beforeAll(async () => {
     await seed(store, [
-      preIssueDoc('res_old_1', { checkIn: '2025-07-01', checkOut: '2025-07-05' }),
+      legacyDoc('res_old_1', { checkIn: '2025-07-01', checkOut: '2025-07-05' }),
       // Overlaps res_old_1 on 07-04: both kept, both flagged.
-      preIssueDoc('res_old_2', { status: 'PENDING', checkIn: '2025-07-04', checkOut: '2025-07-07' }),
+      legacyDoc('res_old_2', { status: 'PENDING', checkIn: '2025-07-04', checkOut: '2025-07-07' }),
       // Cancelled: holds nothing, overlaps nobody.
-      preIssueDoc('res_old_3', { status: 'CANCELLED', checkIn: '2025-07-02', checkOut: '2025-07-03' }),
-      preIssueDoc('res_old_4', { propertyId: 'lst_town', checkIn: '2025-07-01', checkOut: '2025-07-03' }),
+      legacyDoc('res_old_3', { status: 'CANCELLED', checkIn: '2025-07-02', checkOut: '2025-07-03' }),
+      legacyDoc('res_old_4', { propertyId: 'lst_town', checkIn: '2025-07-01', checkOut: '2025-07-03' }),
     ]);
     await bus.ensureTopics([TOPICS.reservationEvents]);
     await bus.subscribe({
@@ -148,7 +149,7 @@ describe('night occupancy backfill: resumable and safe on concurrent replicas', 
   const stays = Array.from({ length: COUNT }, (_, i) => {
     const day = new Date(Date.UTC(2026, 0, 1) + i * 2 * 86_400_000).toISOString().slice(0, 10);
     const out = new Date(Date.UTC(2026, 0, 1) + (i * 2 + 2) * 86_400_000).toISOString().slice(0, 10);
-    return preIssueDoc(`res_${String(i).padStart(4, '0')}`, { checkIn: day, checkOut: out });
+    return legacyDoc(`res_${String(i).padStart(4, '0')}`, { checkIn: day, checkOut: out });
   });
 
   const backfillOn = (store: MemoryDocumentStore) =>
@@ -156,6 +157,7 @@ describe('night occupancy backfill: resumable and safe on concurrent replicas', 
       store,
       reservations: new ReservationStore(store),
       nights: new NightStore(store),
+      settings: new SettingsStore(store),
       migrations: new MigrationStore(store),
       outbox: new Outbox(store, createMemoryBus(), logger),
       logger,

@@ -1,5 +1,5 @@
 // Component test of reservation writes over real gRPC with embedded engines: create, change,
-// cancel, quote, the PMS rules of spec 7.2 against a fake pms-adapter gRPC server that records
+// cancel, quote, the PMS refusals (docs/api.md, writes that a PMS cannot perform) against a fake pms-adapter gRPC server that records
 // every RelayWrite it receives, the outbox events, and the pms.sync.v1 consumer.
 import { listingEvents, ops, pms, pmsSync, reservation as pb, reservationEvents, TOPICS, type ReservationSyncPayload } from '@vrp/contracts';
 import { AppError } from '@vrp/platform/errors';
@@ -240,7 +240,7 @@ describe('reservation writes over gRPC', () => {
     for (const target of ['lst_cacheoff', 'lst_newoff']) expect((await errorOf(update(r.id, { propertyId: target }))).code).toBe('listing_inactive');
   });
 
-  describe('spec 7.2: refusals are decided before anything reaches the PMS', () => {
+  describe('PMS refusals are decided before anything reaches the PMS', () => {
     const refusals: [string, () => Promise<unknown>, string][] = [
       ['platform: owner on a PMS listing', () => create({ propertyId: 'lst_pmsb', platform: 'owner' }), 'PMS-B'],
       ['unitId on PMS-F', () => create({ propertyId: 'lst_pmsf', unitId: 'unit-2' }), 'PMS-F'],

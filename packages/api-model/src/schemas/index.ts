@@ -9,3 +9,4 @@ export * from './webhook';
 export * from './event';
 export * from './connection';
 export * from './dead-letter';
+export * from './workspace-settings';

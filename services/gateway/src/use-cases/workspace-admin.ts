@@ -1,11 +1,12 @@
 // Operator use cases of the gateway: workspaces, their plan limit (owned by the listing
 // service, set through it) and API keys. Used by the admin API and by bootstrapWorkspace.
-import type { listing } from '@vrp/contracts';
+import { storedWorkspaceSettings, type WorkspaceSettings } from '@vrp/api-model';
+import type { listing, reservation } from '@vrp/contracts';
 import { dataWorkspaceId, KEY_MODES, type KeyMode } from '@vrp/platform/sandbox';
 import { DuplicateKeyError, type DocumentStore } from '@vrp/platform/store';
 import { notFound, validationFailed } from '@vrp/platform/errors';
-import type { AppliedRequests, RequestKey } from '@vrp/platform/applied-requests';
-import type { Upstream } from '@vrp/platform/grpc';
+import { type AppliedRequests, type RequestKey } from '@vrp/platform/applied-requests';
+import { type Upstream } from '@vrp/platform/grpc';
 import { mergeRateLimitOverrides, type RateLimitOverrides, type RateLimits } from '../domain/rate-limits';
 import { generateApiKey, hashApiKey, parseApiKey, type ApiKeyMode, type ParsedApiKey } from '../domain/api-key';
 import { newApiKeyRecord, type ApiKeyRecord } from '../domain/api-key-record';
@@ -17,6 +18,8 @@ export interface WorkspaceAdminDeps {
   workspaces: WorkspaceStore;
   apiKeys: ApiKeyStore;
   listing: Upstream<listing.ListingServiceClient>;
+  /** The reservation service, which stores and applies a workspace's settings. */
+  reservation: Upstream<reservation.ReservationServiceClient>;
   apiKeyPepper: string;
   /** The gateway's own database: a workspace is stored with its Idempotency-Key in one transaction. */
   store: DocumentStore;
@@ -114,6 +117,27 @@ export class WorkspaceAdmin {
     const updated = await this.deps.workspaces.setActiveListingLimit(id, activeListingLimit, this.clock());
     if (!updated) throw notFound('workspace', id);
     return updated;
+  }
+
+  /** The workspace's settings, as the reservation service applies them (live mode's; the sandbox holds the same). */
+  async getSettings(id: string): Promise<WorkspaceSettings> {
+    await this.getWorkspace(id);
+    const { settingsJson } = await this.deps.reservation.call('getWorkspaceSettings', { workspaceId: dataWorkspaceId(id, 'live') });
+    return storedWorkspaceSettings(JSON.parse(settingsJson));
+  }
+
+  /** The same settings for live mode and the test-mode sandbox; plain sets, so a retry converges. */
+  async setSettings(id: string, settings: WorkspaceSettings): Promise<WorkspaceSettings> {
+    await this.getWorkspace(id);
+    let stored = settings;
+    for (const mode of KEY_MODES) {
+      const { settingsJson } = await this.deps.reservation.call('setWorkspaceSettings', {
+        workspaceId: dataWorkspaceId(id, mode),
+        settingsJson: JSON.stringify(settings),
+      });
+      stored = storedWorkspaceSettings(JSON.parse(settingsJson));
+    }
+    return stored;
   }
 
   /** Issues a key; the returned `key` is the only time it exists outside the caller's hands. */

@@ -1,4 +1,4 @@
-// Prices of a stay from a listing's calendar (spec 4.3 quote, and the financials of a new
+// Prices of a stay from a listing's calendar (POST /v1/reservations/quote, and the financials of a new
 // reservation): nights x each night's price + the cleaning fee + taxes on both. No I/O here.
 import type { Breakdown, Financials } from './reservation';
 

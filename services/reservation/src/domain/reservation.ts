@@ -1,4 +1,5 @@
-// Reservation records (spec 2.1) and the rules of the reservation collection's query (spec 4.1).
+// Reservation records (docs/reservations.md) and the rules of the reservation collection's query
+// (GET /v1/reservations, docs/api.md).
 // No I/O here.
 import {
   DATE_PATTERN,
@@ -68,7 +69,7 @@ export interface Notes {
   guest: string;
 }
 
-/** The create-time kinds of booking that PMSs restrict (spec 7.2); defaults describe a plain guest stay. */
+/** The create-time kinds of booking that PMSs restrict (docs/api.md, writes that a PMS cannot perform); defaults describe a plain guest stay. */
 export const PLATFORMS = RESERVATION_PLATFORMS;
 export type Platform = (typeof PLATFORMS)[number];
 
@@ -188,7 +189,7 @@ export interface ReservationFilters {
   checkInAfter?: string;
   checkInBefore?: string;
   source?: ReservationSource;
-  /** Exclusive: "only reservations updated after it" (spec 4.1). */
+  /** Exclusive: "only reservations updated after it". */
   updatedSince?: Date;
 }
 
@@ -224,7 +225,7 @@ export function isIsoDate(value: string): boolean {
 /**
  * Validates the filters of a list request, naming every bad field at once. Empty strings mean
  * "not given" (proto3 strings have no unset state). Bad fields are named as the query
- * parameters of spec 4.1, since that is what the API caller sent and will have to correct.
+ * parameters of GET /v1/reservations, since that is what the API caller sent and will have to correct.
  */
 export function parseReservationFilters(input: ReservationQueryInput): ReservationFilters {
   const fields: Record<string, string> = {};

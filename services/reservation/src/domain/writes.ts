@@ -1,6 +1,6 @@
 // The rules of reservation writes: what a create or a change must contain, and which writes of
-// the PMS capability matrix it amounts to (spec 7.2), so that refusals are decided before
-// anything is sent to a PMS. No I/O here.
+// the PMS capability matrix it amounts to, so that a write a listing's PMS cannot perform is
+// refused (422 pms_write_unsupported, docs/api.md) before anything is sent to a PMS. No I/O here.
 import {
   CURRENCY_PATTERN,
   CUSTOM_FIELD_KEY_PATTERN,
@@ -13,7 +13,7 @@ import {
   MAX_PRIMARY_GUEST_PHONE_LENGTH,
   TIME_PATTERN,
 } from '@vrp/api-model';
-import type { PmsWrite } from '@vrp/pms-matrix';
+import { assertSupported, CREATE_REQUIRES_TOTAL_PRICE, type PmsWrite } from '@vrp/pms-matrix';
 import { validationFailed } from '@vrp/platform/errors';
 import {
   PLATFORMS,
@@ -138,6 +138,18 @@ export function createWrites(r: NewReservation): PmsWrite[] {
   return writes;
 }
 
+/**
+ * Refuses a create the listing's PMS cannot perform (`provider`: '' for a listing without a PMS,
+ * which can do everything): 422 for each restricted kind of booking, and 400 when the PMS needs a
+ * total price and none was given.
+ */
+export function assertCreateSupported(provider: string, r: NewReservation): void {
+  for (const write of createWrites(r)) assertSupported(provider, write);
+  if (provider && CREATE_REQUIRES_TOTAL_PRICE.includes(provider as never) && r.totalPrice === undefined) {
+    throw validationFailed({ 'financials.totalPrice': `is required on listings managed by ${provider}` });
+  }
+}
+
 /** The fields of a change; `S` is the status as sent (`string`) or as checked (`WritableStatus`). */
 interface PatchFields<S extends string> {
   status?: S;
@@ -226,6 +238,15 @@ export function patchWrites(p: ReservationPatch, changes: PatchChanges): PmsWrit
   if (changes.notes) writes.push('reservation.notes');
   if (changes.customFields) writes.push('reservation.modify');
   return [...new Set(writes)];
+}
+
+/**
+ * Refuses a change the PMS of the stay's listing (`provider`) cannot perform; moving a stay onto
+ * a PMS listing (`targetProvider`) would create it in that PMS: the same refusal.
+ */
+export function assertChangeSupported(provider: string, targetProvider: string, writes: readonly PmsWrite[], changes: PatchChanges): void {
+  for (const write of writes) assertSupported(provider, write);
+  if (changes.listing) assertSupported(targetProvider, 'reservation.move_listing');
 }
 
 /** The operation relayed for a change: a pure cancel is a cancel, anything else a modify. */

@@ -1,8 +1,15 @@
+// The guarantee: one document per held night, `_id` = `${workspaceId}:${listingId}:${night}`, so
+// two stays can never hold one night of a listing, whatever the writers (replicas, API writes, PMS
+// sync, backfill): the second insert of a night is a DuplicateKeyError on MongoDB and in memory
+// alike, and aborts its transaction.
+//
 // The nights held by reservations (`booked_nights`), written once as Mongo documents for both
-// engines. Every write runs inside the caller's transaction, next to the reservation's own.
+// engines. This store only reads and writes: which nights a stay claims and what is a conflict is
+// the booking rule (domain/booking.ts). Every write runs inside the caller's transaction, next to
+// the reservation's own.
 import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
-import type { BookedNight } from '../domain/occupancy';
-import { bookedNightSchema } from './schemas';
+import type { BookedNight } from '../domain/booking';
+import { bookedNightSchema, nightGuardSchema } from './schemas';
 
 type BookedNightDoc = {
   _id: string;
@@ -28,12 +35,29 @@ const pendingOf = (workspaceId: string, holderId: string) => ({ workspaceId, res
 const nightId = (workspaceId: string, listingId: string, night: string) => `${workspaceId}:${listingId}:${night}`;
 
 export const BOOKED_NIGHTS = 'booked_nights';
+/** One document per listing that writes checking nights beyond their own update (guardListing). */
+export const NIGHT_GUARDS = 'night_guards';
+
+type NightGuardDoc = { _id: string; writes: number; [field: string]: unknown };
 
 export class NightStore {
   readonly nights: Collection<BookedNightDoc>;
+  readonly guards: Collection<NightGuardDoc>;
 
   constructor(store: DocumentStore) {
     this.nights = store.collection<BookedNightDoc>({ name: BOOKED_NIGHTS, schema: bookedNightSchema });
+    this.guards = store.collection<NightGuardDoc>({ name: NIGHT_GUARDS, schema: nightGuardSchema });
+  }
+
+  /**
+   * Serialises, per listing, the transactions that check nights they do not hold (the booking
+   * rule's `mustBeFree` beyond a stay's own nights): each writes the listing's guard document, so
+   * of two concurrent ones the later is a write conflict (run again by the store, then it reads
+   * the first one's nights) or, for the very first write of a listing, a duplicate key (run again
+   * like a night taken meanwhile). Unique night documents cannot do this for nights nobody holds.
+   */
+  async guardListing(workspaceId: string, listingId: string, tx: Tx): Promise<void> {
+    await this.guards.updateOne({ _id: `${workspaceId}:${listingId}` }, { $inc: { writes: 1 } }, { tx, upsert: true });
   }
 
   /** Booked nights of a listing in from..to (inclusive), in date order. */

@@ -142,6 +142,26 @@ bookedNightSchema.index({ workspaceId: 1, listingId: 1, night: 1 }, { unique: tr
 // Freeing a reservation's nights (cancel, date change, move).
 bookedNightSchema.index({ workspaceId: 1, reservationId: 1 });
 
+/** A listing's guard: written by the transactions that check nights they do not hold (NightStore.guardListing). */
+export const nightGuardSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    writes: { type: Number, default: 0 },
+  },
+  { versionKey: false },
+);
+
+/** A workspace's settings (`_id` = the workspace id), as the WorkspaceSettings schema of @vrp/api-model describes them. */
+export const workspaceSettingsDocSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    settings: { type: Schema.Types.Mixed, default: () => ({}) },
+    updatedAt: { type: Date, required: true },
+  },
+  // minimize: false keeps `settings: {}` stored as an empty object.
+  { versionKey: false, minimize: false },
+);
+
 /**
  * Progress of a one-time data migration of this database (`_id` = its name): the last
  * reservation id it finished (it resumes after it) and whether it is done.

@@ -15,12 +15,13 @@
 import type { DocumentStore } from '@vrp/platform/store';
 import type { Logger } from '@vrp/platform/logging';
 import type { Outbox } from '@vrp/platform/outbox';
-import { OCCUPYING_STATUSES, heldNights, holdsNights } from '../domain/occupancy';
-import { recordReservationEvent } from '../events/reservation-events';
+import { OCCUPYING_STATUSES, holdsNights, stayClaim } from '../domain/booking';
+import { recordReservationEvent } from '../publishers/reservation-events';
 import type { MigrationStore } from '../store/migration-store';
 import type { NightStore } from '../store/night-store';
+import type { SettingsStore } from '../store/settings-store';
 import type { ReservationStore } from '../store/reservation-store';
-import { flagOverlaps, holdNights, isNightTaken, NIGHT_ATTEMPTS } from './hold-nights';
+import { flagOverlaps, holdNights, retryWhileNightTaken } from './hold-nights';
 
 export const NIGHT_BACKFILL = 'booked-nights-backfill';
 const BATCH = 100;
@@ -29,6 +30,7 @@ export interface NightBackfillDeps {
   store: DocumentStore;
   reservations: ReservationStore;
   nights: NightStore;
+  settings: SettingsStore;
   migrations: MigrationStore;
   outbox: Outbox;
   logger: Logger;
@@ -84,31 +86,27 @@ export class NightBackfill {
   }
 
   /** Gives one reservation the nights it lacks; true when it overlaps another (both flagged). */
-  private async backfillOne(id: string): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.deps.store.transaction(async (tx) => {
-          const r = await this.deps.reservations.byId(id, tx);
-          if (!r || !holdsNights(r)) return false;
-          const wanted = heldNights(r);
-          const held = await this.deps.nights.holders(r.workspaceId, r.propertyId, wanted, tx);
-          if (held.filter((h) => h.reservationId === r.id).length === wanted.length) return false;
-          // The PMS-overlap rule: the reservation keeps what it has, takes the free nights, and
-          // it and each reservation holding one of its nights are flagged.
-          const overlaps = await holdNights(this.deps.nights, r, 'pms', tx);
-          const fresh = overlaps.filter((o) => !r.conflictsWith.includes(o));
-          if (fresh.length === 0) return false;
-          const at = this.deps.now();
-          const self = await this.deps.reservations.addConflicts(r.workspaceId, r.id, fresh, at, tx);
-          if (self) await recordReservationEvent(this.deps.outbox, tx, 'updated', self, at);
-          await flagOverlaps(this.deps, r.workspaceId, r.id, fresh, at, tx);
-          return true;
-        });
-      } catch (err) {
-        // Another replica took one of these nights meanwhile: re-read (it may have done the work).
-        if (isNightTaken(err) && attempt < NIGHT_ATTEMPTS) continue;
-        throw err;
-      }
-    }
+  private backfillOne(id: string): Promise<boolean> {
+    // Another replica may take one of these nights meanwhile: the retry re-reads (it may have done the work).
+    return retryWhileNightTaken(() =>
+      this.deps.store.transaction(async (tx) => {
+        const r = await this.deps.reservations.byId(id, tx);
+        if (!r || !holdsNights(r)) return false;
+        const settings = await this.deps.settings.of(r.workspaceId, tx);
+        const wanted = stayClaim(r, 'pms', settings).nights;
+        const held = await this.deps.nights.holders(r.workspaceId, r.propertyId, wanted, tx);
+        if (held.filter((h) => h.reservationId === r.id).length === wanted.length) return false;
+        // Held as a PMS booking is: the reservation keeps what it has, takes the free nights,
+        // and it and each reservation holding one of its nights are flagged.
+        const overlaps = await holdNights(this.deps.nights, r, 'pms', settings, tx);
+        const fresh = overlaps.filter((o) => !r.conflictsWith.includes(o));
+        if (fresh.length === 0) return false;
+        const at = this.deps.now();
+        const self = await this.deps.reservations.addConflicts(r.workspaceId, r.id, fresh, at, tx);
+        if (self) await recordReservationEvent(this.deps.outbox, tx, 'updated', self, at);
+        await flagOverlaps(this.deps, r.workspaceId, r.id, fresh, at, tx);
+        return true;
+      }),
+    );
   }
 }

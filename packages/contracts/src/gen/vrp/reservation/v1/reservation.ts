@@ -278,6 +278,30 @@ export interface ListBookedNightsResponse {
   nights: BookedNight[];
 }
 
+/**
+ * Settings travel as the JSON object that the WorkspaceSettings schema of @vrp/api-model
+ * describes (one field per setting): adding a setting changes that schema, not this contract.
+ */
+export interface GetWorkspaceSettingsRequest {
+  workspaceId: string;
+}
+
+export interface GetWorkspaceSettingsResponse {
+  /** Every setting, defaults filled in. */
+  settingsJson: string;
+}
+
+export interface SetWorkspaceSettingsRequest {
+  workspaceId: string;
+  /** The settings to hold from now on; a setting left out takes its default. */
+  settingsJson: string;
+}
+
+export interface SetWorkspaceSettingsResponse {
+  /** Every setting as stored, defaults filled in. */
+  settingsJson: string;
+}
+
 function createBaseGuest(): Guest {
   return { firstName: "", lastName: "", email: "", language: "", phone: "" };
 }
@@ -4507,6 +4531,318 @@ export const ListBookedNightsResponse: MessageFns<ListBookedNightsResponse> = {
   },
 };
 
+function createBaseGetWorkspaceSettingsRequest(): GetWorkspaceSettingsRequest {
+  return { workspaceId: "" };
+}
+
+export const GetWorkspaceSettingsRequest: MessageFns<GetWorkspaceSettingsRequest> = {
+  encode(message: GetWorkspaceSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkspaceSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkspaceSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWorkspaceSettingsRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetWorkspaceSettingsRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkspaceSettingsRequest>, I>>(base?: I): GetWorkspaceSettingsRequest {
+    return GetWorkspaceSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkspaceSettingsRequest>, I>>(object: I): GetWorkspaceSettingsRequest {
+    const message = createBaseGetWorkspaceSettingsRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetWorkspaceSettingsResponse(): GetWorkspaceSettingsResponse {
+  return { settingsJson: "" };
+}
+
+export const GetWorkspaceSettingsResponse: MessageFns<GetWorkspaceSettingsResponse> = {
+  encode(message: GetWorkspaceSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settingsJson !== "") {
+      writer.uint32(10).string(message.settingsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkspaceSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkspaceSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settingsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWorkspaceSettingsResponse {
+    return {
+      settingsJson: isSet(object.settingsJson)
+        ? globalThis.String(object.settingsJson)
+        : isSet(object.settings_json)
+        ? globalThis.String(object.settings_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetWorkspaceSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.settingsJson !== "") {
+      obj.settingsJson = message.settingsJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkspaceSettingsResponse>, I>>(base?: I): GetWorkspaceSettingsResponse {
+    return GetWorkspaceSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkspaceSettingsResponse>, I>>(object: I): GetWorkspaceSettingsResponse {
+    const message = createBaseGetWorkspaceSettingsResponse();
+    message.settingsJson = object.settingsJson ?? "";
+    return message;
+  },
+};
+
+function createBaseSetWorkspaceSettingsRequest(): SetWorkspaceSettingsRequest {
+  return { workspaceId: "", settingsJson: "" };
+}
+
+export const SetWorkspaceSettingsRequest: MessageFns<SetWorkspaceSettingsRequest> = {
+  encode(message: SetWorkspaceSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.settingsJson !== "") {
+      writer.uint32(18).string(message.settingsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetWorkspaceSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetWorkspaceSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.settingsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetWorkspaceSettingsRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      settingsJson: isSet(object.settingsJson)
+        ? globalThis.String(object.settingsJson)
+        : isSet(object.settings_json)
+        ? globalThis.String(object.settings_json)
+        : "",
+    };
+  },
+
+  toJSON(message: SetWorkspaceSettingsRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.settingsJson !== "") {
+      obj.settingsJson = message.settingsJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetWorkspaceSettingsRequest>, I>>(base?: I): SetWorkspaceSettingsRequest {
+    return SetWorkspaceSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetWorkspaceSettingsRequest>, I>>(object: I): SetWorkspaceSettingsRequest {
+    const message = createBaseSetWorkspaceSettingsRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.settingsJson = object.settingsJson ?? "";
+    return message;
+  },
+};
+
+function createBaseSetWorkspaceSettingsResponse(): SetWorkspaceSettingsResponse {
+  return { settingsJson: "" };
+}
+
+export const SetWorkspaceSettingsResponse: MessageFns<SetWorkspaceSettingsResponse> = {
+  encode(message: SetWorkspaceSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settingsJson !== "") {
+      writer.uint32(10).string(message.settingsJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetWorkspaceSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetWorkspaceSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settingsJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetWorkspaceSettingsResponse {
+    return {
+      settingsJson: isSet(object.settingsJson)
+        ? globalThis.String(object.settingsJson)
+        : isSet(object.settings_json)
+        ? globalThis.String(object.settings_json)
+        : "",
+    };
+  },
+
+  toJSON(message: SetWorkspaceSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.settingsJson !== "") {
+      obj.settingsJson = message.settingsJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetWorkspaceSettingsResponse>, I>>(base?: I): SetWorkspaceSettingsResponse {
+    return SetWorkspaceSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetWorkspaceSettingsResponse>, I>>(object: I): SetWorkspaceSettingsResponse {
+    const message = createBaseSetWorkspaceSettingsResponse();
+    message.settingsJson = object.settingsJson ?? "";
+    return message;
+  },
+};
+
 /** The reservation service owns reservations and quotes. */
 export type ReservationServiceService = typeof ReservationServiceService;
 export const ReservationServiceService = {
@@ -4591,6 +4927,30 @@ export const ReservationServiceService = {
       Buffer.from(ListBookedNightsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListBookedNightsResponse => ListBookedNightsResponse.decode(value),
   },
+  /** A workspace's settings (PUT /admin/v1/workspaces/{id}/settings), which the booking rule reads. */
+  getWorkspaceSettings: {
+    path: "/vrp.reservation.v1.ReservationService/GetWorkspaceSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetWorkspaceSettingsRequest): Buffer =>
+      Buffer.from(GetWorkspaceSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetWorkspaceSettingsRequest => GetWorkspaceSettingsRequest.decode(value),
+    responseSerialize: (value: GetWorkspaceSettingsResponse): Buffer =>
+      Buffer.from(GetWorkspaceSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetWorkspaceSettingsResponse => GetWorkspaceSettingsResponse.decode(value),
+  },
+  /** Replaces a workspace's settings; a setting left out takes its default. */
+  setWorkspaceSettings: {
+    path: "/vrp.reservation.v1.ReservationService/SetWorkspaceSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetWorkspaceSettingsRequest): Buffer =>
+      Buffer.from(SetWorkspaceSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetWorkspaceSettingsRequest => SetWorkspaceSettingsRequest.decode(value),
+    responseSerialize: (value: SetWorkspaceSettingsResponse): Buffer =>
+      Buffer.from(SetWorkspaceSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetWorkspaceSettingsResponse => SetWorkspaceSettingsResponse.decode(value),
+  },
 } as const;
 
 export interface ReservationServiceServer extends UntypedServiceImplementation {
@@ -4605,6 +4965,10 @@ export interface ReservationServiceServer extends UntypedServiceImplementation {
   quoteReservation: handleUnaryCall<QuoteReservationRequest, QuoteReservationResponse>;
   /** The nights of a listing held by PENDING or CONFIRMED reservations (for the listing calendar). */
   listBookedNights: handleUnaryCall<ListBookedNightsRequest, ListBookedNightsResponse>;
+  /** A workspace's settings (PUT /admin/v1/workspaces/{id}/settings), which the booking rule reads. */
+  getWorkspaceSettings: handleUnaryCall<GetWorkspaceSettingsRequest, GetWorkspaceSettingsResponse>;
+  /** Replaces a workspace's settings; a setting left out takes its default. */
+  setWorkspaceSettings: handleUnaryCall<SetWorkspaceSettingsRequest, SetWorkspaceSettingsResponse>;
 }
 
 export interface ReservationServiceClient extends Client {
@@ -4716,6 +5080,38 @@ export interface ReservationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListBookedNightsResponse) => void,
+  ): ClientUnaryCall;
+  /** A workspace's settings (PUT /admin/v1/workspaces/{id}/settings), which the booking rule reads. */
+  getWorkspaceSettings(
+    request: GetWorkspaceSettingsRequest,
+    callback: (error: ServiceError | null, response: GetWorkspaceSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getWorkspaceSettings(
+    request: GetWorkspaceSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetWorkspaceSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getWorkspaceSettings(
+    request: GetWorkspaceSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetWorkspaceSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /** Replaces a workspace's settings; a setting left out takes its default. */
+  setWorkspaceSettings(
+    request: SetWorkspaceSettingsRequest,
+    callback: (error: ServiceError | null, response: SetWorkspaceSettingsResponse) => void,
+  ): ClientUnaryCall;
+  setWorkspaceSettings(
+    request: SetWorkspaceSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetWorkspaceSettingsResponse) => void,
+  ): ClientUnaryCall;
+  setWorkspaceSettings(
+    request: SetWorkspaceSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetWorkspaceSettingsResponse) => void,
   ): ClientUnaryCall;
 }
 

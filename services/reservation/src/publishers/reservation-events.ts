@@ -5,7 +5,7 @@ import { newId } from '@vrp/platform/ids';
 import type { Outbox } from '@vrp/platform/outbox';
 import type { Tx } from '@vrp/platform/store';
 import type { ReservationRecord } from '../domain/reservation';
-import { toProtoReservation } from '../grpc/mappers';
+import { toProtoReservation } from './reservation-message';
 
 export type ReservationChange = 'created' | 'updated' | 'cancelled';
 
