@@ -158,9 +158,9 @@ async function main(): Promise<void> {
     // Warm-up: JIT, connection pools, the store's indexes.
     for (const subject of [...layouts, ...references]) await wrk(subject.url, 3);
     if (process.env.BENCH_PROFILE) {
-      // Profiling (docs/performance.md): load the gateway only, then stop; start the processes
+      // Profiling (docs/performance.md): load each layout and reference once, then stop; start the processes
       // with BENCH_STACK_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=<dir>".
-      for (const layout of layouts) console.log(JSON.stringify({ profiled: layout.name, ...brief(await measured(layout)) }));
+      for (const subject of [...layouts, ...references]) console.log(JSON.stringify({ profiled: subject.name, ...brief(await measured(subject)) }));
       return;
     }
     // Each layout next to its reference, alternating.

@@ -75,8 +75,19 @@ function setQuotaHeaders(res: Response, quota: Quota): void {
   res.setHeader('RateLimit-Reset', String(Math.ceil(quota.resetMs / 1000)));
 }
 
+/**
+ * The 429 of a limit. Made without a stack trace: a refusal is an expected answer, rendered and
+ * never logged with its stack, and capturing one was a tenth of what a refusal costs the event
+ * loop that every tenant shares (docs/performance.md, "Cuts").
+ */
 function refusal(what: string, quota: Quota): AppError {
-  return new AppError('rate_limited', `Too many requests: the ${what} was exceeded.`, { retryAfterSeconds: Math.max(1, Math.ceil(quota.resetMs / 1000)) });
+  const depth = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new AppError('rate_limited', `Too many requests: the ${what} was exceeded.`, { retryAfterSeconds: Math.max(1, Math.ceil(quota.resetMs / 1000)) });
+  } finally {
+    Error.stackTraceLimit = depth;
+  }
 }
 
 /** The client address as Express derives it (TRUST_PROXY_HOPS decides whether X-Forwarded-For counts). */
