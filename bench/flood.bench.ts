@@ -13,6 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startChild, stopChild } from './support/child';
 import { metText, round2, withCpu } from './support/cpu';
 import { runConstantRate, runWrk, type ConstantRateResult, type WrkResult } from './support/load';
+import { LoopDelayWindow, loopDelayOf, type LoopDelayReport } from './support/loop-delay';
+
+/** The client's own process, measured like the stack: a stalled client would show as latency. */
+const clientWindow = new LoopDelayWindow();
 
 const RATE_PER_SECOND = Number(process.env.BENCH_RATE ?? 200);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 8);
@@ -64,16 +68,38 @@ async function main(): Promise<void> {
     await sleep(1000); // tenant B's burst allowance refills
 
     const pid = { stack: stack.proc.pid! };
-    const rounds: { quiet: ConstantRateResult; flooded: ConstantRateResult; flood: WrkResult; busy: { quiet: number; flooded: number } }[] = [];
+    const rounds: {
+      quiet: ConstantRateResult;
+      flooded: ConstantRateResult;
+      flood: WrkResult;
+      busy: { quiet: number; flooded: number };
+      stack: { quiet?: LoopDelayReport; flooded?: LoopDelayReport };
+      client: { quiet: LoopDelayReport; flooded: LoopDelayReport };
+    }[] = [];
+    /** Tenant A's window, with the stack's CPU and its event-loop delay and time waiting for a core over it. */
+    const window = async () => {
+      await loopDelayOf(stack.proc, 'reset');
+      clientWindow.reset();
+      const { result, cpuMs } = await withCpu(pid, tenantA);
+      const client = clientWindow.read();
+      return { result, cpuMs, loop: await loopDelayOf(stack.proc, 'read'), client };
+    };
     for (let i = 0; i < ROUNDS; i++) {
-      const { result: quiet, cpuMs: quietCpu } = await withCpu(pid, tenantA);
+      const { result: quiet, cpuMs: quietCpu, loop: quietLoop, client: quietClient } = await window();
       const floodRun = flood(RATE_SECONDS + 2);
       await sleep(1000); // the flood is under way
-      const { result: flooded, cpuMs } = await withCpu(pid, tenantA);
+      const { result: flooded, cpuMs, loop: floodedLoop, client: floodedClient } = await window();
       const floodResult = await floodRun;
       // The share of a core the stack used over each window.
       const busy = (ms: number) => ms / (RATE_SECONDS * 1000);
-      rounds.push({ quiet, flooded, flood: floodResult, busy: { quiet: busy(quietCpu.stack!), flooded: busy(cpuMs.stack!) } });
+      rounds.push({
+        quiet,
+        flooded,
+        flood: floodResult,
+        busy: { quiet: busy(quietCpu.stack!), flooded: busy(cpuMs.stack!) },
+        stack: { quiet: quietLoop, flooded: floodedLoop },
+        client: { quiet: quietClient, flooded: floodedClient },
+      });
       await sleep(1000);
     }
     const sent = rounds.reduce((s, r) => s + r.quiet.sent + r.flooded.sent, 0);
@@ -107,6 +133,8 @@ async function main(): Promise<void> {
               socket_errors: r.flood.socketErrors,
             },
             stack_busy_percent: { quiet: Math.round(r.busy.quiet * 100), flooded: Math.round(r.busy.flooded * 100) },
+            stack_loop_delay_and_cpu: r.stack,
+            client_loop_delay_and_cpu: r.client,
           })),
           tenant_a_success_rate: successRate,
           targets: TARGET,
@@ -125,7 +153,10 @@ async function main(): Promise<void> {
           )
           .join(', ') +
         ` (target <= x${TARGET.p99Ratio}, ${metText(met.p99_ratio)}); A's success ${round2(successRate * 100)} % (target 100 %, ${metText(met.success_rate)}); ` +
-        `stack busy quiet / flooded ${rounds.map((r) => `${Math.round(r.busy.quiet * 100)} / ${Math.round(r.busy.flooded * 100)} %`).join(', ')}`,
+        `stack busy quiet / flooded ${rounds.map((r) => `${Math.round(r.busy.quiet * 100)} / ${Math.round(r.busy.flooded * 100)} %`).join(', ')}, ` +
+        `its event-loop delay p99 quiet / flooded ${rounds.map((r) => `${r.stack.quiet?.loop_delay_ms.p99 ?? '?'} / ${r.stack.flooded?.loop_delay_ms.p99 ?? '?'} ms`).join(', ')}, ` +
+        `its wait for a core ${rounds.map((r) => `${r.stack.quiet?.cpu_ms?.waiting_for_core ?? '?'} / ${r.stack.flooded?.cpu_ms?.waiting_for_core ?? '?'} ms`).join(', ')}; ` +
+        `the client's event-loop delay max ${rounds.map((r) => `${r.client.quiet.loop_delay_ms.max} / ${r.client.flooded.loop_delay_ms.max} ms`).join(', ')}`,
     );
   } finally {
     await stopChild(stack.proc);
