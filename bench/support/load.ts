@@ -129,3 +129,65 @@ export async function runConstantRate(
     latencyMs: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN },
   };
 }
+
+export interface ClosedLoopResult {
+  requests: number;
+  requestsPerSecond: number;
+  /** Answers by status code (and errors by code). */
+  outcomes: Record<string, number>;
+  latencyMs: { p50: number; p99: number; max: number };
+}
+
+/**
+ * `clients` clients, each sending its next request when the previous one is answered, for
+ * `seconds`, over keep-alive connections; `request(n)` makes the n-th request of the run (its
+ * method, path, headers and body), so every request can be distinct.
+ */
+export async function runClosedLoop(
+  baseUrl: string,
+  opts: { clients: number; seconds: number; request: (n: number) => { method: string; path: string; headers: Record<string, string>; body?: string } },
+): Promise<ClosedLoopResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.clients });
+  const latencies: number[] = [];
+  const outcomes: Record<string, number> = {};
+  const count = (outcome: string) => (outcomes[outcome] = (outcomes[outcome] ?? 0) + 1);
+  let next = 0;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const { method, path, headers, body } = opts.request(next++);
+      const started = performance.now();
+      const req = http.request(
+        `${baseUrl}${path}`,
+        { method, agent, headers: body ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(performance.now() - started);
+            count(String(res.statusCode));
+            resolve();
+          });
+        },
+      );
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        count(err.code ?? err.message);
+        resolve();
+      });
+      req.end(body);
+    });
+  const t0 = performance.now();
+  const end = t0 + opts.seconds * 1000;
+  await Promise.all(
+    Array.from({ length: opts.clients }, async () => {
+      while (performance.now() < end) await one();
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  agent.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    requestsPerSecond: latencies.length / elapsed,
+    outcomes,
+    latencyMs: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN },
+  };
+}

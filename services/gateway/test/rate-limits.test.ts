@@ -5,7 +5,7 @@
 // store: one in-memory limiter per store object; the store-backed limiter of MongoDB deployments
 // is tested on its own in rate-limit-store.test.ts).
 import { eventually } from '@vrp/testkit';
-import { DEFAULT_RATE_LIMITS } from '../src/domain/rate-limits';
+import { DEFAULT_RATE_LIMITS, FLOOD_FACTOR, REFUSAL_HOLD_MS } from '../src/domain/rate-limits';
 import {
   adminHeaders,
   bearer,
@@ -97,6 +97,27 @@ describe('rate limits', () => {
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(r.headers.get('ratelimit-remaining')).toBe('0');
     }
+  });
+
+  it('answers the refusals of a key far over its limit (a flood) only after a hold, still as 429 rate_limited', async () => {
+    const perSecond = 1;
+    const { key } = await provision(sut.gw.adminUrl, { rateLimits: { keyRequestsPerSecond: perSecond, keyBurst: 1 } });
+    // One request after the other: refused at once while the key has sent up to FLOOD_FACTOR x its
+    // per-second allowance in this second, held past that.
+    const answers: (ApiResponse<ErrorBody> & { tookMs: number })[] = [];
+    for (let i = 0; i < FLOOD_FACTOR * perSecond + 4; i++) {
+      const sent = Date.now();
+      const response = await listings(sut.gw, key);
+      answers.push(Object.assign(response, { tookMs: Date.now() - sent }));
+    }
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(r.body.error.code).toBe('rate_limited');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    // A lone request to this gateway takes milliseconds; a held refusal at least the hold.
+    expect(refused.filter((r) => r.tookMs >= REFUSAL_HOLD_MS).length).toBeGreaterThanOrEqual(1);
   });
 
   it('holds the workspace limit across its keys, and counts test and live mode apart', async () => {

@@ -36,6 +36,17 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
 /** Window of the burst allowance: the burst points refill at once when it ends. */
 export const BURST_WINDOW_SECONDS = 10;
 
+/**
+ * A flood: a client refused while it has sent more than FLOOD_FACTOR times its per-second
+ * allowance in the current second (its burst spent too), i.e. one that ignores Retry-After. Its
+ * refusals are answered after REFUSAL_HOLD_MS (never past the request's deadline): a client in a
+ * closed loop then sends at most one request per connection per hold, and cannot take the event
+ * loop every tenant shares by being refused faster. A client that just went over its limit is
+ * answered at once.
+ */
+export const FLOOD_FACTOR = 4;
+export const REFUSAL_HOLD_MS = 250;
+
 /** Upper bound of every value an operator can set. */
 export const RATE_LIMIT_VALUE_MAX = 100_000;
 

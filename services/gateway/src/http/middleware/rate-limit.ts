@@ -7,7 +7,9 @@
 //
 // Every /v1 and /admin/v1 response carries RateLimit-Limit, RateLimit-Remaining and
 // RateLimit-Reset (the IETF draft's fields) for the tightest limit that applied; a refusal is
-// 429 rate_limited with Retry-After. Requests no key limit covers (the public
+// 429 rate_limited with Retry-After. A client that keeps sending far over its limit (a flood that
+// ignores Retry-After) gets its refusals after a short hold, so that being refused fast cannot
+// take the event loop every tenant shares (domain/rate-limits.ts, FLOOD_FACTOR). Requests no key limit covers (the public
 // /v1/openapi.json, unknown paths and methods) count against a per-address limit (the admin
 // API's under /admin/v1). Only answers given before any limit is looked at carry none: a
 // request HTTP itself refuses (malformed, no Host, an unmet Expect; docs/api.md).
@@ -27,6 +29,8 @@ import {
   AUTH_FAILURE_WINDOW_SECONDS,
   BURST_WINDOW_SECONDS,
   effectiveRateLimits,
+  FLOOD_FACTOR,
+  REFUSAL_HOLD_MS,
   type RateLimits,
 } from '../../domain/rate-limits';
 import { RateLimiterDocumentStore, rateLimitCounters } from '../../store/rate-limit-store';
@@ -77,8 +81,39 @@ function setQuotaHeaders(res: Response, quota: Quota): void {
   res.setHeader('RateLimit-Reset', String(Math.ceil(quota.resetMs / 1000)));
 }
 
+/**
+ * The 429 of a limit. Made without a stack trace: a refusal is an expected answer, rendered and
+ * never logged with its stack, and capturing one was a tenth of what a refusal costs the event
+ * loop that every tenant shares (docs/performance.md, "Cuts").
+ */
 function refusal(what: string, quota: Quota): AppError {
-  return new AppError('rate_limited', `Too many requests: the ${what} was exceeded.`, { retryAfterSeconds: Math.max(1, Math.ceil(quota.resetMs / 1000)) });
+  const depth = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new AppError('rate_limited', `Too many requests: the ${what} was exceeded.`, { retryAfterSeconds: Math.max(1, Math.ceil(quota.resetMs / 1000)) });
+  } finally {
+    Error.stackTraceLimit = depth;
+  }
+}
+
+/**
+ * Holds the refusal of a flooding client (domain/rate-limits.ts, FLOOD_FACTOR) for
+ * REFUSAL_HOLD_MS, at most until the request's deadline, or until the client goes away.
+ */
+function holdRefusal(res: Response): Promise<void> {
+  const deadline = requestState(res.req).context.deadline;
+  // The deadline's own answer comes DEADLINE_MARGIN_MS after the deadline: the refusal goes first.
+  const ms = Math.min(REFUSAL_HOLD_MS, deadline === undefined ? REFUSAL_HOLD_MS : deadline - Date.now());
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    }
+    res.once('close', done);
+  });
 }
 
 /** The client address as Express derives it (TRUST_PROXY_HOPS decides whether X-Forwarded-For counts). */
@@ -163,6 +198,7 @@ export class Admission {
       if (err instanceof RateLimiterRes) {
         const quota = quotaOf(limiter.points, err);
         setQuotaHeaders(res, { ...quota, remaining: 0 });
+        if (err.consumedPoints > FLOOD_FACTOR * limiter.points) await holdRefusal(res);
         throw refusal(what, quota);
       }
       this.deps.logger.error({ err, what }, 'rate limiter failed; request admitted');

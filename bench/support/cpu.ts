@@ -1,0 +1,27 @@
+// CPU time of a benchmark's processes: steadier than req/s or latency on a shared machine, where
+// other programs take turns on the cores (a process waiting for a core uses no CPU).
+import { readFileSync } from 'node:fs';
+
+/** CPU time (user + system, ms) a process has used so far; Linux /proc, NaN elsewhere. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return NaN;
+  }
+}
+
+/** Runs `work` and reports, with its result, the CPU (ms) each of `processes` spent meanwhile. */
+export async function withCpu<T>(processes: Record<string, number>, work: () => Promise<T>): Promise<{ result: T; cpuMs: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMsOf(pid)]));
+  const result = await work();
+  const cpuMs = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMsOf(pid) - before[name]!]));
+  return { result, cpuMs };
+}
+
+export const round2 = (n: number) => Math.round(n * 100) / 100;
+export const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** "met" or "NOT met", for a benchmark's report of its targets. */
+export const metText = (met: boolean) => (met ? 'met' : 'NOT met');
