@@ -1,4 +1,4 @@
-// Issue 5 benchmark: PMS sync throughput end to end on the embedded stack. Changes are made in
+// PMS sync throughput end to end on the embedded stack. Changes are made in
 // the PMS simulator, one on-demand sync publishes them on pms.sync.v1, and the clock stops when
 // the consuming services have applied all of them (the bus is idle and the API shows the last
 // change). Reports changes applied per second. Bounded: a fixed number of changes, 120 s cap.

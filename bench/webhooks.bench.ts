@@ -1,5 +1,5 @@
-// Issue 6 and 17 benchmark, on the embedded stack with a real local HTTP receiver:
-// 1. live at the target rate (the issue 17 target): the embedded stack in a process of its own,
+// Webhook delivery benchmark, on the embedded stack with a real local HTTP receiver:
+// 1. live at the target rate: the embedded stack in a process of its own,
 //    as `pnpm start` runs it, and the writers and the receiver in this one, as integrators and
 //    their endpoints are other programs. SUBSCRIPTIONS endpoints each receive every
 //    reservation.created; reservations are written at a constant rate (open loop: each write has

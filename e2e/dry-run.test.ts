@@ -1,5 +1,5 @@
-// Preflight (`?dry_run=true`) over HTTP against the 2-replica stack: for each refusal of spec 7.2
-// and each path of spec 7.1, the dry run answers exactly what the real write then answers (status
+// Preflight (`?dry_run=true`) over HTTP against the 2-replica stack: for each PMS refusal
+// (docs/api.md, "Writes that a PMS cannot perform") and each path of the activity rule, the dry run answers exactly what the real write then answers (status
 // and error envelope, request id aside), and the PMS simulator received nothing from the dry run.
 // A dry run that would succeed answers 200 with the record as it would be written, and nothing
 // is written, relayed or published: the real write after it still finds the nights free, and the
@@ -103,7 +103,7 @@ describe('dry runs answer what the write would, and do nothing', () => {
     }
   });
 
-  it('spec 7.2: every refusal reachable here answers the same 422 pms_write_unsupported, with provider, and sends nothing', async () => {
+  it('PMS refusals: every refusal reachable here answers the same 422 pms_write_unsupported, with provider, and sends nothing', async () => {
     // Cancelling on PMS-A; changing dates on PMS-B.
     const onA = (await w.api('POST', '/v1/reservations', book(pmsA))) as Answer;
     expect(onA.status).toBe(201);
@@ -152,7 +152,7 @@ describe('dry runs answer what the write would, and do nothing', () => {
     expect((await pms.requests({ provider: 'PMS-G' })).length).toBeGreaterThan(0);
   });
 
-  it('spec 7.1: an inactive listing answers the same 403 with every inactive listing, by id, through a filter-free write and in a batch', async () => {
+  it('activity rule: an inactive listing answers the same 403 with every inactive listing, by id, through a filter-free write and in a batch', async () => {
     const create = await sameAsReal('POST', '/v1/reservations', book(sleeping));
     expect(create.real.body.error).toMatchObject({ code: 'listing_inactive', listing_ids: [sleeping] });
     const batch = await sameAsReal('PATCH', '/v1/availability/batch', {
@@ -192,7 +192,7 @@ describe('dry runs answer what the write would, and do nothing', () => {
     expect((await w.api<{ data: unknown[] }>('GET', '/v1/webhooks')).body.data).toEqual([]);
   });
 
-  it('spec 7.2 on data synced from a PMS: attachments, review replies, request answers and pre-approvals answer the same 422, sending nothing', async () => {
+  it('PMS refusals on data synced from a PMS: attachments, review replies, request answers and pre-approvals answer the same 422, sending nothing', async () => {
     const world: World = await newWorld(t, [
       { name: 'Fjord', provider: 'PMS-F' },
       { name: 'Glen', provider: 'PMS-G' },

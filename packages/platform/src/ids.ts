@@ -6,8 +6,8 @@ const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 /**
  * Random bytes are drawn from the CSPRNG 4 KiB at a time (as crypto.randomUUID does), not per id:
- * one `randomBytes` call per id was a few percent of a reservation write's CPU (issue 17, ids are
- * minted several times per write). Each byte is used once and zeroed once used, so the pool never
+ * one `randomBytes` call per id was a few percent of a reservation write's CPU (ids are minted
+ * several times per write). Each byte is used once and zeroed once used, so the pool never
  * holds the randomness behind a secret already handed out (API keys, webhook secrets).
  */
 const pool = Buffer.alloc(4096);

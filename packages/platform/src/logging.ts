@@ -8,7 +8,7 @@ export type { Logger };
  * One stdout destination for every logger of the process (the embedded stack has one per
  * service), written asynchronously: a line is handed to the kernel by a write that does not
  * block the event loop, and lines logged while a write is in flight go out together in the next
- * one (one write per line cost the gateway a syscall per request; issue 17). No minimum length:
+ * one (one write per line cost the gateway a syscall per request). No minimum length:
  * a quiet process writes each line at once. One destination keeps lines whole and in order.
  * pino flushes it synchronously on exit (including an uncaught exception); only a process killed
  * outright (SIGKILL, OOM) can lose the lines of the write in flight.

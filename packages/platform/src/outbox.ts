@@ -279,7 +279,7 @@ export class Outbox {
     // Held, and renewed less than publishTimeoutMs ago: no other relay can take it before it
     // expires, and what is left (more than leaseMs - publishTimeoutMs, at least twice a publish's
     // time limit) outlives the call it covers as a renewal now would. The write is skipped: a
-    // relay passes several times a second under load (issue 17).
+    // relay passes several times a second under load.
     if (current && current.owner === relayId && current.expiresAt.getTime() - now.getTime() > leaseMs - this.options.publishTimeoutMs) return true;
     try {
       const lease = await this.leases.findOneAndUpdate(

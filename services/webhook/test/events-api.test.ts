@@ -1,6 +1,6 @@
 // Component test of the Events API (ListEvents / GetEvent) over real gRPC with embedded engines:
 // every decided event is stored whether or not a subscription wants it, newest first with
-// cursors and filters, spec 6 / 7.1 for inactive listings, tenant and mode isolation, and the
+// cursors and filters, the activity rule for inactive listings, tenant and mode isolation, and the
 // retention boundary with a manual clock.
 import { reservationEvents, TOPICS, webhook as pb, listing as listingPb } from '@vrp/contracts';
 import { createMemoryBus, type MemoryEventBus } from '@vrp/engines/bus';

@@ -13,7 +13,7 @@ export interface EventQuery {
   createdLt?: Date | undefined;
   /** One listing's events; otherwise every listing's but those in `hiddenListingIds`. */
   listingId?: string | undefined;
-  /** Listings inactive now: their events are left out (spec 7.1), guest events whose every listing is one of them too. */
+  /** Listings inactive now: their events are left out (the activity rule), guest events whose every listing is one of them too. */
   hiddenListingIds: readonly string[];
   /** An event of an earlier page: list the older ones (starting_after) or the newer ones (ending_before). */
   after?: Pick<WebhookEvent, 'id' | 'occurredAt'> | undefined;

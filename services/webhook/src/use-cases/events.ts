@@ -1,5 +1,5 @@
 // The Events API (GET /v1/events, GET /v1/events/{id}): the events the intake stored, which are
-// the very bodies the webhooks deliver. Spec 6 and 7.1 hold as for replays: an event of a listing
+// the very bodies the webhooks deliver. The activity rule holds as for replays: an event of a listing
 // that was inactive when it happened was never stored; one of a listing inactive now is
 // listing_inactive (403), and left out of lists; listing by an inactive listing is a 403 too.
 // Another workspace's (or mode's) event is not_found, decided before listing_inactive.

@@ -1,7 +1,7 @@
 // The Events API: the events the webhooks deliver, to pull (list and retrieve), read from the
 // webhook service, which stores each event's delivery body once. The body is passed through as
-// stored, so an event here and a delivery of it are the same bytes. Rules (spec 6, 7.1) are the
-// webhook service's: not_found before listing_inactive.
+// stored, so an event here and a delivery of it are the same bytes. Rules (docs/api.md, "Listings are
+// active or inactive") are the webhook service's: not_found before listing_inactive.
 import { z } from 'zod';
 import { webhook as pb } from '@vrp/contracts';
 import type { Upstream } from '@vrp/platform/grpc';
