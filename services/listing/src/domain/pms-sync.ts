@@ -1,8 +1,11 @@
 // The rules of a PMS's listing changes (pms.sync.v1): which fields a PMS owns, and when a change
 // changes nothing. No I/O here.
 import type { ListingSyncPayload } from '@vrp/contracts';
-import type { PmsListingFields } from '../store/listing-store';
 import type { ListingRecord } from './listing';
+
+/** The PMS-side fields of a listing that a sync may change. */
+export type PmsListingFields = Pick<ListingRecord, 'name' | 'channels'> &
+  Partial<Pick<ListingRecord, 'timezone' | 'currency' | 'maxGuests' | 'bedrooms' | 'bathrooms' | 'beds' | 'defaultNightlyPrice' | 'cleaningFee'>>;
 
 /** The PMS-owned fields of a listing, from the sync payload (absent values keep the listing's). */
 export function fieldsOf(p: ListingSyncPayload): PmsListingFields {

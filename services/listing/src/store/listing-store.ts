@@ -1,6 +1,7 @@
 // Queries of the listing service, written once as Mongo documents for both engines.
 import { AppError, findPage, notFound, listingInactive, type Collection, type DocumentStore, type PageWindow, type Tx } from '@vrp/platform';
 import { DEFAULT_ACTIVE_LISTING_LIMIT, type ListingRecord, type ListingStatus, type WorkspacePlan } from '../domain/listing';
+import type { PmsListingFields } from '../domain/pms-sync';
 import { listingSchema, planSchema } from './schemas';
 
 type ListingDoc = Omit<ListingRecord, 'id'> & { _id: string; aliases: string[]; [field: string]: unknown };
@@ -149,10 +150,6 @@ export class ListingStore {
 }
 
 // ---- PMS sync (appended for the pms.sync.v1 consumer) ----
-
-/** The PMS-side fields of a listing that a sync may change. */
-export type PmsListingFields = Pick<ListingRecord, 'name' | 'channels'> &
-  Partial<Pick<ListingRecord, 'timezone' | 'currency' | 'maxGuests' | 'bedrooms' | 'bathrooms' | 'beds' | 'defaultNightlyPrice' | 'cleaningFee'>>;
 
 export interface PmsListingStore {
   /** The listing a PMS knows as `pmsExternalId` in this workspace, or null. */

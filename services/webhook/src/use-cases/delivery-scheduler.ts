@@ -106,7 +106,8 @@ export class DeliveryScheduler {
   start(): void {
     this.stopped = false;
     this.unsubscribeClock = this.deps.clock.onAdvance(() => this.wake());
-    this.wake();
+    // Fire-and-forget: a scan catches and logs its own errors and re-arms the timer (wake()).
+    void this.wake();
   }
 
   /**
