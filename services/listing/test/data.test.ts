@@ -2,14 +2,16 @@
 // gRPC with the embedded engines, plus the pure rules they are built on.
 import { listing as pb } from '@vrp/contracts';
 import { AppError, AppliedRequests, createLogger, createMemoryBus, createMemoryStore, Outbox, requestKey } from '@vrp/platform';
-import { ListingActivity } from '../src/use-cases/activity';
 import { useListingService } from './support';
 import { addDays, availabilityRequestProblems, eachDate, isRealDate, nightsOf, rangeProblems, updateProblems } from '../src/domain/calendar';
 import { parseSections, photoProblems, sectionProblems, splitByPms } from '../src/domain/content';
 import type { ListingRecord } from '../src/domain/listing';
-import { listingDataUseCases, type ContentRelay } from '../src/use-cases/listing-data';
+import type { ContentRelay } from '../src/ports/pms-content-relay';
+import { getContent, putContent } from '../src/use-cases/content';
+import type { ListingDeps } from '../src/use-cases/deps';
 import { DataStore } from '../src/store/data-store';
 import { ListingStore } from '../src/store/listing-store';
+import { PmsSyncMarks } from '../src/store/pms-sync-marks';
 import { errorOf } from '@vrp/testkit';
 
 const section = (name: string, value: unknown) => ({ name, valueJson: JSON.stringify(value) });
@@ -725,7 +727,16 @@ describe('content relay to the PMS', () => {
   const listings = new ListingStore(store);
   const outbox = new Outbox(store, createMemoryBus(), createLogger('listing', 'silent'));
   const applied = new AppliedRequests(store);
-  const activity = new ListingActivity(store, listings, outbox, applied);
+  const withRelay = (contentRelay: ContentRelay): ListingDeps => ({
+    store,
+    listings,
+    data: new DataStore(store),
+    marks: new PmsSyncMarks(store),
+    outbox,
+    applied,
+    contentRelay,
+    bookings: { list: async () => [] },
+  });
 
   const insert = (pmsProvider: string): Promise<ListingRecord> => {
     const now = new Date();
@@ -767,8 +778,7 @@ describe('content relay to the PMS', () => {
     const l = await insert('PMS-G');
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
-    const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
-    const res = await handlers.putContent({
+    const res = await putContent(withRelay(relay), {
       workspaceId: 'ws_relay',
       listingId: l.id,
       sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')],
@@ -787,13 +797,11 @@ describe('content relay to the PMS', () => {
         throw new AppError('pms_unavailable');
       },
     };
-    const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
-    const err = await errorOf(
-      handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }),
-    );
+    const deps = withRelay(relay);
+    const err = await errorOf(putContent(deps, { workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }));
     expect(err.code).toBe('pms_unavailable');
-    expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id })).content.sections).toEqual({});
-    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 });
+    expect((await getContent(deps, { workspaceId: 'ws_relay', listingId: pms.id })).content.sections).toEqual({});
+    const ok = await putContent(deps, { workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 });
     expect(ok.applied).toEqual(['description']);
   });
 });
