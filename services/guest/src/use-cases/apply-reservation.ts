@@ -20,7 +20,7 @@ import {
   type ReservationLink,
 } from '../domain/guest';
 import { newConversation, pmsReservationKey } from '../domain/messaging';
-import { guestEvent } from '../events/publishers';
+import { guestEvent } from '../publishers/events';
 import { publishSoon, type GuestDeps } from './deps';
 
 export async function applyReservation(deps: GuestDeps, workspaceId: string, r: reservation.Reservation): Promise<void> {
