@@ -11,14 +11,13 @@ import { systemResolver, type Resolver } from './ports/address-guard';
 import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './ports/http-sender';
 import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from './use-cases/delivery-scheduler';
 import { EventIntake } from './use-cases/intake';
-import { startIngestConsumer } from './events/ingest-consumer';
+import { startIngestConsumer } from './consumers/ingest';
 import { webhookHandlers } from './grpc/handlers';
 import { grpcListingLookup, type ListingLookup } from './ports/listings';
 import { DeliveryStore } from './store/delivery-store';
 import { HeldEventStore } from './store/held-event-store';
 import { SubscriptionStore } from './store/subscription-store';
-import { Deliveries } from './use-cases/deliveries';
-import { Subscriptions } from './use-cases/subscriptions';
+import type { WebhookDeps } from './use-cases/deps';
 
 export { ManualClock, systemClock, type WebhookClock } from './ports/clock';
 export { verifySignature, signatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './domain/signature';
@@ -109,14 +108,19 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   const ingest = await startIngestConsumer(consumers, intake, listings);
   scheduler.start();
 
-  const applied = new AppliedRequests(deps.store);
+  const useCases: WebhookDeps = {
+    store: deps.store,
+    subscriptions,
+    deliveries,
+    cache,
+    clock,
+    resolve,
+    policyOf,
+    applied: new AppliedRequests(deps.store),
+    onQueued: wake,
+  };
   return serve({
-    services: [
-      webhookHandlers({
-        subscriptions: new Subscriptions({ store: deps.store, subscriptions, deliveries, clock, resolve, policyOf, applied }),
-        deliveries: new Deliveries({ store: deps.store, subscriptions, deliveries, cache, clock, onQueued: wake, applied }),
-      }),
-    ],
+    services: [webhookHandlers(useCases)],
     onStop: async () => {
       // Intake first, then the attempts in flight settle, then the cache.
       await ingest.stop();

@@ -58,7 +58,7 @@ export class DeliveryStore {
    * intakes of the same event conflict on the upsert; the loser is run again and finds it stored.
    * With `claim`, a delivery that is its queue's head and due by then is stored claimed already
    * (status delivering, with the lease): the caller hands it to its scheduler, which sends it
-   * without a claim of its own (issue 17: one write per delivery fewer when queues keep up), or
+   * without a claim of its own (one write per delivery fewer when queues keep up), or
    * gives it back. Those claimed deliveries are returned.
    */
   async enqueue(event: WebhookEvent, deliveries: DeliveryRecord[], tx: Tx, claim?: NextClaim): Promise<false | DeliveryRecord[]> {
@@ -91,13 +91,13 @@ export class DeliveryStore {
   /**
    * A stored event. Events are written once (enqueue's `$setOnInsert`) and never changed, so the
    * last ones read are kept in memory: an event fans out to every subscription, and each of its
-   * deliveries used to read it again (issue 17).
+   * deliveries would otherwise read it again.
    */
   async event(id: string): Promise<WebhookEvent | null> {
     const kept = this.recentEvents.get(id);
     if (kept) return kept;
     // An event's deliveries are attempted side by side (a fan-out is handed to the scheduler at
-    // once): they wait for the one read in progress instead of each reading it (issue 17).
+    // once): they wait for the one read in progress instead of each reading it.
     let reading = this.eventReads.get(id);
     if (!reading) {
       reading = this.events
@@ -159,7 +159,7 @@ export class DeliveryStore {
    * The oldest open delivery of a queue: only it may be sent. One query per open status, each an
    * equality prefix of the `{subscriptionId, orderKey, status, _id}` index walked in `_id` order,
    * so the answer costs the same however many settled deliveries the queue has behind it (a `$in`
-   * over the statuses made the embedded engine read them all: issue 17).
+   * over the statuses makes the embedded engine read them all).
    */
   private async oldestOpen(subscriptionId: string, orderKey: string, tx?: Tx, statuses: readonly DeliveryStatus[] = OPEN): Promise<DeliveryDoc | null> {
     // No projection: on the embedded engine a projection compiles a full mingo query per call,
@@ -175,20 +175,20 @@ export class DeliveryStore {
    * After a head settled: the next open delivery of the queue becomes its head, which is returned.
    * With `claim`, a next head that is pending and due is also claimed in the same write (status
    * delivering, with the lease): the sender that settled the queue sends it next, without a claim
-   * of its own (issue 17: one write per delivery fewer).
+   * of its own (one write per delivery fewer).
    */
   private async promote(subscriptionId: string, orderKey: string, tx: Tx, claim?: NextClaim, headSettled = false): Promise<Handover> {
     // Only a queue's head is ever claimed (status delivering), and a queue has one head. When this
     // transaction has just settled the claimed head, no delivery of the queue is delivering: the
-    // next open one is the oldest pending (issue 17: one read per delivery fewer).
+    // next open one is the oldest pending (one read per delivery fewer).
     const next = await this.oldestOpen(subscriptionId, orderKey, tx, headSettled ? PENDING : OPEN);
     if (!next) {
       // The queue looks empty: an enqueue not visible to this snapshot may have decided "not
       // head" behind the delivery that just settled. Taking the queue's turn makes the two
       // conflict, and the one run again sees the other. When a next delivery is visible, the turn
       // is not needed: a concurrent enqueue sees an open delivery ahead of its own (the settled
-      // one or this next) and is right not to be head, and this next becomes head (issue 17: one
-      // write per delivery fewer while a queue has a backlog).
+      // one or this next) and is right not to be head, and this next becomes head (one write
+      // per delivery fewer while a queue has a backlog).
       await this.lockQueue(subscriptionId, orderKey, tx);
       return { next: null, claimed: false };
     }

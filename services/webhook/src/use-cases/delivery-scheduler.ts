@@ -3,7 +3,7 @@
 //   first; a later event waits until the earlier one is acknowledged, failed or dropped. Once
 //   it is, the queue's next head (if due) joins the end of the current scan's work at once
 //   (round robin over the queues), instead of waiting for the next scan: a scan is no longer a
-//   barrier that the slowest queue holds up for all (issue 17).
+//   barrier that the slowest queue holds up for all.
 // - Suppression: right before sending, a delivery about a listing that is inactive now is
 //   dropped (the activity cache's onChange drops them eagerly too; see app.ts).
 // - Durability: a delivery is claimed (status delivering, with a wall-clock lease) before the
@@ -29,7 +29,7 @@ export interface SchedulerOptions {
   /** Due deliveries read per scan. */
   batchSize: number;
   /**
-   * Attempts in flight at once (different queues). 64 rather than 32 (issue 17): every hop of an
+   * Attempts in flight at once (different queues). 64 rather than 32: every hop of an
    * attempt waits for a turn of the event loop, so a slot is held for many milliseconds under
    * load; with 32 slots for the benchmark's 40 busy queues, 8 queues always waited for one, and
    * the deliveries fell behind the writes (live: 662 and 775 -> 854 and 845 deliveries/s,
@@ -43,7 +43,7 @@ export interface SchedulerOptions {
   /**
    * How often, at most, a scan looks for claims whose lease ran out (a crashed sender's). A lease
    * lasts a minute, so once a second is soon enough; every scan (several a second under load)
-   * was a store write (issue 17).
+   * would be a store write.
    */
   expiredClaimsCheckMs: number;
   breaker: { errorThresholdPercentage: number; volumeThreshold: number; resetTimeoutMs: number; rollingCountTimeoutMs: number };
@@ -122,7 +122,7 @@ export class DeliveryScheduler {
 
   /**
    * Takes queue heads claimed for this scheduler (DeliveryStore.enqueue with claimTerms()): they
-   * are attempted next, without a claim of their own (issue 17), or given back if it stopped.
+   * are attempted next, without a claim of their own, or given back if it stopped.
    */
   offer(claimed: DeliveryRecord[], leaseUntil: Date): void {
     const turns = claimed.map((d) => ({ d, lease: leaseUntil }));
@@ -332,7 +332,7 @@ export class DeliveryScheduler {
     const { deliveries, subscriptions, logger } = this.deps;
     if (isSuccess(outcome)) {
       // Only when the subscription as this attempt read it has no success within the window: most
-      // acknowledgements under load need no write, and not even a store call (issue 17).
+      // acknowledgements under load need no write, and not even a store call.
       if (successRecordDue(subscription.lastSuccessAt, settledAt)) await subscriptions.markSuccess(subscription.id, settledAt);
     } else if (patch.status === 'failed') {
       const disable = persistentFailure(

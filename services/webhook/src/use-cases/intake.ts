@@ -1,4 +1,4 @@
-// Intake: domain events from the bus (consumed by events/ingest-consumer.ts) become stored
+// Intake: domain events from the bus (consumed by consumers/ingest.ts) become stored
 // webhook events and one pending delivery per matching subscription, in one transaction. An
 // event about a listing that was inactive when it happened is dropped here, neither stored nor
 // queued: activation resumes delivery for events from that moment on, with no backlog.
@@ -13,8 +13,8 @@
 //
 // Before holding, the intake asks the listing service for the listing's activity version
 // (GetListing): when the cache holds that version, it has every change committed before the
-// question, so an event that happened before it is decided at once (issue 17: the common case
-// pays no settle window). No answer, or a version the cache does not hold yet: held as above.
+// question, so an event that happened before it is decided at once (the common case pays no
+// settle window). No answer, or a version the cache does not hold yet: held as above.
 // An event that would be held, or asked about, and that no enabled subscription of its workspace
 // wants is neither: no_subscriber.
 import type { ListingActivityCache } from '@vrp/activity-cache';
@@ -37,7 +37,7 @@ import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore, NextClaim } from '../store/delivery-store';
 import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
-import { eventBody, type IncomingEvent } from '../events/render';
+import { eventBody, type IncomingEvent } from '../domain/webhook-event';
 
 export type IngestResult = 'queued' | 'duplicate' | 'no_subscriber' | 'listing_inactive' | 'held';
 
@@ -97,7 +97,7 @@ export class EventIntake {
     },
   ) {}
 
-  /** Starts deciding held events (activity changes, the clock, the sweep); the consumer (events/ingest-consumer.ts) feeds accept(). */
+  /** Starts deciding held events (activity changes, the clock, the sweep); the consumer (consumers/ingest.ts) feeds accept(). */
   start(): void {
     this.stopped = false;
     const { cache, activityClock } = this.deps;
