@@ -213,7 +213,7 @@ export async function startTestGateway(opts: {
 
 export { request, type ApiResponse } from '@vrp/testkit';
 
-/** The error envelope (spec 7), as the API's schema describes it. */
+/** The error envelope (docs/api.md, "Errors"), as the API's schema describes it. */
 export type ErrorBody = ErrorEnvelope;
 
 export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });

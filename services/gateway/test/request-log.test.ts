@@ -1,6 +1,6 @@
 // The gateway's line per request (request-context.ts): every API request is logged once with its
 // request id, workspace, method, route pattern, status and duration. It skips the logger's
-// redaction (its fields are fixed and never secret; issue 17), while every other line of the same
+// redaction (its fields are fixed and never secret), while every other line of the same
 // logger is still redacted.
 import { Writable } from 'node:stream';
 import express from 'express';

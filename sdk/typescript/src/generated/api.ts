@@ -182,7 +182,7 @@ export type paths = {
         post?: never;
         /**
          * Disconnect a PMS account
-         * @description Stops syncing the account and makes its listings inactive (spec 3.2): no longer billed, data of other services kept. Repeating the call is harmless.
+         * @description Stops syncing the account and makes its listings inactive: no longer billed, data of other services kept. Repeating the call is harmless.
          */
         delete: operations["adminDisconnectPms"];
         options?: never;

@@ -38,7 +38,7 @@ export function generateApiKey(mode: ApiKeyMode): string {
 
 /**
  * The pepper as a KeyObject, made once per pepper: createHmac with a string key imports the key
- * again on every call (about 1 of its 4 µs, on every API request; issue 17).
+ * again on every call (about 1 of its 4 µs, on every API request).
  */
 const pepperKeys = new Map<string, KeyObject>();
 

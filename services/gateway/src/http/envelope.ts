@@ -13,7 +13,7 @@ export function toErrorEnvelope(err: AppError, requestId: string, baseUrl: strin
     request_id: requestId,
   };
   if (err.code === 'validation_failed' && err.details.fields) error.fields = err.details.fields;
-  // Spec 7: listing_ids/listings only on listing_inactive, provider only on pms_write_unsupported.
+  // docs/api.md, "Errors": listing_ids/listings only on listing_inactive, provider only on pms_write_unsupported.
   if (err.code === 'listing_inactive') {
     error.listing_ids = err.details.listingIds ?? err.details.listings?.map((l) => l.id) ?? [];
     error.listings = err.details.listings ?? [];

@@ -5,7 +5,7 @@
 // lookups (json replacer, spaces, escape: not set). What this does not cover (no body, 204/304,
 // a conditional request, a Content-Type set by the handler) goes to Express's own. Installed on the
 // app's response prototype, so every `res.json` of the app (routes, errors, idempotent replays
-// and the idempotency recorder that wraps it) takes it. Issue 17, docs/architecture.md.
+// and the idempotency recorder that wraps it) takes it (docs/architecture.md).
 import express, { type Response } from 'express';
 
 const expressJson = express.response.json;

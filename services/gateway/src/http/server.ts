@@ -5,8 +5,8 @@
 // that object the call changes nothing, and when it is not (a plain IncomingMessage) V8 gives the
 // object a new prototype on every request, which measured on this machine makes a third of the
 // request's garbage survive each scavenge (promoted ~7 KB per request for a bare Express
-// handler, 0 with the prototypes set at birth) and halves a bare handler's throughput (issue 17,
-// docs/architecture.md, "The p99 tail at half load"). The objects are the same as Express's own
+// handler, 0 with the prototypes set at birth) and halves a bare handler's throughput
+// (docs/architecture.md, "The p99 tail at half load"). The objects are the same as Express's own
 // (the same constructor body, the same prototype chain), so nothing else changes.
 import http from 'node:http';
 import type { Socket } from 'node:net';

@@ -37,7 +37,7 @@ function routeLabel(req: Request): string {
 export function requestContext(logger: Logger): RequestHandler {
   // The line per request has fixed fields (ids, method, route pattern, status, duration) and
   // never a secret, so it skips the logger's redaction, which walks every logged object's keys
-  // for its wildcard paths (a third of the line's cost; issue 17). Every other line keeps it.
+  // for its wildcard paths (a third of the line's cost). Every other line keeps it.
   const accessLog = logger.child({}, { redact: { paths: [] } });
   return (req, res, next) => {
     const requestId = acceptOrCreateRequestId(req.get('x-request-id'));

@@ -1,9 +1,10 @@
 // Operator API for PMS connections: connect a workspace to a PMS account (which imports its
-// listings), list, disconnect (its listings become inactive, spec 3.2) and sync on demand.
+// listings), list, disconnect (its listings become inactive: docs/api.md, "Listings are active
+// or inactive") and sync on demand.
 import { z } from 'zod';
 import type { pms, syncHealth } from '@vrp/contracts';
 import { AppError, dataWorkspaceId, KEY_MODES, type KeyMode, type Upstream } from '@vrp/platform';
-import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
+import { getWorkspace, type WorkspaceAdminDeps } from '../../use-cases/workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
 import {
   component,
@@ -55,7 +56,7 @@ async function inEitherMode<R>(workspaceId: string, call: (dataId: string) => Pr
 
 export function adminConnectionRoutes(
   upstream: Upstream<pms.PmsAdapterServiceClient>,
-  admin: WorkspaceAdmin,
+  admin: WorkspaceAdminDeps,
   health: Upstream<syncHealth.SyncHealthServiceClient>,
 ): Route[] {
   return [
@@ -76,7 +77,7 @@ export function adminConnectionRoutes(
       },
       errors: ['not_found'],
       async handler({ params }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const res = await inEitherMode(params.id, (workspaceId) => health.call('getSyncHealth', { workspaceId, connectionId: params.connectionId }));
         return ok({ data: { ...toApiConnection(res.connection), syncHealth: toApiSyncHealth(res.health) } });
       },
@@ -99,7 +100,7 @@ export function adminConnectionRoutes(
       },
       errors: ['not_found', 'pms_unavailable', 'service_unavailable'],
       async handler({ params, body }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const res = await upstream.call('connect', { workspaceId: dataWorkspaceId(params.id, body.mode), provider: body.provider, accountId: body.accountId });
         return created({ data: { ...toApiConnection(res.connection), importedListingExternalIds: res.importedExternalIds } });
       },
@@ -115,7 +116,7 @@ export function adminConnectionRoutes(
       responses: { 200: z.object({ data: z.array(pmsConnectionSchema) }) },
       errors: ['not_found'],
       async handler({ params }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const lists = await Promise.all(MODES.map((mode) => upstream.call('listConnections', { workspaceId: dataWorkspaceId(params.id, mode) })));
         return ok({ data: lists.flatMap((res) => res.connections.map(toApiConnection)) });
       },
@@ -126,7 +127,7 @@ export function adminConnectionRoutes(
       operationId: 'adminDisconnectPms',
       summary: 'Disconnect a PMS account',
       description:
-        'Stops syncing the account and makes its listings inactive (spec 3.2): no longer billed, data of other services kept. Repeating the call is harmless.',
+        'Stops syncing the account and makes its listings inactive: no longer billed, data of other services kept. Repeating the call is harmless.',
       tags,
       auth: 'admin',
       params: connectionParams,
@@ -137,7 +138,7 @@ export function adminConnectionRoutes(
       },
       errors: ['not_found'],
       async handler({ params }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const res = await inEitherMode(params.id, (workspaceId) => upstream.call('disconnect', { workspaceId, connectionId: params.connectionId }));
         return ok({ data: { ...toApiConnection(res.connection), deactivatedListingIds: res.deactivatedListingIds } });
       },
@@ -159,7 +160,7 @@ export function adminConnectionRoutes(
       },
       errors: ['not_found', 'conflict', 'pms_unavailable', 'service_unavailable'],
       async handler({ params }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const res = await inEitherMode(params.id, (workspaceId) => upstream.call('syncNow', { workspaceId, connectionId: params.connectionId }));
         return ok({ data: { changesPublished: res.changesPublished } });
       },

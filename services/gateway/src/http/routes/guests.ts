@@ -1,4 +1,4 @@
-// Guests (spec 2.2, 4.2): relayed to the guest service, which decides not_found before
+// Guests (docs/guests.md): relayed to the guest service, which decides not_found before
 // listing_inactive (a guest whose every reservation is on an inactive listing) and refuses
 // guest writes the guest's PMS cannot perform. The gateway validates, calls and renders.
 import type { Response } from 'express';

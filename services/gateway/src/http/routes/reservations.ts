@@ -1,4 +1,4 @@
-// Reservations (spec 4.1): relayed to the reservation service, which decides not_found,
+// Reservations (docs/reservations.md): relayed to the reservation service, which decides not_found,
 // listing_inactive and pms_write_unsupported. The gateway validates, calls and renders.
 import type { Response } from 'express';
 import { z } from 'zod';
