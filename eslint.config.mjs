@@ -36,7 +36,6 @@ export default tseslint.config(
   // grpc/consumers -> use-cases -> domain, use-cases -> ports/store/publishers; never back.
   {
     files: ['services/*/src/domain/**/*.ts'],
-    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
