@@ -51,6 +51,22 @@ export default tseslint.config(
     },
   },
   {
+    files: ['services/*/src/{use-cases,store,ports}/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['grpc', 'http', 'consumers'].flatMap((l) => [`**/${l}`, `**/${l}/**`]),
+              message: 'Transports and consumers call use cases, never the other way round: pass what is needed as a domain input.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['services/*/src/grpc/**/*.ts'],
     rules: {
       'no-restricted-imports': [

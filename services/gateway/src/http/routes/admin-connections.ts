@@ -126,8 +126,7 @@ export function adminConnectionRoutes(
       path: '/admin/v1/workspaces/:id/connections/:connectionId',
       operationId: 'adminDisconnectPms',
       summary: 'Disconnect a PMS account',
-      description:
-        'Stops syncing the account and makes its listings inactive: no longer billed, data of other services kept. Repeating the call is harmless.',
+      description: 'Stops syncing the account and makes its listings inactive: no longer billed, data of other services kept. Repeating the call is harmless.',
       tags,
       auth: 'admin',
       params: connectionParams,
