@@ -194,7 +194,7 @@ describe('listing data over gRPC', () => {
       ]);
       const after = await calendar(ws, active.id, '2025-08-01', '2025-08-10');
       expect(after.days.every((d) => d.price === 100 && d.available)).toBe(true);
-      // Not transient (spec 7.1 rule 2): the same request fails the same way.
+      // Not transient (docs/api.md, "Listings are active or inactive"): the same request fails the same way.
       const again = await errorOf(update(ws, { listingId: off1.id, from: '2025-08-01', to: '2025-08-02', price: 1 }));
       expect(again.details.listingIds).toEqual([off1.id]);
     });

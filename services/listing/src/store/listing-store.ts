@@ -31,7 +31,7 @@ export class ListingStore {
     return toRecord(doc);
   }
 
-  /** Like resolve, but listing_inactive when the listing is inactive (spec 7.1). */
+  /** Like resolve, but listing_inactive when the listing is inactive (docs/api.md, "Listings are active or inactive"). */
   async resolveActive(workspaceId: string, idOrChannelId: string): Promise<ListingRecord> {
     const listing = await this.resolve(workspaceId, idOrChannelId);
     if (listing.status === 'inactive') throw listingInactive([{ id: listing.id, name: listing.name }]);
