@@ -3,6 +3,9 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import prettier from 'eslint-config-prettier';
 
+/** The folders of a service (docs/architecture.md, "Layers of a service"). */
+const LAYERS = ['domain', 'use-cases', 'ports', 'store', 'grpc', 'http', 'consumers', 'publishers', 'events'];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'packages/contracts/src/gen/**', 'coverage/**'] },
   js.configs.recommended,
@@ -16,6 +19,78 @@ export default tseslint.config(
     },
   },
   { files: ['scripts/**', 'bench/**', 'packages/stack/src/main.ts', '**/*.test.ts', '.ci/**'], rules: { 'no-console': 'off' } },
+  // A promise nobody awaits loses its error (an unhandled rejection) and its ordering. Await it,
+  // or mark it `void` with a comment saying why it is fire-and-forget and where its errors go.
+  // Type-aware: the project service reads the root tsconfig.json (deploy/test sits outside it).
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['deploy/test/*.ts', 'deploy/test/support/*.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  // The layers of a service (docs/architecture.md, "Layers of a service"): imports run
+  // grpc/consumers -> use-cases -> domain, use-cases -> ports/store/publishers; never back.
+  {
+    files: ['services/*/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: LAYERS.filter((l) => l !== 'domain').flatMap((l) => [`**/${l}`, `**/${l}/**`]),
+              message: 'domain/ holds pure rules: no store, transport, use case, port, consumer or publisher. Pass what a rule needs as arguments.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['services/*/src/{use-cases,store,ports}/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['grpc', 'http', 'consumers'].flatMap((l) => [`**/${l}`, `**/${l}/**`]),
+              message: 'Transports and consumers call use cases, never the other way round: pass what is needed as a domain input.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['services/*/src/grpc/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/store', '**/store/**'], message: 'grpc/ decodes, calls a use case and encodes: storage is reached through use-cases/.' }] },
+      ],
+    },
+  },
+  {
+    files: ['services/*/src/publishers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/use-cases', '**/use-cases/**', '**/consumers', '**/consumers/**'],
+              message: 'publishers/ encode what use cases hand them: they never call back into use-cases/ or consumers/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // e2e/ is black-box (docs/architecture.md, "e2e is black-box"): a test speaks HTTP to the API,
   // the admin API and the PMS simulator's control API; data never comes from a service, a gRPC
   // client, the bus or a database. Cases that need internals live in component tests or in

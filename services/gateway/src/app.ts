@@ -44,7 +44,12 @@ import { ApiKeyStore } from './store/api-key-store';
 import { IdempotencyStore } from './store/idempotency-store';
 import { WorkspaceStore } from './store/workspace-store';
 import type { GatewayUpstreams } from './ports/upstreams';
-import { WorkspaceAdmin, type BootstrapWorkspaceInput, type BootstrapWorkspaceResult } from './use-cases/workspace-admin';
+import {
+  bootstrapWorkspace as bootstrap,
+  type BootstrapWorkspaceInput,
+  type BootstrapWorkspaceResult,
+  type WorkspaceAdminDeps,
+} from './use-cases/workspace-admin';
 
 export type { GatewayConfig } from './config';
 export { gatewayConfigSchema } from './config';
@@ -86,9 +91,9 @@ export interface Gateway {
   setDraining(): void;
 }
 
-function workspaceAdminOf(deps: Pick<GatewayDeps, 'store' | 'upstreams' | 'config' | 'clock'>, cacheScope?: object): WorkspaceAdmin {
+function workspaceAdminOf(deps: Pick<GatewayDeps, 'store' | 'upstreams' | 'config' | 'clock'>, cacheScope?: object): WorkspaceAdminDeps {
   const scope = cacheScope ? { cacheScope } : {};
-  return new WorkspaceAdmin({
+  return {
     workspaces: new WorkspaceStore(deps.store, scope),
     apiKeys: new ApiKeyStore(deps.store, scope),
     listing: deps.upstreams.listing,
@@ -97,7 +102,7 @@ function workspaceAdminOf(deps: Pick<GatewayDeps, 'store' | 'upstreams' | 'confi
     store: deps.store,
     applied: new AppliedRequests(deps.store, deps.clock),
     ...(deps.clock ? { clock: deps.clock } : {}),
-  });
+  };
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -202,7 +207,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     routes,
     openApiDocument,
     publicBaseUrl,
-    bootstrapWorkspace: (input) => admin.bootstrap(input),
+    bootstrapWorkspace: (input) => bootstrap(admin, input),
     setListeningPort(port) {
       listeningPort = port;
     },
@@ -294,11 +299,11 @@ export async function startGateway(deps: GatewayDeps & { port?: number; adminPor
 
 /**
  * Creates (or finds, by name) a workspace and an API key without going through HTTP: the
- * embedded stack seeds its demo workspace with it. Idempotent; see WorkspaceAdmin.bootstrap.
+ * embedded stack seeds its demo workspace with it. Idempotent; see use-cases/workspace-admin.ts.
  */
 export function bootstrapWorkspace(
   deps: Pick<GatewayDeps, 'store' | 'upstreams' | 'config' | 'clock'>,
   input: BootstrapWorkspaceInput,
 ): Promise<BootstrapWorkspaceResult> {
-  return workspaceAdminOf(deps).bootstrap(input);
+  return bootstrap(workspaceAdminOf(deps), input);
 }

@@ -7,13 +7,9 @@ import { TOPICS } from '@vrp/contracts';
 import { AppliedRequests } from '@vrp/platform/applied-requests';
 import { perInstanceGroup, startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
 import { ListingAccess } from './ports/access';
-import { startConsumers } from './events/consumers';
+import { startConsumers } from './consumers/subscriptions';
 import { guestHandlers } from './grpc/handlers';
-import { Conversations } from './use-cases/conversations';
 import type { GuestDeps } from './use-cases/deps';
-import { GuestProfiles } from './use-cases/guests';
-import { Requests } from './use-cases/requests';
-import { Reviews } from './use-cases/reviews';
 import { grpcPmsPort, type PmsPort } from './ports/pms';
 import { GuestStore } from './store/guest-store';
 import { MessagingStore } from './store/messaging-store';
@@ -42,14 +38,7 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const useCases: GuestDeps = { store: deps.store, guests, messaging: messagingStore, outbox, access, pms, logger: deps.logger, applied };
   const subscriptions = await startConsumers(consumers, useCases);
   return serve({
-    services: [
-      guestHandlers({
-        profiles: new GuestProfiles(useCases),
-        conversations: new Conversations(useCases),
-        reviews: new Reviews(useCases),
-        requests: new Requests(useCases),
-      }),
-    ],
+    services: [guestHandlers(useCases)],
     async onStop() {
       for (const s of subscriptions) await s.stop();
       await cache.stop();

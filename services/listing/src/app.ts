@@ -3,15 +3,15 @@ import { reservation, TOPICS } from '@vrp/contracts';
 import { AppliedRequests } from '@vrp/platform/applied-requests';
 import { createUpstream } from '@vrp/platform/grpc';
 import { startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
-import { ListingActivity } from './use-cases/activity';
-import type { ContentRelay } from './use-cases/listing-data';
-import { listingService } from './grpc/handlers';
 import { connectPmsRelay } from '@vrp/pms-relay';
-import { PmsSyncConsumer } from './events/pms-sync-consumer';
-import { ApplyPmsListing } from './use-cases/pms-sync';
+import { startPmsSyncConsumer } from './consumers/pms-sync';
+import { listingService } from './grpc/handlers';
 import { grpcBookedNights, type BookedNights } from './ports/bookings';
-import { pmsContentRelay } from './ports/pms-content-relay';
+import { pmsContentRelay, type ContentRelay } from './ports/pms-content-relay';
+import { DataStore } from './store/data-store';
 import { ListingStore } from './store/listing-store';
+import { PmsSyncMarks } from './store/pms-sync-marks';
+import type { ListingDeps } from './use-cases/deps';
 
 export interface ListingServiceDeps extends ServiceDeps {
   /** Where content of PMS listings is relayed; default: the pms-adapter at addresses.pmsAdapter. */
@@ -22,28 +22,25 @@ export interface ListingServiceDeps extends ServiceDeps {
 
 export async function startListingService(given: ListingServiceDeps): Promise<RunningService> {
   const { deps, outbox, consumers, serve } = await startServiceBase('listing', given, { topics: [TOPICS.listingActivity] });
-  const listings = new ListingStore(deps.store);
-  const applied = new AppliedRequests(deps.store);
-  const activity = new ListingActivity(deps.store, listings, outbox, applied);
   // Content of a PMS listing goes to its PMS first (the one PMS relay client: the pms-adapter's RelayWrite).
   const pmsRelay = deps.contentRelay ? null : connectPmsRelay(deps.addresses.pmsAdapter);
-  // Imports and PMS-side changes of listings (pms.sync.v1).
-  const pmsSync = new PmsSyncConsumer({ consumers, sync: new ApplyPmsListing({ store: deps.store, listings, outbox }) });
-  await pmsSync.start();
   const reservationUpstream = deps.bookings
     ? null
     : createUpstream(reservation.ReservationServiceClient, { name: 'reservation', address: deps.addresses.reservation });
-  const handlerDeps = {
+  const useCases: ListingDeps = {
     store: deps.store,
-    listings,
+    listings: new ListingStore(deps.store),
+    data: new DataStore(deps.store),
+    marks: new PmsSyncMarks(deps.store),
     outbox,
-    activity,
-    applied,
+    applied: new AppliedRequests(deps.store),
     contentRelay: deps.contentRelay ?? pmsContentRelay(pmsRelay!),
     bookings: deps.bookings ?? grpcBookedNights(reservationUpstream!),
   };
+  // Imports and PMS-side changes of listings (pms.sync.v1).
+  const pmsSync = await startPmsSyncConsumer(consumers, useCases);
   return serve({
-    services: [listingService(handlerDeps)],
+    services: [listingService(useCases)],
     onStop: async () => {
       await pmsSync.stop();
       await outbox.stop();

@@ -1,5 +1,5 @@
 // Component test of the listing data endpoints (calendar, content, photos, publish) over real
-// gRPC with the embedded engines, plus the pure rules they are built on.
+// gRPC with the embedded engines; the pure rules they are built on are tested beside domain/.
 import { listing as pb } from '@vrp/contracts';
 import { AppError } from '@vrp/platform/errors';
 import { AppliedRequests, requestKey } from '@vrp/platform/applied-requests';
@@ -7,129 +7,17 @@ import { createLogger } from '@vrp/platform/logging';
 import { createMemoryBus } from '@vrp/engines/bus';
 import { createMemoryStore } from '@vrp/engines/store';
 import { Outbox } from '@vrp/platform/outbox';
-import { ListingActivity } from '../src/use-cases/activity';
 import { useListingService } from './support';
-import { addDays, availabilityRequestProblems, eachDate, isRealDate, nightsOf, rangeProblems, updateProblems } from '../src/domain/calendar';
-import { parseSections, photoProblems, sectionProblems, splitByPms } from '../src/domain/content';
 import type { ListingRecord } from '../src/domain/listing';
-import { listingDataUseCases, type ContentRelay } from '../src/use-cases/listing-data';
+import type { ContentRelay } from '../src/ports/pms-content-relay';
+import { getContent, putContent } from '../src/use-cases/content';
+import type { ListingDeps } from '../src/use-cases/deps';
 import { DataStore } from '../src/store/data-store';
 import { ListingStore } from '../src/store/listing-store';
+import { PmsSyncMarks } from '../src/store/pms-sync-marks';
 import { errorOf } from '@vrp/testkit';
 
 const section = (name: string, value: unknown) => ({ name, valueJson: JSON.stringify(value) });
-
-describe('calendar rules (pure)', () => {
-  it('accepts only real calendar dates', () => {
-    expect(isRealDate('2024-02-29')).toBe(true);
-    expect(isRealDate('2025-02-29')).toBe(false);
-    expect(isRealDate('2025-02-30')).toBe(false);
-    expect(isRealDate('2025-04-31')).toBe(false);
-    expect(isRealDate('2000-02-29')).toBe(true);
-    expect(isRealDate('1900-02-29')).toBe(false);
-    expect(isRealDate('2025-13-01')).toBe(false);
-    expect(isRealDate('2025-1-01')).toBe(false);
-    expect(isRealDate('2025-01-01T00:00:00Z')).toBe(false);
-    expect(isRealDate('')).toBe(false);
-  });
-
-  it('walks dates across month and year ends, and counts nights up to the day before check-out', () => {
-    expect(eachDate('2024-02-27', '2024-03-01')).toEqual(['2024-02-27', '2024-02-28', '2024-02-29', '2024-03-01']);
-    expect(eachDate('2025-12-31', '2026-01-01')).toEqual(['2025-12-31', '2026-01-01']);
-    expect(eachDate('2025-01-02', '2025-01-01')).toEqual([]);
-    expect(addDays('2025-03-01', -1)).toBe('2025-02-28');
-    expect(nightsOf('2025-03-30', '2025-04-02')).toEqual(['2025-03-30', '2025-03-31', '2025-04-01']);
-    expect(nightsOf('2025-03-30', '2025-03-30')).toEqual([]);
-  });
-
-  it('bounds a batch to MAX_BATCH_DAYS listing-days in total', () => {
-    const year = { from: '2027-01-01', to: '2027-12-31', price: 100 }; // 365 days
-    const tenYears = Array.from({ length: 10 }, (_, i) => ({ ...year, listingId: `lst_${i}` }));
-    expect(availabilityRequestProblems(tenYears)).toEqual({});
-    const tooMany = [...tenYears, { ...year, listingId: 'lst_10' }];
-    expect(availabilityRequestProblems(tooMany).updates).toMatch(/at most 3700 listing-days/);
-  });
-
-  it('bounds ranges: real dates, from <= to, at most 366 days', () => {
-    expect(rangeProblems('2024-01-01', '2024-12-31')).toEqual({}); // 366 days (leap year)
-    expect(Object.keys(rangeProblems('2025-01-01', '2026-01-02'))).toEqual(['to']); // 367 days
-    expect(Object.keys(rangeProblems('2025-02-30', '2025-03-01'))).toEqual(['from']);
-    expect(Object.keys(rangeProblems('', ''))).toEqual(['from', 'to']);
-  });
-
-  it('checks the fields of an availability update', () => {
-    const base = { listingId: 'lst_1', from: '2025-01-01', to: '2025-01-01' };
-    expect(updateProblems({ ...base, price: 0 }, 'u.')).toEqual({});
-    expect(Object.keys(updateProblems(base, 'u.'))).toEqual(['u']);
-    expect(Object.keys(updateProblems({ ...base, minNights: 1.5 }, 'u.'))).toEqual(['u.minNights']);
-    expect(Object.keys(updateProblems({ ...base, price: Number.NaN }, 'u.'))).toEqual(['u.price']);
-    expect(Object.keys(updateProblems({ ...base, price: Number.POSITIVE_INFINITY }, 'u.'))).toEqual(['u.price']);
-  });
-});
-
-describe('content rules (pure)', () => {
-  it('validates the shape of each section, naming the offending field', () => {
-    expect(sectionProblems('description', 'A sunny flat')).toEqual({});
-    expect(Object.keys(sectionProblems('description', '  '))).toEqual(['sections.description']);
-    expect(Object.keys(sectionProblems('description', 'x'.repeat(10_001)))).toEqual(['sections.description']);
-    expect(sectionProblems('house_rules', '')).toEqual({});
-    expect(Object.keys(sectionProblems('house_rules', 'x'.repeat(5_001)))).toEqual(['sections.house_rules']);
-    expect(Object.keys(sectionProblems('amenities', ['wifi', 'wifi', '']))).toEqual(['sections.amenities[1]', 'sections.amenities[2]']);
-    expect(
-      Object.keys(
-        sectionProblems(
-          'amenities',
-          Array.from({ length: 101 }, (_, i) => `a${i}`),
-        ),
-      ),
-    ).toEqual(['sections.amenities']);
-    // An amenity is at most 100 characters, as the gateway checks.
-    expect(sectionProblems('amenities', ['wifi', 'x'.repeat(101)])).toEqual({ 'sections.amenities[1]': 'must be at most 100 characters' });
-    expect(sectionProblems('house_rule_switches', { petsAllowed: true, smokingAllowed: false })).toEqual({});
-    expect(Object.keys(sectionProblems('house_rule_switches', { petsAllowed: 'yes', hotTub: true }))).toEqual([
-      'sections.house_rule_switches.petsAllowed',
-      'sections.house_rule_switches.hotTub',
-    ]);
-    expect(sectionProblems('rooms', { bedrooms: 2, bathrooms: 1.5, beds: 3 })).toEqual({});
-    expect(Object.keys(sectionProblems('rooms', { bedrooms: 1.5, bathrooms: 1.3, beds: -1 }))).toEqual([
-      'sections.rooms.bedrooms',
-      'sections.rooms.beds',
-      'sections.rooms.bathrooms',
-    ]);
-    expect(sectionProblems('translations', { fr: { description: 'Appartement' }, 'pt-BR': { house_rules: 'Sem festas' } })).toEqual({});
-    expect(Object.keys(sectionProblems('translations', { french: { description: 'x' }, de: { title: 'x' }, es: {} }))).toEqual([
-      'sections.translations.french',
-      'sections.translations.de.title',
-      'sections.translations.es',
-    ]);
-  });
-
-  it('reports unknown names, invalid JSON and repeated sections', () => {
-    const { problems } = parseSections([
-      { name: 'pool', valueJson: '"yes"' },
-      { name: 'description', valueJson: '{not json' },
-      section('amenities', ['wifi']),
-      section('amenities', ['pool']),
-    ]);
-    expect(Object.keys(problems).sort()).toEqual(['sections.amenities', 'sections.description', 'sections.pool']);
-  });
-
-  it('splits sections by what the PMS can store, from the capability matrix', () => {
-    expect(splitByPms('', ['rooms', 'description'])).toEqual({ applied: ['description', 'rooms'], deferred: [], errors: [] });
-    const g = splitByPms('PMS-G', ['rooms', 'description', 'translations']);
-    expect(g.applied).toEqual(['description']);
-    expect(g.deferred).toEqual(['rooms', 'translations']);
-    expect(splitByPms('PMS-F', ['house_rule_switches', 'rooms']).deferred).toEqual(['house_rule_switches']);
-  });
-
-  it('accepts only https photo URLs within the limits', () => {
-    expect(photoProblems('https://cdn.example.com/a.jpg', 'Living room')).toEqual({});
-    expect(Object.keys(photoProblems('http://cdn.example.com/a.jpg', ''))).toEqual(['url']);
-    expect(Object.keys(photoProblems('cdn.example.com/a.jpg', ''))).toEqual(['url']);
-    expect(Object.keys(photoProblems(`https://cdn.example.com/${'a'.repeat(2048)}`, ''))).toEqual(['url']);
-    expect(Object.keys(photoProblems('https://cdn.example.com/a.jpg', 'c'.repeat(501)))).toEqual(['caption']);
-  });
-});
 
 describe('listing data over gRPC', () => {
   const bus = createMemoryBus();
@@ -311,7 +199,7 @@ describe('listing data over gRPC', () => {
       ]);
       const after = await calendar(ws, active.id, '2025-08-01', '2025-08-10');
       expect(after.days.every((d) => d.price === 100 && d.available)).toBe(true);
-      // Not transient (spec 7.1 rule 2): the same request fails the same way.
+      // Not transient (docs/api.md, "Listings are active or inactive"): the same request fails the same way.
       const again = await errorOf(update(ws, { listingId: off1.id, from: '2025-08-01', to: '2025-08-02', price: 1 }));
       expect(again.details.listingIds).toEqual([off1.id]);
     });
@@ -730,7 +618,16 @@ describe('content relay to the PMS', () => {
   const listings = new ListingStore(store);
   const outbox = new Outbox(store, createMemoryBus(), createLogger('listing', 'silent'));
   const applied = new AppliedRequests(store);
-  const activity = new ListingActivity(store, listings, outbox, applied);
+  const withRelay = (contentRelay: ContentRelay): ListingDeps => ({
+    store,
+    listings,
+    data: new DataStore(store),
+    marks: new PmsSyncMarks(store),
+    outbox,
+    applied,
+    contentRelay,
+    bookings: { list: async () => [] },
+  });
 
   const insert = (pmsProvider: string): Promise<ListingRecord> => {
     const now = new Date();
@@ -772,8 +669,7 @@ describe('content relay to the PMS', () => {
     const l = await insert('PMS-G');
     const relayed: unknown[] = [];
     const relay: ContentRelay = { apply: async (listing, sections) => void relayed.push([listing.id, sections]) };
-    const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
-    const res = await handlers.putContent({
+    const res = await putContent(withRelay(relay), {
       workspaceId: 'ws_relay',
       listingId: l.id,
       sections: [section('rooms', { bedrooms: 1, bathrooms: 1, beds: 1 }), section('description', 'Hi')],
@@ -792,13 +688,11 @@ describe('content relay to the PMS', () => {
         throw new AppError('pms_unavailable');
       },
     };
-    const handlers = listingDataUseCases({ store, listings, outbox, activity, contentRelay: relay, bookings: { list: async () => [] }, applied });
-    const err = await errorOf(
-      handlers.putContent({ workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }),
-    );
+    const deps = withRelay(relay);
+    const err = await errorOf(putContent(deps, { workspaceId: 'ws_relay', listingId: pms.id, sections: [section('description', 'Hi')], expectedVersion: 0 }));
     expect(err.code).toBe('pms_unavailable');
-    expect((await handlers.getContent({ workspaceId: 'ws_relay', listingId: pms.id })).content.sections).toEqual({});
-    const ok = await handlers.putContent({ workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 });
+    expect((await getContent(deps, { workspaceId: 'ws_relay', listingId: pms.id })).content.sections).toEqual({});
+    const ok = await putContent(deps, { workspaceId: 'ws_relay', listingId: plain.id, sections: [section('description', 'Hi')], expectedVersion: 0 });
     expect(ok.applied).toEqual(['description']);
   });
 });

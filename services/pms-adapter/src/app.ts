@@ -2,7 +2,7 @@
 import { TOPICS } from '@vrp/contracts';
 import { startServiceBase, type RunningService, type ServiceDeps } from '@vrp/platform/service';
 import type { PmsProvider } from './domain/connection';
-import { startOutcomeConsumer } from './events/outcome-consumer';
+import { startOutcomeConsumer } from './consumers/sync-outcomes';
 import { pmsAdapterHandlers } from './grpc/handlers';
 import { syncHealthHandlers } from './grpc/sync-health-handlers';
 import { exposeSyncHealth } from './metrics';
@@ -10,9 +10,7 @@ import { grpcListingsPort } from './ports/listings';
 import { ConnectorRegistry, DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
 import { ConnectionStore } from './store/connection-store';
 import { SyncHealthStore } from './store/sync-health-store';
-import { Connections } from './use-cases/connections';
-import { Relay } from './use-cases/relay';
-import { SyncHealth } from './use-cases/sync-health';
+import type { PmsAdapterDeps } from './use-cases/deps';
 import { Syncer } from './use-cases/sync';
 
 export { DEFAULT_CONNECTOR_OPTIONS, type ConnectorOptions } from './ports/pms-connector';
@@ -52,19 +50,16 @@ export async function startPmsAdapterService(given: PmsAdapterServiceDeps): Prom
     breaker: { ...DEFAULT_CONNECTOR_OPTIONS.breaker, ...settings.connector?.breaker },
   };
   const connectors = new ConnectorRegistry(pmsBaseUrlOf(settings.baseUrl), options, deps.logger);
-  const healthStore = new SyncHealthStore(deps.store);
-  const health = new SyncHealth({ connections, health: healthStore });
-  // What the owning services did with each published change (sync health), and its metrics.
-  const outcomes = await startOutcomeConsumer(consumers, health);
-  const hideMetrics = exposeSyncHealth(health);
-  const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger, healthStore);
+  const health = new SyncHealthStore(deps.store);
+  const syncer = new Syncer(deps.store, connections, outbox, connectors, deps.logger, health);
   const listings = grpcListingsPort(deps.addresses);
+  const useCases: PmsAdapterDeps = { connections, connectors, syncer, listings, health };
+  // What the owning services did with each published change (sync health), and its metrics.
+  const outcomes = await startOutcomeConsumer(consumers, useCases);
+  const hideMetrics = exposeSyncHealth(useCases);
   syncer.start(settings.syncIntervalMs ?? 0);
   return serve({
-    services: [
-      pmsAdapterHandlers({ connections: new Connections({ connections, connectors, syncer, listings }), relay: new Relay({ connections, connectors }) }),
-      syncHealthHandlers(health),
-    ],
+    services: [pmsAdapterHandlers(useCases), syncHealthHandlers(useCases)],
     onStop: async () => {
       await syncer.stop();
       hideMetrics();

@@ -5,20 +5,20 @@
 // connection per provider and state (at most 7 x 3 series).
 import client from 'prom-client';
 import { SYNC_STATES, type SyncHealthView, type SyncState } from './domain/sync-health';
-import type { SyncHealth } from './use-cases/sync-health';
+import { allSyncHealth, type SyncHealthDeps } from './use-cases/sync-health';
 
 export const CONNECTION_SERIES_LIMIT = 200;
 /** One read of every connection's health serves all the metrics of a scrape. */
 const SNAPSHOT_TTL_MS = 2000;
 
-const sources = new Set<SyncHealth>();
+const sources = new Set<SyncHealthDeps>();
 let snapshot: { at: number; views: Promise<SyncHealthView[]> } | null = null;
 
 function views(): Promise<SyncHealthView[]> {
   if (!snapshot || Date.now() - snapshot.at > SNAPSHOT_TTL_MS) {
     // Instances of the service in one process (the embedded stack's replicas) read the same
     // store: a connection is counted once, as one process of a deployment counts it.
-    const read = Promise.all([...sources].map((s) => s.all())).then((all) => [...new Map(all.flat().map((v) => [v.connectionId, v])).values()]);
+    const read = Promise.all([...sources].map((s) => allSyncHealth(s))).then((all) => [...new Map(all.flat().map((v) => [v.connectionId, v])).values()]);
     snapshot = { at: Date.now(), views: read.catch(() => []) };
   }
   return snapshot.views;
@@ -132,7 +132,7 @@ new client.Counter({
 });
 
 /** Registers a running service's health as a source of the metrics; returns its removal. */
-export function exposeSyncHealth(health: SyncHealth): () => void {
+export function exposeSyncHealth(health: SyncHealthDeps): () => void {
   sources.add(health);
   snapshot = null;
   return () => {

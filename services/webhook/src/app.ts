@@ -13,14 +13,13 @@ import { systemResolver, type Resolver } from './ports/address-guard';
 import { createHttpSender, DEFAULT_SEND_LIMITS, type Sender, type SendLimits } from './ports/http-sender';
 import { DEFAULT_SCHEDULER_OPTIONS, DeliveryScheduler, type SchedulerOptions } from './use-cases/delivery-scheduler';
 import { EventIntake } from './use-cases/intake';
-import { startIngestConsumer } from './events/ingest-consumer';
+import { startIngestConsumer } from './consumers/ingest';
 import { webhookHandlers } from './grpc/handlers';
 import { grpcListingLookup, type ListingLookup } from './ports/listings';
 import { DeliveryStore } from './store/delivery-store';
 import { HeldEventStore } from './store/held-event-store';
 import { SubscriptionStore } from './store/subscription-store';
-import { Deliveries } from './use-cases/deliveries';
-import { Subscriptions } from './use-cases/subscriptions';
+import type { WebhookDeps } from './use-cases/deps';
 import { Events } from './use-cases/events';
 import { EventLog } from './store/event-log';
 import { DEFAULT_EVENT_RETENTION_DAYS } from './domain/event-retention';
@@ -120,15 +119,19 @@ export async function startWebhookService(given: WebhookServiceDeps): Promise<Ru
   const events = new Events({ log: new EventLog(deliveries), cache, listings, clock, logger: deps.logger, purgeExpired: deps.store.engine === 'memory' });
   events.start();
 
-  const applied = new AppliedRequests(deps.store);
+  const useCases: WebhookDeps = {
+    store: deps.store,
+    subscriptions,
+    deliveries,
+    cache,
+    clock,
+    resolve,
+    policyOf,
+    applied: new AppliedRequests(deps.store),
+    onQueued: wake,
+  };
   return serve({
-    services: [
-      webhookHandlers({
-        subscriptions: new Subscriptions({ store: deps.store, subscriptions, deliveries, clock, resolve, policyOf, applied }),
-        deliveries: new Deliveries({ store: deps.store, subscriptions, deliveries, cache, clock, onQueued: wake, applied }),
-        events,
-      }),
-    ],
+    services: [webhookHandlers(useCases, events)],
     onStop: async () => {
       // Intake first, then the attempts in flight settle, then the cache.
       await ingest.stop();

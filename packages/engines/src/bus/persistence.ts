@@ -121,17 +121,19 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
         env
           .commit({
             write(db) {
-              for (const key of expired) db.remove(key as never);
+              for (const key of expired) void db.remove(key as never);
             },
           })
           .catch((error: unknown) => options.onOffsetError?.(error));
       }
       return { topics, offsets };
     },
+    // `void db.put/remove`: inside a commit entry they settle with the batch's transaction, whose
+    // failure DurableEnv rejects the entry with (persistence/lmdb.ts, CommitEntry).
     saveTopic(topic) {
       return env.commit({
         write(db) {
-          db.put(['t', topic.name], encodeValue({ partitions: topic.partitions, compacted: topic.compacted }));
+          void db.put(['t', topic.name], encodeValue({ partitions: topic.partitions, compacted: topic.compacted }));
         },
       });
     },
@@ -139,7 +141,7 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
       return env.commit({
         write(db) {
           for (const m of messages) {
-            db.put(['m', m.topic, m.partition, m.offset], encodeValue([m.message.key, m.message.value, m.message.headers, m.message.timestamp]));
+            void db.put(['m', m.topic, m.partition, m.offset], encodeValue([m.message.key, m.message.value, m.message.headers, m.message.timestamp]));
           }
         },
         onDurable,
@@ -149,7 +151,7 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
       env
         .commit({
           write(db) {
-            db.put(['o', group, topic, partition], encodeValue(offset));
+            void db.put(['o', group, topic, partition], encodeValue(offset));
           },
         })
         .catch((error: unknown) => options.onOffsetError?.(error));

@@ -18,7 +18,11 @@ import { open, type RootDatabase } from 'lmdb';
 import { StoreUnavailableError } from '@vrp/platform/store';
 
 export interface CommitEntry {
-  /** Puts and removes of this entry, run synchronously inside the batch's LMDB transaction. */
+  /**
+   * Puts and removes of this entry, run synchronously inside the batch's LMDB transaction. Their
+   * promises are `void`ed: they settle with the transaction, whose failure flush() reports by
+   * rejecting every entry of the batch.
+   */
   write(db: RootDatabase): void;
   /** Runs synchronously once the entry is durable, before its promise resolves. */
   onDurable?(): void;

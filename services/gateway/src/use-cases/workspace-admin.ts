@@ -18,7 +18,7 @@ export interface WorkspaceAdminDeps {
   workspaces: WorkspaceStore;
   apiKeys: ApiKeyStore;
   listing: Upstream<listing.ListingServiceClient>;
-  /** The reservation service, which stores and applies a workspace's settings. */
+  /** The owner of the workspace settings the booking rule reads. */
   reservation: Upstream<reservation.ReservationServiceClient>;
   apiKeyPepper: string;
   /** The gateway's own database: a workspace is stored with its Idempotency-Key in one transaction. */
@@ -52,181 +52,185 @@ export interface BootstrapWorkspaceResult {
   };
 }
 
-export class WorkspaceAdmin {
-  private readonly clock: () => Date;
+/** The time of a change (the deps' clock when tests set one). */
+const nowOf = (deps: WorkspaceAdminDeps): Date => deps.clock?.() ?? new Date();
 
-  constructor(private readonly deps: WorkspaceAdminDeps) {
-    this.clock = deps.clock ?? (() => new Date());
-  }
-
-  /**
-   * The plan is set in the listing service first, then the workspace is stored: if the listing
-   * service is down nothing is created, and no workspace is ever visible without its plan. A
-   * plan left behind by a failed insert belongs to an id nobody knows, which is harmless.
-   */
-  async createWorkspace(
-    input: { name: string; activeListingLimit: number; rateLimits?: { [K in keyof RateLimits]?: number | null } },
-    key: RequestKey | null = null,
-  ): Promise<Workspace> {
-    // A key already applied (the gateway's record of the request lost) answers the first workspace.
-    return this.deps.applied.once(
-      key,
-      async () => {
-        const ws = newWorkspace({ ...input, rateLimits: mergeRateLimitOverrides({}, input.rateLimits ?? {}) }, this.clock());
-        await this.setPlanEverywhere(ws.id, ws.activeListingLimit);
-        return this.deps.store.transaction(async (tx) => {
-          const inserted = await this.deps.workspaces.insert(ws, tx);
-          await this.deps.applied.remember(key, inserted.id, tx);
-          return inserted;
-        });
-      },
-      (id) => this.getWorkspace(id),
-    );
-  }
-
-  /** The plan limit of live mode and of the test-mode sandbox (each counts its own listings). */
-  private async setPlanEverywhere(workspaceId: string, activeListingLimit: number): Promise<void> {
-    for (const mode of KEY_MODES) {
-      await this.deps.listing.call('setWorkspacePlan', { workspaceId: dataWorkspaceId(workspaceId, mode), activeListingLimit });
-    }
-  }
-
-  /** Merges the change into the plan's rate limit overrides; `null` restores a default. */
-  async setRateLimits(id: string, change: { [K in keyof RateLimits]?: number | null }): Promise<Workspace> {
-    const ws = await this.getWorkspace(id);
-    const updated = await this.deps.workspaces.setRateLimits(id, mergeRateLimitOverrides(ws.rateLimits, change), this.clock());
-    if (!updated) throw notFound('workspace', id);
-    return updated;
-  }
-
-  async getWorkspace(id: string): Promise<Workspace> {
-    const ws = await this.deps.workspaces.get(id);
-    if (!ws) throw notFound('workspace', id);
-    return ws;
-  }
-
-  async usage(workspaceId: string, mode: KeyMode): Promise<listing.WorkspaceUsage | undefined> {
-    const { usage } = await this.deps.listing.call('getWorkspaceUsage', { workspaceId: dataWorkspaceId(workspaceId, mode) });
-    return usage;
-  }
-
-  /** Listing service first (the owner of the limit), then the gateway's copy; both are plain sets, so a retry converges. */
-  async setActiveListingLimit(id: string, activeListingLimit: number): Promise<Workspace> {
-    await this.getWorkspace(id);
-    await this.setPlanEverywhere(id, activeListingLimit);
-    const updated = await this.deps.workspaces.setActiveListingLimit(id, activeListingLimit, this.clock());
-    if (!updated) throw notFound('workspace', id);
-    return updated;
-  }
-
-  /** The workspace's settings, as the reservation service applies them (live mode's; the sandbox holds the same). */
-  async getSettings(id: string): Promise<WorkspaceSettings> {
-    await this.getWorkspace(id);
-    const { settingsJson } = await this.deps.reservation.call('getWorkspaceSettings', { workspaceId: dataWorkspaceId(id, 'live') });
-    return storedWorkspaceSettings(JSON.parse(settingsJson));
-  }
-
-  /** The same settings for live mode and the test-mode sandbox; plain sets, so a retry converges. */
-  async setSettings(id: string, settings: WorkspaceSettings): Promise<WorkspaceSettings> {
-    await this.getWorkspace(id);
-    let stored = settings;
-    for (const mode of KEY_MODES) {
-      const { settingsJson } = await this.deps.reservation.call('setWorkspaceSettings', {
-        workspaceId: dataWorkspaceId(id, mode),
-        settingsJson: JSON.stringify(settings),
+/**
+ * The plan is set in the listing service first, then the workspace is stored: if the listing
+ * service is down nothing is created, and no workspace is ever visible without its plan. A
+ * plan left behind by a failed insert belongs to an id nobody knows, which is harmless.
+ */
+export async function createWorkspace(
+  deps: WorkspaceAdminDeps,
+  input: { name: string; activeListingLimit: number; rateLimits?: { [K in keyof RateLimits]?: number | null } },
+  key: RequestKey | null = null,
+): Promise<Workspace> {
+  // A key already applied (the gateway's record of the request lost) answers the first workspace.
+  return deps.applied.once(
+    key,
+    async () => {
+      const ws = newWorkspace({ ...input, rateLimits: mergeRateLimitOverrides({}, input.rateLimits ?? {}) }, nowOf(deps));
+      await setPlanEverywhere(deps, ws.id, ws.activeListingLimit);
+      return deps.store.transaction(async (tx) => {
+        const inserted = await deps.workspaces.insert(ws, tx);
+        await deps.applied.remember(key, inserted.id, tx);
+        return inserted;
       });
-      stored = storedWorkspaceSettings(JSON.parse(settingsJson));
-    }
-    return stored;
+    },
+    (id) => getWorkspace(deps, id),
+  );
+}
+
+/** The plan limit of live mode and of the test-mode sandbox (each counts its own listings). */
+async function setPlanEverywhere(deps: WorkspaceAdminDeps, workspaceId: string, activeListingLimit: number): Promise<void> {
+  for (const mode of KEY_MODES) {
+    await deps.listing.call('setWorkspacePlan', { workspaceId: dataWorkspaceId(workspaceId, mode), activeListingLimit });
   }
+}
 
-  /** Issues a key; the returned `key` is the only time it exists outside the caller's hands. */
-  async issueApiKey(workspaceId: string, input: { mode: ApiKeyMode; name?: string | null }): Promise<{ record: ApiKeyRecord; key: string }> {
-    await this.getWorkspace(workspaceId);
-    const key = generateApiKey(input.mode);
-    const record = await this.insertKey(parseApiKey(key)!, workspaceId, input.name ?? null);
-    return { record, key };
+/** Merges the change into the plan's rate limit overrides; `null` restores a default. */
+export async function setRateLimits(deps: WorkspaceAdminDeps, id: string, change: { [K in keyof RateLimits]?: number | null }): Promise<Workspace> {
+  const ws = await getWorkspace(deps, id);
+  const updated = await deps.workspaces.setRateLimits(id, mergeRateLimitOverrides(ws.rateLimits, change), nowOf(deps));
+  if (!updated) throw notFound('workspace', id);
+  return updated;
+}
+
+export async function getWorkspace(deps: WorkspaceAdminDeps, id: string): Promise<Workspace> {
+  const ws = await deps.workspaces.get(id);
+  if (!ws) throw notFound('workspace', id);
+  return ws;
+}
+
+export async function workspaceUsage(deps: WorkspaceAdminDeps, workspaceId: string, mode: KeyMode): Promise<listing.WorkspaceUsage | undefined> {
+  const { usage } = await deps.listing.call('getWorkspaceUsage', { workspaceId: dataWorkspaceId(workspaceId, mode) });
+  return usage;
+}
+
+/** Listing service first (the owner of the limit), then the gateway's copy; both are plain sets, so a retry converges. */
+export async function setActiveListingLimit(deps: WorkspaceAdminDeps, id: string, activeListingLimit: number): Promise<Workspace> {
+  await getWorkspace(deps, id);
+  await setPlanEverywhere(deps, id, activeListingLimit);
+  const updated = await deps.workspaces.setActiveListingLimit(id, activeListingLimit, nowOf(deps));
+  if (!updated) throw notFound('workspace', id);
+  return updated;
+}
+
+/** The workspace's settings, as the reservation service applies them (live mode's; the sandbox holds the same). */
+export async function getSettings(deps: WorkspaceAdminDeps, id: string): Promise<WorkspaceSettings> {
+  await getWorkspace(deps, id);
+  const { settingsJson } = await deps.reservation.call('getWorkspaceSettings', { workspaceId: dataWorkspaceId(id, 'live') });
+  return storedWorkspaceSettings(JSON.parse(settingsJson));
+}
+
+/** The same settings for live mode and the test-mode sandbox; plain sets, so a retry converges. */
+export async function setSettings(deps: WorkspaceAdminDeps, id: string, settings: WorkspaceSettings): Promise<WorkspaceSettings> {
+  await getWorkspace(deps, id);
+  let stored = settings;
+  for (const mode of KEY_MODES) {
+    const { settingsJson } = await deps.reservation.call('setWorkspaceSettings', {
+      workspaceId: dataWorkspaceId(id, mode),
+      settingsJson: JSON.stringify(settings),
+    });
+    stored = storedWorkspaceSettings(JSON.parse(settingsJson));
   }
+  return stored;
+}
 
-  async listApiKeys(workspaceId: string, page: { limit: number; offset: number }): Promise<{ items: ApiKeyRecord[]; total: number }> {
-    await this.getWorkspace(workspaceId);
-    return this.deps.apiKeys.page(workspaceId, page.limit, page.offset);
+/** Issues a key; the returned `key` is the only time it exists outside the caller's hands. */
+export async function issueApiKey(
+  deps: WorkspaceAdminDeps,
+  workspaceId: string,
+  input: { mode: ApiKeyMode; name?: string | null },
+): Promise<{ record: ApiKeyRecord; key: string }> {
+  await getWorkspace(deps, workspaceId);
+  const key = generateApiKey(input.mode);
+  const record = await insertKey(deps, parseApiKey(key)!, workspaceId, input.name ?? null);
+  return { record, key };
+}
+
+export async function listApiKeys(
+  deps: WorkspaceAdminDeps,
+  workspaceId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: ApiKeyRecord[]; total: number }> {
+  await getWorkspace(deps, workspaceId);
+  return deps.apiKeys.page(workspaceId, page.limit, page.offset);
+}
+
+export async function revokeApiKey(deps: WorkspaceAdminDeps, id: string): Promise<ApiKeyRecord> {
+  const revoked = await deps.apiKeys.revoke(id, nowOf(deps));
+  if (!revoked) throw notFound('API key', id);
+  return revoked;
+}
+
+/**
+ * Idempotent setup of a workspace and a key (the embedded stack's demo workspace): an existing
+ * workspace with this name is reused and its plan re-sent to the listing service (whose
+ * embedded store may have restarted empty); a pinned key is stored once and reused after.
+ */
+export async function bootstrapWorkspace(deps: WorkspaceAdminDeps, input: BootstrapWorkspaceInput): Promise<BootstrapWorkspaceResult> {
+  const pinned = input.key === undefined ? null : parseApiKey(input.key);
+  if (input.key !== undefined && !pinned) {
+    throw validationFailed({ key: 'must be sk_test_ or sk_live_ followed by 32 to 128 letters or digits' });
   }
+  if (pinned && pinned.mode !== input.mode) throw validationFailed({ key: `must be a ${input.mode} key (sk_${input.mode}_...)` });
 
-  async revokeApiKey(id: string): Promise<ApiKeyRecord> {
-    const revoked = await this.deps.apiKeys.revoke(id, this.clock());
-    if (!revoked) throw notFound('API key', id);
-    return revoked;
+  let workspace = await deps.workspaces.findByName(input.name);
+  const workspaceCreated = workspace === null;
+  if (workspace) {
+    await setPlanEverywhere(deps, workspace.id, workspace.activeListingLimit);
+  } else {
+    workspace = await createWorkspace(deps, {
+      name: input.name,
+      activeListingLimit: input.activeListingLimit,
+      ...(input.rateLimits ? { rateLimits: input.rateLimits } : {}),
+    });
   }
+  const dataId = dataWorkspaceId(workspace.id, input.mode);
 
-  /**
-   * Idempotent setup of a workspace and a key (the embedded stack's demo workspace): an existing
-   * workspace with this name is reused and its plan re-sent to the listing service (whose
-   * embedded store may have restarted empty); a pinned key is stored once and reused after.
-   */
-  async bootstrap(input: BootstrapWorkspaceInput): Promise<BootstrapWorkspaceResult> {
-    const pinned = input.key === undefined ? null : parseApiKey(input.key);
-    if (input.key !== undefined && !pinned) {
-      throw validationFailed({ key: 'must be sk_test_ or sk_live_ followed by 32 to 128 letters or digits' });
-    }
-    if (pinned && pinned.mode !== input.mode) throw validationFailed({ key: `must be a ${input.mode} key (sk_${input.mode}_...)` });
-
-    let workspace = await this.deps.workspaces.findByName(input.name);
-    const workspaceCreated = workspace === null;
-    if (workspace) {
-      await this.setPlanEverywhere(workspace.id, workspace.activeListingLimit);
-    } else {
-      workspace = await this.createWorkspace({
-        name: input.name,
-        activeListingLimit: input.activeListingLimit,
-        ...(input.rateLimits ? { rateLimits: input.rateLimits } : {}),
-      });
-    }
-    const dataId = dataWorkspaceId(workspace.id, input.mode);
-
-    if (pinned) {
-      const { record, created } = await this.ensurePinnedKey(pinned, workspace.id);
-      return {
-        workspace,
-        dataWorkspaceId: dataId,
-        workspaceCreated,
-        apiKey: { id: record.id, mode: record.mode, prefix: record.prefix, key: pinned.raw, created },
-      };
-    }
-    // Without a pinned key an existing workspace keeps its key: stored keys cannot be shown again.
-    const existing = workspaceCreated ? null : await this.deps.apiKeys.findActive(workspace.id, input.mode);
-    if (existing) {
-      return {
-        workspace,
-        dataWorkspaceId: dataId,
-        workspaceCreated,
-        apiKey: { id: existing.id, mode: existing.mode, prefix: existing.prefix, key: null, created: false },
-      };
-    }
-    const issued = await this.issueApiKey(workspace.id, { mode: input.mode, name: 'bootstrap' });
+  if (pinned) {
+    const { record, created } = await ensurePinnedKey(deps, pinned, workspace.id);
     return {
       workspace,
       dataWorkspaceId: dataId,
       workspaceCreated,
-      apiKey: { id: issued.record.id, mode: issued.record.mode, prefix: issued.record.prefix, key: issued.key, created: true },
+      apiKey: { id: record.id, mode: record.mode, prefix: record.prefix, key: pinned.raw, created },
     };
   }
-
-  private async ensurePinnedKey(key: ParsedApiKey, workspaceId: string): Promise<{ record: ApiKeyRecord; created: boolean }> {
-    const existing = await this.deps.apiKeys.findByHash(hashApiKey(key.raw, this.deps.apiKeyPepper));
-    if (!existing) return { record: await this.insertKey(key, workspaceId, 'bootstrap'), created: true };
-    if (existing.workspaceId !== workspaceId) throw validationFailed({ key: 'is already bound to another workspace' });
-    if (existing.revokedAt) throw validationFailed({ key: 'was revoked; choose another key' });
-    return { record: existing, created: false };
+  // Without a pinned key an existing workspace keeps its key: stored keys cannot be shown again.
+  const existing = workspaceCreated ? null : await deps.apiKeys.findActive(workspace.id, input.mode);
+  if (existing) {
+    return {
+      workspace,
+      dataWorkspaceId: dataId,
+      workspaceCreated,
+      apiKey: { id: existing.id, mode: existing.mode, prefix: existing.prefix, key: null, created: false },
+    };
   }
+  const issued = await issueApiKey(deps, workspace.id, { mode: input.mode, name: 'bootstrap' });
+  return {
+    workspace,
+    dataWorkspaceId: dataId,
+    workspaceCreated,
+    apiKey: { id: issued.record.id, mode: issued.record.mode, prefix: issued.record.prefix, key: issued.key, created: true },
+  };
+}
 
-  private async insertKey(key: ParsedApiKey, workspaceId: string, name: string | null): Promise<ApiKeyRecord> {
-    try {
-      return await this.deps.apiKeys.insert(newApiKeyRecord(key, { workspaceId, name }, this.deps.apiKeyPepper, this.clock()));
-    } catch (err) {
-      // Only a pinned key can collide (a generated one has ~234 random bits).
-      if (err instanceof DuplicateKeyError) throw validationFailed({ key: 'is already in use' });
-      throw err;
-    }
+async function ensurePinnedKey(deps: WorkspaceAdminDeps, key: ParsedApiKey, workspaceId: string): Promise<{ record: ApiKeyRecord; created: boolean }> {
+  const existing = await deps.apiKeys.findByHash(hashApiKey(key.raw, deps.apiKeyPepper));
+  if (!existing) return { record: await insertKey(deps, key, workspaceId, 'bootstrap'), created: true };
+  if (existing.workspaceId !== workspaceId) throw validationFailed({ key: 'is already bound to another workspace' });
+  if (existing.revokedAt) throw validationFailed({ key: 'was revoked; choose another key' });
+  return { record: existing, created: false };
+}
+
+async function insertKey(deps: WorkspaceAdminDeps, key: ParsedApiKey, workspaceId: string, name: string | null): Promise<ApiKeyRecord> {
+  try {
+    return await deps.apiKeys.insert(newApiKeyRecord(key, { workspaceId, name }, deps.apiKeyPepper, nowOf(deps)));
+  } catch (err) {
+    // Only a pinned key can collide (a generated one has ~234 random bits).
+    if (err instanceof DuplicateKeyError) throw validationFailed({ key: 'is already in use' });
+    throw err;
   }
 }

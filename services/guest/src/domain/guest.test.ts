@@ -69,7 +69,7 @@ describe('the matching rule', () => {
   });
 });
 
-describe('guest visibility (spec 2.2)', () => {
+describe('guest visibility', () => {
   const off = (id: string) => ({ id, name: id.toUpperCase() });
   it('hides a guest only when every listing of its reservations is inactive', () => {
     expect(hidingListings([], [])).toBeNull();

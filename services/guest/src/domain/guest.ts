@@ -1,5 +1,5 @@
-// Guest profiles (spec 2.2): name normalization behind search, the matching rule that ties a
-// reservation's primary guest to a profile, and the visibility rule of spec 2.2 / 7.1. No I/O.
+// Guest profiles: name normalization behind search, the matching rule that ties a
+// reservation's primary guest to a profile, and the visibility rule (docs/api.md, "Listings are active or inactive"). No I/O.
 import { CONTACT_TYPES, DEFAULT_GUEST_LANGUAGE } from '@vrp/api-model';
 
 export type ContactType = (typeof CONTACT_TYPES)[number];
@@ -157,7 +157,7 @@ export function withListing(listingIds: string[], listingId: string): string[] {
 }
 
 /**
- * Spec 2.2 / 7.1: a guest who has reservations, all on inactive listings, is hidden from
+ * Visibility: a guest who has reservations, all on inactive listings, is hidden from
  * collections and is listing_inactive on direct reads (naming those listings). A guest without
  * reservations, or with at least one on an active listing, is visible. Returns the inactive
  * listings that hide the guest, or null when the guest is visible.

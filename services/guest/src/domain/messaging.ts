@@ -79,7 +79,7 @@ export interface RequestRecord {
   guests: number;
   message: string;
   channel: string;
-  /** The PMS that relayed the request (spec 7.2: "relayed by PMS-F"), empty when none. */
+  /** The PMS that relayed the request (the API says "relayed by PMS-F"), empty when none. */
   provider: string;
   externalId: string;
   blockInstantBooking: boolean;

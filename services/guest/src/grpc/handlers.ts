@@ -3,30 +3,30 @@ import { guest as pb } from '@vrp/contracts';
 import { listResponse, requireId, requireWorkspace } from '@vrp/platform/paging';
 import { requestKey } from '@vrp/platform/applied-requests';
 import { service, type ServiceRegistration } from '@vrp/platform/grpc';
-import type { Conversations } from '../use-cases/conversations';
-import type { GuestProfiles } from '../use-cases/guests';
-import type { Requests } from '../use-cases/requests';
-import type { Reviews } from '../use-cases/reviews';
+import { getConversation, listConversations, listMessages, sendMessage } from '../use-cases/conversations';
+import type { GuestDeps } from '../use-cases/deps';
+import { createGuest, getGuest, listGuests, updateGuest } from '../use-cases/guests';
+import { answerRequest, getRequest, listRequests, preApproveInquiry } from '../use-cases/requests';
+import { getReview, listReviews, replyToReview } from '../use-cases/reviews';
 import { fromProtoAttachment, toProtoConversation, toProtoGuest, toProtoMessage, toProtoRequest, toProtoReview } from './mappers';
 
-export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Conversations; reviews: Reviews; requests: Requests }): ServiceRegistration {
-  const { profiles, conversations, reviews, requests } = deps;
-
+export function guestHandlers(deps: GuestDeps): ServiceRegistration {
   return service(pb.GuestServiceService, {
     async listGuests(req) {
       requireWorkspace(req.workspaceId);
-      return listResponse('guests', req.page, (window) => profiles.list(req.workspaceId, req.search, window), toProtoGuest);
+      return listResponse('guests', req.page, (window) => listGuests(deps, req.workspaceId, req.search, window), toProtoGuest);
     },
 
     async getGuest(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { guest: toProtoGuest(await profiles.get(req.workspaceId, req.id)) };
+      return { guest: toProtoGuest(await getGuest(deps, req.workspaceId, req.id)) };
     },
 
     async createGuest(req) {
       requireWorkspace(req.workspaceId);
-      const created = await profiles.create(
+      const created = await createGuest(
+        deps,
         req.workspaceId,
         {
           firstName: req.firstName,
@@ -44,7 +44,8 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
     async updateGuest(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const updated = await profiles.update(
+      const updated = await updateGuest(
+        deps,
         req.workspaceId,
         req.id,
         {
@@ -61,25 +62,26 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
     async listConversations(req) {
       requireWorkspace(req.workspaceId);
       const filter = { listingId: req.listingId, reservationId: req.reservationId, guestId: req.guestId };
-      return listResponse('conversations', req.page, (window) => conversations.list(req.workspaceId, filter, window), toProtoConversation);
+      return listResponse('conversations', req.page, (window) => listConversations(deps, req.workspaceId, filter, window), toProtoConversation);
     },
 
     async getConversation(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { conversation: toProtoConversation(await conversations.get(req.workspaceId, req.id)) };
+      return { conversation: toProtoConversation(await getConversation(deps, req.workspaceId, req.id)) };
     },
 
     async listMessages(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.conversationId, 'conversationId');
-      return listResponse('messages', req.page, (window) => conversations.listMessages(req.workspaceId, req.conversationId, window), toProtoMessage);
+      return listResponse('messages', req.page, (window) => listMessages(deps, req.workspaceId, req.conversationId, window), toProtoMessage);
     },
 
     async sendMessage(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.conversationId, 'conversationId');
-      const sent = await conversations.send(
+      const sent = await sendMessage(
+        deps,
         req.workspaceId,
         req.conversationId,
         {
@@ -94,37 +96,37 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
 
     async listReviews(req) {
       requireWorkspace(req.workspaceId);
-      return listResponse('reviews', req.page, (window) => reviews.list(req.workspaceId, { listingId: req.listingId }, window), toProtoReview);
+      return listResponse('reviews', req.page, (window) => listReviews(deps, req.workspaceId, { listingId: req.listingId }, window), toProtoReview);
     },
 
     async getReview(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { review: toProtoReview(await reviews.get(req.workspaceId, req.id)) };
+      return { review: toProtoReview(await getReview(deps, req.workspaceId, req.id)) };
     },
 
     async replyToReview(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { review: toProtoReview(await reviews.reply(req.workspaceId, req.id, req.body, requestKey('guest.replyToReview', req))) };
+      return { review: toProtoReview(await replyToReview(deps, req.workspaceId, req.id, req.body, requestKey('guest.replyToReview', req))) };
     },
 
     async listRequests(req) {
       requireWorkspace(req.workspaceId);
       const filter = { listingId: req.listingId, status: req.status, kind: req.kind };
-      return listResponse('requests', req.page, (window) => requests.list(req.workspaceId, filter, window), toProtoRequest);
+      return listResponse('requests', req.page, (window) => listRequests(deps, req.workspaceId, filter, window), toProtoRequest);
     },
 
     async getRequest(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { request: toProtoRequest(await requests.get(req.workspaceId, req.id)) };
+      return { request: toProtoRequest(await getRequest(deps, req.workspaceId, req.id)) };
     },
 
     async answerRequest(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { request: toProtoRequest(await requests.answer(req.workspaceId, req.id, req.decision, req.message, requestKey('guest.answerRequest', req))) };
+      return { request: toProtoRequest(await answerRequest(deps, req.workspaceId, req.id, req.decision, req.message, requestKey('guest.answerRequest', req))) };
     },
 
     async preApproveInquiry(req) {
@@ -132,7 +134,7 @@ export function guestHandlers(deps: { profiles: GuestProfiles; conversations: Co
       requireId(req.id);
       return {
         request: toProtoRequest(
-          await requests.preApprove(req.workspaceId, req.id, req.blockInstantBooking, req.message, requestKey('guest.preApproveInquiry', req)),
+          await preApproveInquiry(deps, req.workspaceId, req.id, req.blockInstantBooking, req.message, requestKey('guest.preApproveInquiry', req)),
         ),
       };
     },

@@ -1,4 +1,4 @@
-// Listing activity as the guest service sees it (spec 7.1), from the local ListingActivityCache:
+// Listing activity as the guest service sees it (docs/api.md), from the local ListingActivityCache:
 // data of an inactive listing is left out of collections, a direct read of it is 403, and a
 // collection filtered by an inactive listing is 403 rather than an empty page.
 import type { ListingActivityCache } from '@vrp/activity-cache';
@@ -24,7 +24,7 @@ export class ListingAccess {
 
   /**
    * A collection filter naming a listing (by id or mapped channel id): the listing id to filter
-   * on; 404 not_found when the workspace has no such listing (spec 7: decided first, by the
+   * on; 404 not_found when the workspace has no such listing (docs/api.md, decided first, by the
    * listing service, which owns listings: an unknown id, another workspace's or a deleted
    * listing), then 403 when the listing is inactive.
    */
@@ -35,7 +35,7 @@ export class ListingAccess {
     return listingId;
   }
 
-  /** Spec 2.2 on a direct read: 403 naming the listings when every one of them is inactive. */
+  /** Guest visibility on a direct read: 403 naming the listings when every one of them is inactive. */
   assertGuestVisible(workspaceId: string, listingIds: string[]): void {
     const hiding = hidingListings(listingIds, this.cache.inactiveAmong(workspaceId, listingIds));
     if (hiding) throw listingInactive(hiding);

@@ -48,7 +48,7 @@ const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$
  * The Mongo filter of a guest list. The search term is normalized like the stored searchName
  * and matched anywhere in it (contains, not anchored), because people search by last name as
  * often as by first name; it is escaped so that user input is never interpreted as a pattern.
- * Spec 2.2: a guest whose every reservation is on an inactive listing is left out, i.e. a guest
+ * Visibility: a guest whose every reservation is on an inactive listing is left out, i.e. a guest
  * is listed when it has no reservation or at least one on a listing not in `inactiveListingIds`.
  */
 export function guestFilter(workspaceId: string, search: string, inactiveListingIds: string[] = []): Filter {

@@ -1,9 +1,9 @@
 // Queries of conversations, messages, reviews and reservation requests, written once as Mongo
 // documents for both engines. Every collection query is scoped by workspace and leaves out the
-// listings given as inactive (spec 7.1: collections leave out data of inactive listings).
+// listings given as inactive (collections leave out data of inactive listings: docs/api.md).
 import { findPage, type PageWindow } from '@vrp/platform/paging';
 import { notFound } from '@vrp/platform/errors';
-import type { Collection, DocumentStore, Filter, Tx } from '@vrp/platform/store';
+import { type Collection, type DocumentStore, type Filter, type Tx } from '@vrp/platform/store';
 import type { ConversationRecord, MessageRecord, RequestRecord, ReviewRecord } from '../domain/messaging';
 import { conversationSchema, messageSchema, requestSchema, reviewSchema } from './schemas';
 

@@ -46,7 +46,7 @@ export const guestSchema = new Schema(
     /**
      * Kept with the reservation links (a new link adds its listing, a move recomputes them from
      * the guest's links): the distinct listings of the guest, so the
-     * visibility rule of spec 2.2 is one filter over an indexed array on both engines.
+     * visibility rule of guests is one filter over an indexed array on both engines.
      */
     listingIds: { type: [String], default: [] },
     /**

@@ -1,5 +1,5 @@
 // entity=guest of pms.sync.v1: the PMS's own guest profile.
-import type { GuestSyncPayload, pmsSync } from '@vrp/contracts';
+import type { GuestSyncPayload } from '@vrp/contracts';
 import { newId } from '@vrp/platform/ids';
 import {
   contactsAfterReservationChange,
@@ -11,8 +11,8 @@ import {
   PMS_GUEST_RECORD,
   reportedContacts,
 } from '../domain/guest';
-import { date, MalformedChange } from '../domain/sync-change';
-import { guestEvent } from '../events/publishers';
+import { date, MalformedChange, type SyncChangeRef } from '../domain/sync-change';
+import { guestEvent } from '../publishers/events';
 import { publishSoon, type GuestDeps } from './deps';
 
 /**
@@ -20,7 +20,7 @@ import { publishSoon, type GuestDeps } from './deps';
  * matched by email/phone and linked to the PMS, else created. A change not newer than the one
  * applied last (updatedAt) changes nothing, so replays and out-of-order duplicates are harmless.
  */
-export async function applyPmsGuest(deps: GuestDeps, change: pmsSync.PmsSyncChange, payload: GuestSyncPayload): Promise<void> {
+export async function applyPmsGuest(deps: GuestDeps, change: SyncChangeRef, payload: GuestSyncPayload): Promise<void> {
   const { workspaceId, provider } = change;
   const sourceUpdatedAt = date(payload.updatedAt, 'updatedAt');
   if (!payload.externalId) throw new MalformedChange('externalId is required');

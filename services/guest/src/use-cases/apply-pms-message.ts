@@ -1,13 +1,13 @@
 // entity=message of pms.sync.v1: a message of a PMS thread, applied once per (provider, PMS id).
-import type { MessageSyncPayload, pmsSync } from '@vrp/contracts';
+import type { MessageSyncPayload } from '@vrp/contracts';
 import { newId } from '@vrp/platform/ids';
 import { newConversation, pmsReservationKey, type Direction } from '../domain/messaging';
-import { date, MalformedChange } from '../domain/sync-change';
-import { messageEvent } from '../events/publishers';
+import { date, MalformedChange, type SyncChangeRef } from '../domain/sync-change';
+import { messageEvent } from '../publishers/events';
 import { publishSoon, type GuestDeps } from './deps';
 import { listingOfChange } from './sync-listing';
 
-export async function applyPmsMessage(deps: GuestDeps, change: pmsSync.PmsSyncChange, p: MessageSyncPayload): Promise<void> {
+export async function applyPmsMessage(deps: GuestDeps, change: SyncChangeRef, p: MessageSyncPayload): Promise<void> {
   if (!p.externalId || !p.conversationExternalId) throw new MalformedChange(`message change ${change.changeId} needs externalId and conversationExternalId`);
   if (p.direction !== 'inbound' && p.direction !== 'outbound')
     throw new MalformedChange(`message change ${change.changeId}: direction '${p.direction}' is unknown`);

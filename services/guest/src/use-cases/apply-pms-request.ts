@@ -1,14 +1,14 @@
 // entity=request and entity=inquiry of pms.sync.v1: a reservation request or inquiry as its PMS
 // last changed it (older changes are ignored; the PMS echoing an answer made here is no news).
-import type { pmsSync, RequestSyncPayload } from '@vrp/contracts';
+import type { RequestSyncPayload } from '@vrp/contracts';
 import { newId } from '@vrp/platform/ids';
 import { REQUEST_STATUSES, sameRequest, type RequestKind, type RequestStatus } from '../domain/messaging';
-import { date, MalformedChange } from '../domain/sync-change';
-import { requestEvent } from '../events/publishers';
+import { date, MalformedChange, type SyncChangeRef } from '../domain/sync-change';
+import { requestEvent } from '../publishers/events';
 import { publishSoon, type GuestDeps } from './deps';
 import { listingOfChange } from './sync-listing';
 
-export async function applyPmsRequest(deps: GuestDeps, change: pmsSync.PmsSyncChange, kind: RequestKind, p: RequestSyncPayload): Promise<void> {
+export async function applyPmsRequest(deps: GuestDeps, change: SyncChangeRef, kind: RequestKind, p: RequestSyncPayload): Promise<void> {
   if (!p.externalId || !p.guest) throw new MalformedChange(`${kind} change ${change.changeId} needs externalId and guest`);
   if (!(REQUEST_STATUSES as readonly string[]).includes(p.status))
     throw new MalformedChange(`${kind} change ${change.changeId}: status '${p.status}' is unknown`);

@@ -1,12 +1,12 @@
 // entity=review of pms.sync.v1: a review as its PMS last changed it (older changes are ignored).
-import type { pmsSync, ReviewSyncPayload } from '@vrp/contracts';
+import type { ReviewSyncPayload } from '@vrp/contracts';
 import { newId } from '@vrp/platform/ids';
-import { date, MalformedChange } from '../domain/sync-change';
-import { reviewEvent } from '../events/publishers';
+import { date, MalformedChange, type SyncChangeRef } from '../domain/sync-change';
+import { reviewEvent } from '../publishers/events';
 import { publishSoon, type GuestDeps } from './deps';
 import { listingOfChange } from './sync-listing';
 
-export async function applyPmsReview(deps: GuestDeps, change: pmsSync.PmsSyncChange, p: ReviewSyncPayload): Promise<void> {
+export async function applyPmsReview(deps: GuestDeps, change: SyncChangeRef, p: ReviewSyncPayload): Promise<void> {
   if (!p.externalId) throw new MalformedChange(`review change ${change.changeId} needs externalId`);
   if (!Number.isInteger(p.rating) || p.rating < 1 || p.rating > 5)
     throw new MalformedChange(`review change ${change.changeId}: rating ${p.rating} is not 1..5`);

@@ -1,9 +1,8 @@
 // A reservation event (created or changed): its primary guest becomes or matches a profile, the
 // reservation is linked to it with its listing, and its conversation is opened, all in one
 // transaction. Replaying the same reservation changes nothing.
-import type { reservation } from '@vrp/contracts';
 import { newId } from '@vrp/platform/ids';
-import type { Tx } from '@vrp/platform/store';
+import { type Tx } from '@vrp/platform/store';
 import {
   contactsAfterReservationChange,
   contactSources,
@@ -21,10 +20,23 @@ import {
   type ReservationLink,
 } from '../domain/guest';
 import { newConversation, pmsReservationKey } from '../domain/messaging';
-import { guestEvent } from '../events/publishers';
+import { guestEvent } from '../publishers/events';
 import { publishSoon, type GuestDeps } from './deps';
 
-export async function applyReservation(deps: GuestDeps, workspaceId: string, r: reservation.Reservation): Promise<void> {
+/** What this service takes from a reservation event: the stay's ids, channel and primary guest. */
+export interface ReservationInput {
+  id: string;
+  /** The listing of the stay. */
+  propertyId: string;
+  /** The channel it was booked on (the conversation's channel). */
+  source: string;
+  updatedAt?: Date | undefined;
+  pmsProvider?: string;
+  pmsExternalId?: string;
+  primaryGuest?: { firstName: string; lastName: string; language: string; email: string; phone: string } | undefined;
+}
+
+export async function applyReservation(deps: GuestDeps, workspaceId: string, r: ReservationInput): Promise<void> {
   await deps.store.transaction(async (tx) => {
     const { guest, link } = await linkGuest(deps, workspaceId, r, tx);
     await openConversation(deps, workspaceId, r, guest.id, link, tx);
@@ -43,7 +55,7 @@ export async function applyReservation(deps: GuestDeps, workspaceId: string, r: 
 async function linkGuest(
   deps: GuestDeps,
   workspaceId: string,
-  r: reservation.Reservation,
+  r: ReservationInput,
   tx: Tx,
 ): Promise<{ guest: GuestRecord; link: ReservationLink; changed: boolean }> {
   const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };

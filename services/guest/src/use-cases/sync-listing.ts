@@ -1,7 +1,6 @@
 // The API listing of a pms.sync.v1 change, shared by every sync applier of this service.
-import type { pmsSync } from '@vrp/contracts';
 import { PermanentError, TransientError } from '@vrp/platform/consumer';
-import { MalformedChange } from '../domain/sync-change';
+import { MalformedChange, type SyncChangeRef } from '../domain/sync-change';
 import type { PmsPort } from '../ports/pms';
 
 /**
@@ -10,7 +9,7 @@ import type { PmsPort } from '../ports/pms';
  * later): transient, retried in place. Deleted by the workspace: permanent (a dead letter,
  * replayable once the listing is imported again), as the reservation service does.
  */
-export async function listingOfChange(pms: PmsPort, change: pmsSync.PmsSyncChange): Promise<string> {
+export async function listingOfChange(pms: PmsPort, change: SyncChangeRef): Promise<string> {
   if (!change.listingExternalId) throw new MalformedChange(`pms sync change ${change.changeId} (${change.entity}) names no listing`);
   const found = await pms.pmsListing(change.workspaceId, change.provider, change.listingExternalId);
   if (found.listingId) return found.listingId;

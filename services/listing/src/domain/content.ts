@@ -1,5 +1,6 @@
-// Listing content (the sections of spec 2.3 capabilities.pms) and photos: value shapes, and
-// which sections a listing's PMS can store (spec 7.2). No I/O here.
+// Listing content (the sections of a listing's `capabilities.pms`) and photos: value shapes, and
+// which sections a listing's PMS can store (docs/api.md, "Writes that a PMS cannot perform").
+// No I/O here.
 import {
   CONTENT_LANGUAGE_PATTERN,
   HOUSE_RULE_SWITCHES,
@@ -209,7 +210,7 @@ export interface ContentPutOutcome extends ListingContent, PmsContentSplit {
 
 /**
  * Splits sections by what the listing's PMS can store, from the capability matrix alone, so
- * a refusal is decided before anything is sent to the PMS (spec 7.2). No PMS ('') stores all.
+ * a refusal is decided before anything is sent to the PMS (docs/api.md). No PMS ('') stores all.
  */
 export function splitByPms(provider: string, names: readonly SectionName[]): PmsContentSplit {
   const ordered = CONTENT_SECTIONS.filter((n) => names.includes(n));

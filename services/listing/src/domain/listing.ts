@@ -1,4 +1,5 @@
-// Listing records and the rules about their activity (spec 2.3, 3.2). No I/O here.
+// Listing records and the rules about their activity (docs/api.md, "Listings are active or
+// inactive"; fields in docs/listings.md). No I/O here.
 import { LISTING_STATUSES, type ListingStatus, type ListingStatusFilter } from '@vrp/api-model';
 
 export type { ListingStatus, ListingStatusFilter };
@@ -47,6 +48,23 @@ export interface ListingRecord {
   updatedAt: Date;
 }
 
+/** What a new listing is created from (the rest is defaulted or starts fresh). */
+export type NewListingInput = Pick<ListingRecord, 'name' | 'channels' | 'address' | 'pmsProvider' | 'pmsExternalId'> &
+  Pick<
+    ListingRecord,
+    | 'timezone'
+    | 'currency'
+    | 'maxGuests'
+    | 'bedrooms'
+    | 'bathrooms'
+    | 'beds'
+    | 'checkInTime'
+    | 'checkOutTime'
+    | 'defaultNightlyPrice'
+    | 'cleaningFee'
+    | 'taxRate'
+  >;
+
 /** The statuses a collection filter admits (default: active only). */
 export function statusesFor(filter: ListingStatusFilter): ListingStatus[] {
   if (filter === 'all') return [...LISTING_STATUSES];
@@ -64,7 +82,7 @@ export interface WorkspaceUsage {
   activeListingLimit: number;
   activeListings: number;
   inactiveListings: number;
-  /** Inactive listings are not billed (spec 3.2). */
+  /** Inactive listings are not billed (docs/api.md, "Listings are active or inactive"). */
   billableListings: number;
 }
 

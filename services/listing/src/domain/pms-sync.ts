@@ -1,8 +1,11 @@
-// The rules of a PMS's listing changes (pms.sync.v1): which fields a PMS owns, and when a change
-// changes nothing. No I/O here.
+// The rules of a PMS's listing changes (pms.sync.v1): which fields a PMS owns, when a change
+// changes nothing, and when a change is older than the last one applied. No I/O here.
 import type { ListingSyncPayload } from '@vrp/contracts';
-import type { PmsListingFields } from '../store/listing-store';
 import type { ListingRecord } from './listing';
+
+/** The PMS-side fields of a listing that a sync may change. */
+export type PmsListingFields = Pick<ListingRecord, 'name' | 'channels'> &
+  Partial<Pick<ListingRecord, 'timezone' | 'currency' | 'maxGuests' | 'bedrooms' | 'bathrooms' | 'beds' | 'defaultNightlyPrice' | 'cleaningFee'>>;
 
 /** The PMS-owned fields of a listing, from the sync payload (absent values keep the listing's). */
 export function fieldsOf(p: ListingSyncPayload): PmsListingFields {
@@ -28,4 +31,16 @@ export function sameFields(listing: ListingRecord, fields: PmsListingFields): bo
     if (JSON.stringify(current) !== JSON.stringify(value)) return false;
   }
   return true;
+}
+
+export interface SyncMark {
+  occurredAt: Date;
+  changeId: string;
+}
+
+/** Whether a change is older than, or the same as, the last one applied (and so must be skipped). */
+export function alreadyApplied(mark: SyncMark | null, change: SyncMark): boolean {
+  if (!mark) return false;
+  const diff = change.occurredAt.getTime() - mark.occurredAt.getTime();
+  return diff < 0 || (diff === 0 && change.changeId === mark.changeId);
 }

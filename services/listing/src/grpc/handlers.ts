@@ -1,13 +1,29 @@
-// gRPC transport of ListingService: decodes what the use cases need from each message, calls the
-// use case (use-cases/listings.ts, use-cases/listing-data.ts) and encodes its answer
-// (grpc/mappers.ts). grpc-js does the wire format and the platform's server maps errors; no rule
-// and no store call lives here.
+// gRPC transport of ListingService: maps each message to the use case's domain input
+// (grpc/mappers.ts), calls the use case and encodes its answer. grpc-js does the wire format and
+// the platform's server maps errors; no rule and no store call lives here.
 import { listing as pb } from '@vrp/contracts';
+import { listResponse } from '@vrp/platform/paging';
+import { requestKey } from '@vrp/platform/applied-requests';
 import { service, type ServiceRegistration } from '@vrp/platform/grpc';
-import type { ListingDataDeps } from '../use-cases/data-context';
-import { listingDataUseCases } from '../use-cases/listing-data';
-import { listingUseCases } from '../use-cases/listings';
+import { deleteListing } from '../use-cases/activity';
+import { getCalendar, updateAvailability } from '../use-cases/calendar';
+import { getContent, putContent } from '../use-cases/content';
+import type { ListingDeps } from '../use-cases/deps';
 import {
+  createListing,
+  deactivateConnectionListings,
+  findPmsListing,
+  getListing,
+  getWorkspaceUsage,
+  listListings,
+  resolveListings,
+  setListingsActive,
+  setWorkspacePlan,
+} from '../use-cases/listings';
+import { addPhoto, listPhotos, removePhoto } from '../use-cases/photos';
+import { publishListing } from '../use-cases/publish';
+import {
+  newListingFromProto,
   statusFilterFromProto,
   toProtoAvailability,
   toProtoCalendar,
@@ -19,33 +35,32 @@ import {
   toProtoUsage,
 } from './mappers';
 
-export function listingService(deps: ListingDataDeps): ServiceRegistration {
-  const listings = listingUseCases(deps);
-  const data = listingDataUseCases(deps);
+export function listingService(deps: ListingDeps): ServiceRegistration {
   return service(pb.ListingServiceService, {
-    async listListings(req) {
-      const { listings: items, page } = await listings.listListings(req, statusFilterFromProto(req.status));
-      return { listings: items.map(toProtoListing), page };
-    },
-    getListing: async (req) => ({ listing: toProtoListing(await listings.getListing(req)) }),
-    createListing: async (req) => ({ listing: toProtoListing(await listings.createListing(req)) }),
-    setWorkspacePlan: async (req) => ({ usage: toProtoUsage(await listings.setWorkspacePlan(req)) }),
-    getWorkspaceUsage: async (req) => ({ usage: toProtoUsage(await listings.getWorkspaceUsage(req)) }),
-    setListingsActive: (req) => listings.setListingsActive(req),
-    deleteListing: async (req) => ({ listing: toProtoListing(await listings.deleteListing(req)) }),
-    deactivateConnectionListings: (req) => listings.deactivateConnectionListings(req),
-    resolveListings: async (req) => ({ listings: (await listings.resolveListings(req)).map(toProtoListing) }),
+    listListings: (req) =>
+      listResponse('listings', req.page, (window) => listListings(deps, req.workspaceId, statusFilterFromProto(req.status), window), toProtoListing),
+    getListing: async (req) => ({ listing: toProtoListing(await getListing(deps, req.workspaceId, req.id, req.allowInactive)) }),
+    createListing: async (req) => ({ listing: toProtoListing(await createListing(deps, req.workspaceId, newListingFromProto(req.listing), req.inactive)) }),
+    setWorkspacePlan: async (req) => ({ usage: toProtoUsage(await setWorkspacePlan(deps, req.workspaceId, req.activeListingLimit)) }),
+    getWorkspaceUsage: async (req) => ({ usage: toProtoUsage(await getWorkspaceUsage(deps, req.workspaceId)) }),
+    setListingsActive: (req) => setListingsActive(deps, req, requestKey('listing.setListingsActive', req)),
+    deleteListing: async (req) => ({ listing: toProtoListing(await deleteListing(deps, req.workspaceId, req.id)) }),
+    deactivateConnectionListings: async (req) => ({
+      deactivated: await deactivateConnectionListings(deps, req.workspaceId, req.pmsProvider, req.pmsExternalIds),
+    }),
+    resolveListings: async (req) => ({ listings: (await resolveListings(deps, req.workspaceId, req.ids)).map(toProtoListing) }),
     async findPmsListing(req) {
-      const found = await listings.findPmsListing(req);
+      const found = await findPmsListing(deps, req.workspaceId, req.provider, req.externalId);
       return found.listing ? { listing: toProtoListing(found.listing), deleted: false } : { deleted: found.deleted };
     },
-    getCalendar: async (req) => toProtoCalendar(await data.getCalendar(req)),
-    updateAvailability: async (req) => toProtoAvailability(await data.updateAvailability(req)),
-    getContent: async (req) => toProtoContent(await data.getContent(req)),
-    putContent: async (req) => toProtoContentPut(await data.putContent(req)),
-    listPhotos: async (req) => ({ photos: (await data.listPhotos(req)).map(toProtoPhoto) }),
-    addPhoto: async (req) => ({ photo: toProtoPhoto(await data.addPhoto(req)) }),
-    removePhoto: async (req) => ({ photoId: await data.removePhoto(req) }),
-    publishListing: async (req) => toProtoPublication(await data.publishListing(req)),
+    getCalendar: async (req) => toProtoCalendar(await getCalendar(deps, req)),
+    updateAvailability: async (req) =>
+      toProtoAvailability(await updateAvailability(deps, req.workspaceId, req.updates, requestKey('listing.updateAvailability', req))),
+    getContent: async (req) => toProtoContent(await getContent(deps, req)),
+    putContent: async (req) => toProtoContentPut(await putContent(deps, req)),
+    listPhotos: async (req) => ({ photos: (await listPhotos(deps, req)).map(toProtoPhoto) }),
+    addPhoto: async (req) => ({ photo: toProtoPhoto(await addPhoto(deps, req, req, requestKey('listing.addPhoto', req))) }),
+    removePhoto: async (req) => ({ photoId: await removePhoto(deps, req, req.photoId) }),
+    publishListing: async (req) => toProtoPublication(await publishListing(deps, req, requestKey('listing.publishListing', req))),
   });
 }

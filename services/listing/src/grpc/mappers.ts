@@ -1,10 +1,10 @@
-// Domain <-> proto for the listing service.
+// Domain <-> proto for the listing service: requests to the use cases' inputs, records to messages.
 import { listingSettingsOf } from '@vrp/api-model';
 import { listing as pb } from '@vrp/contracts';
 import { pmsCapabilities, reservationCapabilities } from '@vrp/pms-matrix';
 import type { AvailabilityOutcome, ListingCalendar } from '../domain/calendar';
 import { inSectionOrder, photoOf, type ContentPutOutcome, type ListingContent, type Photo, type SectionValues } from '../domain/content';
-import type { ListingRecord, ListingStatusFilter, Publication, WorkspaceUsage } from '../domain/listing';
+import type { ListingRecord, ListingStatusFilter, NewListingInput, Publication, WorkspaceUsage } from '../domain/listing';
 
 export function toProtoListing(l: ListingRecord): pb.Listing {
   return pb.Listing.create({
@@ -28,6 +28,36 @@ export function toProtoListing(l: ListingRecord): pb.Listing {
     // Read from the one capability matrix, never stored per listing.
     capabilities: { reservations: reservationCapabilities(l.pmsProvider), pms: pmsCapabilities(l.pmsProvider) },
   });
+}
+
+/** The listing of a CreateListing request (absent: an empty one, refused for its missing name). */
+export function newListingFromProto(l: pb.Listing | undefined): NewListingInput {
+  const input = l ?? pb.Listing.create();
+  return {
+    name: input.name,
+    channels: input.channels.map((c) => ({ channel: c.channel, externalId: c.externalId })),
+    address: {
+      line1: input.address?.line1 ?? '',
+      line2: input.address?.line2 ?? '',
+      city: input.address?.city ?? '',
+      region: input.address?.region ?? '',
+      postalCode: input.address?.postalCode ?? '',
+      country: input.address?.country ?? '',
+    },
+    timezone: input.timezone,
+    currency: input.currency,
+    maxGuests: input.maxGuests,
+    bedrooms: input.bedrooms,
+    bathrooms: input.bathrooms,
+    beds: input.beds,
+    checkInTime: input.checkInTime,
+    checkOutTime: input.checkOutTime,
+    pmsProvider: input.pmsProvider,
+    pmsExternalId: input.pmsExternalId,
+    defaultNightlyPrice: input.defaultNightlyPrice,
+    cleaningFee: input.cleaningFee,
+    taxRate: input.taxRate,
+  };
 }
 
 export function statusFilterFromProto(f: pb.ListingStatusFilter): ListingStatusFilter {

@@ -7,7 +7,15 @@ import { createHash } from 'node:crypto';
 import type { PmsRelay } from '@vrp/pms-relay';
 import { inSectionOrder, type SectionValues } from '../domain/content';
 import type { ListingRecord } from '../domain/listing';
-import type { ContentRelay } from '../use-cases/listing-data';
+
+/**
+ * Hands content sections to the PMS that manages a listing. Called only with sections the
+ * capability matrix says the PMS can store, and before anything is stored here: if it throws,
+ * nothing is stored and the error propagates.
+ */
+export interface ContentRelay {
+  apply(listing: ListingRecord, sections: SectionValues): Promise<void>;
+}
 
 export function pmsContentRelay(relay: PmsRelay): ContentRelay {
   return {

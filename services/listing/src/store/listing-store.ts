@@ -3,6 +3,7 @@ import { AppError, notFound, listingInactive } from '@vrp/platform/errors';
 import { findPage, type PageWindow } from '@vrp/platform/paging';
 import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
 import { DEFAULT_ACTIVE_LISTING_LIMIT, type ListingRecord, type ListingStatus, type WorkspacePlan } from '../domain/listing';
+import type { PmsListingFields } from '../domain/pms-sync';
 import { listingSchema, planSchema } from './schemas';
 
 type ListingDoc = Omit<ListingRecord, 'id'> & { _id: string; aliases: string[]; [field: string]: unknown };
@@ -32,7 +33,7 @@ export class ListingStore {
     return toRecord(doc);
   }
 
-  /** Like resolve, but listing_inactive when the listing is inactive (spec 7.1). */
+  /** Like resolve, but listing_inactive when the listing is inactive (docs/api.md, "Listings are active or inactive"). */
   async resolveActive(workspaceId: string, idOrChannelId: string): Promise<ListingRecord> {
     const listing = await this.resolve(workspaceId, idOrChannelId);
     if (listing.status === 'inactive') throw listingInactive([{ id: listing.id, name: listing.name }]);
@@ -151,10 +152,6 @@ export class ListingStore {
 }
 
 // ---- PMS sync (appended for the pms.sync.v1 consumer) ----
-
-/** The PMS-side fields of a listing that a sync may change. */
-export type PmsListingFields = Pick<ListingRecord, 'name' | 'channels'> &
-  Partial<Pick<ListingRecord, 'timezone' | 'currency' | 'maxGuests' | 'bedrooms' | 'bathrooms' | 'beds' | 'defaultNightlyPrice' | 'cleaningFee'>>;
 
 export interface PmsListingStore {
   /** The listing a PMS knows as `pmsExternalId` in this workspace, or null. */

@@ -3,6 +3,7 @@
 // a listing are replayed from the start of the topic.
 import { Schema } from 'mongoose';
 import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
+import type { SyncMark } from '../domain/pms-sync';
 
 export const pmsSyncMarkSchema = new Schema(
   {
@@ -15,18 +16,6 @@ export const pmsSyncMarkSchema = new Schema(
 );
 
 type MarkDoc = { _id: string; workspaceId: string; occurredAt: Date; changeId: string; [field: string]: unknown };
-
-export interface SyncMark {
-  occurredAt: Date;
-  changeId: string;
-}
-
-/** Whether a change is older than, or the same as, the last one applied (and so must be skipped). */
-export function alreadyApplied(mark: SyncMark | null, change: SyncMark): boolean {
-  if (!mark) return false;
-  const diff = change.occurredAt.getTime() - mark.occurredAt.getTime();
-  return diff < 0 || (diff === 0 && change.changeId === mark.changeId);
-}
 
 export class PmsSyncMarks {
   private readonly marks: Collection<MarkDoc>;

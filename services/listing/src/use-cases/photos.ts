@@ -1,10 +1,9 @@
 // The photos of a listing: list, add (once per Idempotency-Key), remove.
-import { listing as pb } from '@vrp/contracts';
 import { AppError } from '@vrp/platform/errors';
-import { requestKey } from '@vrp/platform/applied-requests';
 import { requireId, requireWorkspace } from '@vrp/platform/paging';
+import { type RequestKey } from '@vrp/platform/applied-requests';
 import { photoOf, photoProblems, type Photo } from '../domain/content';
-import { assertValid, dataContext, type DataContext, type ListingDataDeps } from './data-context';
+import { activeListing, assertValid, type ListingDeps, type ListingRef } from './deps';
 
 /** A photo kept with an Idempotency-Key: JSON of a Photo, its date revived. */
 const revivePhoto = (result: string): Photo => {
@@ -12,41 +11,34 @@ const revivePhoto = (result: string): Photo => {
   return { ...photo, createdAt: new Date(photo.createdAt) };
 };
 
-export function photoUseCases(deps: ListingDataDeps, ctx: DataContext = dataContext(deps)) {
-  const { listings, applied } = deps;
-  const { data, activeListing } = ctx;
+export async function listPhotos(deps: ListingDeps, ref: ListingRef): Promise<Photo[]> {
+  const listing = await activeListing(deps, ref);
+  return deps.data.listPhotos(listing);
+}
 
-  return {
-    async listPhotos(req: pb.ListPhotosRequest): Promise<Photo[]> {
-      const listing = await activeListing(req);
-      return data.listPhotos(listing);
+/** A key already applied answers the photo it added; no second photo is added. */
+export async function addPhoto(deps: ListingDeps, ref: ListingRef, photo: { url: string; caption: string }, key: RequestKey | null): Promise<Photo> {
+  const { listings, data, applied } = deps;
+  requireWorkspace(ref.workspaceId);
+  requireId(ref.listingId, 'listingId');
+  assertValid(photoProblems(photo.url, photo.caption));
+  return applied.once(
+    key,
+    async () => {
+      const listing = await listings.resolveActive(ref.workspaceId, ref.listingId);
+      return data.addPhoto(listing, photo.url, photo.caption, (added, tx) => applied.remember(key, JSON.stringify(photoOf(added)), tx));
     },
+    async (result) => revivePhoto(result),
+  );
+}
 
-    async addPhoto(req: pb.AddPhotoRequest): Promise<Photo> {
-      requireWorkspace(req.workspaceId);
-      requireId(req.listingId, 'listingId');
-      assertValid(photoProblems(req.url, req.caption));
-      // A key already applied answers the photo it added; no second photo is added.
-      const key = requestKey('listing.addPhoto', req);
-      return applied.once(
-        key,
-        async () => {
-          const listing = await listings.resolveActive(req.workspaceId, req.listingId);
-          return data.addPhoto(listing, req.url, req.caption, (added, tx) => applied.remember(key, JSON.stringify(photoOf(added)), tx));
-        },
-        async (result) => revivePhoto(result),
-      );
-    },
-
-    /** Removes the photo and answers its id. */
-    async removePhoto(req: pb.RemovePhotoRequest): Promise<string> {
-      requireId(req.photoId, 'photoId');
-      const listing = await activeListing(req);
-      // A photo of another listing (or workspace) is as unknown here as a made-up id.
-      if (!(await data.removePhoto(listing, req.photoId))) {
-        throw new AppError('not_found', `No photo with id '${req.photoId}' exists on listing '${listing.id}'.`);
-      }
-      return req.photoId;
-    },
-  };
+/** Removes the photo and answers its id. */
+export async function removePhoto(deps: ListingDeps, ref: ListingRef, photoId: string): Promise<string> {
+  requireId(photoId, 'photoId');
+  const listing = await activeListing(deps, ref);
+  // A photo of another listing (or workspace) is as unknown here as a made-up id.
+  if (!(await deps.data.removePhoto(listing, photoId))) {
+    throw new AppError('not_found', `No photo with id '${photoId}' exists on listing '${listing.id}'.`);
+  }
+  return photoId;
 }

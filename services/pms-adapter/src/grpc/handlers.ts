@@ -3,29 +3,28 @@ import { pms as pb } from '@vrp/contracts';
 import { requireId, requireWorkspace } from '@vrp/platform/paging';
 import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import { providerCapabilities } from '../use-cases/capabilities';
-import type { Connections } from '../use-cases/connections';
-import type { Relay } from '../use-cases/relay';
+import { connect, disconnect, listConnections, syncNow } from '../use-cases/connections';
+import type { PmsAdapterDeps } from '../use-cases/deps';
+import { relayWrite } from '../use-cases/relay';
 import { toProtoConnection } from './mappers';
 
-export function pmsAdapterHandlers(deps: { connections: Connections; relay: Relay }): ServiceRegistration {
-  const { connections, relay } = deps;
-
+export function pmsAdapterHandlers(deps: PmsAdapterDeps): ServiceRegistration {
   return service(pb.PmsAdapterServiceService, {
     async listConnections(req) {
       requireWorkspace(req.workspaceId);
-      return { connections: (await connections.list(req.workspaceId)).map(toProtoConnection) };
+      return { connections: (await listConnections(deps, req.workspaceId)).map(toProtoConnection) };
     },
 
     async connect(req) {
       requireWorkspace(req.workspaceId);
-      const { connection, importedExternalIds } = await connections.connect(req.workspaceId, { provider: req.provider, accountId: req.accountId });
+      const { connection, importedExternalIds } = await connect(deps, req.workspaceId, { provider: req.provider, accountId: req.accountId });
       return { connection: toProtoConnection(connection), importedExternalIds };
     },
 
     async disconnect(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.connectionId, 'connectionId');
-      const { connection, deactivatedListingIds } = await connections.disconnect(req.workspaceId, req.connectionId);
+      const { connection, deactivatedListingIds } = await disconnect(deps, req.workspaceId, req.connectionId);
       return { connection: toProtoConnection(connection), deactivatedListingIds };
     },
 
@@ -35,7 +34,7 @@ export function pmsAdapterHandlers(deps: { connections: Connections; relay: Rela
 
     async relayWrite(req) {
       requireWorkspace(req.workspaceId);
-      const { entityExternalId, result } = await relay.write(req.workspaceId, {
+      const { entityExternalId, result } = await relayWrite(deps, req.workspaceId, {
         provider: req.provider,
         operation: req.operation,
         listingExternalId: req.listingExternalId,
@@ -49,7 +48,7 @@ export function pmsAdapterHandlers(deps: { connections: Connections; relay: Rela
     async syncNow(req) {
       requireWorkspace(req.workspaceId);
       if (req.connectionId) requireId(req.connectionId, 'connectionId');
-      return { changesPublished: await connections.syncNow(req.workspaceId, req.connectionId) };
+      return { changesPublished: await syncNow(deps, req.workspaceId, req.connectionId) };
     },
   });
 }

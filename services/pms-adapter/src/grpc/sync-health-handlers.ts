@@ -2,7 +2,7 @@
 import { syncHealth as pb } from '@vrp/contracts';
 import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import type { SyncHealthView } from '../domain/sync-health';
-import type { SyncHealth } from '../use-cases/sync-health';
+import { connectionSyncHealth, type SyncHealthDeps } from '../use-cases/sync-health';
 import { toProtoConnection } from './mappers';
 
 export function toProtoSyncHealth(h: SyncHealthView): pb.SyncHealth {
@@ -23,10 +23,10 @@ export function toProtoSyncHealth(h: SyncHealthView): pb.SyncHealth {
   });
 }
 
-export function syncHealthHandlers(health: SyncHealth): ServiceRegistration {
+export function syncHealthHandlers(deps: SyncHealthDeps): ServiceRegistration {
   return service(pb.SyncHealthServiceService, {
     async getSyncHealth(req) {
-      const { connection, health: view } = await health.of(req.workspaceId, req.connectionId);
+      const { connection, health: view } = await connectionSyncHealth(deps, req.workspaceId, req.connectionId);
       return { connection: toProtoConnection(connection), health: toProtoSyncHealth(view) };
     },
   });

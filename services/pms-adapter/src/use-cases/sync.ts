@@ -8,7 +8,7 @@ import type { Logger } from '@vrp/platform/logging';
 import type { Outbox } from '@vrp/platform/outbox';
 import type { ConnectionRecord } from '../domain/connection';
 import { MalformedChange, normalizeChange, type NormalizedChange } from '../domain/normalize';
-import { changeIdOf, recordSyncChanges } from '../events/sync-publisher';
+import { changeIdOf, recordSyncChanges } from '../publishers/sync-changes';
 import type { ConnectorRegistry } from '../ports/pms-connector';
 import type { ConnectionStore } from '../store/connection-store';
 import type { SyncHealthStore } from '../store/sync-health-store';

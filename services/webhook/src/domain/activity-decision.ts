@@ -13,7 +13,7 @@
 // A confirmation settles an answer without waiting: the listing service answered, at `at` or later,
 // that the listing's latest activity change has version `version`. When the cache holds that very
 // version, it has every change the listing service had committed by `at`, so for an event that
-// happened at or before `at` no earlier change can still arrive (so the common case pays no
+// happened at or before `at` no earlier change can still arrive (the common case pays no
 // window). Version 0 means the listing service did not say (an older one): no confirmation.
 
 /** What the listing service said about a listing's activity, and from when that holds. */

@@ -98,8 +98,8 @@ export function rotationGrace(requested: number): { seconds: number } | { error:
 
 /**
  * How stale `lastSuccessAt` may be. An acknowledged delivery writes its time only when the stored
- * one is older than this (under load an endpoint acknowledges hundreds of deliveries a
- * second, and writing each one was a tenth of a delivery's CPU on the embedded engine), so the
+ * one is older than this (under load an endpoint acknowledges hundreds of deliveries a second,
+ * and writing each one would be a tenth of a delivery's CPU on the embedded engine), so the
  * stored time is at most this much before the latest success. persistentFailure allows for it.
  */
 export const SUCCESS_RECORD_WINDOW_MS = 1000;

@@ -4,18 +4,25 @@ import { listResponse, requireId, requireWorkspace, type PageWindow } from '@vrp
 import { requestKey } from '@vrp/platform/applied-requests';
 import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import { EVENT_TYPES } from '../domain/event-types';
-import type { Deliveries } from '../use-cases/deliveries';
+import { deliveryPage, replayDelivery } from '../use-cases/deliveries';
+import type { WebhookDeps } from '../use-cases/deps';
 import type { Events } from '../use-cases/events';
-import type { Subscriptions } from '../use-cases/subscriptions';
+import {
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  rotateSubscriptionSecret,
+  subscriptionPage,
+  updateSubscription,
+} from '../use-cases/subscriptions';
 import { fromProtoMode, toProtoDelivery, toProtoEvent, toProtoSubscription } from './mappers';
 
-export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries: Deliveries; events: Events }): ServiceRegistration {
-  const { subscriptions: subs, deliveries: log, events } = deps;
-
+export function webhookHandlers(deps: WebhookDeps, events: Events): ServiceRegistration {
   return service(pb.WebhookServiceService, {
     async createSubscription(req) {
       requireWorkspace(req.workspaceId);
-      const { subscription, secret } = await subs.create(
+      const { subscription, secret } = await createSubscription(
+        deps,
         req.workspaceId,
         fromProtoMode(req.mode),
         {
@@ -31,7 +38,7 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
     async listSubscriptions(req) {
       requireWorkspace(req.workspaceId);
       const load = async (window: PageWindow) => {
-        const { subscriptions: items, total } = await subs.page(req.workspaceId, window);
+        const { subscriptions: items, total } = await subscriptionPage(deps, req.workspaceId, window);
         return { items, total };
       };
       return listResponse('subscriptions', req.page, load, toProtoSubscription);
@@ -39,12 +46,13 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
     async getSubscription(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      return { subscription: toProtoSubscription(await subs.get(req.workspaceId, req.id)) };
+      return { subscription: toProtoSubscription(await getSubscription(deps, req.workspaceId, req.id)) };
     },
     async updateSubscription(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const subscription = await subs.update(
+      const subscription = await updateSubscription(
+        deps,
         req.workspaceId,
         req.id,
         fromProtoMode(req.mode),
@@ -61,13 +69,14 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
     async deleteSubscription(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      await subs.delete(req.workspaceId, req.id);
+      await deleteSubscription(deps, req.workspaceId, req.id);
       return { id: req.id };
     },
     async rotateSubscriptionSecret(req) {
       requireWorkspace(req.workspaceId);
       requireId(req.id);
-      const { subscription, secret } = await subs.rotateSecret(
+      const { subscription, secret } = await rotateSubscriptionSecret(
+        deps,
         req.workspaceId,
         req.id,
         req.gracePeriodSeconds,
@@ -79,7 +88,7 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
       requireWorkspace(req.workspaceId);
       requireId(req.subscriptionId, 'subscriptionId');
       const load = async (window: PageWindow) => {
-        const { deliveries: items, total } = await log.page(req.workspaceId, req.subscriptionId, req.status, window);
+        const { deliveries: items, total } = await deliveryPage(deps, req.workspaceId, req.subscriptionId, req.status, window);
         return { items, total };
       };
       return listResponse('deliveries', req.page, load, toProtoDelivery);
@@ -88,7 +97,9 @@ export function webhookHandlers(deps: { subscriptions: Subscriptions; deliveries
       requireWorkspace(req.workspaceId);
       requireId(req.subscriptionId, 'subscriptionId');
       requireId(req.deliveryId, 'deliveryId');
-      return { delivery: toProtoDelivery(await log.replay(req.workspaceId, req.subscriptionId, req.deliveryId, requestKey('webhook.replayDelivery', req))) };
+      return {
+        delivery: toProtoDelivery(await replayDelivery(deps, req.workspaceId, req.subscriptionId, req.deliveryId, requestKey('webhook.replayDelivery', req))),
+      };
     },
     async listEvents(req) {
       requireWorkspace(req.workspaceId);

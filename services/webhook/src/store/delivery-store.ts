@@ -2,7 +2,7 @@
 // Mongo documents for both engines.
 import { findPage, type PageWindow } from '@vrp/platform/paging';
 import { notFound } from '@vrp/platform/errors';
-import type { Collection, DocumentStore, Tx } from '@vrp/platform/store';
+import { type Collection, type DocumentStore, type Tx } from '@vrp/platform/store';
 import { LRUCache } from 'lru-cache';
 import { ACTIVITY_EVENT_TYPES } from '../domain/event-types';
 import { eventSortKey, type DeliveryRecord, type DeliveryStatus, type DropReason, type WebhookEvent } from '../domain/delivery';
@@ -161,7 +161,7 @@ export class DeliveryStore {
    * The oldest open delivery of a queue: only it may be sent. One query per open status, each an
    * equality prefix of the `{subscriptionId, orderKey, status, _id}` index walked in `_id` order,
    * so the answer costs the same however many settled deliveries the queue has behind it (a `$in`
-   * over the statuses would make the embedded engine read them all).
+   * over the statuses makes the embedded engine read them all).
    */
   private async oldestOpen(subscriptionId: string, orderKey: string, tx?: Tx, statuses: readonly DeliveryStatus[] = OPEN): Promise<DeliveryDoc | null> {
     // No projection: on the embedded engine a projection compiles a full mingo query per call,
@@ -189,8 +189,8 @@ export class DeliveryStore {
       // head" behind the delivery that just settled. Taking the queue's turn makes the two
       // conflict, and the one run again sees the other. When a next delivery is visible, the turn
       // is not needed: a concurrent enqueue sees an open delivery ahead of its own (the settled
-      // one or this next) and is right not to be head, and this next becomes head (one write per
-      // delivery fewer while a queue has a backlog).
+      // one or this next) and is right not to be head, and this next becomes head (one write
+      // per delivery fewer while a queue has a backlog).
       await this.lockQueue(subscriptionId, orderKey, tx);
       return { next: null, claimed: false };
     }

@@ -78,8 +78,8 @@ export class SubscriptionStore {
   /**
    * The enabled subscriptions of a workspace, as the intake fans every event out to them: their
    * ids and event types only. Internal, not an API read. A plain inclusion projection, which both
-   * engines serve without copying the rest (reading and mapping each subscription whole would
-   * cost every event twice per reservation write).
+   * engines serve without copying the rest (reading and mapping each subscription whole
+   * would cost twice per reservation write).
    */
   async enabledOf(workspaceId: string, tx?: Tx): Promise<Array<Pick<SubscriptionView, 'id' | 'eventTypes'>>> {
     const docs = await this.subscriptions.find({ workspaceId, enabled: true }, { sort: ORDER, projection: { eventTypes: 1 }, tx });

@@ -1,4 +1,4 @@
-// Intake: domain events from the bus (consumed by events/ingest-consumer.ts) become stored
+// Intake: domain events from the bus (consumed by consumers/ingest.ts) become stored
 // webhook events and one pending delivery per matching subscription, in one transaction. An
 // event about a listing that was inactive when it happened is dropped here, neither stored nor
 // queued: activation resumes delivery for events from that moment on, with no backlog.
@@ -19,8 +19,8 @@
 // nothing queued): the Events API (GET /v1/events) lists what the webhooks would deliver.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId } from '@vrp/platform/ids';
-import type { DocumentStore, Tx } from '@vrp/platform/store';
-import type { Logger } from '@vrp/platform/logging';
+import { type DocumentStore, type Tx } from '@vrp/platform/store';
+import { type Logger } from '@vrp/platform/logging';
 import { LRUCache } from 'lru-cache';
 import type { WebhookClock } from '../ports/clock';
 import {
@@ -40,7 +40,7 @@ import type { ListingLookup } from '../ports/listings';
 import type { DeliveryStore, NextClaim } from '../store/delivery-store';
 import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
-import { eventBody, type IncomingEvent } from '../events/render';
+import { eventBody, type IncomingEvent } from '../domain/webhook-event';
 
 export type IngestResult = 'queued' | 'duplicate' | 'no_subscriber' | 'listing_inactive' | 'held';
 
@@ -102,7 +102,7 @@ export class EventIntake {
     },
   ) {}
 
-  /** Starts deciding held events (activity changes, the clock, the sweep); the consumer (events/ingest-consumer.ts) feeds accept(). */
+  /** Starts deciding held events (activity changes, the clock, the sweep); the consumer (consumers/ingest.ts) feeds accept(). */
   start(): void {
     this.stopped = false;
     const { cache, activityClock } = this.deps;

@@ -51,8 +51,9 @@ export function openStorePersistence(options: { path: string; label: string; rea
         write(db) {
           for (const change of changes) {
             const key = `${change.collection}${SEPARATOR}${change.id}`;
-            if (change.doc === undefined) db.remove(key);
-            else db.put(key, encodeValue([change.seq, change.doc]));
+            // Settle with the batch's transaction; its failure rejects this write (CommitEntry).
+            if (change.doc === undefined) void db.remove(key);
+            else void db.put(key, encodeValue([change.seq, change.doc]));
           }
         },
       });

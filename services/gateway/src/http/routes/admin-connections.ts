@@ -1,11 +1,12 @@
 // Operator API for PMS connections: connect a workspace to a PMS account (which imports its
-// listings), list, disconnect (its listings become inactive) and sync on demand.
+// listings), list, disconnect (its listings become inactive: docs/api.md, "Listings are active
+// or inactive") and sync on demand.
 import { z } from 'zod';
 import type { pms, syncHealth } from '@vrp/contracts';
 import { AppError } from '@vrp/platform/errors';
 import { dataWorkspaceId, KEY_MODES, type KeyMode } from '@vrp/platform/sandbox';
-import type { Upstream } from '@vrp/platform/grpc';
-import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
+import { type Upstream } from '@vrp/platform/grpc';
+import { getWorkspace, type WorkspaceAdminDeps } from '../../use-cases/workspace-admin';
 import { created, defineRoute, ok, type Route } from '../route';
 import {
   component,
@@ -57,7 +58,7 @@ async function inEitherMode<R>(workspaceId: string, call: (dataId: string) => Pr
 
 export function adminConnectionRoutes(
   upstream: Upstream<pms.PmsAdapterServiceClient>,
-  admin: WorkspaceAdmin,
+  admin: WorkspaceAdminDeps,
   health: Upstream<syncHealth.SyncHealthServiceClient>,
 ): Route[] {
   return [
@@ -78,7 +79,7 @@ export function adminConnectionRoutes(
       },
       errors: ['not_found'],
       async handler({ params }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const res = await inEitherMode(params.id, (workspaceId) => health.call('getSyncHealth', { workspaceId, connectionId: params.connectionId }));
         return ok({ data: { ...toApiConnection(res.connection), syncHealth: toApiSyncHealth(res.health) } });
       },
@@ -101,7 +102,7 @@ export function adminConnectionRoutes(
       },
       errors: ['not_found', 'pms_unavailable', 'service_unavailable'],
       async handler({ params, body }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const res = await upstream.call('connect', { workspaceId: dataWorkspaceId(params.id, body.mode), provider: body.provider, accountId: body.accountId });
         return created({ data: { ...toApiConnection(res.connection), importedListingExternalIds: res.importedExternalIds } });
       },
@@ -117,7 +118,7 @@ export function adminConnectionRoutes(
       responses: { 200: z.object({ data: z.array(pmsConnectionSchema) }) },
       errors: ['not_found'],
       async handler({ params }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const lists = await Promise.all(MODES.map((mode) => upstream.call('listConnections', { workspaceId: dataWorkspaceId(params.id, mode) })));
         return ok({ data: lists.flatMap((res) => res.connections.map(toApiConnection)) });
       },
@@ -138,7 +139,7 @@ export function adminConnectionRoutes(
       },
       errors: ['not_found'],
       async handler({ params }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const res = await inEitherMode(params.id, (workspaceId) => upstream.call('disconnect', { workspaceId, connectionId: params.connectionId }));
         return ok({ data: { ...toApiConnection(res.connection), deactivatedListingIds: res.deactivatedListingIds } });
       },
@@ -160,7 +161,7 @@ export function adminConnectionRoutes(
       },
       errors: ['not_found', 'conflict', 'pms_unavailable', 'service_unavailable'],
       async handler({ params }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const res = await inEitherMode(params.id, (workspaceId) => upstream.call('syncNow', { workspaceId, connectionId: params.connectionId }));
         return ok({ data: { changesPublished: res.changesPublished } });
       },

@@ -4,14 +4,14 @@
 import { z } from 'zod';
 import { listing } from '@vrp/contracts';
 import { dataWorkspaceId } from '@vrp/platform/sandbox';
-import type { Upstream } from '@vrp/platform/grpc';
-import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
+import { type Upstream } from '@vrp/platform/grpc';
+import { getWorkspace, type WorkspaceAdminDeps } from '../../use-cases/workspace-admin';
 import { createListingBody, idParam, listingSchema, toApiListing } from '@vrp/api-model';
 import { created, defineRoute, type Route } from '../route';
 
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
 
-export function adminListingRoutes(upstream: Upstream<listing.ListingServiceClient>, admin: WorkspaceAdmin): Route[] {
+export function adminListingRoutes(upstream: Upstream<listing.ListingServiceClient>, admin: WorkspaceAdminDeps): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -27,7 +27,7 @@ export function adminListingRoutes(upstream: Upstream<listing.ListingServiceClie
       responses: { 201: z.object({ data: listingSchema }) },
       errors: ['not_found', 'listings_limit_exceeded', 'conflict'],
       async handler({ params, body }) {
-        await admin.getWorkspace(params.id);
+        await getWorkspace(admin, params.id);
         const { mode, active, ...fields } = body;
         const res = await upstream.call('createListing', {
           workspaceId: dataWorkspaceId(params.id, mode),

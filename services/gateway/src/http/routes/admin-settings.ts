@@ -3,12 +3,12 @@
 import { z } from 'zod';
 import { idParam, workspaceSettingsSchema } from '@vrp/api-model';
 import { defineRoute, ok, type Route } from '../route';
-import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
+import { getSettings, setSettings, type WorkspaceAdminDeps } from '../../use-cases/workspace-admin';
 
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
 const tags = ['Admin'];
 
-export function adminSettingsRoutes(admin: WorkspaceAdmin): Route[] {
+export function adminSettingsRoutes(admin: WorkspaceAdminDeps): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -22,7 +22,7 @@ export function adminSettingsRoutes(admin: WorkspaceAdmin): Route[] {
       responses: { 200: z.object({ data: workspaceSettingsSchema }) },
       errors: ['not_found'],
       async handler({ params }) {
-        return ok({ data: await admin.getSettings(params.id) });
+        return ok({ data: await getSettings(admin, params.id) });
       },
     }),
     defineRoute({
@@ -39,7 +39,7 @@ export function adminSettingsRoutes(admin: WorkspaceAdmin): Route[] {
       responses: { 200: z.object({ data: workspaceSettingsSchema }) },
       errors: ['not_found'],
       async handler({ params, body }) {
-        return ok({ data: await admin.setSettings(params.id, body) });
+        return ok({ data: await setSettings(admin, params.id, body) });
       },
     }),
   ];

@@ -10,7 +10,17 @@ import { created, defineRoute, ok, type Route } from '../route';
 import { idParam, pageQuery, paginationSchema } from '@vrp/api-model';
 import { activeListingLimitInput, apiKeyModeSchema, apiKeySummarySchema, createdApiKeySchema, workspaceNameInput } from '../schemas-admin';
 import { planWorkspaceSchema, rateLimitsInput, toApiPlanWorkspace, workspaceWithUsageSchema } from '../schemas-limits';
-import type { WorkspaceAdmin } from '../../use-cases/workspace-admin';
+import {
+  createWorkspace,
+  getWorkspace,
+  issueApiKey,
+  listApiKeys,
+  revokeApiKey,
+  setActiveListingLimit,
+  setRateLimits,
+  workspaceUsage,
+  type WorkspaceAdminDeps,
+} from '../../use-cases/workspace-admin';
 
 const workspaceIdParams = z.strictObject({ id: idParam('Workspace id (ws_...).') });
 const apiKeyIdParams = z.strictObject({ id: idParam('API key id (key_...).') });
@@ -30,7 +40,7 @@ export const createApiKeyBody = z.strictObject({
 
 const tags = ['Admin'];
 
-export function adminRoutes(admin: WorkspaceAdmin): Route[] {
+export function adminRoutes(admin: WorkspaceAdminDeps): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -45,7 +55,8 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       responses: { 201: z.object({ data: planWorkspaceSchema }) },
       async handler({ body, req }) {
         // The gateway is this write's service: its key is stored with the workspace (scope: the admin API).
-        const ws = await admin.createWorkspace(
+        const ws = await createWorkspace(
+          admin,
           body,
           requestKey('admin.createWorkspace', { workspaceId: ADMIN_SCOPE, idempotencyKey: idempotencyKeyOf(req), ...body }),
         );
@@ -63,8 +74,8 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       responses: { 200: z.object({ data: workspaceWithUsageSchema }) },
       errors: ['not_found'],
       async handler({ params }) {
-        const ws = await admin.getWorkspace(params.id);
-        const [usage, testUsage] = await Promise.all([admin.usage(ws.id, 'live'), admin.usage(ws.id, 'test')]);
+        const ws = await getWorkspace(admin, params.id);
+        const [usage, testUsage] = await Promise.all([workspaceUsage(admin, ws.id, 'live'), workspaceUsage(admin, ws.id, 'test')]);
         return ok({
           data: { ...toApiPlanWorkspace(ws), usage: toApiUsage(usage, ws.activeListingLimit), testUsage: toApiUsage(testUsage, ws.activeListingLimit) },
         });
@@ -83,9 +94,9 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       responses: { 200: z.object({ data: planWorkspaceSchema }) },
       errors: ['not_found'],
       async handler({ params, body }) {
-        let ws = await admin.getWorkspace(params.id);
-        if (body.activeListingLimit !== undefined) ws = await admin.setActiveListingLimit(params.id, body.activeListingLimit);
-        if (body.rateLimits !== undefined) ws = await admin.setRateLimits(params.id, body.rateLimits);
+        let ws = await getWorkspace(admin, params.id);
+        if (body.activeListingLimit !== undefined) ws = await setActiveListingLimit(admin, params.id, body.activeListingLimit);
+        if (body.rateLimits !== undefined) ws = await setRateLimits(admin, params.id, body.rateLimits);
         return ok({ data: toApiPlanWorkspace(ws) });
       },
     }),
@@ -102,7 +113,7 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       responses: { 201: z.object({ data: createdApiKeySchema }) },
       errors: ['not_found'],
       async handler({ params, body }) {
-        const { record, key } = await admin.issueApiKey(params.id, { mode: body.mode, name: body.name ?? null });
+        const { record, key } = await issueApiKey(admin, params.id, { mode: body.mode, name: body.name ?? null });
         return created({ data: { ...toApiKeySummary(record), key } });
       },
     }),
@@ -119,7 +130,7 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       responses: { 200: z.object({ data: z.array(apiKeySummarySchema), pagination: paginationSchema }) },
       errors: ['not_found'],
       async handler({ params, query }) {
-        const { items, total } = await admin.listApiKeys(params.id, query);
+        const { items, total } = await listApiKeys(admin, params.id, query);
         return ok({ data: items.map(toApiKeySummary), pagination: pageInfo(query, items.length, total) });
       },
     }),
@@ -135,7 +146,7 @@ export function adminRoutes(admin: WorkspaceAdmin): Route[] {
       responses: { 200: z.object({ data: apiKeySummarySchema }) },
       errors: ['not_found'],
       async handler({ params }) {
-        return ok({ data: toApiKeySummary(await admin.revokeApiKey(params.id)) });
+        return ok({ data: toApiKeySummary(await revokeApiKey(admin, params.id)) });
       },
     }),
   ];

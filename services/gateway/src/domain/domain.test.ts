@@ -1,14 +1,12 @@
 // Pure rules of the gateway: API key format, generation and hashing; the admin token
-// comparison; request fingerprints; workspace names; validation wording.
-import { z } from 'zod';
-import { adminTokenMatches } from '../src/domain/admin-token';
-import { apiKeyMatchesHash, displayPrefix, generateApiKey, GENERATED_SECRET_LENGTH, hashApiKey, maskedKey, parseApiKey } from '../src/domain/api-key';
-import { newApiKeyRecord, principalOf } from '../src/domain/api-key-record';
-import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../src/domain/idempotency';
-import { newWorkspace, normalizeWorkspaceName, workspaceNameKey } from '../src/domain/workspace';
-import { issuesToFields, isStorableText } from '../src/http/validation';
+// comparison; request fingerprints; workspace names; rate limits; sandbox ids.
+import { adminTokenMatches } from './admin-token';
+import { apiKeyMatchesHash, displayPrefix, generateApiKey, GENERATED_SECRET_LENGTH, hashApiKey, maskedKey, parseApiKey } from './api-key';
+import { newApiKeyRecord, principalOf } from './api-key-record';
+import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from './idempotency';
+import { newWorkspace, normalizeWorkspaceName, workspaceNameKey } from './workspace';
 import { dataWorkspaceId, workspaceOfData } from '@vrp/platform/sandbox';
-import { DEFAULT_RATE_LIMITS, effectiveRateLimits, mergeRateLimitOverrides } from '../src/domain/rate-limits';
+import { DEFAULT_RATE_LIMITS, effectiveRateLimits, mergeRateLimitOverrides } from './rate-limits';
 
 const PEPPER = 'pepper-0123456789-0123456789-0123456789';
 
@@ -108,29 +106,6 @@ describe('workspaces', () => {
   });
 });
 
-describe('validation wording', () => {
-  const schema = z.strictObject({
-    name: z.string().min(1),
-    nested: z.object({ size: z.number().max(3) }).optional(),
-    kind: z.enum(['a', 'b']).optional(),
-  });
-  const fieldsFor = (value: unknown) => {
-    const result = schema.safeParse(value, { reportInput: true });
-    return result.success ? {} : issuesToFields('body', result.error.issues);
-  };
-
-  it('names nested fields, missing fields, unknown fields and enum choices', () => {
-    expect(fieldsFor({ nested: { size: 9 }, kind: 'c', other: 1 })).toEqual({
-      name: 'is required',
-      'nested.size': 'must be at most 3',
-      kind: 'must be one of: a, b',
-      other: 'is not a known field',
-    });
-    expect(fieldsFor({ name: 5 })).toEqual({ name: 'must be a string' });
-    expect(fieldsFor('text')).toEqual({ body: 'must be an object' });
-  });
-});
-
 describe('plan rate limits', () => {
   it('fills what the operator did not set with the defaults, ignoring values that are not non-negative integers', () => {
     expect(effectiveRateLimits(undefined)).toEqual(DEFAULT_RATE_LIMITS);
@@ -151,17 +126,5 @@ describe('test-mode sandbox ids', () => {
     expect(dataWorkspaceId('ws_abc', 'test')).toBe('ws_abc_test');
     expect(workspaceOfData('ws_abc_test')).toEqual({ workspaceId: 'ws_abc', mode: 'test' });
     expect(workspaceOfData('ws_abc')).toEqual({ workspaceId: 'ws_abc', mode: 'live' });
-  });
-});
-
-describe('storable text', () => {
-  it.each([
-    ['plain text', 'plain', true],
-    ['a surrogate pair', 'emoji 🏠', true],
-    ['NUL', 'nul \u0000', false],
-    ['a lone high surrogate', 'high \ud800 alone', false],
-    ['a lone low surrogate', 'low \udc00 alone', false],
-  ])('%s', (_label, text, ok) => {
-    expect(isStorableText(text)).toBe(ok);
   });
 });

@@ -3,24 +3,9 @@
 // @vrp/api-model exactly as the API returns it.
 import { toApiGuest, toApiMessage, toApiReservation, toApiReservationRequest, toApiReview, toApiListing, toInactiveListingRow } from '@vrp/api-model';
 import { guestEvents, listingEvents, reservationEvents, TOPICS } from '@vrp/contracts';
-import { workspaceOfData } from '@vrp/platform/sandbox';
 import type { EventType } from '../domain/event-types';
+import type { IncomingEvent } from '../domain/webhook-event';
 import type { ListingLookup } from '../ports/listings';
-
-/** A source event ready to be stored: everything but the serialized body. */
-export interface IncomingEvent {
-  id: string;
-  workspaceId: string;
-  type: EventType;
-  listingId: string | null;
-  /** For guest events: the listings of the guest's stays (suppressed when every one is inactive). */
-  listingIds: string[];
-  orderKey: string;
-  occurredAt: Date;
-  object: unknown;
-  /** Listing activity events also feed the activity cache. */
-  activity?: listingEvents.ListingActivityChanged;
-}
 
 const RESERVATION_TYPES: Partial<Record<reservationEvents.ReservationEventType, EventType>> = {
   [reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED]: 'reservation.created',
@@ -152,24 +137,4 @@ export async function toIncomingEvent(topic: string, value: Uint8Array, listings
     default:
       return null;
   }
-}
-
-/**
- * The JSON body of every delivery of an event (serialized once, so every attempt sends the same
- * bytes). Events of a test-mode sandbox name the workspace itself, as the API does: the
- * subscription that receives them is a test-mode one (sandbox data only reaches its own
- * subscriptions), and `livemode` says so in the body too.
- */
-export function eventBody(e: IncomingEvent): string {
-  const owner = workspaceOfData(e.workspaceId);
-  return JSON.stringify({
-    id: e.id,
-    type: e.type,
-    apiVersion: 'v1',
-    createdAt: e.occurredAt.toISOString(),
-    workspaceId: owner.workspaceId,
-    livemode: owner.mode === 'live',
-    listingId: e.listingId,
-    data: { object: e.object },
-  });
 }

@@ -1,5 +1,5 @@
 // Publishes ListingActivityChanged on listing.activity.v1 through the outbox, in the same
-// transaction as the status change it describes.
+// transaction as the status change it describes (the use cases of activity call it).
 import { listingEvents, TOPICS } from '@vrp/contracts';
 import { newId } from '@vrp/platform/ids';
 import type { Outbox } from '@vrp/platform/outbox';

@@ -1,7 +1,6 @@
 // Pure rules of the listing service's pms.sync.v1 consumer.
-import type { ListingRecord } from '../src/domain/listing';
-import { fieldsOf, sameFields } from '../src/domain/pms-sync';
-import { alreadyApplied } from '../src/store/pms-sync-marks';
+import type { ListingRecord } from './listing';
+import { alreadyApplied, fieldsOf, sameFields } from './pms-sync';
 
 describe('pms.sync.v1 listing consumer rules (pure)', () => {
   const payload = { externalId: 'L1', name: ' Flat ', unlisted: false, channels: [{ channel: 'CHANNEL_A', externalId: 'cha-1' }], bedrooms: 2 };

@@ -4,12 +4,12 @@ import { syncHealth, TOPICS } from '@vrp/contracts';
 import { PermanentError, type ConsumerRunner } from '@vrp/platform/consumer';
 import type { Subscription } from '@vrp/platform/bus';
 import type { OutcomeKind } from '../store/sync-health-store';
-import type { SyncHealth } from '../use-cases/sync-health';
+import { recordSyncOutcome, type SyncHealthDeps } from '../use-cases/sync-health';
 
 export const OUTCOMES_GROUP = 'pms-adapter-sync-outcomes';
 const KINDS: readonly OutcomeKind[] = ['applied', 'failed', 'dead_lettered', 'discarded'];
 
-export async function startOutcomeConsumer(consumers: ConsumerRunner, health: SyncHealth): Promise<Subscription> {
+export async function startOutcomeConsumer(consumers: ConsumerRunner, deps: SyncHealthDeps): Promise<Subscription> {
   const subscription = await consumers.subscribe({
     groupId: OUTCOMES_GROUP,
     topics: [TOPICS.pmsSyncOutcomes],
@@ -20,7 +20,7 @@ export async function startOutcomeConsumer(consumers: ConsumerRunner, health: Sy
       if (!o.changeId || !o.connectionId || !(KINDS as readonly string[]).includes(o.outcome)) {
         throw new PermanentError('malformed_payload', `sync outcome ${o.eventId} lacks a change, a connection or a known outcome ('${o.outcome}')`);
       }
-      await health.record({
+      await recordSyncOutcome(deps, {
         changeId: o.changeId,
         connectionId: o.connectionId,
         service: o.service,

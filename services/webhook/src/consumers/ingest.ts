@@ -1,5 +1,5 @@
 // The webhook service's consumer of every domain event topic: decodes a message into the
-// webhook event it stands for (events/render.ts) and hands it to the intake (use-cases/intake.ts).
+// webhook event it stands for (consumers/render.ts) and hands it to the intake (use-cases/intake.ts).
 import type { ConsumerRunner } from '@vrp/platform/consumer';
 import type { DeliveredMessage, Subscription } from '@vrp/platform/bus';
 import type { ListingLookup } from '../ports/listings';

@@ -1,8 +1,8 @@
 // Pure rules: which failures a consumer retries in place and which it dead-letters at once.
-import { AppError } from '../errors/app-error';
-import { DocumentValidationError, DuplicateKeyError } from '../store/port';
-import { classifyFailure, PermanentError, TransientError } from './failure';
-import { backoffDelay } from './runner';
+import { AppError } from '../src/errors/app-error';
+import { DocumentValidationError, DuplicateKeyError } from '../src/store/port';
+import { classifyFailure, PermanentError, TransientError } from '../src/consumer/failure';
+import { backoffDelay } from '../src/consumer/runner';
 
 describe('classifyFailure', () => {
   it('treats explicit permanent errors, invalid documents and final AppErrors as permanent', () => {
