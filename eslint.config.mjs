@@ -5,6 +5,8 @@ import prettier from 'eslint-config-prettier';
 
 /** The folders of a service (docs/architecture.md, "Layers of a service"). */
 const LAYERS = ['domain', 'use-cases', 'ports', 'store', 'grpc', 'http', 'consumers', 'publishers', 'events'];
+/** Relative import paths into a sibling folder `layer` of a service (package subpaths such as @vrp/platform/grpc are not layers). */
+const layerPaths = (layer) => ['./', '../', '../../', '../../../'].flatMap((up) => [`${up}${layer}`, `${up}${layer}/**`]);
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'packages/contracts/src/gen/**', 'coverage/**'] },
@@ -42,7 +44,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: LAYERS.filter((l) => l !== 'domain').flatMap((l) => [`**/${l}`, `**/${l}/**`]),
+              group: LAYERS.filter((l) => l !== 'domain').flatMap(layerPaths),
               message: 'domain/ holds pure rules: no store, transport, use case, port, consumer or publisher. Pass what a rule needs as arguments.',
             },
           ],
@@ -58,7 +60,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['grpc', 'http', 'consumers'].flatMap((l) => [`**/${l}`, `**/${l}/**`]),
+              group: ['grpc', 'http', 'consumers'].flatMap(layerPaths),
               message: 'Transports and consumers call use cases, never the other way round: pass what is needed as a domain input.',
             },
           ],
@@ -71,7 +73,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/store', '**/store/**'], message: 'grpc/ decodes, calls a use case and encodes: storage is reached through use-cases/.' }] },
+        { patterns: [{ group: layerPaths('store'), message: 'grpc/ decodes, calls a use case and encodes: storage is reached through use-cases/.' }] },
       ],
     },
   },
@@ -83,7 +85,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/use-cases', '**/use-cases/**', '**/consumers', '**/consumers/**'],
+              group: ['use-cases', 'consumers'].flatMap(layerPaths),
               message: 'publishers/ encode what use cases hand them: they never call back into use-cases/ or consumers/.',
             },
           ],

@@ -26,8 +26,10 @@ process.once('message', (message: { dataDir: string }) => {
     const stay = { id: `res_${randomUUID()}`, ...req.body };
     const free = await db.transaction(() => {
       if (nights.some((night) => db.get(night) !== undefined)) return false;
-      db.put(`stay/${stay.id}`, stay);
-      for (const night of nights) db.put(night, stay.id);
+      // Inside transaction() a put is part of the transaction: its promise settles with the
+      // commit, whose failure rejects the transaction() call awaited above.
+      void db.put(`stay/${stay.id}`, stay);
+      for (const night of nights) void db.put(night, stay.id);
       return true;
     });
     if (!free) {
