@@ -6,7 +6,7 @@
 // store trouble is retried in place and dead-lettered past the retry budget.
 import { checkPmsInput } from '@vrp/api-model';
 import { reservationEvents, TOPICS, pmsSync, syncPayloadOf } from '@vrp/contracts';
-import { describeSyncChange, PermanentError, type ConsumerRunner } from '@vrp/platform/consumer';
+import { PermanentError, pmsSyncConsumer, type ConsumerRunner } from '@vrp/platform/consumer';
 import type { Subscription } from '@vrp/platform/bus';
 import { MalformedChange } from '../domain/sync-change';
 import { applyPmsGuest } from '../use-cases/apply-pms-guest';
@@ -64,19 +64,14 @@ export async function startConsumers(consumers: ConsumerRunner, deps: GuestDeps)
     }
   };
 
-  const sync = await consumers.subscribe({
-    groupId: SYNC_GROUP,
-    topics: [TOPICS.pmsSync],
-    fromBeginning: true,
-    decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
-    reportsSyncOutcomes: true,
-    describe: (change) => describeSyncChange(change, (GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)),
-    handle: async (change) => {
-      if (!(GUEST_SIDE_ENTITIES as readonly string[]).includes(change.entity)) return;
-      // Held to the API's vocabulary and limits: harmless differences normalised, nonsense refused.
-      await applySync(checkPmsInput(change));
-    },
-  });
+  const sync = await consumers.subscribe(
+    // Held to the API's vocabulary and limits: harmless differences normalised, nonsense refused.
+    pmsSyncConsumer(
+      SYNC_GROUP,
+      (entity) => (GUEST_SIDE_ENTITIES as readonly string[]).includes(entity),
+      (change) => applySync(checkPmsInput(change)),
+    ),
+  );
 
   await Promise.all([reservations.ready, sync.ready]);
   return [reservations, sync];

@@ -4,8 +4,7 @@
 // listing are permanent (dead letters); store trouble is transient (retried in place by the
 // runner).
 import { checkPmsInput } from '@vrp/api-model';
-import { pmsSync, TOPICS } from '@vrp/contracts';
-import { describeSyncChange, PermanentError, type ConsumerRunner } from '@vrp/platform/consumer';
+import { PermanentError, pmsSyncConsumer, type ConsumerRunner } from '@vrp/platform/consumer';
 import { type Subscription } from '@vrp/platform/bus';
 import type { ListingDeps } from '../use-cases/deps';
 import { applyPmsListing } from '../use-cases/pms-sync';
@@ -14,27 +13,24 @@ export const PMS_SYNC_GROUP = 'listing.pms-sync';
 
 /** Subscribes the listing service to pms.sync.v1; resolves once the subscription is ready. */
 export async function startPmsSyncConsumer(consumers: ConsumerRunner, deps: ListingDeps): Promise<Subscription> {
-  const subscription = await consumers.subscribe({
-    groupId: PMS_SYNC_GROUP,
-    topics: [TOPICS.pmsSync],
-    fromBeginning: true,
-    decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
-    reportsSyncOutcomes: true,
-    describe: (change) => describeSyncChange(change, change.entity === 'listing'),
-    handle: async (synced) => {
-      // Other entities are for the reservation and guest services.
-      if (synced.entity !== 'listing') return;
-      const change = checkPmsInput(synced);
-      if (!change.listing) throw new PermanentError('malformed_payload', `pms.sync.v1 listing change ${change.changeId} carries no listing`);
-      await applyPmsListing(deps, {
-        workspaceId: change.workspaceId,
-        provider: change.provider,
-        changeId: change.changeId,
-        occurredAt: change.occurredAt,
-        listing: change.listing,
-      });
-    },
-  });
+  const subscription = await consumers.subscribe(
+    // Other entities are for the reservation and guest services.
+    pmsSyncConsumer(
+      PMS_SYNC_GROUP,
+      (entity) => entity === 'listing',
+      async (synced) => {
+        const change = checkPmsInput(synced);
+        if (!change.listing) throw new PermanentError('malformed_payload', `pms.sync.v1 listing change ${change.changeId} carries no listing`);
+        await applyPmsListing(deps, {
+          workspaceId: change.workspaceId,
+          provider: change.provider,
+          changeId: change.changeId,
+          occurredAt: change.occurredAt,
+          listing: change.listing,
+        });
+      },
+    ),
+  );
   await subscription.ready;
   return subscription;
 }

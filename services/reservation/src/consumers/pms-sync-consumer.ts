@@ -5,8 +5,8 @@
 // at once); a listing not imported yet, the listing service or the store being unavailable are
 // transient (retried in place, dead-lettered past the budget).
 import { checkPmsInput } from '@vrp/api-model';
-import { pmsSync, TOPICS } from '@vrp/contracts';
-import { describeSyncChange, PermanentError, type ConsumerRunner } from '@vrp/platform/consumer';
+import type { pmsSync } from '@vrp/contracts';
+import { PermanentError, pmsSyncConsumer, type ConsumerRunner } from '@vrp/platform/consumer';
 import { type Subscription } from '@vrp/platform/bus';
 import type { PmsStay, PmsStayChange } from '../domain/pms-stay';
 import { isOneOf, WRITABLE_STATUSES } from '../domain/reservation';
@@ -16,17 +16,15 @@ import { applyPmsReservation } from '../use-cases/sync-apply';
 export const PMS_SYNC_GROUP = 'reservation-pms-sync';
 
 export async function consumePmsSync(consumers: ConsumerRunner, deps: ReservationDeps): Promise<Subscription> {
-  const subscription = await consumers.subscribe({
-    groupId: PMS_SYNC_GROUP,
-    topics: [TOPICS.pmsSync],
-    fromBeginning: true,
-    decode: (bytes) => pmsSync.PmsSyncChange.decode(bytes),
-    reportsSyncOutcomes: true,
-    describe: (change) => describeSyncChange(change, change.entity === 'reservation'),
-    handle: async (change) => {
-      if (change.entity === 'reservation') await applyPmsReservation(deps, pmsStayChangeOf(change));
-    },
-  });
+  const subscription = await consumers.subscribe(
+    pmsSyncConsumer(
+      PMS_SYNC_GROUP,
+      (entity) => entity === 'reservation',
+      async (change) => {
+        await applyPmsReservation(deps, pmsStayChangeOf(change));
+      },
+    ),
+  );
   await subscription.ready;
   return subscription;
 }
