@@ -121,19 +121,22 @@ export function updateGuest(
 ): Promise<GuestRecord> {
   return deps.applied.once(
     key,
-    () => updateOnce(deps, workspaceId, id, input, expectedVersion, key),
+    () => updateOnce(deps, { workspaceId, id, input, expectedVersion, key }),
     (done) => deps.guests.get(workspaceId, done),
   );
 }
 
-async function updateOnce(
-  deps: GuestDeps,
-  workspaceId: string,
-  id: string,
-  input: UpdateGuestInput,
-  expectedVersion: number,
-  key: RequestKey | null,
-): Promise<GuestRecord> {
+/** One PATCH of a guest profile, as updateGuest was given it. */
+interface GuestUpdate {
+  workspaceId: string;
+  id: string;
+  input: UpdateGuestInput;
+  expectedVersion: number;
+  key: RequestKey | null;
+}
+
+async function updateOnce(deps: GuestDeps, update: GuestUpdate): Promise<GuestRecord> {
+  const { workspaceId, id, input } = update;
   const first = await getGuest(deps, workspaceId, id);
   const problems = updateGuestProblems(input);
   if (Object.keys(problems).length) throw validationFailed(problems);
@@ -141,23 +144,15 @@ async function updateOnce(
   const lease = first.provider ? await acquireLease(deps.guests.guests, { workspaceId, _id: id }) : null;
   if (first.provider && !lease) throw notFound('guest', id);
   try {
-    return await applyUpdate(deps, workspaceId, id, input, expectedVersion, key, lease, first);
+    return await applyUpdate(deps, update, lease, first);
   } catch (err) {
     if (lease) await releaseLease(deps.guests.guests, { workspaceId, _id: id }, lease).catch(() => undefined);
     throw err;
   }
 }
 
-async function applyUpdate(
-  deps: GuestDeps,
-  workspaceId: string,
-  id: string,
-  input: UpdateGuestInput,
-  expectedVersion: number,
-  key: RequestKey | null,
-  lease: Lease | null,
-  firstRead: GuestRecord,
-): Promise<GuestRecord> {
+async function applyUpdate(deps: GuestDeps, update: GuestUpdate, lease: Lease | null, firstRead: GuestRecord): Promise<GuestRecord> {
+  const { workspaceId, id, input, expectedVersion, key } = update;
   const idempotencyKey = key?.key ?? '';
   for (let attempt = 1; ; attempt++) {
     // Under a lease the read comes after taking it: the relay must start from what is stored.
