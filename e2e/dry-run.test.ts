@@ -1,11 +1,13 @@
 // Preflight (`?dry_run=true`) over HTTP against the 2-replica stack: for each PMS refusal
-// (docs/api.md, "Writes that a PMS cannot perform") and each path of the activity rule, the dry run answers exactly what the real write then answers (status
-// and error envelope, request id aside), and the PMS simulator received nothing from the dry run.
+// (docs/api.md, "Writes that a PMS cannot perform") and each path of the activity rule (by id, by a
+// mapped channel id, in a batch), and for photo deletes, publishing and listing deletes, the dry run
+// answers exactly what the real write then answers (status and envelope, request id aside), and the
+// PMS simulator received nothing from the dry run.
 // A dry run that would succeed answers 200 with the record as it would be written, and nothing
 // is written, relayed or published: the real write after it still finds the nights free, and the
 // Events API lists one event for it.
 import { startTestStack, eventually, type ErrorBody, type TestStack } from './support/stack';
-import { listingWorkspace, simulatorOf, type Workspace } from './support/workspaces';
+import { createListing, listingWorkspace, newWorkspace, simulatorOf, type Workspace } from './support/workspaces';
 import { guestWrites, newWorld, requestArrives, reviewArrives, syncUntil, type World } from './support/guest-world';
 import type { SimulatorControl } from '@vrp/pms-simulator';
 
@@ -20,6 +22,8 @@ describe('dry runs answer what the write would, and do nothing', () => {
   let w: Workspace & { ids: string[]; account: string };
   // Listings: local, inactive local, and one per PMS whose refusals are exercised.
   let local: string, sleeping: string, pmsA: string, pmsB: string, pmsC: string, pmsF: string, pmsG: string, pmsE: string;
+  /** The CHANNEL_A listing id mapped to the local listing. */
+  const localChannel = 'cha-dry-local';
   let nextMonth = 1;
   /** Dates no other case of the file uses. */
   const stay = () => {
@@ -31,17 +35,39 @@ describe('dry runs answer what the write would, and do nothing', () => {
   const withDryRun = (path: string) => `${path}${path.includes('?') ? '&' : '?'}dry_run=true`;
 
   /** The dry run, then the real write: same answer (status and envelope); the PMS saw nothing of the dry run. */
-  async function sameAsReal(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ dry: Answer; real: Answer }> {
+  async function sameAsReal(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+    /** `api`: another workspace's key; `between`: reads back, after the dry run, that nothing changed. */
+    { api = w.api, between }: { api?: Workspace['api']; between?: () => Promise<void> } = {},
+  ): Promise<{ dry: Answer; real: Answer }> {
     await pms.clearRequests();
-    const dry = (await w.api(method, withDryRun(path), body, { headers })) as Answer;
+    const dry = (await api(method, withDryRun(path), body, { headers })) as Answer;
     expect(await pms.requests({})).toEqual([]);
-    const real = (await w.api(method, path, body, { headers })) as Answer;
+    await between?.();
+    const real = (await api(method, path, body, { headers })) as Answer;
     expect({ case: `${method} ${path}`, ...comparable(dry) }).toEqual({
       case: `${method} ${path}`,
       ...comparable({ ...real, status: real.status === 201 || real.status === 202 ? 200 : real.status }),
     });
     return { dry, real };
   }
+
+  /**
+   * Waits until reads of `paths` answer `status` several times in a row: each service instance's
+   * listing activity cache follows a toggle after a lag, and requests are spread over instances.
+   */
+  const cachesAnswer = (status: number, ...paths: string[]) =>
+    eventually(
+      async () => {
+        for (let i = 0; i < 4; i++) for (const path of paths) if ((await w.api('GET', path)).status !== status) return false;
+        return true;
+      },
+      10_000,
+      `${paths.join(', ')} answering ${status}`,
+    );
 
   const book = (propertyId: string, extra: Record<string, unknown> = {}) => ({
     propertyId,
@@ -57,7 +83,7 @@ describe('dry runs answer what the write would, and do nothing', () => {
     w = await listingWorkspace(
       t,
       [
-        { name: 'Local' },
+        { name: 'Local', channelId: localChannel },
         { name: 'Sleeping', inactive: true },
         { name: 'On A', pmsProvider: 'PMS-A' },
         { name: 'On B', pmsProvider: 'PMS-B' },
@@ -250,12 +276,17 @@ describe('dry runs answer what the write would, and do nothing', () => {
     const replayable = (await w.api('POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/replay?dry_run=true`)) as Answer;
     expect(replayable.status).toBe(200);
     expect((await w.api<{ data: unknown[] }>('GET', `/v1/webhooks/${id}/deliveries`)).body.data).toHaveLength(1);
+    // The webhook service's activity caches trail a toggle (docs/architecture.md): an event of the
+    // listing, read by id, shows when they refuse it.
+    const event = `/v1/events/${(await w.api<{ data: { id: string }[] }>('GET', `/v1/events?listing_id=${local}`)).body.data[0]!.id}`;
     expect((await w.api('PATCH', `/v1/listings/${local}`, { active: false })).status).toBe(200);
+    await cachesAnswer(403, event);
     try {
       const replay = await sameAsReal('POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/replay`);
       expect(replay.real.body.error).toMatchObject({ code: 'listing_inactive', listing_ids: [local] });
     } finally {
       expect((await w.api('PATCH', `/v1/listings/${local}`, { active: true })).status).toBe(200);
+      await cachesAnswer(200, event, `/v1/reservations?property_id=${local}`);
     }
     expect(((await w.api('PATCH', `/v1/webhooks/${id}?dry_run=true`, { description: 'dry' })) as Answer).body.data).toMatchObject({ description: 'dry' });
     expect(((await w.api('POST', `/v1/webhooks/${id}/rotate-secret?dry_run=true`)) as Answer).status).toBe(200);
@@ -272,5 +303,120 @@ describe('dry runs answer what the write would, and do nothing', () => {
     const real = (await w.api('POST', '/v1/reservations', body, { headers: { 'idempotency-key': 'dry-key-1' } })) as Answer;
     expect(real.status).toBe(201);
     expect(real.body.data!.id).not.toBe(dry.body.data!.id);
+  });
+
+  const photosOf = async (listing: string) => (await w.api<{ data: { id: string }[] }>('GET', `/v1/listings/${listing}/photos`)).body.data.map((p) => p.id);
+  const addPhoto = async (listing: string) => {
+    const added = await w.api<{ data: { id: string } }>('POST', `/v1/listings/${listing}/photos`, { url: 'https://img.example.com/dry.jpg' });
+    expect(added.status).toBe(201);
+    return added.body.data.id;
+  };
+  const etagOf = async (listing: string) => (await w.api('GET', `/v1/listings/${listing}`)).headers.get('etag');
+
+  it('activity rule through a mapped channel id: each write on the listing’s data answers the same 403 naming the listing, and the toggle back by channel id activates only in the real write', async () => {
+    const photo = await addPhoto(local);
+    const before = (await w.api('GET', `/v1/listings/${local}/content`)).body;
+    expect((await w.api('PATCH', `/v1/listings/${local}`, { active: false })).status).toBe(200);
+    try {
+      const inactive = { code: 'listing_inactive', listing_ids: [local] };
+      const content = await sameAsReal('PUT', `/v1/listings/${localChannel}/content`, { sections: { description: 'by channel' } });
+      expect(content.real.body.error).toMatchObject(inactive);
+      const add = await sameAsReal('POST', `/v1/listings/${localChannel}/photos`, { url: 'https://img.example.com/ch.jpg' });
+      expect(add.real.body.error).toMatchObject(inactive);
+      const remove = await sameAsReal('DELETE', `/v1/listings/${localChannel}/photos/${photo}`);
+      expect(remove.real.body.error).toMatchObject(inactive);
+      const publish = await sameAsReal('POST', `/v1/listings/${localChannel}/publish`);
+      expect(publish.real.body.error).toMatchObject(inactive);
+      // A booking naming the listing by its channel id, decided by the reservation service's activity caches.
+      await cachesAnswer(403, `/v1/reservations?property_id=${localChannel}`);
+      const booking = await sameAsReal('POST', '/v1/reservations', book(localChannel));
+      expect(booking.real.body.error).toMatchObject(inactive);
+      // The toggles work on inactive listings: activating by channel id answers 200 both times, and only the real one activates.
+      const on = await sameAsReal('PATCH', `/v1/listings/${localChannel}`, { active: true }, undefined, {
+        between: async () => expect((await w.api('GET', `/v1/listings/${local}`)).status).toBe(403),
+      });
+      expect(on.real.body.data).toMatchObject({ id: local, status: 'active' });
+    } finally {
+      if ((await w.api<{ data: { status: string } }>('GET', `/v1/listings/${local}`)).status !== 200) {
+        expect((await w.api('PATCH', `/v1/listings/${local}`, { active: true })).status).toBe(200);
+      }
+      await cachesAnswer(200, `/v1/reservations?property_id=${local}`);
+    }
+    // Nothing the refused writes named changed.
+    expect(await photosOf(local)).toEqual([photo]);
+    expect((await w.api('GET', `/v1/listings/${local}/content`)).body).toEqual(before);
+  });
+
+  it('photo delete, on a local listing and on a PMS-managed one: the same 200 (then the same 404), the photo kept until the real delete', async () => {
+    // Photos are not relayed to a PMS (no PMS refusal applies to them): the PMS-G listing, whose PMS
+    // cannot store some content, answers as the local one does.
+    for (const listing of [local, pmsG]) {
+      const photo = await addPhoto(listing);
+      const path = `/v1/listings/${listing}/photos/${photo}`;
+      const { dry, real } = await sameAsReal('DELETE', path, undefined, undefined, {
+        between: async () => expect(await photosOf(listing)).toContain(photo),
+      });
+      expect({ listing, status: real.status, data: real.body.data }).toEqual({ listing, status: 200, data: { id: photo, deleted: true } });
+      expect(dry.body.data).toEqual(real.body.data);
+      expect(await photosOf(listing)).not.toContain(photo);
+      const gone = await sameAsReal('DELETE', path);
+      expect(gone.real.body.error?.code).toBe('not_found');
+    }
+  });
+
+  it('publish: the same 200 with the channels, the listing unchanged (same ETag) until the real publish; the same 400 without a channel and 404', async () => {
+    const before = await etagOf(local);
+    // An Idempotency-Key sent with the dry run is not recorded: the real publish with it runs as new.
+    const { dry, real } = await sameAsReal(
+      'POST',
+      `/v1/listings/${local}/publish`,
+      undefined,
+      { 'idempotency-key': 'dry-publish-1' },
+      {
+        between: async () => expect(await etagOf(local)).toBe(before),
+      },
+    );
+    expect(real.status).toBe(200);
+    expect(real.body.data).toMatchObject({ listingId: local, channels: ['CHANNEL_A'] });
+    expect({ ...dry.body.data, publishedAt: undefined }).toEqual({ ...real.body.data, publishedAt: undefined });
+    expect(typeof dry.body.data!.publishedAt).toBe('string');
+    expect(await etagOf(local)).not.toBe(before);
+    // A listing mapped to no channel; an unknown listing.
+    expect((await w.api<{ data: { channels: unknown[] } }>('GET', `/v1/listings/${pmsA}`)).body.data.channels).toEqual([]);
+    const unmapped = await sameAsReal('POST', `/v1/listings/${pmsA}/publish`);
+    expect(unmapped.real.body.error).toMatchObject({ code: 'validation_failed', fields: { channels: expect.any(String) } });
+    const unknown = await sameAsReal('POST', '/v1/listings/no-such-listing/publish');
+    expect(unknown.real.body.error?.code).toBe('not_found');
+  });
+
+  it('listing delete, active (by channel id) and inactive: the same 200; the listing and its plan slot stay until the real delete; then the same 404', async () => {
+    // A workspace of its own whose plan holds one active listing: the slot shows whether a delete happened.
+    const other = await newWorkspace(t, 'Dry delete', 1);
+    const opts = { api: other.api };
+    const kept = await createListing(t, other.id, { name: 'Kept', channelId: 'cha-dry-kept' });
+    const waiting = await createListing(t, other.id, { name: 'Waiting', inactive: true });
+    const activate = async () => (await other.api('PATCH', `/v1/listings/${waiting}`, { active: true })).status;
+    const active = await sameAsReal('DELETE', '/v1/listings/cha-dry-kept', undefined, undefined, {
+      ...opts,
+      between: async () => {
+        expect((await other.api('GET', `/v1/listings/${kept}`)).status).toBe(200);
+        expect(await activate()).toBe(402);
+      },
+    });
+    expect({ status: active.real.status, data: active.real.body.data }).toEqual({ status: 200, data: { id: kept, deleted: true } });
+    expect(active.dry.body.data).toEqual(active.real.body.data);
+    expect((await other.api('GET', `/v1/listings/${kept}`)).status).toBe(404);
+    expect(await activate()).toBe(200);
+    const statusAll = async () => (await other.api<{ data: { id: string }[] }>('GET', '/v1/listings?status=all')).body.data.map((l) => l.id);
+    const asleep = await createListing(t, other.id, { name: 'Asleep', inactive: true });
+    const inactive = await sameAsReal('DELETE', `/v1/listings/${asleep}`, undefined, undefined, {
+      ...opts,
+      between: async () => expect(await statusAll()).toContain(asleep),
+    });
+    expect({ status: inactive.real.status, data: inactive.real.body.data }).toEqual({ status: 200, data: { id: asleep, deleted: true } });
+    expect(inactive.dry.body.data).toEqual(inactive.real.body.data);
+    expect(await statusAll()).toEqual([waiting]);
+    const again = await sameAsReal('DELETE', '/v1/listings/cha-dry-kept', undefined, undefined, opts);
+    expect(again.real.body.error?.code).toBe('not_found');
   });
 });
