@@ -43,7 +43,10 @@ export function listingService(deps: ListingDeps): ServiceRegistration {
     createListing: async (req) => ({ listing: toProtoListing(await createListing(deps, req.workspaceId, newListingFromProto(req.listing), req.inactive)) }),
     setWorkspacePlan: async (req) => ({ usage: toProtoUsage(await setWorkspacePlan(deps, req.workspaceId, req.activeListingLimit)) }),
     getWorkspaceUsage: async (req) => ({ usage: toProtoUsage(await getWorkspaceUsage(deps, req.workspaceId)) }),
-    setListingsActive: (req) => setListingsActive(deps, req, requestKey('listing.setListingsActive', req)),
+    setListingsActive: async (req) => {
+      const outcome = await setListingsActive(deps, req, requestKey('listing.setListingsActive', req));
+      return { ...outcome, listings: outcome.listings.map(toProtoListing) };
+    },
     deleteListing: async (req) => ({ listing: toProtoListing(await deleteListing(deps, req.workspaceId, req.id)) }),
     deactivateConnectionListings: async (req) => ({
       deactivated: await deactivateConnectionListings(deps, req.workspaceId, req.pmsProvider, req.pmsExternalIds),

@@ -100,7 +100,11 @@ export interface SetListingsActiveInput {
 }
 
 /** An owner toggle; a key already applied answers the first outcome (which listings it changed). */
-export async function setListingsActive(deps: ListingDeps, input: SetListingsActiveInput, key: RequestKey | null): Promise<ActivityOutcomeIds> {
+export async function setListingsActive(
+  deps: ListingDeps,
+  input: SetListingsActiveInput,
+  key: RequestKey | null,
+): Promise<ActivityOutcomeIds & { listings: ListingRecord[] }> {
   const { workspaceId, listingIds, active, expectedVersion } = input;
   requireWorkspace(workspaceId);
   if (listingIds.length === 0) throw validationFailed({ listingIds: 'must name at least one listing' });
@@ -108,8 +112,12 @@ export async function setListingsActive(deps: ListingDeps, input: SetListingsAct
   if (expectedVersion && listingIds.length !== 1) throw validationFailed({ expectedVersion: 'applies to exactly one listing' });
   return deps.applied.once(
     key,
-    async () => activityOutcomeIds(await setActive(deps, { workspaceId, ids: listingIds, active, reason: 'owner', expectedVersion, key })),
-    async (result) => JSON.parse(result) as ActivityOutcomeIds,
+    async () => {
+      const outcome = await setActive(deps, { workspaceId, ids: listingIds, active, reason: 'owner', expectedVersion, key });
+      // The listings as written: a dry run's transaction is rolled back, so a later read would not show them.
+      return { ...activityOutcomeIds(outcome), listings: [...outcome.updated, ...outcome.unchanged] };
+    },
+    async (result) => ({ ...(JSON.parse(result) as ActivityOutcomeIds), listings: [] }),
   );
 }
 

@@ -65,14 +65,15 @@ export function listingDataRoutes(upstream: Upstream<pb.ListingServiceClient>): 
       responses: { 200: toggledSchema },
       errors: ['not_found', 'listings_limit_exceeded'],
       async handler({ params, body, principal, req, res }) {
-        await upstream.call('setListingsActive', {
+        const { listings } = await upstream.call('setListingsActive', {
           workspaceId: principal.workspaceId,
           listingIds: [params.id],
           active: body.active,
           expectedVersion: expectedVersion(req),
           idempotencyKey: idempotencyKeyOf(req),
         });
-        const after = await current(principal.workspaceId, params.id);
+        // The listing as the write left it (a dry run's is never stored); a replayed answer has none: read it.
+        const after = listings.length === 1 ? listings[0]! : await current(principal.workspaceId, params.id);
         return ok(withETag(res, after.version, { data: toListingRow(after) }));
       },
     }),

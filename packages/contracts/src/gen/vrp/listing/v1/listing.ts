@@ -238,6 +238,11 @@ export interface SetListingsActiveResponse {
   updated: string[];
   /** Listings already in the requested state. */
   unchanged: string[];
+  /**
+   * The listings as this call left them (changed and unchanged); empty when the answer is a
+   * replay of a request already applied (read them again). In a dry run, as the write would.
+   */
+  listings: Listing[];
 }
 
 export interface DeleteListingRequest {
@@ -2871,7 +2876,7 @@ export const SetListingsActiveRequest: MessageFns<SetListingsActiveRequest> = {
 };
 
 function createBaseSetListingsActiveResponse(): SetListingsActiveResponse {
-  return { active: false, updated: [], unchanged: [] };
+  return { active: false, updated: [], unchanged: [], listings: [] };
 }
 
 export const SetListingsActiveResponse: MessageFns<SetListingsActiveResponse> = {
@@ -2884,6 +2889,9 @@ export const SetListingsActiveResponse: MessageFns<SetListingsActiveResponse> = 
     }
     for (const v of message.unchanged) {
       writer.uint32(26).string(v!);
+    }
+    for (const v of message.listings) {
+      Listing.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -2925,6 +2933,14 @@ export const SetListingsActiveResponse: MessageFns<SetListingsActiveResponse> = 
             message.unchanged.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.listings.push(Listing.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2944,6 +2960,7 @@ export const SetListingsActiveResponse: MessageFns<SetListingsActiveResponse> = 
       unchanged: globalThis.Array.isArray(object?.unchanged)
         ? object.unchanged.map((e: any) => globalThis.String(e))
         : [],
+      listings: globalThis.Array.isArray(object?.listings) ? object.listings.map((e: any) => Listing.fromJSON(e)) : [],
     };
   },
 
@@ -2958,6 +2975,9 @@ export const SetListingsActiveResponse: MessageFns<SetListingsActiveResponse> = 
     if (message.unchanged?.length) {
       obj.unchanged = message.unchanged;
     }
+    if (message.listings?.length) {
+      obj.listings = message.listings.map((e) => Listing.toJSON(e));
+    }
     return obj;
   },
 
@@ -2969,6 +2989,7 @@ export const SetListingsActiveResponse: MessageFns<SetListingsActiveResponse> = 
     message.active = object.active ?? false;
     message.updated = object.updated?.map((e) => e) || [];
     message.unchanged = object.unchanged?.map((e) => e) || [];
+    message.listings = object.listings?.map((e) => Listing.fromPartial(e)) || [];
     return message;
   },
 };
