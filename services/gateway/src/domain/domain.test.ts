@@ -6,7 +6,7 @@ import { newApiKeyRecord, principalOf } from './api-key-record';
 import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from './idempotency';
 import { newWorkspace, normalizeWorkspaceName, workspaceNameKey } from './workspace';
 import { dataWorkspaceId, workspaceOfData } from '@vrp/platform/sandbox';
-import { DEFAULT_RATE_LIMITS, effectiveRateLimits, mergeRateLimitOverrides } from './rate-limits';
+import { DEFAULT_RATE_LIMITS, effectiveRateLimits, mergeRateLimitOverrides, refusalHoldMs } from './rate-limits';
 
 const PEPPER = 'pepper-0123456789-0123456789-0123456789';
 
@@ -117,6 +117,18 @@ describe('plan rate limits', () => {
       keyRequestsPerSecond: 9,
       workspaceBurst: 3,
     });
+  });
+});
+
+describe('flood refusal holds', () => {
+  it('spreads holds evenly over 250..499 ms, so that a flood held together does not come back together', () => {
+    expect(refusalHoldMs(0)).toBe(250);
+    expect(refusalHoldMs(0.5)).toBe(375);
+    expect(refusalHoldMs(0.999_999)).toBe(499);
+    // Sixty-four connections refused at once are answered over the whole span, not in one burst.
+    const holds = Array.from({ length: 64 }, (_, i) => refusalHoldMs(i / 64));
+    expect(new Set(holds).size).toBe(64);
+    expect(Math.max(...holds) - Math.min(...holds)).toBeGreaterThanOrEqual(240);
   });
 });
 

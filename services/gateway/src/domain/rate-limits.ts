@@ -39,13 +39,25 @@ export const BURST_WINDOW_SECONDS = 10;
 /**
  * A flood: a client refused while it has sent more than FLOOD_FACTOR times its per-second
  * allowance in the current second (its burst spent too), i.e. one that ignores Retry-After. Its
- * refusals are answered after REFUSAL_HOLD_MS (never past the request's deadline): a client in a
- * closed loop then sends at most one request per connection per hold, and cannot take the event
- * loop every tenant shares by being refused faster. A client that just went over its limit is
- * answered at once.
+ * refusals are answered after a hold (refusalHoldMs, never past the request's deadline): a client
+ * in a closed loop then sends at most one request per connection per hold, and cannot take the
+ * event loop every tenant shares by being refused faster. A client that just went over its limit
+ * is answered at once.
  */
 export const FLOOD_FACTOR = 4;
 export const REFUSAL_HOLD_MS = 250;
+/**
+ * Each hold is REFUSAL_HOLD_MS plus up to this much at random. Equal holds answer a flood's
+ * connections together, which then come back together: the whole flood would reach the event loop
+ * as one burst each hold, and another tenant's request arriving behind it waits for all of it.
+ * Spread holds spread the flood evenly over time.
+ */
+export const REFUSAL_HOLD_JITTER_MS = 250;
+
+/** The hold of one flood refusal, for `random` drawn uniformly from [0, 1). */
+export function refusalHoldMs(random: number): number {
+  return REFUSAL_HOLD_MS + Math.floor(random * REFUSAL_HOLD_JITTER_MS);
+}
 
 /** Upper bound of every value an operator can set. */
 export const RATE_LIMIT_VALUE_MAX = 100_000;

@@ -30,7 +30,7 @@ import {
   BURST_WINDOW_SECONDS,
   effectiveRateLimits,
   FLOOD_FACTOR,
-  REFUSAL_HOLD_MS,
+  refusalHoldMs,
   type RateLimits,
 } from '../../domain/rate-limits';
 import { RateLimiterDocumentStore, rateLimitCounters } from '../../store/rate-limit-store';
@@ -97,13 +97,14 @@ function refusal(what: string, quota: Quota): AppError {
 }
 
 /**
- * Holds the refusal of a flooding client (domain/rate-limits.ts, FLOOD_FACTOR) for
- * REFUSAL_HOLD_MS, at most until the request's deadline, or until the client goes away.
+ * Holds the refusal of a flooding client (domain/rate-limits.ts, FLOOD_FACTOR) for its hold
+ * (refusalHoldMs), at most until the request's deadline, or until the client goes away.
  */
 function holdRefusal(res: Response): Promise<void> {
   const deadline = requestState(res.req).context.deadline;
+  const hold = refusalHoldMs(Math.random());
   // The deadline's own answer comes DEADLINE_MARGIN_MS after the deadline: the refusal goes first.
-  const ms = Math.min(REFUSAL_HOLD_MS, deadline === undefined ? REFUSAL_HOLD_MS : deadline - Date.now());
+  const ms = Math.min(hold, deadline === undefined ? hold : deadline - Date.now());
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
