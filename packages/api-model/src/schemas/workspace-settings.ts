@@ -31,5 +31,8 @@ export const DEFAULT_WORKSPACE_SETTINGS: WorkspaceSettings = workspaceSettingsSc
  * longer known ignored.
  */
 export function storedWorkspaceSettings(raw: unknown): WorkspaceSettings {
-  return z.object(workspaceSettingsSchema.shape).parse(raw ?? {});
+  return raw == null ? { ...DEFAULT_WORKSPACE_SETTINGS } : storedSettingsSchema.parse(raw);
 }
+
+/** The schema without strictness (unknown settings are dropped), built once: zod compiles a schema at its first parse. */
+const storedSettingsSchema = z.object(workspaceSettingsSchema.shape);
