@@ -2,11 +2,14 @@
 // DATA_DIR: every engine on LMDB, a write answered once it is on disk) against a bare durable
 // create (support/bare-create-server.ts: a bare Express handler that checks each night of the stay
 // and writes the stay and its nights in one LMDB transaction, answering after the commit is on
-// disk: the least a durable, double-booking-safe create must do). Same client for both: CLIENTS
+// disk: the least a durable, double-booking-safe create must do). Same client for all: CLIENTS
 // clients in a closed loop, every request a distinct stay (no conflicts), stack requests with an
 // Idempotency-Key as integrators send them; ROUNDS alternating rounds of SECONDS each.
 // ratio = stack creates/s / bare creates/s; each process's CPU per create from /proc.
-// Targets: ratio >= 0.40, stack p99 <= 2 x the bare p99. Bounded: about 1.5 minutes.
+// A third subject bounds what durability costs: the same stack with its engines in memory (no data
+// directory, nothing written to disk), loaded the same way: its ratio to the bare durable create is
+// the most that any cut to the disk path could reach.
+// Targets: ratio >= 0.40, stack p99 <= 2 x the bare p99. Bounded: about 2 minutes.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -36,13 +39,14 @@ async function main(): Promise<void> {
     const stack = await startChild<{ baseUrl: string; apiKey: string; listingIds: string[] }>('stack-server.ts', 'ignore');
     children.push(stack.proc);
     delete process.env.BENCH_DATA_DIR;
+    const inMemory = await startChild<{ baseUrl: string; apiKey: string; listingIds: string[] }>('stack-server.ts', 'ignore');
+    children.push(inMemory.proc);
     const bare = await startChild<{ port: number }>('bare-create-server.ts', 'inherit', { dataDir: join(dataDir, 'bare') });
     children.push(bare.proc);
-    const [a, b] = stack.reply.listingIds as [string, string];
 
     // The n-th stay of a server: two nights, never overlapping another (the listings alternate).
     const stays = new Map<string, number>();
-    const creates = (name: string, auth: boolean) => () => {
+    const creates = (name: string, served: { apiKey: string; listingIds: string[] } | null) => () => {
       const n = stays.get(name) ?? 0;
       stays.set(name, n + 1);
       const start = Math.floor(n / 2) * 3;
@@ -51,10 +55,10 @@ async function main(): Promise<void> {
         path: '/v1/reservations',
         headers: {
           'content-type': 'application/json',
-          ...(auth ? { authorization: `Bearer ${stack.reply.apiKey}`, 'idempotency-key': `bench-${randomUUID()}` } : {}),
+          ...(served ? { authorization: `Bearer ${served.apiKey}`, 'idempotency-key': `bench-${randomUUID()}` } : {}),
         },
         body: JSON.stringify({
-          propertyId: n % 2 ? b : a,
+          propertyId: served ? served.listingIds[n % 2] : n % 2 ? 'b' : 'a',
           checkIn: day(start),
           checkOut: day(start + 2),
           primaryGuest: { firstName: 'Bench', lastName: String(n), email: 'bench@example.com' },
@@ -62,15 +66,16 @@ async function main(): Promise<void> {
       };
     };
     const subjects: { name: string; baseUrl: string; pids: Record<string, number>; request: ReturnType<typeof creates> }[] = [
-      { name: 'stack', baseUrl: stack.reply.baseUrl, pids: { stack: stack.proc.pid! }, request: creates('stack', true) },
-      { name: 'bare', baseUrl: `http://127.0.0.1:${bare.reply.port}`, pids: { bare: bare.proc.pid! }, request: creates('bare', false) },
+      { name: 'stack', baseUrl: stack.reply.baseUrl, pids: { stack: stack.proc.pid! }, request: creates('stack', stack.reply) },
+      { name: 'bare', baseUrl: `http://127.0.0.1:${bare.reply.port}`, pids: { bare: bare.proc.pid! }, request: creates('bare', null) },
+      { name: 'in-memory', baseUrl: inMemory.reply.baseUrl, pids: { 'in-memory': inMemory.proc.pid! }, request: creates('in-memory', inMemory.reply) },
     ];
     const run = async (subject: (typeof subjects)[number], seconds: number): Promise<Measured> => {
       const { result, cpuMs } = await withCpu(subject.pids, () => runClosedLoop(subject.baseUrl, { clients: CLIENTS, seconds, request: subject.request }));
       return { ...result, cpuMsPerCreate: Object.fromEntries(Object.entries(cpuMs).map(([name, ms]) => [name, ms / result.requests])) };
     };
     for (const subject of subjects) await run(subject, 2); // warm-up
-    const rounds: Record<string, Measured[]> = { stack: [], bare: [] };
+    const rounds: Record<string, Measured[]> = { stack: [], bare: [], 'in-memory': [] };
     for (let i = 0; i < ROUNDS; i++) for (const subject of i % 2 ? [...subjects].reverse() : subjects) rounds[subject.name]!.push(await run(subject, SECONDS));
 
     const failures = Object.values(rounds)
@@ -81,6 +86,7 @@ async function main(): Promise<void> {
     const p99 = (name: string) => mean(rounds[name]!.map((r) => r.latencyMs.p99));
     const cpu = (name: string) => round3(mean(rounds[name]!.map((r) => Object.values(r.cpuMsPerCreate)[0]!)));
     const ratio = rps('stack') / rps('bare');
+    const inMemoryRatio = rps('in-memory') / rps('bare');
     const p99Ratio = p99('stack') / p99('bare');
     const met = { ratio: ratio >= TARGET.ratio, p99_ratio: p99Ratio <= TARGET.p99Ratio };
     const brief = (r: Measured) => ({
@@ -100,7 +106,9 @@ async function main(): Promise<void> {
           load_average_after: loadavg().map(round2),
           stack: { creates_per_s: Math.round(rps('stack')), cpu_ms_per_create: cpu('stack'), rounds: rounds.stack!.map(brief) },
           bare: { creates_per_s: Math.round(rps('bare')), cpu_ms_per_create: cpu('bare'), rounds: rounds.bare!.map(brief) },
+          in_memory: { creates_per_s: Math.round(rps('in-memory')), cpu_ms_per_create: cpu('in-memory'), rounds: rounds['in-memory']!.map(brief) },
           ratio: round2(ratio),
+          in_memory_ratio: round2(inMemoryRatio),
           p99_ratio: round2(p99Ratio),
           targets: TARGET,
           met,
@@ -113,7 +121,8 @@ async function main(): Promise<void> {
     console.log(
       `HEADLINE create-path (load ${loadBefore[0]}): stack ${Math.round(rps('stack'))} creates/s [${spread('stack')}] / bare durable create ${Math.round(rps('bare'))} [${spread('bare')}] ` +
         `= ratio ${round2(ratio)} (target >= ${TARGET.ratio}, ${metText(met.ratio)}); p99 ${round2(p99('stack'))} / ${round2(p99('bare'))} ms = ${round2(p99Ratio)} ` +
-        `(target <= ${TARGET.p99Ratio}, ${metText(met.p99_ratio)}); CPU/create stack ${cpu('stack')} ms, bare ${cpu('bare')} ms`,
+        `(target <= ${TARGET.p99Ratio}, ${metText(met.p99_ratio)}); CPU/create stack ${cpu('stack')} ms, bare ${cpu('bare')} ms; ` +
+        `the stack in memory (no disk): ${Math.round(rps('in-memory'))} creates/s [${spread('in-memory')}] = ratio ${round2(inMemoryRatio)}, CPU/create ${cpu('in-memory')} ms`,
     );
     if (failures > 0) throw new Error(`${failures} creates were not answered 201: the figures above are not valid`);
   } finally {
