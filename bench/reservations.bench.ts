@@ -73,8 +73,9 @@ async function main(): Promise<void> {
     // embedded engine's ordered index for it, once per process; the JIT warms up).
     await stack.bus.whenIdle();
     for (const [, path] of cases) {
-      for (let i = 0; i < 25; i++) await fetch(`${stack.adminBaseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer());
+      for (let i = 0; i < 25; i++) await fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer());
     }
+    let failedRequests = 0;
     for (const [name, path] of cases) {
       const latencies: number[] = [];
       const failures = new Map<number, number>();
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
         while (sent < REQUESTS && performance.now() - started < CASE_BUDGET_MS) {
           sent += 1;
           const t0 = performance.now();
-          const res = await fetch(`${stack.adminBaseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
+          const res = await fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
           await res.arrayBuffer();
           // Failures (e.g. 504 past the gateway's upstream deadline) are counted, not timed.
           if (res.status !== 200) failures.set(res.status, (failures.get(res.status) ?? 0) + 1);
@@ -96,10 +97,12 @@ async function main(): Promise<void> {
       latencies.sort((a, b) => a - b);
       const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(1) : '-');
       const failed = [...failures].map(([status, n]) => `${n} x HTTP ${status}`).join(', ');
+      failedRequests += [...failures.values()].reduce((sum, n) => sum + n, 0);
       console.log(
         `${name} | ${latencies.length} | ${(latencies.length / seconds).toFixed(1)} | ${pct(0.5)} | ${pct(0.99)}${failed ? ` | failed: ${failed}` : ''}`,
       );
     }
+    if (failedRequests > 0) throw new Error(`${failedRequests} requests were not answered 200: the figures above are not valid`);
   } finally {
     await stack.stop();
   }

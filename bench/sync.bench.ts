@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const workspaceId = ws.body.data.id as string;
   const key = (await admin('POST', `/admin/v1/workspaces/${workspaceId}/api-keys`, { mode: 'test' })).body.data.key as string;
   const api = (path: string) =>
-    fetch(`${stack.adminBaseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then(
+    fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } }).then(
       (r) => r.json() as Promise<{ data: { name: string }[]; pagination: { total: number } }>,
     );
 
