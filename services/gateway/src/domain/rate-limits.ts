@@ -45,14 +45,14 @@ export const BURST_WINDOW_SECONDS = 10;
  * is answered at once.
  */
 export const FLOOD_FACTOR = 4;
-export const REFUSAL_HOLD_MS = 250;
+export const REFUSAL_HOLD_MS = 500;
 /**
  * Each hold is REFUSAL_HOLD_MS plus up to this much at random. Equal holds answer a flood's
  * connections together, which then come back together: the whole flood would reach the event loop
  * as one burst each hold, and another tenant's request arriving behind it waits for all of it.
  * Spread holds spread the flood evenly over time.
  */
-export const REFUSAL_HOLD_JITTER_MS = 250;
+export const REFUSAL_HOLD_JITTER_MS = 500;
 
 /** The hold of one flood refusal, for `random` drawn uniformly from [0, 1). */
 export function refusalHoldMs(random: number): number {
