@@ -1,11 +1,11 @@
 // The event-bus engines: the embedded one (memory, persisted under DATA_DIR when set) and Kafka
 // through kafkajs, and the choice between them from configuration.
-import { join } from 'node:path';
 import type { BusConfig } from '@vrp/platform/config';
 import type { EventBus } from '@vrp/platform/bus';
 import { createKafkaBus } from './kafka';
 import { createMemoryBus, type MemoryEventBus } from './memory';
 import { openBusPersistence } from './persistence';
+import { openJournal } from '../persistence/lmdb';
 
 export { createMemoryBus, setMemoryBusDefaults, type MemoryBusOptions, type MemoryEventBus, type RedeliveryOptions } from './memory';
 export { openBusPersistence, type BusPersistence, type BusPersistenceOptions } from './persistence';
@@ -32,11 +32,11 @@ export function createBus(config: BusConfig): EventBus {
 /** Default retention of the persisted embedded bus: 7 days, Kafka's default log.retention.hours. */
 export const DEFAULT_BUS_RETENTION_HOURS = 168;
 
-/** The embedded bus: persisted under `<dataDir>/bus` when a data directory is set. */
+/** The embedded bus: persisted as `bus` in the data directory's journal when a data directory is set. */
 export function createEmbeddedBus(dataDir?: string, retentionHours = DEFAULT_BUS_RETENTION_HOURS): MemoryEventBus {
   if (!dataDir) return createMemoryBus();
   const persistence = openBusPersistence({
-    path: join(dataDir, 'bus'),
+    journal: openJournal(dataDir),
     retentionMs: retentionHours * 3_600_000,
     onOffsetError: (error) => console.error(`memory bus: a committed offset was not written (it is redelivered after a restart): ${String(error)}`),
   });

@@ -1,5 +1,6 @@
 // Persistence of the embedded bus: topics, partition logs and committed offsets in one LMDB
-// environment (DATA_DIR/bus), written through the ordered group-commit queue of DurableEnv.
+// database (`bus` in the data directory's journal, or an environment of its own), written through
+// the ordered group-commit queue of DurableEnv.
 //
 // Layout (lmdb-js ordered keys):
 //   ['t', topic]                        -> { partitions, compacted }
@@ -17,7 +18,7 @@
 // partition always stays (it keeps the offset counter). Only a prefix is removed,
 // so offsets stay contiguous; a group whose committed offset fell below the first kept message
 // resumes at it (Kafka's auto.offset.reset=earliest).
-import { decodeValue, DurableEnv, encodeValue } from '../persistence/lmdb';
+import { decodeValue, DurableEnv, encodeValue, type Journal } from '../persistence/lmdb';
 
 export interface PersistedMessage {
   readonly key: string;
@@ -65,7 +66,9 @@ export function offsetKey(group: string, topic: string, partition: number): stri
 }
 
 export interface BusPersistenceOptions {
-  path: string;
+  /** Where it is written: the `bus` database of a data directory's journal, or an environment of its own at `path`. */
+  journal?: Journal;
+  path?: string;
   /** Messages older than this may be deleted at start (see the header). */
   retentionMs: number;
   /** Told when an offset commit could not be written (the next one will carry it). */
@@ -77,14 +80,12 @@ export interface BusPersistenceOptions {
 
 export function openBusPersistence(options: BusPersistenceOptions): BusPersistence {
   const failureHandlers: (() => void)[] = [];
-  const env = new DurableEnv({
-    path: options.path,
-    label: 'bus',
-    readOnly: options.readOnly ?? false,
-    onFailure: () => {
-      for (const handler of failureHandlers) handler();
-    },
-  });
+  const onFailure = () => {
+    for (const handler of failureHandlers) handler();
+  };
+  const env = options.journal
+    ? new DurableEnv({ journal: options.journal, name: 'bus', label: 'bus', onFailure })
+    : new DurableEnv({ path: requiredPath(options.path), label: 'bus', readOnly: options.readOnly ?? false, onFailure });
   const root = env.root;
   const now = options.now ?? Date.now;
 
@@ -161,6 +162,11 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
     },
     close: () => env.close(),
   };
+}
+
+function requiredPath(path: string | undefined): string {
+  if (path === undefined) throw new Error('bus persistence: a journal or a path is needed');
+  return path;
 }
 
 /** How many leading messages the retention rule removes (see the header). */

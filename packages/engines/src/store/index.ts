@@ -1,11 +1,11 @@
 // The document-store engines: the embedded one (memory, persisted under DATA_DIR when set) and
 // MongoDB through mongoose, and the choice between them from configuration.
-import { join } from 'node:path';
 import type { StoreConfig } from '@vrp/platform/config';
 import type { DocumentStore } from '@vrp/platform/store';
 import { createMemoryStore, type MemoryDocumentStore } from './memory/store';
 import { openStorePersistence } from './memory/persistence';
 import { createMongoStore } from './mongo';
+import { openJournal } from '../persistence/lmdb';
 
 export { createMemoryStore, type MemoryDocumentStore, type MemoryStoreOptions } from './memory/store';
 export { openStorePersistence, type StorePersistence, type StoreChange, type PersistedDoc } from './memory/persistence';
@@ -19,8 +19,8 @@ export async function createStore(config: StoreConfig): Promise<DocumentStore> {
   return createMongoStore({ url: config.MONGO_URL, dbName: config.dbName, timeoutMs: config.timeoutMs });
 }
 
-/** The embedded store of one database: persisted under `<dataDir>/<name>` when a data directory is set. */
+/** The embedded store of one database: persisted as `<name>` in the data directory's journal when a data directory is set. */
 export function createEmbeddedStore(name: string, dataDir?: string, options: { timeoutMs?: number } = {}): MemoryDocumentStore {
   if (!dataDir) return createMemoryStore(options);
-  return createMemoryStore({ ...options, persistence: openStorePersistence({ path: join(dataDir, name), label: `${name} store` }) });
+  return createMemoryStore({ ...options, persistence: openStorePersistence({ journal: openJournal(dataDir), name, label: `${name} store` }) });
 }

@@ -1,12 +1,13 @@
-// Persistence of the embedded document store: every collection's documents in one LMDB
-// environment (a directory per store, its own "database"). The store keeps evaluating queries
-// in memory; the disk holds the committed state, written at each commit and read back at start.
+// Persistence of the embedded document store: every collection's documents in one LMDB database
+// (the store's named database in its data directory's journal, or an environment of its own). The
+// store keeps evaluating queries in memory; the disk holds the committed state, written at each
+// commit and read back at start.
 //
 // Layout: one entry per document, key `<collection>\0<_id>`, value `[seq, document]` (encodeValue,
 // which keeps Dates, nested objects and binary data). `seq` is the document's insertion rank, so
 // a reload restores the natural order of every collection.
 import type { Doc } from '@vrp/platform/store';
-import { decodeValue, DurableEnv, encodeValue } from '../../persistence/lmdb';
+import { decodeValue, DurableEnv, encodeValue, type JournalEnvOptions, type OwnEnvOptions } from '../../persistence/lmdb';
 
 /** A document as it is on disk: its insertion rank and its content. */
 export interface PersistedDoc {
@@ -32,7 +33,7 @@ export interface StorePersistence {
 
 const SEPARATOR = '\u0000';
 
-export function openStorePersistence(options: { path: string; label: string; readOnly?: boolean }): StorePersistence {
+export function openStorePersistence(options: OwnEnvOptions | JournalEnvOptions): StorePersistence {
   const env = new DurableEnv(options);
   const root = env.root;
   return {
