@@ -133,9 +133,13 @@ export async function startStack(opts: StackOptions = {}, engines?: StackEngines
   // Ephemeral gRPC ports are picked before the services bind them (each service is given the
   // others' addresses up front), so another process may take one in between: such a boot is
   // undone and tried again on new ports (embedded engines only; real ones are the caller's).
+  // Decided once, before anything opens the directory: the demo data goes only into an empty one,
+  // also when a first attempt that opened it is tried again.
+  const dataDir = engines ? null : opts.dataDir || null;
+  const fresh = dataDir === null || dataDirIsEmpty(dataDir);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await boot(opts, engines, (step) => undo.push(step), unwind);
+      return await boot(opts, engines, { dataDir, fresh }, (step) => undo.push(step), unwind);
     } catch (error) {
       await unwind().catch(() => undefined); // the boot error is the one to report
       if (!(opts.ephemeralPorts && !engines && attempt < EPHEMERAL_BOOT_ATTEMPTS && isAddressInUse(error))) throw error;
@@ -296,14 +300,12 @@ export async function startGatewayProcess(
 async function boot(
   opts: StackOptions,
   engines: StackEngines | undefined,
+  { dataDir, fresh }: { dataDir: string | null; fresh: boolean },
   onStarted: (undo: () => Promise<void>) => void,
   unwind: () => Promise<void>,
 ): Promise<Stack<EventBus>> {
   const host = opts.host ?? '127.0.0.1';
   const logLevel = opts.logLevel ?? 'info';
-  const dataDir = engines ? null : opts.dataDir || null;
-  // Decided before anything opens the directory: the demo data goes only into an empty one.
-  const fresh = dataDir === null || dataDirIsEmpty(dataDir);
   const bus = engines?.bus ?? createEmbeddedBus(dataDir ?? undefined, opts.busRetentionHours);
   onStarted(() => bus.close());
   // The PMSs of this stack: a dev/test simulator, not part of the production services.
