@@ -18,7 +18,7 @@
 // partition always stays (it keeps the offset counter). Only a prefix is removed,
 // so offsets stay contiguous; a group whose committed offset fell below the first kept message
 // resumes at it (Kafka's auto.offset.reset=earliest).
-import { decodeValue, DurableEnv, encodeValue, type Journal } from '../persistence/lmdb';
+import { decodeValue, DurableEnv, encodeValue, type Journal, type OwnEnvOptions } from '../persistence/lmdb';
 
 export interface PersistedMessage {
   readonly key: string;
@@ -65,27 +65,26 @@ export function offsetKey(group: string, topic: string, partition: number): stri
   return `${group}\u0000${topic}\u0000${partition}`;
 }
 
-export interface BusPersistenceOptions {
-  /** Where it is written: the `bus` database of a data directory's journal, or an environment of its own at `path`. */
-  journal?: Journal;
-  path?: string;
+/** Where it is written: the `bus` database of a data directory's journal, or an environment of its own. */
+type BusPlace = { journal: Journal } | Pick<OwnEnvOptions, 'path' | 'readOnly'>;
+
+export type BusPersistenceOptions = BusPlace & {
   /** Messages older than this may be deleted at start (see the header). */
   retentionMs: number;
   /** Told when an offset commit could not be written (the next one will carry it). */
   onOffsetError?: (error: unknown) => void;
   now?: () => number;
-  /** Open without write access (tests of a disk that refuses writes). */
-  readOnly?: boolean;
-}
+};
 
 export function openBusPersistence(options: BusPersistenceOptions): BusPersistence {
   const failureHandlers: (() => void)[] = [];
   const onFailure = () => {
     for (const handler of failureHandlers) handler();
   };
-  const env = options.journal
-    ? new DurableEnv({ journal: options.journal, name: 'bus', label: 'bus', onFailure })
-    : new DurableEnv({ path: requiredPath(options.path), label: 'bus', readOnly: options.readOnly ?? false, onFailure });
+  const env =
+    'journal' in options
+      ? new DurableEnv({ journal: options.journal, name: 'bus', label: 'bus', onFailure })
+      : new DurableEnv({ path: options.path, label: 'bus', readOnly: options.readOnly ?? false, onFailure });
   const root = env.root;
   const now = options.now ?? Date.now;
 
@@ -162,11 +161,6 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
     },
     close: () => env.close(),
   };
-}
-
-function requiredPath(path: string | undefined): string {
-  if (path === undefined) throw new Error('bus persistence: a journal or a path is needed');
-  return path;
 }
 
 /** How many leading messages the retention rule removes (see the header). */

@@ -35,8 +35,15 @@ export interface CommitEntry {
   onDurable?(): void;
 }
 
+/** What the journal knows of an owner: its database, its name in errors, and its undo. */
+interface Owner {
+  readonly root: Database;
+  readonly label: string;
+  readonly onFailure?: (cause: unknown) => void;
+}
+
 interface Queued {
-  owner: DurableEnv;
+  owner: Owner;
   entry: CommitEntry;
   resolve(): void;
   reject(error: Error): void;
@@ -81,7 +88,7 @@ export class Journal {
     this.owners += 1;
   }
 
-  commit(owner: DurableEnv, entry: CommitEntry): Promise<void> {
+  commit(owner: Owner, entry: CommitEntry): Promise<void> {
     if (this.closed) return Promise.reject(new StoreUnavailableError(`${owner.label}: closed`));
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ owner, entry, resolve, reject });
@@ -118,7 +125,7 @@ export class Journal {
         const owners = new Set(failed.map((q) => q.owner));
         for (const owner of owners) {
           try {
-            owner.failed(cause);
+            owner.onFailure?.(cause);
           } catch {
             // One owner's undo must not keep the others' from running.
           }
@@ -166,9 +173,10 @@ export class DurableEnv {
   readonly root: Database;
   readonly label: string;
   private readonly journal: Journal;
+  private readonly owner: Owner;
   private closed = false;
 
-  constructor(private readonly options: OwnEnvOptions | JournalEnvOptions) {
+  constructor(options: OwnEnvOptions | JournalEnvOptions) {
     this.label = options.label;
     if ('journal' in options) {
       this.journal = options.journal;
@@ -180,18 +188,14 @@ export class DurableEnv {
       this.journal = new Journal(env);
       this.root = env;
     }
+    this.owner = { root: this.root, label: this.label, ...(options.onFailure ? { onFailure: options.onFailure } : {}) };
     this.journal.attach();
   }
 
   /** Queues an entry for the next commit; resolves once it is on disk. */
   commit(entry: CommitEntry): Promise<void> {
     if (this.closed) return Promise.reject(new StoreUnavailableError(`${this.label}: closed`));
-    return this.journal.commit(this, entry);
-  }
-
-  /** Called by the journal when a batch holding an entry of this owner failed. */
-  failed(cause: unknown): void {
-    this.options.onFailure?.(cause);
+    return this.journal.commit(this.owner, entry);
   }
 
   /** Waits for every queued entry, then leaves the environment (closed with its last owner). */
