@@ -15,7 +15,8 @@ import { connectWebhook, startWebhookUnderTest } from './support';
 import type { ListingLookup } from '../src/ports/listings';
 import { DeliveryStore } from '../src/store/delivery-store';
 import { HeldEventStore } from '../src/store/held-event-store';
-import { publishActivity, publishReservationEvent } from './publish';
+import { partitionForKey } from '@vrp/engines/bus';
+import { publishActivity, publishReservationEvent, sendReservationEvent } from './publish';
 import { eventually, startReceiver, type Receiver } from './receiver';
 
 const WS = 'ws_order';
@@ -178,9 +179,12 @@ describe('webhook delivery confirmed by the listing service: no window when the 
   let listingServiceDown = false;
   /** The listings the listing service was asked about, in order. */
   const asked: string[] = [];
+  /** Per listing: an answer the listing service gives only once the test lets it. */
+  const slow = new Map<string, Promise<void>>();
   const h = orderHarness({
     get: async (ws, id) => {
       asked.push(id);
+      await slow.get(id);
       if (listingServiceDown) throw new AppError('service_unavailable');
       return listingPb.Listing.create({ id, workspaceId: ws, name: id, status: 'active', activityVersion: reported.get(id) ?? 0 });
     },
@@ -242,6 +246,29 @@ describe('webhook delivery confirmed by the listing service: no window when the 
     // The same listing's wanted event is delivered.
     const created = await h.reservationEvent('lst_c_unwanted', ago(5));
     await eventually(() => h.delivered(created.id) === 1, 'the wanted event');
+  });
+
+  it('decides the events of other listings while one listing waits for its confirmation', async () => {
+    // Two listings whose events go to different partitions, so that only the intake could order them.
+    const partitionOf = (id: string) => partitionForKey(id, TOPICS.reservationEvents.partitions);
+    const waiting = 'lst_c_slow';
+    const other = ['lst_c_quick1', 'lst_c_quick2', 'lst_c_quick3', 'lst_c_quick4'].find((id) => partitionOf(id) !== partitionOf(waiting))!;
+    reported.set(waiting, await h.activity(waiting, true, ago(60_000)));
+    reported.set(other, await h.activity(other, true, ago(60_000)));
+    let answer: () => void = () => undefined;
+    slow.set(waiting, new Promise<void>((resolve) => (answer = resolve)));
+    try {
+      const held = (await sendReservationEvent(h.bus, { workspaceId: WS, listingId: waiting, occurredAt: ago(5) })).event.eventId;
+      await eventually(() => asked.includes(waiting), 'the question about the waiting listing');
+      const quick = (await sendReservationEvent(h.bus, { workspaceId: WS, listingId: other, occurredAt: ago(5) })).event.eventId;
+      await eventually(() => h.delivered(quick) === 1, 'the other listing’s event, while the first waits');
+      expect(h.delivered(held)).toBe(0);
+      answer();
+      await eventually(() => h.delivered(held) === 1, 'the waiting listing’s event, once answered');
+    } finally {
+      slow.delete(waiting);
+      answer();
+    }
   });
 
   it('falls back to the settle window when the listing service does not answer', async () => {

@@ -8,6 +8,16 @@ export async function publishReservationEvent(
   bus: MemoryEventBus,
   opts: { workspaceId: string; listingId: string; occurredAt: Date; type?: reservationEvents.ReservationEventType },
 ): Promise<{ event: reservationEvents.ReservationEvent; value: Uint8Array }> {
+  const sent = await sendReservationEvent(bus, opts);
+  await bus.whenIdle();
+  return sent;
+}
+
+/** Publishes a reservation event, without waiting for the consumers. */
+export async function sendReservationEvent(
+  bus: MemoryEventBus,
+  opts: { workspaceId: string; listingId: string; occurredAt: Date; type?: reservationEvents.ReservationEventType },
+): Promise<{ event: reservationEvents.ReservationEvent; value: Uint8Array }> {
   const { workspaceId, listingId } = opts;
   const event = reservationEvents.ReservationEvent.create({
     eventId: newId('evt'),
@@ -27,7 +37,6 @@ export async function publishReservationEvent(
   });
   const value = reservationEvents.ReservationEvent.encode(event).finish();
   await bus.publish(TOPICS.reservationEvents.name, [{ key: listingId, value }]);
-  await bus.whenIdle();
   return { event, value };
 }
 

@@ -41,6 +41,7 @@ import type { DeliveryStore, NextClaim } from '../store/delivery-store';
 import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
 import { eventBody, type IncomingEvent } from '../domain/webhook-event';
+import { DecisionOrder } from './decision-order';
 
 export type IngestResult = 'queued' | 'duplicate' | 'no_subscriber' | 'listing_inactive' | 'held';
 
@@ -51,19 +52,20 @@ const SWEEP_POLL_MS = 1_000;
 /** Listings whose last confirmation is kept (least recently asked first out). */
 const CONFIRMATIONS_KEPT = 10_000;
 /**
- * Time limit of asking the listing service for a confirmation: decisions run one at a time, so a
- * slow listing service must not hold the intake for the upstream's full deadline; past it the
- * event is held and the windows decide.
+ * Time limit of asking the listing service for a confirmation: a listing's decisions run one at a
+ * time, so a slow listing service must not hold that listing's events for the upstream's full
+ * deadline; past it the event is held and the windows decide.
  */
 const CONFIRM_DEADLINE_MS = 500;
 
 export class EventIntake {
   /**
-   * One decision at a time in this process, in order: incoming events, re-decisions after an
-   * activity change, and sweeps. An event decided at once then never overtakes an earlier held
-   * event of its listing that the same activity change settles.
+   * The order of decisions in this process (decision-order.ts): incoming events and re-decisions
+   * after an activity change one at a time per listing, sweeps alone. An event decided at once
+   * then never overtakes an earlier held event of its listing that the same activity change
+   * settles, and events of other listings are decided meanwhile.
    */
-  private work: Promise<unknown> = Promise.resolve();
+  private readonly order = new DecisionOrder();
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private poll: NodeJS.Timeout | null = null;
@@ -107,11 +109,13 @@ export class EventIntake {
     this.stopped = false;
     const { cache, activityClock } = this.deps;
     // An activity change may settle held events of its listing.
-    this.unsubscribe.push(cache.onChange((a) => void this.enqueueWork(() => this.redecide(a.workspaceId, a.listingId))));
-    this.unsubscribe.push(activityClock.onAdvance(() => void this.enqueueWork(() => this.sweep())));
-    this.poll = setInterval(() => void this.enqueueWork(() => this.sweep()), SWEEP_POLL_MS);
+    this.unsubscribe.push(
+      cache.onChange((a) => void this.background(this.order.about([listingKey(a.workspaceId, a.listingId)], () => this.unlessStopped(() => this.redecide(a.workspaceId, a.listingId))))),
+    );
+    this.unsubscribe.push(activityClock.onAdvance(() => void this.sweepSoon()));
+    this.poll = setInterval(() => void this.sweepSoon(), SWEEP_POLL_MS);
     this.poll.unref();
-    void this.enqueueWork(() => this.sweep());
+    void this.sweepSoon();
   }
 
   /** Call after the consumer stopped: decisions in progress finish, none start. */
@@ -122,19 +126,22 @@ export class EventIntake {
     if (this.timer) clearTimeout(this.timer);
     this.poll = this.timer = null;
     this.timerAt = Infinity;
-    await this.work;
+    await this.order.idle();
   }
 
   /** Idempotent: a redelivered message finds its event stored (or held) and queues nothing. */
   accept(incoming: IncomingEvent): Promise<IngestResult> {
-    return this.serial(() => this.acceptNow(incoming));
+    const event = decidable(incoming);
+    return this.order.about(
+      event.listingIds.map((id) => listingKey(event.workspaceId, id)),
+      () => this.acceptNow(incoming, event),
+    );
   }
 
-  private async acceptNow(incoming: IncomingEvent): Promise<IngestResult> {
+  private async acceptNow(incoming: IncomingEvent, event: DecidableEvent): Promise<IngestResult> {
     // The ingest consumer may see an activity change before the cache's own consumer does;
     // applying it here (versioned, idempotent) keeps the history complete for what follows.
     if (incoming.activity) await this.deps.cache.apply(incoming.activity);
-    const event = decidable(incoming);
     if (isActivityEvent(event.type)) return this.enqueue(event);
     let decision = this.byCache(event);
     // Decided for every event, wanted by a subscription or not: the Events API lists it.
@@ -190,7 +197,7 @@ export class EventIntake {
    * when it cannot tell (unavailable, deleted listing): the windows decide then.
    */
   private async confirm(workspaceId: string, listingId: string, occurredAt: Date): Promise<ActivityConfirmation | null> {
-    const key = `${workspaceId}/${listingId}`;
+    const key = listingKey(workspaceId, listingId);
     const previous = this.confirmations.get(key);
     if (previous && confirms(previous, this.deps.cache.get(workspaceId, listingId)?.version ?? 0, occurredAt)) return previous;
     const at = (this.deps.wallClock ?? (() => new Date()))();
@@ -271,25 +278,28 @@ export class EventIntake {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.timerAt = Infinity;
-      void this.enqueueWork(() => this.sweep());
+      void this.sweepSoon();
     }, delay);
     this.timer.unref();
   }
 
-  /** Runs `step` after every decision before it; its error goes to the caller (the bus redelivers). */
-  private serial<T>(step: () => Promise<T>): Promise<T> {
-    const run = this.work.then(step);
-    this.work = run.catch(() => undefined);
-    return run;
+  /** A sweep after every decision queued before it (background: see `background`). */
+  private sweepSoon(): Promise<void> {
+    return this.background(this.order.overAll(() => this.unlessStopped(() => this.sweep())));
+  }
+
+  private unlessStopped(step: () => Promise<void>): Promise<void> {
+    return this.stopped ? Promise.resolve() : step();
   }
 
   /** A background decision pass: its failure is logged, and the next pass (poll, timer) retries. */
-  private enqueueWork(step: () => Promise<void>): Promise<void> {
-    return this.serial(() => (this.stopped ? Promise.resolve() : step())).catch((err: unknown) =>
-      this.deps.logger.warn({ err }, 'held webhook events: decision pass failed; the next pass retries'),
-    );
+  private background(pass: Promise<void>): Promise<void> {
+    return pass.catch((err: unknown) => this.deps.logger.warn({ err }, 'held webhook events: decision pass failed; the next pass retries'));
   }
 }
+
+/** A listing's key in the decision order. */
+const listingKey = (workspaceId: string, listingId: string) => `${workspaceId}/${listingId}`;
 
 /** The stored form of an incoming event, with the listings its delivery depends on. */
 function decidable(e: IncomingEvent): DecidableEvent {
