@@ -2,7 +2,8 @@
 // the retention rule removes only old prefixes (never the latest value of a compacted key), and a
 // publish the disk refuses fails and is never delivered.
 import { createMemoryBus, type MemoryEventBus, type RedeliveryOptions } from '../src/bus/memory';
-import { openBusPersistence } from '../src/bus/persistence';
+import { offsetKey, openBusPersistence } from '../src/bus/persistence';
+import { DurableEnv } from '../src/persistence/lmdb';
 import type { DeliveredMessage } from '@vrp/platform/bus';
 import { StoreUnavailableError } from '@vrp/platform/store';
 import { tempDirs } from './temp-dirs';
@@ -125,5 +126,31 @@ describe('embedded bus persisted to LMDB', () => {
     // Exactly the uncommitted tail comes again, in order.
     expect((await consume(second, 'billing', 'orders')).map(text)).toEqual(sent.slice(sent.length - (lag?.lag ?? 0)));
     await second.close();
+  });
+
+  it('writes the offsets committed while one offsets write waits as one entry, the latest per partition', async () => {
+    const path = dataDir();
+    const persistence = openBusPersistence({ path, retentionMs: 24 * HOUR });
+    const entries = jest.spyOn(DurableEnv.prototype, 'commit');
+    try {
+      for (let offset = 1; offset <= 50; offset++) {
+        persistence.commitOffset('billing', 'orders', 0, offset);
+        persistence.commitOffset('billing', 'orders', 1, offset * 2);
+      }
+      expect(entries).toHaveBeenCalledTimes(1);
+      await persistence.close();
+    } finally {
+      entries.mockRestore();
+    }
+    const reopened = openBusPersistence({ path, retentionMs: 24 * HOUR });
+    const { offsets } = reopened.load();
+    expect(offsets.get(offsetKey('billing', 'orders', 0))).toBe(50);
+    expect(offsets.get(offsetKey('billing', 'orders', 1))).toBe(100);
+    // Offsets committed after that entry was written go in the next one.
+    reopened.commitOffset('billing', 'orders', 0, 51);
+    await reopened.close();
+    const last = openBusPersistence({ path, retentionMs: 24 * HOUR, readOnly: true });
+    expect(last.load().offsets.get(offsetKey('billing', 'orders', 0))).toBe(51);
+    await last.close();
   });
 });

@@ -10,7 +10,9 @@
 // A publish resolves once its messages are on disk, and consumers see a message only then (as a
 // Kafka consumer sees only what is below the high watermark). Offsets are written in the same
 // ordered queue, after the messages they follow, but not awaited: losing the last commits in a
-// crash means a redelivery, which at-least-once allows.
+// crash means a redelivery, which at-least-once allows. The offsets committed while one offsets
+// entry waits in the queue join it, the latest per partition (as a Kafka consumer commits its
+// latest offsets every few seconds rather than one per message).
 //
 // Retention, applied at every start: in each partition, the leading messages older than the
 // retention period are deleted; in a compacted topic only those a later message with the same key
@@ -18,7 +20,7 @@
 // partition always stays (it keeps the offset counter). Only a prefix is removed,
 // so offsets stay contiguous; a group whose committed offset fell below the first kept message
 // resumes at it (Kafka's auto.offset.reset=earliest).
-import { decodeValue, DurableEnv, encodeValue, type Journal, type OwnEnvOptions } from '../persistence/lmdb';
+import { decodeValue, DurableEnv, encodeValue, type CommitEntry, type Journal, type OwnEnvOptions } from '../persistence/lmdb';
 
 export interface PersistedMessage {
   readonly key: string;
@@ -87,6 +89,9 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
       : new DurableEnv({ path: options.path, label: 'bus', readOnly: options.readOnly ?? false, onFailure });
   const root = env.root;
   const now = options.now ?? Date.now;
+  /** Offsets committed since the queued offsets entry was written (see commitOffset). */
+  const pendingOffsets = new Map<string, { key: [string, string, string, number]; offset: number }>();
+  let offsetsEntry: CommitEntry | null = null;
 
   return {
     load() {
@@ -148,13 +153,22 @@ export function openBusPersistence(options: BusPersistenceOptions): BusPersisten
       });
     },
     commitOffset(group, topic, partition, offset) {
-      env
-        .commit({
-          write(db) {
-            void db.put(['o', group, topic, partition], encodeValue(offset));
-          },
-        })
-        .catch((error: unknown) => options.onOffsetError?.(error));
+      pendingOffsets.set(offsetKey(group, topic, partition), { key: ['o', group, topic, partition], offset });
+      if (offsetsEntry) return;
+      // Every offset committed until the entry is written joins it, the latest per partition.
+      const entry: CommitEntry = {
+        write(db) {
+          if (offsetsEntry === entry) offsetsEntry = null;
+          for (const { key, offset: next } of pendingOffsets.values()) void db.put(key, encodeValue(next));
+          pendingOffsets.clear();
+        },
+      };
+      offsetsEntry = entry;
+      env.commit(entry).catch((error: unknown) => {
+        // A batch that failed before this entry was written: the offsets wait for the next commit.
+        if (offsetsEntry === entry) offsetsEntry = null;
+        options.onOffsetError?.(error);
+      });
     },
     onFailure(handler) {
       failureHandlers.push(handler);
