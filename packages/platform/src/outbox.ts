@@ -148,6 +148,8 @@ export class Outbox {
   private stopped = false;
   /** Whether the last pass held the lease: the holder passes often, the others only watch for its expiry. */
   private holding = false;
+  /** Expiry of the lease as this relay last wrote or read it while holding it (0: not held). */
+  private heldUntil = 0;
   private lastSweep = 0;
 
   constructor(
@@ -272,22 +274,31 @@ export class Outbox {
   private async holdLease(): Promise<boolean> {
     const now = this.options.now();
     const { relayId, leaseMs } = this.options;
+    // Held, and renewed less than publishTimeoutMs ago: no other relay can take it before it
+    // expires, and what is left (more than leaseMs - publishTimeoutMs, at least twice a publish's
+    // time limit) outlives the call it covers as a renewal now would. Neither a read nor a write
+    // is needed: a relay passes several times a second under load, and only an expired lease
+    // changes hands.
+    const fresh = (expiresAt: number) => expiresAt - now.getTime() > leaseMs - this.options.publishTimeoutMs;
+    if (fresh(this.heldUntil)) return true;
+    this.heldUntil = 0;
     // The common case for every replica but one: a live lease held by another relay. A read
     // answers it without a failing write on every pass.
     const current = await this.leases.findOne({ _id: LEASE_ID });
     if (current && current.owner !== relayId && current.expiresAt > now) return false;
-    // Held, and renewed less than publishTimeoutMs ago: no other relay can take it before it
-    // expires, and what is left (more than leaseMs - publishTimeoutMs, at least twice a publish's
-    // time limit) outlives the call it covers as a renewal now would. The write is skipped: a
-    // relay passes several times a second under load.
-    if (current && current.owner === relayId && current.expiresAt.getTime() - now.getTime() > leaseMs - this.options.publishTimeoutMs) return true;
+    if (current && current.owner === relayId && fresh(current.expiresAt.getTime())) {
+      this.heldUntil = current.expiresAt.getTime();
+      return true;
+    }
     try {
       const lease = await this.leases.findOneAndUpdate(
         { _id: LEASE_ID, $or: [{ owner: relayId }, { expiresAt: { $lte: now } }] },
         { $set: { owner: relayId, expiresAt: new Date(now.getTime() + leaseMs) } },
         { upsert: true, returnDocument: 'after' },
       );
-      return lease?.owner === relayId;
+      if (lease?.owner !== relayId) return false;
+      this.heldUntil = lease.expiresAt.getTime();
+      return true;
     } catch (err) {
       if (err instanceof DuplicateKeyError) return false;
       throw err;
@@ -296,6 +307,7 @@ export class Outbox {
 
   /** Hands the lease over at once (graceful stop), instead of making the others wait for its expiry. */
   private async releaseLease(): Promise<void> {
+    this.heldUntil = 0;
     await this.leases.updateOne({ _id: LEASE_ID, owner: this.options.relayId }, { $set: { expiresAt: this.options.now() } });
   }
 

@@ -177,7 +177,7 @@ describe('outbox relays over one store and one bus', () => {
     expect(bodiesOf('k1', 'relay-b')).toEqual(['second']);
   });
 
-  it('renews its lease only once more than publishTimeoutMs has passed since the last renewal', async () => {
+  it('renews (and reads) its lease only once more than publishTimeoutMs has passed since the last renewal', async () => {
     const a = relay('relay-a');
     const b = relay('relay-b');
     const leases = store.collection<{ _id: string; owner: string; expiresAt: Date }>({ name: 'outbox_lease', schema: undefined as never });
@@ -186,9 +186,15 @@ describe('outbox relays over one store and one bus', () => {
     await a.flush();
     const taken = await lease();
     expect(taken?.owner).toBe('relay-a');
-    time.advance(4_000); // less than publishTimeoutMs (5 s): the lease is not written again
+    time.advance(4_000); // less than publishTimeoutMs (5 s): the lease is not written again, nor read
     await write(a, 'topic.a', 'k1', 'two');
-    await a.flush();
+    const reads = jest.spyOn(leases, 'findOne');
+    try {
+      await a.flush();
+      expect(reads).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+    }
     expect((await lease())?.expiresAt).toEqual(taken?.expiresAt);
     await write(b, 'topic.a', 'k1', 'three');
     await b.flush(); // still held by relay-a: relay-b publishes nothing
