@@ -20,6 +20,30 @@ export async function withCpu<T>(processes: Record<string, number>, work: () => 
   return { result, cpuMs };
 }
 
+/** A window in which a process uses at most QUIET_SHARE of a core counts as quiet. */
+const QUIET_WINDOW_MS = 500;
+const QUIET_SHARE = 0.04;
+
+/**
+ * Waits until every one of `processes` is quiet (a QUIET_WINDOW_MS window with at most QUIET_SHARE
+ * of a core: timers only), at most `limitMs`, so that work a load leaves behind (consumers
+ * catching up, relays) is counted with it. Resolves with how long the work went on after the call
+ * (ms, the quiet window not included) and whether every process became quiet.
+ */
+export async function untilQuiet(processes: Record<string, number>, limitMs = 60_000): Promise<{ afterMs: number; quiet: boolean }> {
+  const start = Date.now();
+  let before = Object.values(processes).map(cpuMsOf);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
+    const now = Object.values(processes).map(cpuMsOf);
+    const busy = now.some((ms, i) => ms - before[i]! > QUIET_WINDOW_MS * QUIET_SHARE);
+    const elapsed = Date.now() - start;
+    if (!busy) return { afterMs: Math.max(0, elapsed - QUIET_WINDOW_MS), quiet: true };
+    if (elapsed >= limitMs) return { afterMs: elapsed, quiet: false };
+    before = now;
+  }
+}
+
 export const round2 = (n: number) => Math.round(n * 100) / 100;
 export const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
