@@ -10,6 +10,7 @@ import { ListingAccess } from './ports/access';
 import { startConsumers } from './consumers/subscriptions';
 import { guestHandlers } from './grpc/handlers';
 import type { GuestDeps } from './use-cases/deps';
+import { KeyedOrder } from '@vrp/platform/keyed-order';
 import { grpcPmsPort, type PmsPort } from './ports/pms';
 import { GuestStore } from './store/guest-store';
 import { MessagingStore } from './store/messaging-store';
@@ -35,7 +36,17 @@ export async function startGuestService(given: GuestServiceDeps): Promise<Runnin
   const pms = deps.pms ?? grpcPmsPort(deps.addresses);
   const access = new ListingAccess(cache, (workspaceId, id) => pms.resolveListingId(workspaceId, id));
   const applied = new AppliedRequests(deps.store);
-  const useCases: GuestDeps = { store: deps.store, guests, messaging: messagingStore, outbox, access, pms, logger: deps.logger, applied };
+  const useCases: GuestDeps = {
+    store: deps.store,
+    guests,
+    messaging: messagingStore,
+    outbox,
+    access,
+    pms,
+    logger: deps.logger,
+    applied,
+    guestOrder: new KeyedOrder(),
+  };
   const subscriptions = await startConsumers(consumers, useCases);
   return serve({
     services: [guestHandlers(useCases)],

@@ -3,7 +3,7 @@
 // the PMS port is a recording fake, so every test can prove what was (not) sent to a PMS.
 import { guest as pb, guestEvents, listingEvents, ops, pmsSync, reservation as resPb, reservationEvents, TOPICS } from '@vrp/contracts';
 import { createLogger } from '@vrp/platform/logging';
-import { createMemoryBus } from '@vrp/engines/bus';
+import { createMemoryBus, partitionForKey } from '@vrp/engines/bus';
 import { createMemoryStore } from '@vrp/engines/store';
 import { createUpstream, type Upstream } from '@vrp/platform/grpc';
 import { DEFAULT_ADDRESSES, type RunningService } from '@vrp/platform/service';
@@ -436,6 +436,51 @@ describe('guest service over gRPC', () => {
       const stored = await seeded.guests.findOne({ _id: kim.id });
       expect(stored).not.toHaveProperty('reservations');
       expect(stored!.listingIds).toEqual(['lst_on', 'lst_off']);
+    });
+
+    it('applies the reservations of one guest arriving from several partitions at once one after the other, without a write conflict', async () => {
+      const listings = ['lst_plain', 'lst_off', 'lst_off2', 'lst_on'];
+      const partitions = new Set(listings.map((id) => partitionForKey(id, TOPICS.reservationEvents.partitions)));
+      expect(partitions.size).toBeGreaterThan(1);
+      // Every run of a transaction's work that failed (a conflict over the profile would).
+      const transaction = store.transaction.bind(store);
+      const failed: unknown[] = [];
+      const counted = jest.spyOn(store, 'transaction').mockImplementation((work) =>
+        transaction((tx) =>
+          work(tx).catch((err: unknown) => {
+            failed.push(err);
+            throw err;
+          }),
+        ),
+      );
+      try {
+        const messages = Array.from({ length: 12 }, (_, i) => {
+          const propertyId = listings[i % listings.length]!;
+          const event = reservationEvents.ReservationEvent.create({
+            eventId: newId('evt'),
+            workspaceId: 'ws_hot',
+            listingId: propertyId,
+            type: reservationEvents.ReservationEventType.RESERVATION_EVENT_TYPE_CREATED,
+            occurredAt: new Date(),
+            reservation: resPb.Reservation.create({
+              workspaceId: 'ws_hot',
+              source: 'CHANNEL_A',
+              id: `res_hot_${i}`,
+              propertyId,
+              primaryGuest: guestOf('Hal', 'Hot', 'hal@example.com'),
+            }),
+          });
+          return { key: propertyId, value: reservationEvents.ReservationEvent.encode(event).finish() };
+        });
+        await bus.publish(TOPICS.reservationEvents.name, messages);
+        await bus.whenIdle();
+      } finally {
+        counted.mockRestore();
+      }
+      const guests = (await client.call('listGuests', pb.ListGuestsRequest.create({ workspaceId: 'ws_hot' }))).guests;
+      expect(guests).toHaveLength(1);
+      expect(await seeded.linksOf('ws_hot', guests[0]!.id)).toHaveLength(12);
+      expect(failed).toEqual([]);
     });
 
     it('applies a redelivered reservation event once', async () => {

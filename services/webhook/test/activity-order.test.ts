@@ -14,6 +14,7 @@ import { ManualClock } from '../src/app';
 import { connectWebhook, startWebhookUnderTest } from './support';
 import type { ListingLookup } from '../src/ports/listings';
 import { DeliveryStore } from '../src/store/delivery-store';
+import { EventIntake } from '../src/use-cases/intake';
 import { HeldEventStore } from '../src/store/held-event-store';
 import { partitionForKey } from '@vrp/engines/bus';
 import { publishActivity, publishReservationEvent, sendReservationEvent } from './publish';
@@ -266,6 +267,49 @@ describe('webhook delivery confirmed by the listing service: no window when the 
       answer();
       await eventually(() => h.delivered(held) === 1, 'the waiting listing’s event, once answered');
     } finally {
+      slow.delete(waiting);
+      answer();
+    }
+  });
+
+  it('stores together the events of a listing that arrive from other partitions while it waits', async () => {
+    const waiting = 'lst_c_batch';
+    const partitionOf = (key: string) => partitionForKey(key, TOPICS.reservationEvents.partitions);
+    // Events of one listing reach the intake from several partitions (guest, message, review events).
+    const keys: string[] = [];
+    for (const key of Array.from({ length: 40 }, (_, n) => `k${n}`)) {
+      if (keys.length < 3 && partitionOf(key) !== partitionOf(waiting) && !keys.some((k) => partitionOf(k) === partitionOf(key))) keys.push(key);
+    }
+    expect(keys).toHaveLength(3);
+    reported.set(waiting, await h.activity(waiting, true, ago(60_000)));
+    let answer: () => void = () => undefined;
+    slow.set(waiting, new Promise<void>((resolve) => (answer = resolve)));
+    /** Event id -> the transaction that stored it. */
+    const storedIn = new Map<string, unknown>();
+    const enqueue = DeliveryStore.prototype.enqueue;
+    const stores = jest.spyOn(DeliveryStore.prototype, 'enqueue').mockImplementation(function (this: DeliveryStore, ...args) {
+      storedIn.set(args[0].id, args[2]);
+      return enqueue.apply(this, args);
+    });
+    const accept = EventIntake.prototype.accept;
+    let accepted = 0;
+    const accepts = jest.spyOn(EventIntake.prototype, 'accept').mockImplementation(function (this: EventIntake, ...args) {
+      accepted += 1;
+      return accept.apply(this, args);
+    });
+    try {
+      const first = (await sendReservationEvent(h.bus, { workspaceId: WS, listingId: waiting, occurredAt: ago(5) })).event.eventId;
+      await eventually(() => asked.includes(waiting), 'the question about the waiting listing');
+      const later: string[] = [];
+      for (const key of keys) later.push((await sendReservationEvent(h.bus, { workspaceId: WS, listingId: waiting, occurredAt: ago(5), key })).event.eventId);
+      await eventually(() => accepted === 4, 'the three later events, waiting behind the first');
+      answer();
+      for (const id of [first, ...later]) await eventually(() => h.delivered(id) === 1, `the event ${id}`);
+      expect(new Set(later.map((id) => storedIn.get(id))).size).toBe(1);
+      expect(storedIn.get(later[0]!)).not.toBe(storedIn.get(first));
+    } finally {
+      stores.mockRestore();
+      accepts.mockRestore();
       slow.delete(waiting);
       answer();
     }

@@ -13,10 +13,13 @@ export async function publishReservationEvent(
   return sent;
 }
 
-/** Publishes a reservation event, without waiting for the consumers. */
+/**
+ * Publishes a reservation event, without waiting for the consumers. `key`: the message key, by
+ * default the listing id (as the reservation service keys them).
+ */
 export async function sendReservationEvent(
   bus: MemoryEventBus,
-  opts: { workspaceId: string; listingId: string; occurredAt: Date; type?: reservationEvents.ReservationEventType },
+  opts: { workspaceId: string; listingId: string; occurredAt: Date; type?: reservationEvents.ReservationEventType; key?: string },
 ): Promise<{ event: reservationEvents.ReservationEvent; value: Uint8Array }> {
   const { workspaceId, listingId } = opts;
   const event = reservationEvents.ReservationEvent.create({
@@ -36,7 +39,7 @@ export async function sendReservationEvent(
     }),
   });
   const value = reservationEvents.ReservationEvent.encode(event).finish();
-  await bus.publish(TOPICS.reservationEvents.name, [{ key: listingId, value }]);
+  await bus.publish(TOPICS.reservationEvents.name, [{ key: opts.key ?? listingId, value }]);
   return { event, value };
 }
 

@@ -37,10 +37,16 @@ export interface ReservationInput {
 }
 
 export async function applyReservation(deps: GuestDeps, workspaceId: string, r: ReservationInput): Promise<void> {
-  await deps.store.transaction(async (tx) => {
-    const { guest, link } = await linkGuest(deps, workspaceId, r, tx);
-    await openConversation(deps, workspaceId, r, guest.id, link, tx);
-  });
+  // Reservations of one guest arrive from several partitions at once (they are keyed by listing):
+  // applied one after the other in this process, by the guest's match keys, they do not race for
+  // the same profile, each conflict costing a transaction run again after a pause.
+  const keys = matchKeysOf({ email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' }).map((k) => `${workspaceId}/${k}`);
+  await deps.guestOrder.about(keys, () =>
+    deps.store.transaction(async (tx) => {
+      const { guest, link } = await linkGuest(deps, workspaceId, r, tx);
+      await openConversation(deps, workspaceId, r, guest.id, link, tx);
+    }),
+  );
   publishSoon(deps.outbox);
 }
 

@@ -1,4 +1,5 @@
 // What every use case of the guest service works with, and the two helpers they share.
+import type { KeyedOrder } from '@vrp/platform/keyed-order';
 import type { AppliedRequests } from '@vrp/platform/applied-requests';
 import type { DocumentStore } from '@vrp/platform/store';
 import type { Logger } from '@vrp/platform/logging';
@@ -18,6 +19,8 @@ export interface GuestDeps {
   logger: Logger;
   /** Idempotency-Keys of the writes, stored with them (service-side idempotency). */
   applied: AppliedRequests;
+  /** The order of this process's writes to a guest profile, by the guest's match keys. */
+  guestOrder: KeyedOrder;
 }
 
 /** Publishes what a committed transaction put in the outbox now rather than at the relay's next tick. */

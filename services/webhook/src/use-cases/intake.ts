@@ -19,6 +19,7 @@
 // nothing queued): the Events API (GET /v1/events) lists what the webhooks would deliver.
 import type { ListingActivityCache } from '@vrp/activity-cache';
 import { sortableId } from '@vrp/platform/ids';
+import { KeyedOrder } from '@vrp/platform/keyed-order';
 import { type DocumentStore, type Tx } from '@vrp/platform/store';
 import { type Logger } from '@vrp/platform/logging';
 import { LRUCache } from 'lru-cache';
@@ -41,7 +42,6 @@ import type { DeliveryStore, NextClaim } from '../store/delivery-store';
 import type { DecidableEvent, HeldEvent, HeldEventStore } from '../store/held-event-store';
 import type { SubscriptionStore } from '../store/subscription-store';
 import { eventBody, type IncomingEvent } from '../domain/webhook-event';
-import { DecisionOrder } from './decision-order';
 
 export type IngestResult = 'queued' | 'duplicate' | 'no_subscriber' | 'listing_inactive' | 'held';
 
@@ -60,12 +60,12 @@ const CONFIRM_DEADLINE_MS = 500;
 
 export class EventIntake {
   /**
-   * The order of decisions in this process (decision-order.ts): incoming events and re-decisions
-   * after an activity change one at a time per listing, sweeps alone. An event decided at once
-   * then never overtakes an earlier held event of its listing that the same activity change
-   * settles, and events of other listings are decided meanwhile.
+   * The order of decisions in this process (@vrp/platform/keyed-order), by listing: incoming
+   * events and re-decisions after an activity change one at a time per listing, sweeps alone. An
+   * event decided at once then never overtakes an earlier held event of its listing that the same
+   * activity change settles, and events of other listings are decided meanwhile.
    */
-  private readonly order = new DecisionOrder();
+  private readonly order = new KeyedOrder();
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private poll: NodeJS.Timeout | null = null;
@@ -110,7 +110,12 @@ export class EventIntake {
     const { cache, activityClock } = this.deps;
     // An activity change may settle held events of its listing.
     this.unsubscribe.push(
-      cache.onChange((a) => void this.background(this.order.about([listingKey(a.workspaceId, a.listingId)], () => this.unlessStopped(() => this.redecide(a.workspaceId, a.listingId))))),
+      cache.onChange(
+        (a) =>
+          void this.background(
+            this.order.about([listingKey(a.workspaceId, a.listingId)], () => this.unlessStopped(() => this.redecide(a.workspaceId, a.listingId))),
+          ),
+      ),
     );
     this.unsubscribe.push(activityClock.onAdvance(() => void this.sweepSoon()));
     this.poll = setInterval(() => void this.sweepSoon(), SWEEP_POLL_MS);
@@ -129,29 +134,59 @@ export class EventIntake {
     await this.order.idle();
   }
 
-  /** Idempotent: a redelivered message finds its event stored (or held) and queues nothing. */
+  /**
+   * Idempotent: a redelivered message finds its event stored (or held) and queues nothing. The
+   * events of one listing that arrive while its decisions wait for their turn are decided together,
+   * in the order they came, and those to deliver are stored in one transaction (`acceptBatch`).
+   */
   accept(incoming: IncomingEvent): Promise<IngestResult> {
     const event = decidable(incoming);
-    return this.order.about(
-      event.listingIds.map((id) => listingKey(event.workspaceId, id)),
-      () => this.acceptNow(incoming, event),
-    );
+    const keys = event.listingIds.map((id) => listingKey(event.workspaceId, id));
+    if (keys.length === 1) return this.order.batched(keys[0]!, { incoming, event }, (items) => this.acceptBatch(items));
+    return this.order.about(keys, async () => {
+      const decided = await this.decideIncoming(incoming, event);
+      return decided === 'deliver' ? this.enqueue(event) : decided;
+    });
   }
 
-  private async acceptNow(incoming: IncomingEvent, event: DecidableEvent): Promise<IngestResult> {
+  /** Decides events in order; consecutive ones to deliver are stored together, before any other write. */
+  private async acceptBatch(items: { incoming: IncomingEvent; event: DecidableEvent }[]): Promise<IngestResult[]> {
+    const results: IngestResult[] = new Array<IngestResult>(items.length);
+    let toDeliver: number[] = [];
+    const store = async () => {
+      if (toDeliver.length === 0) return;
+      const stored = await this.enqueueAll(toDeliver.map((i) => items[i]!.event));
+      toDeliver.forEach((i, n) => (results[i] = stored[n]!));
+      toDeliver = [];
+    };
+    for (const [i, { incoming, event }] of items.entries()) {
+      const decided = await this.decideIncoming(incoming, event, store);
+      if (decided === 'deliver') toDeliver.push(i);
+      else results[i] = decided;
+    }
+    await store();
+    return results;
+  }
+
+  /**
+   * Decides an incoming event: 'deliver' for the caller to store, or what became of it (dropped,
+   * held). `beforeWrite` runs before this writes anything (a hold).
+   */
+  private async decideIncoming(incoming: IncomingEvent, event: DecidableEvent, beforeWrite?: () => Promise<void>): Promise<'deliver' | IngestResult> {
     // The ingest consumer may see an activity change before the cache's own consumer does;
     // applying it here (versioned, idempotent) keeps the history complete for what follows.
     if (incoming.activity) await this.deps.cache.apply(incoming.activity);
-    if (isActivityEvent(event.type)) return this.enqueue(event);
+    if (isActivityEvent(event.type)) return 'deliver';
     let decision = this.byCache(event);
     // Decided for every event, wanted by a subscription or not: the Events API lists it.
     if (decision.kind === 'hold') decision = await this.confirmed(event);
     switch (decision.kind) {
       case 'deliver':
-        return this.enqueue(event);
+        return 'deliver';
       case 'drop':
         return 'listing_inactive';
       case 'hold': {
+        await beforeWrite?.();
         const heldAt = this.deps.activityClock.now();
         const decideAt = decideBy(heldAt, decision.likely, this.deps.windows);
         await this.deps.held.hold(event, heldAt, decideAt);
@@ -213,23 +248,35 @@ export class EventIntake {
 
   /** Stores the event and its deliveries (one per matching subscription); `before` runs in the same transaction. */
   private async enqueue(event: DecidableEvent, before?: (tx: Tx) => Promise<boolean>): Promise<IngestResult> {
+    const [result] = await this.enqueueAll([event], before);
+    return result!;
+  }
+
+  /** Stores events and their deliveries in one transaction, in order; `before` runs first in it. */
+  private async enqueueAll(events: readonly DecidableEvent[], before?: (tx: Tx) => Promise<boolean>): Promise<IngestResult[]> {
     const { subscriptions, deliveries, store } = this.deps;
     const now = this.deps.now();
     const claim = this.deps.claimTerms?.() ?? undefined;
     let claimed: DeliveryRecord[] = [];
-    const result = await store.transaction(async (tx): Promise<IngestResult> => {
+    const results = await store.transaction(async (tx): Promise<IngestResult[]> => {
       claimed = []; // only the attempt that commits counts (a conflict runs the transaction again)
-      if (before && !(await before(tx))) return 'duplicate';
-      // Stored whether or not a subscription wants it: the Events API lists every event.
-      const targets = (await subscriptions.enabledOf(event.workspaceId, tx)).filter((s) => subscribesTo(s.eventTypes, event.type));
-      const queued: DeliveryRecord[] = targets.map((s) => newDelivery(sortableId('whd'), s.id, event, now));
-      const heads = await deliveries.enqueue({ ...event, expiresAt: eventExpiresAt(now, this.deps.retentionDays) }, queued, tx, claim);
-      if (heads === false) return 'duplicate';
-      claimed = heads;
-      return targets.length === 0 ? 'no_subscriber' : 'queued';
+      if (before && !(await before(tx))) return events.map(() => 'duplicate');
+      const out: IngestResult[] = [];
+      for (const event of events) {
+        // Stored whether or not a subscription wants it: the Events API lists every event.
+        const targets = (await subscriptions.enabledOf(event.workspaceId, tx)).filter((s) => subscribesTo(s.eventTypes, event.type));
+        const queued: DeliveryRecord[] = targets.map((s) => newDelivery(sortableId('whd'), s.id, event, now));
+        const heads = await deliveries.enqueue({ ...event, expiresAt: eventExpiresAt(now, this.deps.retentionDays) }, queued, tx, claim);
+        if (heads === false) out.push('duplicate');
+        else {
+          claimed.push(...heads);
+          out.push(targets.length === 0 ? 'no_subscriber' : 'queued');
+        }
+      }
+      return out;
     });
-    if (result === 'queued') this.deps.onQueued(claim && claimed.length > 0 ? { deliveries: claimed, leaseUntil: claim.leaseUntil } : undefined);
-    return result;
+    if (results.includes('queued')) this.deps.onQueued(claim && claimed.length > 0 ? { deliveries: claimed, leaseUntil: claim.leaseUntil } : undefined);
+    return results;
   }
 
   /** Re-decides the held events of a listing whose activity changed, in the order they were held. */
