@@ -29,8 +29,9 @@ export interface StackOptions {
   /** Create the demo workspace, key and listings (only into an empty data directory). Default true. */
   seed?: boolean;
   /**
-   * Keep every store and the bus in this directory (DATA_DIR): `<dir>/<service>` per database,
-   * `<dir>/gateway`, `<dir>/bus`. Absent or empty: in memory only. Ignored with real engines.
+   * Keep every store and the bus in this directory (DATA_DIR): named databases (one per service,
+   * the gateway's, `bus`) of one LMDB environment, `<dir>/journal`. Absent or empty: in memory
+   * only. Ignored with real engines.
    */
   dataDir?: string;
   /** Retention of the persisted bus, in hours (BUS_RETENTION_HOURS). Default 168. */

@@ -39,7 +39,7 @@ export interface CommitEntry {
 interface Owner {
   readonly root: Database;
   readonly label: string;
-  readonly onFailure?: (cause: unknown) => void;
+  readonly onFailure?: ((cause: unknown) => void) | undefined;
 }
 
 interface Queued {
@@ -168,16 +168,17 @@ export function openJournal(dataDir: string): Journal {
   return journal;
 }
 
-export class DurableEnv {
+export class DurableEnv implements Owner {
   /** The owner's database: the environment's root, or its named database in a journal. */
   readonly root: Database;
   readonly label: string;
+  readonly onFailure: ((cause: unknown) => void) | undefined;
   private readonly journal: Journal;
-  private readonly owner: Owner;
   private closed = false;
 
   constructor(options: OwnEnvOptions | JournalEnvOptions) {
     this.label = options.label;
+    this.onFailure = options.onFailure;
     if ('journal' in options) {
       this.journal = options.journal;
       this.root = options.journal.env.openDB({ name: options.name, encoding: 'binary' });
@@ -188,14 +189,13 @@ export class DurableEnv {
       this.journal = new Journal(env);
       this.root = env;
     }
-    this.owner = { root: this.root, label: this.label, ...(options.onFailure ? { onFailure: options.onFailure } : {}) };
     this.journal.attach();
   }
 
   /** Queues an entry for the next commit; resolves once it is on disk. */
   commit(entry: CommitEntry): Promise<void> {
     if (this.closed) return Promise.reject(new StoreUnavailableError(`${this.label}: closed`));
-    return this.journal.commit(this.owner, entry);
+    return this.journal.commit(this, entry);
   }
 
   /** Waits for every queued entry, then leaves the environment (closed with its last owner). */

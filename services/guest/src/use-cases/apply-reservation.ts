@@ -40,7 +40,7 @@ export async function applyReservation(deps: GuestDeps, workspaceId: string, r: 
   // Reservations of one guest arrive from several partitions at once (they are keyed by listing):
   // applied one after the other in this process, by the guest's match keys, they do not race for
   // the same profile, each conflict costing a transaction run again after a pause.
-  const keys = matchKeysOf({ email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' }).map((k) => `${workspaceId}/${k}`);
+  const keys = matchKeysOf(primaryContact(r)).map((k) => `${workspaceId}/${k}`);
   await deps.guestOrder.about(keys, () =>
     deps.store.transaction(async (tx) => {
       const { guest, link } = await linkGuest(deps, workspaceId, r, tx);
@@ -49,6 +49,9 @@ export async function applyReservation(deps: GuestDeps, workspaceId: string, r: 
   );
   publishSoon(deps.outbox);
 }
+
+/** The email and phone of a reservation's primary guest ('' when absent), which its matching uses. */
+const primaryContact = (r: ReservationInput) => ({ email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' });
 
 /**
  * A reservation was created or changed: its primary guest is matched to a profile (same
@@ -64,7 +67,7 @@ async function linkGuest(
   r: ReservationInput,
   tx: Tx,
 ): Promise<{ guest: GuestRecord; link: ReservationLink; changed: boolean }> {
-  const primary = { email: r.primaryGuest?.email ?? '', phone: r.primaryGuest?.phone ?? '' };
+  const primary = primaryContact(r);
   const link: ReservationLink = { reservationId: r.id, listingId: r.propertyId, changedAt: r.updatedAt ?? null, ...primary };
   const now = new Date();
   const linked = await deps.guests.byReservation(workspaceId, r.id, tx);
