@@ -14,10 +14,12 @@
 //   process answers from a gRPC call to another. ratio = gateway req/s / hop req/s; and the
 //   gateway process's CPU per request.
 // Then the p99 at a fixed rate (RATE_PER_SECOND, constant-rate open-loop client, latency counted
-// from each request's intended send time), per layout: the gateway, then the bare handler at the
-// same rate right after; ratio = gateway p99 / bare p99 (the machine's own tail cancels out). In
-// split, the bare hop at the same rate as well: its own ratio to the bare handler is the floor of
-// the split ratio.
+// from each request's intended send time), per layout: RATE_ROUNDS rounds, each a window of the
+// gateway and one of the bare handler at the same rate right next to it (the order alternating);
+// each round's ratio = gateway p99 / bare p99 (the machine's own tail cancels out), and the
+// layout's ratio is the median of its rounds' (one window stalled by the host does not decide it).
+// In split, the bare hop at the same rate in each round as well: its own ratio to the bare
+// handler is the floor of the split ratio.
 // Each process's CPU per request is read from /proc (steadier than req/s on a shared machine).
 // Targets: one-process ratio >= 0.45; split ratio to the hop >= 0.85; gateway CPU per request in
 // split layout <= 0.45 ms; p99 at 1,000 req/s <= 2 x the bare handler's (both layouts).
@@ -33,9 +35,10 @@ import { LoopDelayWindow, loopDelayOf, type LoopDelayReport } from './support/lo
 // gateway round with a reference round close in time, so the drift cancels out of the ratio.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-/** The fixed rate of the p99 comparison, and how long each window lasts. */
+/** The fixed rate of the p99 comparison, how long each window lasts, and how many rounds of windows. */
 const RATE_PER_SECOND = Number(process.env.BENCH_RATE ?? 1000);
-const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 5);
+const RATE_ROUNDS = Number(process.env.BENCH_RATE_ROUNDS ?? 3);
 const CONNECTIONS = 16;
 const TARGET = { oneProcessRatio: 0.45, splitToHopRatio: 0.85, splitGatewayCpuMs: 0.45, p99Ratio: 2 };
 
@@ -64,6 +67,11 @@ type AtRate = ConstantRateResult & { loopDelay: Record<string, LoopDelayReport |
 
 const pidsOf = (children: Record<string, ChildProcess>) => Object.fromEntries(Object.entries(children).map(([name, c]) => [name, c.pid!]));
 const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 const brief = (r: Measured) => ({
   req_per_s: Math.round(r.requestsPerSecond),
   cpu_ms_per_request: Object.fromEntries(Object.entries(r.cpuMsPerRequest).map(([name, ms]) => [name, round3(ms)])),
@@ -180,16 +188,26 @@ async function main(): Promise<void> {
     };
     const spread = (name: string) => rounds.get(name)!.map((r) => Math.round(r.requestsPerSecond));
 
-    // The p99 at a fixed rate: each layout, then the bare handler right after.
-    // In split, the bare hop at the same rate too: the p99 that any gateway answering from a gRPC
-    // call to another process starts from (the split target's floor).
-    const atRate: Record<string, { gateway: AtRate; bare: AtRate; hop?: AtRate }> = {};
+    // The p99 at a fixed rate: per layout, rounds of a gateway window next to a bare window (the
+    // order alternating). In split, the bare hop at the same rate in each round too: the p99 that
+    // any gateway answering from a gRPC call to another process starts from (the split target's floor).
+    type AtRateRound = { gateway: AtRate; bare: AtRate; hop?: AtRate };
+    const atRate: Record<string, AtRateRound[]> = {};
     for (const layout of layouts) {
-      const gateway = await atFixedRate(layout, headers);
-      const floor = await atFixedRate(bareSubject, headers);
-      const hop = layout.name === 'split' ? await atFixedRate(references[1]!, headers) : undefined;
-      errors += gateway.failed + floor.failed + (hop?.failed ?? 0);
-      atRate[layout.name] = { gateway, bare: floor, ...(hop ? { hop } : {}) };
+      const subjects: [keyof AtRateRound, Subject][] = [
+        ['gateway', layout],
+        ['bare', bareSubject],
+        ...(layout.name === 'split' ? [['hop', references[1]!] as [keyof AtRateRound, Subject]] : []),
+      ];
+      atRate[layout.name] = [];
+      for (let i = 0; i < RATE_ROUNDS; i++) {
+        const round: Partial<AtRateRound> = {};
+        for (const [role, subject] of i % 2 ? [...subjects].reverse() : subjects) {
+          round[role] = await atFixedRate(subject, headers);
+          errors += round[role].failed;
+        }
+        atRate[layout.name]!.push(round as AtRateRound);
+      }
     }
 
     const headline: string[] = [];
@@ -198,9 +216,12 @@ async function main(): Promise<void> {
       const reference = layout.name === 'split' ? 'hop' : 'bare';
       const ratio = rps(layout.name) / rps(reference);
       const cpu = cpuOf(layout.name);
-      const { gateway, bare: floor, hop } = atRate[layout.name]!;
-      const p99Ratio = gateway.latencyMs.p99 / floor.latencyMs.p99;
-      const hopP99Ratio = hop ? hop.latencyMs.p99 / floor.latencyMs.p99 : undefined;
+      const rateRounds = atRate[layout.name]!;
+      const roundRatios = rateRounds.map((r) => r.gateway.latencyMs.p99 / r.bare.latencyMs.p99);
+      const p99Ratio = median(roundRatios);
+      const hopRatios = layout.name === 'split' ? rateRounds.map((r) => r.hop!.latencyMs.p99 / r.bare.latencyMs.p99) : undefined;
+      const hopP99Ratio = hopRatios ? median(hopRatios) : undefined;
+      const p99s = (role: keyof AtRateRound) => rateRounds.map((r) => round2(r[role]!.latencyMs.p99));
       const met: Record<string, boolean> =
         layout.name === 'split'
           ? { ratio_to_hop: ratio >= TARGET.splitToHopRatio, gateway_cpu_ms_per_request: cpu.gateway! <= TARGET.splitGatewayCpuMs }
@@ -215,15 +236,21 @@ async function main(): Promise<void> {
         cpu_ms_per_request: { ...cpu, total: round3(Object.values(cpu).reduce((s, v) => s + v, 0)) },
         rounds: rounds.get(layout.name)!.map(brief),
         at_fixed_rate: {
-          gateway: atRateBrief(gateway),
-          bare: atRateBrief(floor),
           p99_ratio: round2(p99Ratio),
-          ...(hop ? { hop: atRateBrief(hop), hop_p99_ratio: round2(hopP99Ratio!) } : {}),
+          round_p99_ratios: roundRatios.map(round2),
+          ...(hopRatios ? { hop_p99_ratio: round2(hopP99Ratio!), hop_round_p99_ratios: hopRatios.map(round2) } : {}),
+          rounds: rateRounds.map((r) => ({
+            gateway: atRateBrief(r.gateway),
+            bare: atRateBrief(r.bare),
+            ...(r.hop ? { hop: atRateBrief(r.hop) } : {}),
+          })),
         },
         met,
       };
-      const hopText = hop ? `; the bare hop itself ${round2(hop.latencyMs.p99)} ms = ${round2(hopP99Ratio!)}` : '';
-      const p99Text = `p99 at ${RATE_PER_SECOND}/s ${round2(gateway.latencyMs.p99)} ms / bare ${round2(floor.latencyMs.p99)} ms = ${round2(p99Ratio)} (target <= ${TARGET.p99Ratio}, ${metText(met.p99_at_fixed_rate_ratio)}${hopText})`;
+      const hopText = hopRatios ? `; the bare hop itself [${p99s('hop').join(' ')}] ms = median ${round2(hopP99Ratio!)}` : '';
+      const p99Text =
+        `p99 at ${RATE_PER_SECOND}/s, ${RATE_ROUNDS} rounds: gateway [${p99s('gateway').join(' ')}] ms / bare [${p99s('bare').join(' ')}] ms ` +
+        `= [${roundRatios.map(round2).join(' ')}], median ${round2(p99Ratio)} (target <= ${TARGET.p99Ratio}, ${metText(met.p99_at_fixed_rate_ratio)}${hopText})`;
       if (layout.name === 'split') {
         headline.push(
           `split: gateway ${Math.round(rps('split'))} req/s [${spread('split').join(' ')}] / bare hop ${Math.round(rps('hop'))} [${spread('hop').join(' ')}] = ratio ${round2(ratio)} ` +
@@ -240,7 +267,7 @@ async function main(): Promise<void> {
     }
     const report = {
       benchmark: 'gateway overhead: GET /v1/reservations/{id} through the gateway vs references serving the same bytes',
-      client: `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds of each layout and its reference; constant-rate client at ${RATE_PER_SECOND}/s for ${RATE_SECONDS} s`,
+      client: `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds of each layout and its reference; constant-rate client at ${RATE_PER_SECOND}/s, ${RATE_ROUNDS} rounds of a ${RATE_SECONDS} s window per subject`,
       layouts: {
         'one-process': 'the embedded stack (pnpm start): gateway and every service in one Node process; reference: a bare Express handler',
         split:
