@@ -12,7 +12,10 @@
 //   answers from one bare grpc-js unary call to another process (hop-server.ts over
 //   hop-upstream.ts: raw bytes, no proto, no checks): the floor of a design in which an HTTP
 //   process answers from a gRPC call to another. ratio = gateway req/s / hop req/s; and the
-//   gateway process's CPU per request.
+//   gateway process's CPU per request. Beside it the contract's hop (hop-server.ts with
+//   `contract`): the same hop doing only what the interface contract asks of every request
+//   (request id, API key, a rate limit, the id checked, a deadline, an access-log line), whose
+//   ratio to the hop is the most a gateway keeping the contract can reach.
 // Then the p99 at a fixed rate (RATE_PER_SECOND, constant-rate open-loop client, latency counted
 // from each request's intended send time), per layout: RATE_ROUNDS rounds, each a window of the
 // gateway and one of the bare handler at the same rate right next to it (the order alternating);
@@ -119,7 +122,7 @@ async function main(): Promise<void> {
     return c;
   };
   try {
-    const stack = await started<Served & { addresses: unknown }>('stack-server.ts', 'ignore');
+    const stack = await started<Served & { addresses: { reservation: string } }>('stack-server.ts', 'ignore');
     const layouts: Subject[] = [];
     // Both layouts seed the same demo workspace, with the same key.
     const headers = { authorization: `Bearer ${stack.reply.apiKey}` };
@@ -128,14 +131,16 @@ async function main(): Promise<void> {
       return { name, url: `${served.baseUrl}/v1/reservations/${served.reservationId}`, children: processes };
     };
     if (LAYOUTS.includes('one-process')) layouts.push(layoutOf('one-process', stack.reply, { stack: stack.proc }));
+    let split: { subject: Subject; services: { proc: ChildProcess; reply: { addresses: { reservation: string } } }; dataWorkspaceId: string } | undefined;
     if (LAYOUTS.includes('split')) {
       // The split gateway gets a services process of its own, so that each layout's processes
       // serve only its own traffic (and the JIT compiles each for one kind of call).
-      const services = LAYOUTS.includes('one-process') ? await started<Served & { addresses: unknown }>('stack-server.ts', 'ignore') : stack;
-      const gateway = await started<Served>('gateway-server.ts', 'ignore', { addresses: services.reply.addresses });
-      layouts.push(layoutOf('split', gateway.reply, { gateway: gateway.proc, services: services.proc }));
+      const services = LAYOUTS.includes('one-process') ? await started<Served & { addresses: { reservation: string } }>('stack-server.ts', 'ignore') : stack;
+      const gateway = await started<Served & { dataWorkspaceId: string }>('gateway-server.ts', 'ignore', { addresses: services.reply.addresses });
+      const subject = layoutOf('split', gateway.reply, { gateway: gateway.proc, services: services.proc });
+      layouts.push(subject);
+      split = { subject, services, dataWorkspaceId: gateway.reply.dataWorkspaceId };
     }
-    const split = layouts.find((l) => l.name === 'split');
 
     // What the gateway answers, served as it is by the references (both layouts answer alike:
     // the same code over the same kind of data; the ids differ, not the length).
@@ -154,6 +159,20 @@ async function main(): Promise<void> {
       const upstream = await started<{ address: string; method: string }>('hop-upstream.ts', 'inherit', { body });
       const hop = await started<{ port: number }>('hop-server.ts', 'inherit', { ...upstream.reply, path: '/v1/reservations/:id', headers: replyHeaders });
       references.push({ name: 'hop', url: `http://127.0.0.1:${hop.reply.port}${path}`, children: { hop: hop.proc, 'hop-upstream': upstream.proc } });
+      // The contract's hop: an HTTP process doing only what the contract asks of every request,
+      // over the split layout's reservation service (its access log into a discarded stdout, as
+      // the gateway's).
+      const contractHop = await started<{ port: number }>('hop-server.ts', 'ignore', {
+        ...upstream.reply,
+        path: '/v1/reservations/:id',
+        headers: replyHeaders,
+        contract: { apiKey: stack.reply.apiKey, workspaceId: split.dataWorkspaceId, reservationAddress: split.services.reply.addresses.reservation },
+      });
+      references.push({
+        name: 'contract-hop',
+        url: `http://127.0.0.1:${contractHop.reply.port}${new URL(split.subject.url).pathname}`,
+        children: { 'contract-hop': contractHop.proc, services: split.services.proc },
+      });
     }
     for (const ref of references) {
       const check = await fetch(ref.url, { headers });
@@ -174,7 +193,7 @@ async function main(): Promise<void> {
       return;
     }
     // Each layout next to its reference, alternating.
-    const pairs: [Subject, Subject][] = layouts.map((l) => [l, l.name === 'split' ? references[1]! : bareSubject]);
+    const pairs: Subject[][] = layouts.map((l) => (l.name === 'split' ? [l, references[1]!, references[2]!] : [l, bareSubject]));
     const rounds = new Map<string, Measured[]>([...layouts, ...references].map((s) => [s.name, []]));
     for (let i = 0; i < ROUNDS; i++) for (const pair of pairs) for (const subject of pair) rounds.get(subject.name)!.push(await measured(subject));
     // With one layout only, the bare handler still runs (the one-process ratio's reference, and each layout's p99 floor).
@@ -232,7 +251,16 @@ async function main(): Promise<void> {
         reference,
         reference_req_per_s: Math.round(rps(reference)),
         ratio: round2(ratio),
-        ...(layout.name === 'split' ? { ratio_to_bare: round2(rps(layout.name) / rps('bare')) } : {}),
+        ...(layout.name === 'split'
+          ? {
+              ratio_to_bare: round2(rps(layout.name) / rps('bare')),
+              contract_hop: {
+                req_per_s: Math.round(rps('contract-hop')),
+                ratio_to_hop: round2(rps('contract-hop') / rps('hop')),
+                cpu_ms_per_request: cpuOf('contract-hop'),
+              },
+            }
+          : {}),
         cpu_ms_per_request: { ...cpu, total: round3(Object.values(cpu).reduce((s, v) => s + v, 0)) },
         rounds: rounds.get(layout.name)!.map(brief),
         at_fixed_rate: {
@@ -256,7 +284,9 @@ async function main(): Promise<void> {
           `split: gateway ${Math.round(rps('split'))} req/s [${spread('split').join(' ')}] / bare hop ${Math.round(rps('hop'))} [${spread('hop').join(' ')}] = ratio ${round2(ratio)} ` +
             `(target >= ${TARGET.splitToHopRatio}, ${metText(met.ratio_to_hop!)}; to the bare handler ${round2(rps('split') / rps('bare'))}), ` +
             `gateway CPU/request ${cpu.gateway} ms (target <= ${TARGET.splitGatewayCpuMs}, ${metText(met.gateway_cpu_ms_per_request!)}) + services ${cpu.services} ms ` +
-            `(hop: ${cpuOf('hop').hop} + ${cpuOf('hop')['hop-upstream']} ms); ${p99Text}`,
+            `(hop: ${cpuOf('hop').hop} + ${cpuOf('hop')['hop-upstream']} ms); ` +
+            `the contract's hop (the hop doing only the contract's per-request work) ${Math.round(rps('contract-hop'))} req/s [${spread('contract-hop').join(' ')}] ` +
+            `= ${round2(rps('contract-hop') / rps('hop'))} of the hop, CPU/request ${cpuOf('contract-hop')['contract-hop']} ms; ${p99Text}`,
         );
       } else {
         headline.push(

@@ -1,34 +1,115 @@
 // Child process of bench/gateway-overhead.bench.ts, the near end of the bare hop: a bare Express 5
 // handler that answers each request from one bare grpc-js unary call to hop-upstream.ts in another
-// process (raw bytes both ways, no proto, no checks, the request's id as the request), with the
-// headers the gateway answered. The reference of the split layout: the floor of a design in which
-// an HTTP process answers from a gRPC call to another process.
+// process (raw bytes both ways, no proto, the request's id as the request), with the headers the
+// gateway answered. The reference of the split layout: the floor of a design in which an HTTP
+// process answers from a gRPC call to another process.
+//
+// With `contract`, it is the contract's hop: an HTTP process doing, per request, only the work the
+// interface contract and the design ask of it, each the least way, over the real reservation
+// service of the split layout's services process: the request id (accepted or made, answered in
+// a header), the API key (HMAC-SHA256 under a pepper, compared in constant time with the stored
+// hash), one rate limit per key (rate-limiter-flexible, the RateLimit-* headers), the path's id
+// checked, one call of the generated gRPC client with a deadline and the request id, the reply
+// mapped to the API's JSON (toApiReservation, as the contract's shape is defined once), and one
+// access-log line (pino, into this process's discarded stdout). No gateway that keeps the contract
+// over those services can cost less per request than this.
+import { createHmac, createSecretKey, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
+import pino from 'pino';
+import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
+import { toApiReservation } from '@vrp/api-model';
+import { reservation as pb } from '@vrp/contracts';
 import { answerLoopDelay } from './loop-delay';
 
 answerLoopDelay();
 
 const bytes = (b: Buffer) => b;
 
-process.once('message', (message: { address: string; method: string; path: string; headers: Record<string, string> }) => {
-  const client = new grpc.Client(message.address, grpc.credentials.createInsecure());
+interface HopMessage {
+  address: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The contract hop: the API key it accepts, its workspace, and the reservation service it calls. */
+  contract?: { apiKey: string; workspaceId: string; reservationAddress: string };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+const RESOURCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const DEADLINE_MS = 5_000;
+
+process.once('message', (message: HopMessage) => {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.get(message.path, (req, res) => {
-    client.makeUnaryRequest(message.method, bytes, bytes, Buffer.from(req.params.id as string), (err: grpc.ServiceError | null, body?: Buffer) => {
-      if (err || !body) {
-        res.status(502).end();
-        return;
-      }
-      res.status(200);
-      for (const [name, value] of Object.entries(message.headers)) res.setHeader(name, value);
-      res.end(body);
+  /** Answers the upstream's bytes with the gateway's headers, then `own` (the contract hop's per-request ones). */
+  const answer = (res: express.Response, body: Buffer | undefined, err: grpc.ServiceError | null, own?: () => void) => {
+    if (err || !body) {
+      res.status(502).end();
+      return;
+    }
+    res.status(200);
+    for (const [name, value] of Object.entries(message.headers)) res.setHeader(name, value);
+    own?.();
+    res.end(body);
+  };
+  const { contract } = message;
+  if (!contract) {
+    const client = new grpc.Client(message.address, grpc.credentials.createInsecure());
+    app.get(message.path, (req, res) => {
+      client.makeUnaryRequest(message.method, bytes, bytes, Buffer.from(req.params.id as string), (err: grpc.ServiceError | null, body?: Buffer) =>
+        answer(res, body, err),
+      );
     });
-  });
+  } else {
+    const pepper = createSecretKey(Buffer.from('bench-pepper-000000000000000000000000', 'utf8'));
+    const hash = (key: string) => createHmac('sha256', pepper).update(key, 'utf8').digest();
+    const stored = hash(contract.apiKey);
+    const client = new pb.ReservationServiceClient(contract.reservationAddress, grpc.credentials.createInsecure());
+    const limiter = new RateLimiterMemory({ points: 1_000_000, duration: 1 });
+    const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false }));
+    const quota = (res: express.Response, r: RateLimiterRes) => {
+      res.setHeader('RateLimit-Limit', '1000000');
+      res.setHeader('RateLimit-Remaining', String(r.remainingPoints));
+      res.setHeader('RateLimit-Reset', String(Math.ceil(r.msBeforeNext / 1000)));
+    };
+    app.get(message.path, (req, res) => {
+      const started = process.hrtime.bigint();
+      const presented = req.get('x-request-id');
+      const requestId = presented && REQUEST_ID.test(presented) ? presented : randomUUID();
+      res.on('finish', () =>
+        log.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request'),
+      );
+      const refuse = (status: number, code: string) => {
+        res.setHeader('x-request-id', requestId);
+        res.status(status).json({ error: { code, message: code, request_id: requestId } });
+      };
+      const auth = /^Bearer (sk_(?:test|live)_[A-Za-z0-9]{16,64})$/.exec(req.get('authorization') ?? '');
+      if (!auth || !timingSafeEqual(hash(auth[1]!), stored)) return refuse(401, 'unauthorized');
+      const id = req.params.id as string;
+      if (!RESOURCE_ID.test(id)) return refuse(400, 'validation_error');
+      limiter.consume(auth[1]!).then(
+        (r) => {
+          const metadata = new grpc.Metadata();
+          metadata.set('x-request-id', requestId);
+          client.getReservation({ workspaceId: contract.workspaceId, id }, metadata, { deadline: Date.now() + DEADLINE_MS }, (err, reply) => {
+            const body = reply?.reservation ? Buffer.from(JSON.stringify({ data: toApiReservation(reply.reservation) })) : undefined;
+            answer(res, body, err, () => {
+              quota(res, r);
+              res.setHeader('x-request-id', requestId);
+            });
+          });
+        },
+        (r: RateLimiterRes) => {
+          quota(res, r);
+          refuse(429, 'rate_limited');
+        },
+      );
+    });
+  }
   const server = http.createServer(app);
   server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
   process.on('disconnect', () => process.exit(0));
