@@ -13,9 +13,10 @@
 //   hop-upstream.ts: raw bytes, no proto, no checks): the floor of a design in which an HTTP
 //   process answers from a gRPC call to another. ratio = gateway req/s / hop req/s; and the
 //   gateway process's CPU per request. Beside it the contract's hop (hop-server.ts with
-//   `contract`): the same hop doing only what the interface contract asks of every request
-//   (request id, API key, a rate limit, the id checked, a deadline, an access-log line), whose
-//   ratio to the hop is the most a gateway keeping the contract can reach.
+//   `contract`), over the bare upstream and over the split layout's reservation service: an HTTP
+//   process doing only what the interface contract asks of every request (request id, API key, a
+//   rate limit, the id checked, a deadline, an access-log line), whose ratio to the hop is the most
+//   a gateway keeping the contract over that upstream can reach.
 // Then the p99 at a fixed rate (RATE_PER_SECOND, constant-rate open-loop client, latency counted
 // from each request's intended send time), per layout: RATE_ROUNDS rounds, each a window of the
 // gateway and one of the bare handler at the same rate right next to it (the order alternating);
@@ -159,26 +160,31 @@ async function main(): Promise<void> {
       const upstream = await started<{ address: string; method: string }>('hop-upstream.ts', 'inherit', { body });
       const hop = await started<{ port: number }>('hop-server.ts', 'inherit', { ...upstream.reply, path: '/v1/reservations/:id', headers: replyHeaders });
       references.push({ name: 'hop', url: `http://127.0.0.1:${hop.reply.port}${path}`, children: { hop: hop.proc, 'hop-upstream': upstream.proc } });
-      // The contract's hop: an HTTP process doing only what the contract asks of every request,
-      // over the split layout's reservation service (its access log into a discarded stdout, as
-      // the gateway's).
-      const contractHop = await started<{ port: number }>('hop-server.ts', 'ignore', {
-        ...upstream.reply,
-        path: '/v1/reservations/:id',
-        headers: replyHeaders,
-        contract: { apiKey: stack.reply.apiKey, workspaceId: split.dataWorkspaceId, reservationAddress: split.services.reply.addresses.reservation },
-      });
-      references.push({
-        name: 'contract-hop',
-        url: `http://127.0.0.1:${contractHop.reply.port}${new URL(split.subject.url).pathname}`,
-        children: { 'contract-hop': contractHop.proc, services: split.services.proc },
-      });
+      // The contract's hop: an HTTP process doing only what the contract asks of every request
+      // (its access log into a discarded stdout, as the gateway's), over the bare upstream and over
+      // the split layout's reservation service.
+      for (const [name, services] of [
+        ['contract-hop', undefined],
+        ['contract-hop-services', { reservationAddress: split.services.reply.addresses.reservation, workspaceId: split.dataWorkspaceId }],
+      ] as const) {
+        const contractHop = await started<{ port: number }>('hop-server.ts', 'ignore', {
+          ...upstream.reply,
+          path: '/v1/reservations/:id',
+          headers: replyHeaders,
+          contract: { apiKey: stack.reply.apiKey, ...(services ? { services } : {}) },
+        });
+        references.push({
+          name,
+          url: `http://127.0.0.1:${contractHop.reply.port}${services ? new URL(split.subject.url).pathname : path}`,
+          children: { [name]: contractHop.proc, ...(services ? { services: split.services.proc } : { 'hop-upstream': upstream.proc }) },
+        });
+      }
     }
     // The contract's hop answers the split layout's reservation, as its gateway does.
     const splitBody = split ? await (await fetch(split.subject.url, { headers })).text() : body;
     for (const ref of references) {
       const check = await fetch(ref.url, { headers });
-      const expected = ref.name === 'contract-hop' ? splitBody : body;
+      const expected = ref.name === 'contract-hop-services' ? splitBody : body;
       if ((await check.text()) !== expected) throw new Error(`the ${ref.name} reference does not answer the same bytes as the gateway`);
     }
 
@@ -196,7 +202,7 @@ async function main(): Promise<void> {
       return;
     }
     // Each layout next to its reference, alternating.
-    const pairs: Subject[][] = layouts.map((l) => (l.name === 'split' ? [l, references[1]!, references[2]!] : [l, bareSubject]));
+    const pairs: Subject[][] = layouts.map((l) => (l.name === 'split' ? [l, ...references.slice(1)] : [l, bareSubject]));
     const rounds = new Map<string, Measured[]>([...layouts, ...references].map((s) => [s.name, []]));
     for (let i = 0; i < ROUNDS; i++) for (const pair of pairs) for (const subject of pair) rounds.get(subject.name)!.push(await measured(subject));
     // With one layout only, the bare handler still runs (the one-process ratio's reference, and each layout's p99 floor).
@@ -257,11 +263,12 @@ async function main(): Promise<void> {
         ...(layout.name === 'split'
           ? {
               ratio_to_bare: round2(rps(layout.name) / rps('bare')),
-              contract_hop: {
-                req_per_s: Math.round(rps('contract-hop')),
-                ratio_to_hop: round2(rps('contract-hop') / rps('hop')),
-                cpu_ms_per_request: cpuOf('contract-hop'),
-              },
+              ...Object.fromEntries(
+                ['contract-hop', 'contract-hop-services'].map((name) => [
+                  name.replaceAll('-', '_'),
+                  { req_per_s: Math.round(rps(name)), ratio_to_hop: round2(rps(name) / rps('hop')), cpu_ms_per_request: cpuOf(name) },
+                ]),
+              ),
             }
           : {}),
         cpu_ms_per_request: { ...cpu, total: round3(Object.values(cpu).reduce((s, v) => s + v, 0)) },
@@ -288,8 +295,10 @@ async function main(): Promise<void> {
             `(target >= ${TARGET.splitToHopRatio}, ${metText(met.ratio_to_hop!)}; to the bare handler ${round2(rps('split') / rps('bare'))}), ` +
             `gateway CPU/request ${cpu.gateway} ms (target <= ${TARGET.splitGatewayCpuMs}, ${metText(met.gateway_cpu_ms_per_request!)}) + services ${cpu.services} ms ` +
             `(hop: ${cpuOf('hop').hop} + ${cpuOf('hop')['hop-upstream']} ms); ` +
-            `the contract's hop (the hop doing only the contract's per-request work) ${Math.round(rps('contract-hop'))} req/s [${spread('contract-hop').join(' ')}] ` +
-            `= ${round2(rps('contract-hop') / rps('hop'))} of the hop, CPU/request ${cpuOf('contract-hop')['contract-hop']} ms; ${p99Text}`,
+            `the contract's hop (doing only the contract's per-request work) over the bare upstream ${Math.round(rps('contract-hop'))} req/s [${spread('contract-hop').join(' ')}] ` +
+            `= ${round2(rps('contract-hop') / rps('hop'))} of the hop, CPU/request ${cpuOf('contract-hop')['contract-hop']} ms; ` +
+            `over the reservation service ${Math.round(rps('contract-hop-services'))} req/s [${spread('contract-hop-services').join(' ')}] ` +
+            `= ${round2(rps('contract-hop-services') / rps('hop'))} of the hop, CPU/request ${cpuOf('contract-hop-services')['contract-hop-services']} ms; ${p99Text}`,
         );
       } else {
         headline.push(

@@ -5,14 +5,15 @@
 // process answers from a gRPC call to another process.
 //
 // With `contract`, it is the contract's hop: an HTTP process doing, per request, only the work the
-// interface contract and the design ask of it, each the least way, over the real reservation
-// service of the split layout's services process: the request id (accepted or made, answered in
-// a header), the API key (HMAC-SHA256 under a pepper, compared in constant time with the stored
-// hash), one rate limit per key (rate-limiter-flexible, the RateLimit-* headers), the path's id
-// checked, one call of the generated gRPC client with a deadline and the request id, the reply
-// mapped to the API's JSON (toApiReservation, as the contract's shape is defined once), and one
-// access-log line (pino, into this process's discarded stdout). No gateway that keeps the contract
-// over those services can cost less per request than this.
+// interface contract asks of every request, each the least way: the request id (accepted or made,
+// answered in a header), the API key (HMAC-SHA256 under a pepper, compared in constant time with
+// the stored hash), one rate limit per key (rate-limiter-flexible, the RateLimit-* headers), the
+// path's id checked, one call with a deadline and the request id, and one access-log line (pino,
+// into this process's discarded stdout). Over the bare upstream it answers its raw bytes; with
+// `services` it calls the real reservation service of the split layout's services process with
+// the generated gRPC client and maps the reply to the API's JSON (toApiReservation, the contract's
+// shape defined once). No gateway that keeps the contract, over the same upstream, can cost less
+// per request than this.
 import { createHmac, createSecretKey, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,8 +34,11 @@ interface HopMessage {
   method: string;
   path: string;
   headers: Record<string, string>;
-  /** The contract hop: the API key it accepts, its workspace, and the reservation service it calls. */
-  contract?: { apiKey: string; workspaceId: string; reservationAddress: string };
+  /**
+   * The contract's hop: the API key it accepts; with `services`, the reservation service it calls
+   * and the key's workspace there (else the bare upstream, raw bytes, as the bare hop).
+   */
+  contract?: { apiKey: string; services?: { reservationAddress: string; workspaceId: string } };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -57,8 +61,9 @@ process.once('message', (message: HopMessage) => {
     res.end(body);
   };
   const { contract } = message;
+  const raw = new grpc.Client(message.address, grpc.credentials.createInsecure());
   if (!contract) {
-    const client = new grpc.Client(message.address, grpc.credentials.createInsecure());
+    const client = raw;
     app.get(message.path, (req, res) => {
       client.makeUnaryRequest(message.method, bytes, bytes, Buffer.from(req.params.id as string), (err: grpc.ServiceError | null, body?: Buffer) =>
         answer(res, body, err),
@@ -68,7 +73,7 @@ process.once('message', (message: HopMessage) => {
     const pepper = createSecretKey(Buffer.from('bench-pepper-000000000000000000000000', 'utf8'));
     const hash = (key: string) => createHmac('sha256', pepper).update(key, 'utf8').digest();
     const stored = hash(contract.apiKey);
-    const client = new pb.ReservationServiceClient(contract.reservationAddress, grpc.credentials.createInsecure());
+    const service = contract.services && new pb.ReservationServiceClient(contract.services.reservationAddress, grpc.credentials.createInsecure());
     const limiter = new RateLimiterMemory({ points: 1_000_000, duration: 1 });
     const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false }));
     const quota = (res: express.Response, r: RateLimiterRes) => {
@@ -93,14 +98,22 @@ process.once('message', (message: HopMessage) => {
       if (!RESOURCE_ID.test(id)) return refuse(400, 'validation_error');
       limiter.consume(auth[1]!).then(
         (r) => {
+          const own = () => {
+            quota(res, r);
+            res.setHeader('x-request-id', requestId);
+          };
           const metadata = new grpc.Metadata();
           metadata.set('x-request-id', requestId);
-          client.getReservation({ workspaceId: contract.workspaceId, id }, metadata, { deadline: Date.now() + DEADLINE_MS }, (err, reply) => {
+          const deadline = { deadline: Date.now() + DEADLINE_MS };
+          if (!service) {
+            raw.makeUnaryRequest(message.method, bytes, bytes, Buffer.from(id), metadata, deadline, (err: grpc.ServiceError | null, body?: Buffer) =>
+              answer(res, body, err, own),
+            );
+            return;
+          }
+          service.getReservation({ workspaceId: contract.services!.workspaceId, id }, metadata, deadline, (err, reply) => {
             const body = reply?.reservation ? Buffer.from(JSON.stringify({ data: toApiReservation(reply.reservation) })) : undefined;
-            answer(res, body, err, () => {
-              quota(res, r);
-              res.setHeader('x-request-id', requestId);
-            });
+            answer(res, body, err, own);
           });
         },
         (r: RateLimiterRes) => {
