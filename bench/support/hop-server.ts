@@ -75,7 +75,8 @@ process.once('message', (message: HopMessage) => {
     const stored = hash(contract.apiKey);
     const service = contract.services && new pb.ReservationServiceClient(contract.services.reservationAddress, grpc.credentials.createInsecure());
     const limiter = new RateLimiterMemory({ points: 1_000_000, duration: 1 });
-    const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false }));
+    // Batched as the services' stdout destination is (packages/platform/src/logging.ts).
+    const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }));
     const quota = (res: express.Response, r: RateLimiterRes) => {
       res.setHeader('RateLimit-Limit', '1000000');
       res.setHeader('RateLimit-Remaining', String(r.remainingPoints));
