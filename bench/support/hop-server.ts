@@ -61,11 +61,11 @@ process.once('message', (message: HopMessage) => {
     res.end(body);
   };
   const { contract } = message;
+  // The bare upstream's client (it connects on its first call: unused over the reservation service).
   const raw = new grpc.Client(message.address, grpc.credentials.createInsecure());
   if (!contract) {
-    const client = raw;
     app.get(message.path, (req, res) => {
-      client.makeUnaryRequest(message.method, bytes, bytes, Buffer.from(req.params.id as string), (err: grpc.ServiceError | null, body?: Buffer) =>
+      raw.makeUnaryRequest(message.method, bytes, bytes, Buffer.from(req.params.id as string), (err: grpc.ServiceError | null, body?: Buffer) =>
         answer(res, body, err),
       );
     });
