@@ -16,7 +16,10 @@
 //   `contract`), over the bare upstream and over the split layout's reservation service: an HTTP
 //   process doing only what the interface contract asks of every request (request id, API key, a
 //   rate limit, the id checked, a deadline, an access-log line), whose ratio to the hop is the most
-//   a gateway keeping the contract over that upstream can reach.
+//   a gateway keeping the contract over that upstream can reach. Also over the least reservation
+//   service (hop-upstream.ts with `reservation`: the same reservation answered from a Map, the
+//   reply encoded by the generated code, nothing else): the most any gateway keeping the contract
+//   can reach over any reservation service.
 // Then the p99 at a fixed rate (RATE_PER_SECOND, constant-rate open-loop client, latency counted
 // from each request's intended send time), per layout: RATE_ROUNDS rounds, each a window of the
 // gateway and one of the bare handler at the same rate right next to it (the order alternating);
@@ -30,6 +33,8 @@
 // Bounded: about 3 minutes (one layout: 2).
 import type { ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
+import * as grpc from '@grpc/grpc-js';
+import { reservation as pb } from '@vrp/contracts';
 import { startChild, stopChild } from './support/child';
 import { metText, round2, round3, withCpu } from './support/cpu';
 import { runConstantRate, runWrk, type ConstantRateResult, type WrkResult } from './support/load';
@@ -84,6 +89,20 @@ const brief = (r: Measured) => ({
   non_2xx: r.non2xx,
   socket_errors: r.socketErrors,
 });
+
+/** A reservation as the split layout's reservation service answers it (pb.Reservation.toJSON), through the generated client. */
+async function reservationOf(address: string, workspaceId: string, id: string): Promise<unknown> {
+  const client = new pb.ReservationServiceClient(address, grpc.credentials.createInsecure());
+  try {
+    const reply = await new Promise<pb.GetReservationResponse>((resolve, reject) =>
+      client.getReservation({ workspaceId, id }, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (err, r) => (err ? reject(err) : resolve(r))),
+    );
+    if (!reply.reservation) throw new Error(`the reservation service answered no reservation ${id}`);
+    return pb.Reservation.toJSON(reply.reservation);
+  } finally {
+    client.close();
+  }
+}
 
 /** The client's own process, measured like the servers': a stalled client would show as latency. */
 const clientWindow = new LoopDelayWindow();
@@ -160,12 +179,25 @@ async function main(): Promise<void> {
       const upstream = await started<{ address: string; method: string }>('hop-upstream.ts', 'inherit', { body });
       const hop = await started<{ port: number }>('hop-server.ts', 'inherit', { ...upstream.reply, path: '/v1/reservations/:id', headers: replyHeaders });
       references.push({ name: 'hop', url: `http://127.0.0.1:${hop.reply.port}${path}`, children: { hop: hop.proc, 'hop-upstream': upstream.proc } });
+      // The least reservation service: the split layout's reservation, answered from a Map.
+      const reservationId = new URL(split.subject.url).pathname.split('/').pop()!;
+      const stored = await reservationOf(split.services.reply.addresses.reservation, split.dataWorkspaceId, reservationId);
+      const least = await started<{ address: string }>('hop-upstream.ts', 'inherit', {
+        body,
+        reservation: { workspaceId: split.dataWorkspaceId, json: stored },
+      });
       // The contract's hop: an HTTP process doing only what the contract asks of every request
-      // (its access log into a discarded stdout, as the gateway's), over the bare upstream and over
-      // the split layout's reservation service.
-      for (const [name, services] of [
-        ['contract-hop', undefined],
-        ['contract-hop-services', { reservationAddress: split.services.reply.addresses.reservation, workspaceId: split.dataWorkspaceId }],
+      // (its access log into a discarded stdout, as the gateway's), over the bare upstream, over
+      // the split layout's reservation service and over the least reservation service.
+      for (const [name, services, upstreamName, upstreamProc] of [
+        ['contract-hop', undefined, 'hop-upstream', upstream.proc],
+        [
+          'contract-hop-services',
+          { reservationAddress: split.services.reply.addresses.reservation, workspaceId: split.dataWorkspaceId },
+          'services',
+          split.services.proc,
+        ],
+        ['contract-hop-least', { reservationAddress: least.reply.address, workspaceId: split.dataWorkspaceId }, 'least-service', least.proc],
       ] as const) {
         const contractHop = await started<{ port: number }>('hop-server.ts', 'ignore', {
           ...upstream.reply,
@@ -176,7 +208,7 @@ async function main(): Promise<void> {
         references.push({
           name,
           url: `http://127.0.0.1:${contractHop.reply.port}${services ? new URL(split.subject.url).pathname : path}`,
-          children: { [name]: contractHop.proc, ...(services ? { services: split.services.proc } : { 'hop-upstream': upstream.proc }) },
+          children: { [name]: contractHop.proc, [upstreamName]: upstreamProc },
         });
       }
     }
@@ -184,7 +216,7 @@ async function main(): Promise<void> {
     const splitBody = split ? await (await fetch(split.subject.url, { headers })).text() : body;
     for (const ref of references) {
       const check = await fetch(ref.url, { headers });
-      const expected = ref.name === 'contract-hop-services' ? splitBody : body;
+      const expected = ref.name === 'contract-hop-services' || ref.name === 'contract-hop-least' ? splitBody : body;
       if ((await check.text()) !== expected) throw new Error(`the ${ref.name} reference does not answer the same bytes as the gateway`);
     }
 
@@ -264,7 +296,7 @@ async function main(): Promise<void> {
           ? {
               ratio_to_bare: round2(rps(layout.name) / rps('bare')),
               ...Object.fromEntries(
-                ['contract-hop', 'contract-hop-services'].map((name) => [
+                ['contract-hop', 'contract-hop-services', 'contract-hop-least'].map((name) => [
                   name.replaceAll('-', '_'),
                   { req_per_s: Math.round(rps(name)), ratio_to_hop: round2(rps(name) / rps('hop')), cpu_ms_per_request: cpuOf(name) },
                 ]),
@@ -298,7 +330,9 @@ async function main(): Promise<void> {
             `the contract's hop (doing only the contract's per-request work) over the bare upstream ${Math.round(rps('contract-hop'))} req/s [${spread('contract-hop').join(' ')}] ` +
             `= ${round2(rps('contract-hop') / rps('hop'))} of the hop, CPU/request ${cpuOf('contract-hop')['contract-hop']} ms; ` +
             `over the reservation service ${Math.round(rps('contract-hop-services'))} req/s [${spread('contract-hop-services').join(' ')}] ` +
-            `= ${round2(rps('contract-hop-services') / rps('hop'))} of the hop, CPU/request ${cpuOf('contract-hop-services')['contract-hop-services']} ms; ${p99Text}`,
+            `= ${round2(rps('contract-hop-services') / rps('hop'))} of the hop, CPU/request ${cpuOf('contract-hop-services')['contract-hop-services']} ms + services ${cpuOf('contract-hop-services').services} ms; ` +
+            `over the least reservation service (a Map lookup and the reply's encoding) ${Math.round(rps('contract-hop-least'))} req/s [${spread('contract-hop-least').join(' ')}] ` +
+            `= ${round2(rps('contract-hop-least') / rps('hop'))} of the hop, CPU/request ${cpuOf('contract-hop-least')['contract-hop-least']} ms + ${cpuOf('contract-hop-least')['least-service']} ms; ${p99Text}`,
         );
       } else {
         headline.push(

@@ -10,10 +10,10 @@
 // the stored hash), one rate limit per key (rate-limiter-flexible, the RateLimit-* headers), the
 // path's id checked, one call with a deadline and the request id, and one access-log line (pino,
 // into this process's discarded stdout). Over the bare upstream it answers its raw bytes; with
-// `services` it calls the real reservation service of the split layout's services process with
-// the generated gRPC client and maps the reply to the API's JSON (toApiReservation, the contract's
-// shape defined once). No gateway that keeps the contract, over the same upstream, can cost less
-// per request than this.
+// `services` it calls a reservation service (the split layout's, or the least one of
+// hop-upstream.ts) with the generated gRPC client and maps the reply to the API's JSON
+// (toApiReservation, the contract's shape defined once). No gateway that keeps the contract, over
+// the same upstream, can cost less per request than this.
 import { createHmac, createSecretKey, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
