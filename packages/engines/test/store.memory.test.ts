@@ -506,6 +506,49 @@ describe('memory document store: equality-index narrowing', () => {
     await expectAllQueriesMatchScan(c);
   });
 
+  it('builds an index on its first lookup from every document, uncommitted writes included, and keeps it right', async () => {
+    const { store, c } = await fresh(40);
+    // Writes that use no equality index (by _id only), before any lookup builds one.
+    await c.updateOne({ _id: 'i001' }, { $set: { tenant: 't6', tags: ['late'] } });
+    await c.deleteOne({ _id: 'i002' });
+    await c.insertOne({ ...makeItem(90), tenant: 't6' });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const writtenInTx = new Promise<void>((resolve) => (written = resolve));
+    const rolledBack = store.transaction(async (tx) => {
+      await c.updateOne({ _id: 'i003' }, { $set: { tenant: 't6', tags: ['late'] } }, { tx });
+      await c.insertOne({ ...makeItem(91), tenant: 't6', tags: ['late'] }, { tx });
+      await c.deleteOne({ _id: 'i006' }, { tx }); // a t6 document
+      // Inside, the transaction's own writes count: the first lookup builds the index here.
+      expect(sortedIds((await c.find({ tenant: 't6' }, { tx })).map((d) => d._id))).toEqual(['i001', 'i003', 'i013', 'i020', 'i027', 'i034', 'i090', 'i091']);
+      written();
+      await held;
+      throw new Error('rollback');
+    });
+    await Promise.race([writtenInTx, rolledBack]); // a failed check inside rejects the transaction
+    // Outside, the committed versions: the index built inside holds the uncommitted ones too.
+    expect(sortedIds((await c.find({ tenant: 't6' })).map((d) => d._id))).toEqual(['i001', 'i006', 'i013', 'i020', 'i027', 'i034', 'i090']);
+    await expectSameAsScan(c, { tags: 'late' });
+    release();
+    await expect(rolledBack).rejects.toThrow('rollback');
+    const seen = new Set<string>();
+    expect(sortedIds((await c.find({ $where: probe(seen), tenant: 't6' })).map((d) => d._id))).toEqual([
+      'i001',
+      'i006',
+      'i013',
+      'i020',
+      'i027',
+      'i034',
+      'i090',
+    ]);
+    expect(sortedIds(seen)).toEqual(['i001', 'i006', 'i013', 'i020', 'i027', 'i034', 'i090']); // narrowed by the built index
+    // Kept up to date once built.
+    await c.updateMany({ tenant: 't6' }, { $set: { tenant: 't0' } });
+    expect(await c.countDocuments({ tenant: 't6' })).toBe(0);
+    await expectAllQueriesMatchScan(c);
+  });
+
   it('restores the indexes when a transaction rolls back', async () => {
     const { store, c } = await fresh(50);
     await c.deleteOne({ _id: 'i007' }); // natural order has a hole, and a later insert fills it

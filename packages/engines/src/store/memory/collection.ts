@@ -357,7 +357,7 @@ export class MemoryCollection<T extends Doc> implements Collection<T> {
     }
     let best: { index: EqualityIndex; keys: string[]; size: number } | null = null;
     for (const index of this.equalities) {
-      const keys = index.lookupKeys(terms);
+      const keys = index.lookupKeys(terms, this.docs.values());
       if (!keys) continue;
       let size = 0;
       for (const key of keys) size += index.size(key);

@@ -77,10 +77,17 @@ export function withNullTerms(filter: Filter, terms: Map<string, unknown[]>): Ma
 /** Documents per key; a key held by one document stores its slot alone (most keys of a selective index). */
 type Bucket = Slot | Set<Slot>;
 
+/**
+ * Built on the first lookup that can use it, from the collection's documents at that moment, and
+ * kept up to date from then on: an index no filter pins costs neither memory nor time on writes
+ * and on a reload (a collection's schema indexes lead to one such index per leading-field list,
+ * most of which serve ranges and sorts, not equality lookups).
+ */
 export class EqualityIndex {
   readonly fields: string[];
   private readonly parts: string[][];
   private readonly buckets = new Map<string, Bucket>();
+  private built = false;
 
   constructor(fields: string[]) {
     this.fields = fields;
@@ -100,8 +107,11 @@ export class EqualityIndex {
     return keys;
   }
 
-  /** Keys a lookup reads, or null when the filter does not pin every field of this index. */
-  lookupKeys(terms: Map<string, unknown[]>): string[] | null {
+  /**
+   * Keys a lookup reads, or null when the filter does not pin every field of this index. The
+   * index is built first (from `all`, the collection's documents) when it is not yet.
+   */
+  lookupKeys(terms: Map<string, unknown[]>, all: Iterable<Slot>): string[] | null {
     let keys: string[] = [''];
     for (let f = 0; f < this.fields.length; f++) {
       const values = terms.get(this.fields[f] as string);
@@ -109,7 +119,13 @@ export class EqualityIndex {
       const encoded = [...new Set(values.map((v) => scalarKey(v) as string))];
       keys = f === 0 ? encoded : keys.flatMap((k) => encoded.map((v) => `${k}\u0000${v}`));
     }
+    if (!this.built) this.build(all);
     return keys;
+  }
+
+  private build(all: Iterable<Slot>): void {
+    this.built = true;
+    for (const slot of all) for (const key of this.keysOf(slot.doc)) this.add(key, slot);
   }
 
   size(key: string): number {
@@ -123,7 +139,7 @@ export class EqualityIndex {
   }
 
   update(slot: Slot, prev: Doc | undefined, next: Doc | undefined): void {
-    if (prev && next && this.unchanged(prev, next)) return;
+    if (!this.built || (prev && next && this.unchanged(prev, next))) return;
     const before = prev ? this.keysOf(prev) : [];
     const after = next ? this.keysOf(next) : [];
     if (before.length === 0 || after.length === 0) {
