@@ -18,7 +18,8 @@ const HOP_METHOD = '/bench.Hop/Get';
 const bytes = (b: Buffer) => b;
 
 interface UpstreamMessage {
-  body: string;
+  /** The bare upstream's answer. */
+  body?: string;
   /** The least reservation service's one reservation, as pb.Reservation.toJSON gives it. */
   reservation?: { workspaceId: string; json: unknown };
 }
@@ -33,13 +34,10 @@ process.once('message', (message: UpstreamMessage) => {
       if (!found) callback({ code: grpc.status.NOT_FOUND, details: 'reservation not found' });
       else callback(null, { reservation: found });
     };
-    const unimplemented = (_call: unknown, callback: grpc.sendUnaryData<never>) => callback({ code: grpc.status.UNIMPLEMENTED });
-    const implementation: grpc.UntypedServiceImplementation = Object.fromEntries(
-      Object.keys(pb.ReservationServiceService).map((name) => [name, unimplemented]),
-    );
-    server.addService(pb.ReservationServiceService, { ...implementation, getReservation });
+    // Every other method answers UNIMPLEMENTED (grpc-js's handler for a method left out).
+    server.addService(pb.ReservationServiceService, { getReservation });
   } else {
-    const body = Buffer.from(message.body);
+    const body = Buffer.from(message.body ?? '');
     server.addService(
       {
         Get: {
