@@ -1,9 +1,9 @@
 // The API's JSON of a reservation (docs/reservations.md) and of a quote, from the reservation service's
-// proto messages. Responses and webhook payloads both use these, so they look the same; the
+// proto messages, and the message of a create's body. Responses and webhook payloads both use these, so they look the same; the
 // types are the schemas' (./schemas/reservation.ts).
 import type { z } from 'zod';
-import type { reservation as pb } from '@vrp/contracts';
-import type { breakdownSchema, quoteSchema, reservationSchema } from './schemas/reservation';
+import { reservation as pb } from '@vrp/contracts';
+import type { breakdownSchema, createReservationBody, quoteSchema, reservationSchema } from './schemas/reservation';
 import type { ReservationSource, ReservationStatus } from './vocabulary';
 
 export type ApiBreakdown = z.infer<typeof breakdownSchema>;
@@ -75,4 +75,30 @@ export function toApiQuote(q: pb.Quote): ApiQuote {
     available: q.available,
     unavailableDates: [...q.unavailableDates],
   };
+}
+
+/** The reservation service's NewReservation of a create's body (`createReservationBody`). */
+export function toNewReservation(body: z.output<typeof createReservationBody>): pb.NewReservation {
+  return pb.NewReservation.create({
+    propertyId: body.propertyId,
+    checkIn: body.checkIn,
+    checkOut: body.checkOut,
+    primaryGuest: {
+      firstName: body.primaryGuest.firstName,
+      lastName: body.primaryGuest.lastName ?? '',
+      email: body.primaryGuest.email ?? '',
+      phone: body.primaryGuest.phone ?? '',
+    },
+    ...(body.occupancy ? { occupancy: body.occupancy } : {}),
+    ...(body.financials?.totalPrice !== undefined ? { totalPrice: body.financials.totalPrice } : {}),
+    currency: body.financials?.currency ?? '',
+    source: body.source ?? '',
+    platform: body.platform ?? '',
+    unitId: body.unitId ?? '',
+    tentativeHold: body.tentativeHold ?? false,
+    groupId: body.groupId ?? '',
+    roomTypeId: body.roomTypeId ?? '',
+    ...(body.notes ? { notes: { host: body.notes.host ?? '', guest: body.notes.guest ?? '' } } : {}),
+    customFields: body.customFields ?? {},
+  });
 }

@@ -12,6 +12,7 @@ import {
   reservationSchema,
   toApiQuote,
   toApiReservation,
+  toNewReservation,
   updateReservationBody,
 } from '@vrp/api-model';
 import { refusedOn } from '@vrp/pms-matrix';
@@ -99,28 +100,7 @@ export function reservationRoutes(upstream: Upstream<pb.ReservationServiceClient
         const res = await upstream.call('createReservation', {
           workspaceId: principal.workspaceId,
           idempotencyKey: idempotencyKeyOf(req),
-          reservation: pb.NewReservation.create({
-            propertyId: body.propertyId,
-            checkIn: body.checkIn,
-            checkOut: body.checkOut,
-            primaryGuest: {
-              firstName: body.primaryGuest.firstName,
-              lastName: body.primaryGuest.lastName ?? '',
-              email: body.primaryGuest.email ?? '',
-              phone: body.primaryGuest.phone ?? '',
-            },
-            ...(body.occupancy ? { occupancy: body.occupancy } : {}),
-            ...(body.financials?.totalPrice !== undefined ? { totalPrice: body.financials.totalPrice } : {}),
-            currency: body.financials?.currency ?? '',
-            source: body.source ?? '',
-            platform: body.platform ?? '',
-            unitId: body.unitId ?? '',
-            tentativeHold: body.tentativeHold ?? false,
-            groupId: body.groupId ?? '',
-            roomTypeId: body.roomTypeId ?? '',
-            ...(body.notes ? { notes: { host: body.notes.host ?? '', guest: body.notes.guest ?? '' } } : {}),
-            customFields: body.customFields ?? {},
-          }),
+          reservation: toNewReservation(body),
         });
         return created(oneOf(res, http));
       },
