@@ -7,10 +7,15 @@
 // Idempotency-Key as integrators send them; ROUNDS alternating rounds of SECONDS each.
 // ratio = stack creates/s / bare creates/s; each process's CPU per create from /proc, over the round
 // and the work it leaves behind (until the process is quiet: consumers and relays catching up).
-// A third subject bounds what durability costs: the same stack with its engines in memory (no data
-// directory, nothing written to disk), loaded the same way: its ratio to the bare durable create is
-// the most that any cut to the disk path could reach.
-// Targets: ratio >= 0.40, stack p99 <= 2 x the bare p99. Bounded: about 2 minutes.
+// Three more subjects, loaded the same way, say where the gap is:
+// - the same stack with its engines in memory (no data directory, nothing written to disk): its
+//   ratio is the most that any cut to the disk path could reach;
+// - the least create (support/least-create-server.ts): every step the contract and the design ask
+//   of a create, in one process, each the least way, on lmdb-js directly;
+// - the same least create over the embedded engines, keeping the design's rules (document stores
+//   of mongoose schemas, the bus, AsyncLocalStorage context, breakers and deadlines, idempotent
+//   consumers): what the target leaves room for in this design.
+// Targets: ratio >= 0.40, stack p99 <= 2 x the bare p99. Bounded: about 4 minutes.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -44,6 +49,14 @@ async function main(): Promise<void> {
     children.push(inMemory.proc);
     const bare = await startChild<{ port: number }>('bare-create-server.ts', 'inherit', { dataDir: join(dataDir, 'bare') });
     children.push(bare.proc);
+    const leastCreate = async (rules: boolean) => {
+      const setup = { dataDir: join(dataDir, rules ? 'least-rules' : 'least'), rules, apiKey: stack.reply.apiKey, listingIds: stack.reply.listingIds };
+      const started = await startChild<{ port: number }>('least-create-server.ts', 'inherit', setup);
+      children.push(started.proc);
+      return started;
+    };
+    const least = await leastCreate(false);
+    const leastRules = await leastCreate(true);
 
     // The n-th stay of a server: two nights, never overlapping another (the listings alternate).
     const stays = new Map<string, number>();
@@ -70,6 +83,13 @@ async function main(): Promise<void> {
       { name: 'stack', baseUrl: stack.reply.baseUrl, pids: { stack: stack.proc.pid! }, request: creates('stack', stack.reply) },
       { name: 'bare', baseUrl: `http://127.0.0.1:${bare.reply.port}`, pids: { bare: bare.proc.pid! }, request: creates('bare', null) },
       { name: 'in-memory', baseUrl: inMemory.reply.baseUrl, pids: { 'in-memory': inMemory.proc.pid! }, request: creates('in-memory', inMemory.reply) },
+      { name: 'least', baseUrl: `http://127.0.0.1:${least.reply.port}`, pids: { least: least.proc.pid! }, request: creates('least', stack.reply) },
+      {
+        name: 'least-rules',
+        baseUrl: `http://127.0.0.1:${leastRules.reply.port}`,
+        pids: { 'least-rules': leastRules.proc.pid! },
+        request: creates('least-rules', stack.reply),
+      },
     ];
     // CPU per create counts the work a round leaves behind (consumers catching up, relays) until
     // the process is quiet, which also keeps it out of the next subject's round.
@@ -81,7 +101,7 @@ async function main(): Promise<void> {
       return { ...result, cpuMsPerCreate: Object.fromEntries(Object.entries(cpuMs).map(([name, ms]) => [name, ms / result.requests])) };
     };
     for (const subject of subjects) await run(subject, 2); // warm-up
-    const rounds: Record<string, Measured[]> = { stack: [], bare: [], 'in-memory': [] };
+    const rounds: Record<string, Measured[]> = { stack: [], bare: [], 'in-memory': [], least: [], 'least-rules': [] };
     for (let i = 0; i < ROUNDS; i++) for (const subject of i % 2 ? [...subjects].reverse() : subjects) rounds[subject.name]!.push(await run(subject, SECONDS));
 
     const failures = Object.values(rounds)
@@ -95,6 +115,14 @@ async function main(): Promise<void> {
     const inMemoryRatio = rps('in-memory') / rps('bare');
     const p99Ratio = p99('stack') / p99('bare');
     const met = { ratio: ratio >= TARGET.ratio, p99_ratio: p99Ratio <= TARGET.p99Ratio };
+    // The least creates, each against the bare create as the stack is.
+    const reference = (name: string) => ({
+      creates_per_s: Math.round(rps(name)),
+      ratio: round2(rps(name) / rps('bare')),
+      p99_ratio: round2(p99(name) / p99('bare')),
+      cpu_ms_per_create: cpu(name),
+      rounds: rounds[name]!.map(brief),
+    });
     const brief = (r: Measured) => ({
       creates_per_s: Math.round(r.requestsPerSecond),
       p50_ms: round2(r.latencyMs.p50),
@@ -114,6 +142,8 @@ async function main(): Promise<void> {
           stack: { creates_per_s: Math.round(rps('stack')), cpu_ms_per_create: cpu('stack'), rounds: rounds.stack!.map(brief) },
           bare: { creates_per_s: Math.round(rps('bare')), cpu_ms_per_create: cpu('bare'), rounds: rounds.bare!.map(brief) },
           in_memory: { creates_per_s: Math.round(rps('in-memory')), cpu_ms_per_create: cpu('in-memory'), rounds: rounds['in-memory']!.map(brief) },
+          least: reference('least'),
+          least_rules: reference('least-rules'),
           ratio: round2(ratio),
           in_memory_ratio: round2(inMemoryRatio),
           p99_ratio: round2(p99Ratio),
@@ -131,7 +161,10 @@ async function main(): Promise<void> {
         `= ratio ${round2(ratio)} (target >= ${TARGET.ratio}, ${metText(met.ratio)}); p99 ${round2(p99('stack'))} / ${round2(p99('bare'))} ms = ${round2(p99Ratio)} ` +
         `(target <= ${TARGET.p99Ratio}, ${metText(met.p99_ratio)}); CPU/create (until quiet) stack ${cpu('stack')} ms, bare ${cpu('bare')} ms; ` +
         `busy after a round: stack ${afterLoad('stack')} ms, bare ${afterLoad('bare')} ms; ` +
-        `the stack in memory (no disk): ${Math.round(rps('in-memory'))} creates/s [${spread('in-memory')}] = ratio ${round2(inMemoryRatio)}, CPU/create ${cpu('in-memory')} ms, busy after ${afterLoad('in-memory')} ms`,
+        `the stack in memory (no disk): ${Math.round(rps('in-memory'))} creates/s [${spread('in-memory')}] = ratio ${round2(inMemoryRatio)}, CPU/create ${cpu('in-memory')} ms, busy after ${afterLoad('in-memory')} ms; ` +
+        `the least create (every step, lmdb-js directly): ${Math.round(rps('least'))} creates/s [${spread('least')}] = ratio ${round2(rps('least') / rps('bare'))}, CPU/create ${cpu('least')} ms; ` +
+        `the least create over the embedded engines, keeping the design's rules: ${Math.round(rps('least-rules'))} creates/s [${spread('least-rules')}] = ratio ${round2(rps('least-rules') / rps('bare'))}, ` +
+        `p99 x${round2(p99('least-rules') / p99('bare'))}, CPU/create ${cpu('least-rules')} ms, busy after ${afterLoad('least-rules')} ms`,
     );
     if (failures > 0) throw new Error(`${failures} creates were not answered 201: the figures above are not valid`);
   } finally {
