@@ -22,7 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { startChild, stopChild } from './support/child';
-import { metText, round2, round3, untilQuiet, withCpu } from './support/cpu';
+import { round2, round3, statusText, untilQuiet, withCpu } from './support/cpu';
 import { runClosedLoop, type ClosedLoopResult } from './support/load';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
@@ -115,6 +115,14 @@ async function main(): Promise<void> {
     const inMemoryRatio = rps('in-memory') / rps('bare');
     const p99Ratio = p99('stack') / p99('bare');
     const met = { ratio: ratio >= TARGET.ratio, p99_ratio: p99Ratio <= TARGET.p99Ratio };
+    // A missed target is out of reach when the least create over the same engines, keeping the
+    // design's rules and measured in the same run, misses it too: no stack of this design would
+    // meet it on this machine then.
+    const floorRatio = rps('least-rules') / rps('bare');
+    const floorP99Ratio = p99('least-rules') / p99('bare');
+    const outOfReach: Partial<Record<keyof typeof met, string>> = {};
+    if (!met.ratio && floorRatio < TARGET.ratio) outOfReach.ratio = `the least create over the engines reaches ${round2(floorRatio)}`;
+    if (!met.p99_ratio && floorP99Ratio > TARGET.p99Ratio) outOfReach.p99_ratio = `the least create over the engines is x${round2(floorP99Ratio)}`;
     // The least creates, each against the bare create as the stack is.
     const reference = (name: string) => ({
       creates_per_s: Math.round(rps(name)),
@@ -149,6 +157,7 @@ async function main(): Promise<void> {
           p99_ratio: round2(p99Ratio),
           targets: TARGET,
           met,
+          ...(Object.keys(outOfReach).length > 0 ? { out_of_reach: outOfReach } : {}),
         },
         null,
         2,
@@ -158,8 +167,8 @@ async function main(): Promise<void> {
     const spread = (name: string) => rounds[name]!.map((r) => `${Math.round(r.requestsPerSecond)}/s p99 ${round2(r.latencyMs.p99)}`).join(', ');
     console.log(
       `HEADLINE create-path (load ${loadBefore[0]}): stack ${Math.round(rps('stack'))} creates/s [${spread('stack')}] / bare durable create ${Math.round(rps('bare'))} [${spread('bare')}] ` +
-        `= ratio ${round2(ratio)} (target >= ${TARGET.ratio}, ${metText(met.ratio)}); p99 ${round2(p99('stack'))} / ${round2(p99('bare'))} ms = ${round2(p99Ratio)} ` +
-        `(target <= ${TARGET.p99Ratio}, ${metText(met.p99_ratio)}); CPU/create (until quiet) stack ${cpu('stack')} ms, bare ${cpu('bare')} ms; ` +
+        `= ratio ${round2(ratio)} (target >= ${TARGET.ratio}, ${statusText(met.ratio, outOfReach.ratio)}); p99 ${round2(p99('stack'))} / ${round2(p99('bare'))} ms = ${round2(p99Ratio)} ` +
+        `(target <= ${TARGET.p99Ratio}, ${statusText(met.p99_ratio, outOfReach.p99_ratio)}); CPU/create (until quiet) stack ${cpu('stack')} ms, bare ${cpu('bare')} ms; ` +
         `busy after a round: stack ${afterLoad('stack')} ms, bare ${afterLoad('bare')} ms; ` +
         `the stack in memory (no disk): ${Math.round(rps('in-memory'))} creates/s [${spread('in-memory')}] = ratio ${round2(inMemoryRatio)}, CPU/create ${cpu('in-memory')} ms, busy after ${afterLoad('in-memory')} ms; ` +
         `the least create (every step, lmdb-js directly): ${Math.round(rps('least'))} creates/s [${spread('least')}] = ratio ${round2(rps('least') / rps('bare'))}, CPU/create ${cpu('least')} ms; ` +

@@ -36,7 +36,7 @@ import { loadavg } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
 import { reservation as pb } from '@vrp/contracts';
 import { startChild, stopChild } from './support/child';
-import { metText, round2, round3, withCpu } from './support/cpu';
+import { round2, round3, statusText, withCpu } from './support/cpu';
 import { runConstantRate, runWrk, type ConstantRateResult, type WrkResult } from './support/load';
 import { LoopDelayWindow, loopDelayOf, type LoopDelayReport } from './support/loop-delay';
 
@@ -300,7 +300,7 @@ async function main(): Promise<void> {
         if (!met.p99_at_fixed_rate_ratio && hopP99Ratio! > TARGET.p99Ratio)
           outOfReach.p99_at_fixed_rate_ratio = `the bare hop alone is x${round2(hopP99Ratio!)}`;
       }
-      const status = (target: string) => (met[target] ? metText(true) : outOfReach[target] ? `NOT met, out of reach: ${outOfReach[target]}` : metText(false));
+      const status = (target: string) => statusText(met[target]!, outOfReach[target]);
       results[layout.name] = {
         gateway_req_per_s: Math.round(rps(layout.name)),
         reference,

@@ -49,3 +49,5 @@ export const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** "met" or "NOT met", for a benchmark's report of its targets. */
 export const metText = (met: boolean) => (met ? 'met' : 'NOT met');
+/** A target's status; a missed one is out of reach when `floor` says why (its floor, measured in the same run, misses it too). */
+export const statusText = (met: boolean, floor?: string) => (met || !floor ? metText(met) : `NOT met, out of reach: ${floor}`);
