@@ -40,7 +40,7 @@ import { createReservationBody, toApiReservation, toNewReservation } from '@vrp/
 import { guest as gspb, guestEvents as gpb, listing as lpb, reservation as pb, reservationEvents as epb, TOPICS } from '@vrp/contracts';
 import { createEmbeddedBus } from '@vrp/engines/bus';
 import { createEmbeddedStore } from '@vrp/engines/store';
-import { DuplicateKeyError, type Doc } from '@vrp/platform/store';
+import { DuplicateKeyError, type Doc, type DocumentStore, type Tx } from '@vrp/platform/store';
 
 const DAY_MS = 86_400_000;
 const NIGHTLY = 120;
@@ -296,7 +296,7 @@ async function rulesBackEnd(dataDir: string): Promise<BackEnd> {
   const reservations = createEmbeddedStore('reservation', dataDir);
   const guests = createEmbeddedStore('guest', dataDir);
   const webhooks = createEmbeddedStore('webhook', dataDir);
-  const col = <T extends Doc>(store: typeof reservations, name: string, schema: Schema) => store.collection<T>({ name, schema });
+  const col = <T extends Doc>(store: DocumentStore, name: string, schema: Schema) => store.collection<T>({ name, schema });
   const r = {
     reservations: col<{ _id: string; workspaceId: string; confirmationCode: string; doc: unknown }>(reservations, 'reservations', reservationSchema),
     nights: col<{ _id: string; reservationId: string }>(reservations, 'nights', nightSchema),
@@ -345,7 +345,7 @@ async function rulesBackEnd(dataDir: string): Promise<BackEnd> {
     return run;
   };
   /** Whether this event is new to the consumer, marking it processed (read, then write: a write error would abort the transaction). */
-  const once = async (processed: typeof g.processed, tx: Parameters<Parameters<typeof guests.transaction>[0]>[0], id: string) => {
+  const once = async (processed: typeof g.processed, tx: Tx, id: string) => {
     if (await processed.findOne({ _id: id }, { tx })) return false;
     await processed.insertOne({ _id: id }, { tx });
     return true;

@@ -1,6 +1,7 @@
 // The API's JSON of a reservation (docs/reservations.md) and of a quote, from the reservation service's
-// proto messages, and the message of a create's body. Responses and webhook payloads both use these, so they look the same; the
-// types are the schemas' (./schemas/reservation.ts).
+// proto messages. Responses and webhook payloads both use these, so they look the same; the
+// types are the schemas' (./schemas/reservation.ts). And the other way: a create's body as the
+// reservation service's message.
 import type { z } from 'zod';
 import { reservation as pb } from '@vrp/contracts';
 import type { breakdownSchema, createReservationBody, quoteSchema, reservationSchema } from './schemas/reservation';
