@@ -3,7 +3,7 @@
 // that refuses writes fails the write with a 503 StoreUnavailableError and leaves memory as it was.
 import { Schema } from 'mongoose';
 import { AppError, storeFailureToAppError } from '@vrp/platform/errors';
-import { createMemoryStore, openStorePersistence } from '../src/store';
+import { createMemoryStore, openStorePersistence, type StorePersistence } from '../src/store';
 import { DuplicateKeyError, StoreUnavailableError, type Doc, type DocumentStore } from '@vrp/platform/store';
 import { tempDirs } from './temp-dirs';
 
@@ -193,6 +193,59 @@ describe('embedded store persisted to LMDB', () => {
 
     const second = openStore(path);
     expect(await second.collection<Booking>(spec).find({}, { sort: { _id: 1 } })).toEqual(inMemory);
+    await second.close();
+  });
+
+  it('acknowledges an unjournaled lone write before the disk has it, and queues it ahead of the journaled writes made after it', async () => {
+    // A disk whose writes complete only when the test lets them: what reached it, in order.
+    const queued: { ids: string[]; done: () => void }[] = [];
+    const disk: StorePersistence = {
+      load: () => [],
+      write: (changes) => new Promise<void>((resolve) => queued.push({ ids: changes.map((ch) => ch.id), done: resolve })),
+      close: async () => undefined,
+    };
+    const store = createMemoryStore({ timeoutMs: 30_000, persistence: disk });
+    const c = store.collection<Booking>(spec);
+
+    await c.insertOne(booking(1), { journal: false });
+    expect(queued.map((q) => q.ids)).toEqual([['bk_0001']]);
+    expect((await c.findOne({ _id: 'bk_0001' }))?.code).toBe('C1'); // visible although not on disk
+    await c.updateOne({ _id: 'bk_0001' }, { $set: { nights: 4 } }, { journal: false }); // not held by the write before it
+
+    // A journaled write is acknowledged only once its own disk write completes; it was queued behind.
+    let journaled = false;
+    const write = c.insertOne(booking(2)).then(() => (journaled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queued.map((q) => q.ids)).toEqual([['bk_0001'], ['bk_0001'], ['bk_0002']]);
+    expect(journaled).toBe(false);
+    expect(await c.findOne({ _id: 'bk_0002' })).toBeNull();
+    queued[2]!.done();
+    await write;
+    expect(journaled).toBe(true);
+
+    // In a transaction the option changes nothing: the commit waits for the disk.
+    let committed = false;
+    const tx = store.transaction((t) => c.insertOne(booking(3), { tx: t, journal: false })).then(() => (committed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(committed).toBe(false);
+    queued[3]!.done();
+    await tx;
+    expect(committed).toBe(true);
+    await store.close();
+  });
+
+  it('writes unjournaled lone writes to LMDB in commit order: a restart after a clean stop finds them', async () => {
+    const path = dataDir();
+    const first = openStore(path);
+    const c = first.collection<Booking>(spec);
+    await c.insertOne(booking(1), { journal: false });
+    await c.updateOne({ _id: 'bk_0001' }, { $set: { nights: 4 } }, { journal: false });
+    await c.insertOne(booking(2), { journal: false });
+    await c.deleteOne({ _id: 'bk_0002' }, { journal: false });
+    await first.close(); // waits for every queued write
+
+    const second = openStore(path);
+    expect(await second.collection<Booking>(spec).find({})).toEqual([expect.objectContaining({ _id: 'bk_0001', nights: 4 })]);
     await second.close();
   });
 });

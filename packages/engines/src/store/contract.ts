@@ -173,6 +173,27 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Doc
       expect(again?.when).toEqual(new Date(0));
     });
 
+    check('applies unjournaled lone writes as journaled ones, and unjournaled operations of a transaction with its commit', async () => {
+      const c = items();
+      const unjournaled = { journal: false } as const;
+      await c.insertOne({ _id: 'u1', name: 'claim', count: 1 }, unjournaled);
+      await c.insertMany([{ _id: 'u2', name: 'two' }], unjournaled);
+      await expect(c.insertOne({ _id: 'u1', name: 'again' }, unjournaled)).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await c.updateOne({ _id: 'u1' }, { $inc: { count: 1 } }, unjournaled)).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
+      expect(await c.findOneAndUpdate({ _id: 'u1' }, { $inc: { count: 1 } }, unjournaled)).toMatchObject({ count: 3 });
+      expect(await c.deleteOne({ _id: 'u2' }, unjournaled)).toEqual({ deletedCount: 1 });
+      expect(await idsMatching(c, {})).toEqual(['u1']);
+      // In a transaction the option is no error, and the write commits or rolls back with the rest.
+      await expect(
+        theStore().transaction(async (tx) => {
+          await c.insertOne({ _id: 'u3', name: 'in tx' }, { tx, ...unjournaled });
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      await theStore().transaction((tx) => c.updateOne({ _id: 'u1' }, { $set: { name: 'committed' } }, { tx, ...unjournaled }));
+      expect(await c.find({})).toEqual([expect.objectContaining({ _id: 'u1', name: 'committed', count: 3 })]);
+    });
+
     describe('queries', () => {
       let c: Collection<Item>;
       beforeAll(async () => {

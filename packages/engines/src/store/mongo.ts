@@ -196,14 +196,14 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     // Inserts take no maxTimeMS (an insert does not scan); the client-side bound of run() holds.
     return this.run(opts.tx, async (session) => {
       const created = new this.model(doc);
-      await created.save(session ? { session } : {});
+      await created.save(session ? { session } : { ...unjournaled(opts).writeConcern });
       return created.toObject(TO_OBJECT) as unknown as T;
     });
   }
 
   insertMany(docs: T[], opts: WriteOptions = {}): Promise<T[]> {
     return this.run(opts.tx, async (session) => {
-      const created = await this.model.insertMany(docs, { session, ordered: true });
+      const created = await this.model.insertMany(docs, { session, ordered: true, ...unjournaled(opts, session) });
       return created.map((d) => d.toObject(TO_OBJECT) as unknown as T);
     });
   }
@@ -242,7 +242,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
 
   private update(kind: 'updateOne' | 'updateMany', filter: Filter, update: Update, opts: UpdateOptions): Promise<UpdateResult> {
     return this.run(opts.tx, async (session, maxTimeMS) => {
-      const options = { session, maxTimeMS, upsert: opts.upsert === true, runValidators: true };
+      const options = { session, maxTimeMS, upsert: opts.upsert === true, runValidators: true, ...unjournaled(opts, session) };
       const withId = this.withUpsertId(filter, update, opts.upsert);
       const res =
         kind === 'updateOne' ? await this.model.updateOne(filter, withId, options).exec() : await this.model.updateMany(filter, withId, options).exec();
@@ -260,6 +260,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
           sort: opts.sort,
           returnDocument: opts.returnDocument ?? 'after',
           runValidators: true,
+          ...unjournaled(opts, session),
         })
         .lean()
         .exec();
@@ -269,14 +270,14 @@ class MongoCollection<T extends Doc> implements Collection<T> {
 
   deleteOne(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
     return this.run(opts.tx, async (session, maxTimeMS) => {
-      const res = await this.model.deleteOne(filter, { session, maxTimeMS }).exec();
+      const res = await this.model.deleteOne(filter, { session, maxTimeMS, ...unjournaled(opts, session) }).exec();
       return { deletedCount: res.deletedCount };
     });
   }
 
   deleteMany(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
     return this.run(opts.tx, async (session, maxTimeMS) => {
-      const res = await this.model.deleteMany(filter, { session, maxTimeMS }).exec();
+      const res = await this.model.deleteMany(filter, { session, maxTimeMS, ...unjournaled(opts, session) }).exec();
       return { deletedCount: res.deletedCount };
     });
   }
@@ -290,6 +291,18 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     const setOnInsert = isPlainObject(update.$setOnInsert) ? update.$setOnInsert : {};
     return { ...update, $setOnInsert: { ...setOnInsert, _id: randomUUID() } };
   }
+}
+
+/** The write concern of a lone write with `journal: false`: acknowledged by the primary once applied, before its journal is on disk. */
+const UNJOURNALED = { w: 1, j: false } as const;
+
+/**
+ * The write concern of a lone write with `journal: false`, as an operation option. Inside a
+ * transaction nothing: a write concern on an operation of a transaction is an error, and the
+ * commit's own write concern holds.
+ */
+function unjournaled(opts: WriteOptions, session?: ClientSession): { writeConcern?: typeof UNJOURNALED } {
+  return opts.journal === false && !session ? { writeConcern: UNJOURNALED } : {};
 }
 
 function toUpdateResult(res: { matchedCount: number; modifiedCount: number; upsertedId?: unknown }): UpdateResult {

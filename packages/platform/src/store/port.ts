@@ -24,6 +24,14 @@ export interface Tx {
 
 export interface WriteOptions {
   tx?: Tx;
+  /**
+   * false: a lone write is acknowledged once applied, before it is on disk, as MongoDB's
+   * `writeConcern: { w: 1, j: false }` acknowledges it: it reaches the disk shortly after, in
+   * commit order (a journaled write made after it is on disk only with it), and a crash in
+   * between loses it. Only for records whose loss costs a repeat and nothing else (a claim, a
+   * lease). Inside a transaction it changes nothing: a commit is always journaled.
+   */
+  journal?: boolean;
 }
 
 export interface UpdateOptions extends WriteOptions {

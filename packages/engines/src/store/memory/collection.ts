@@ -42,7 +42,7 @@ export interface CollectionHost {
   answering(): boolean;
   checkTx(tx: Tx | undefined): MemoryTx | undefined;
   reader(tx: Tx | undefined): Promise<MemoryTx | undefined>;
-  write<R>(tx: Tx | undefined, fn: (w: Writer) => R): Promise<R>;
+  write<R>(opts: WriteOptions, fn: (w: Writer) => R): Promise<R>;
 }
 
 /** Documents that may match a filter, from an index lookup, and how many. */
@@ -205,7 +205,7 @@ export class MemoryCollection<T extends Doc> implements Collection<T> {
   // ---- writes ----
 
   insertOne(doc: T, opts: WriteOptions = {}): Promise<T> {
-    return this.store.write(opts.tx, (w) => {
+    return this.store.write(opts, (w) => {
       const next = this.cast(this.stamp(doc, true));
       this.checkInsert(next, w);
       this.commit(next._id, undefined, next, w);
@@ -214,7 +214,7 @@ export class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   insertMany(docs: T[], opts: WriteOptions = {}): Promise<T[]> {
-    return this.store.write(opts.tx, (w) => {
+    return this.store.write(opts, (w) => {
       // Like an ordered insertMany: nothing is written if any document is invalid, and a
       // duplicate stops the batch with the earlier documents inserted.
       const prepared = docs.map((d) => this.cast(this.stamp(d, true)));
@@ -227,27 +227,27 @@ export class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async updateOne(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
-    const r = await this.store.write(opts.tx, (w) => this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true }, w));
+    const r = await this.store.write(opts, (w) => this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true }, w));
     return { matchedCount: r.matchedCount, modifiedCount: r.modifiedCount, upsertedId: r.upsertedId };
   }
 
   async updateMany(filter: Filter, update: Update, opts: UpdateOptions = {}): Promise<UpdateResult> {
-    const r = await this.store.write(opts.tx, (w) => this.runUpdate(filter, update, { many: true, upsert: opts.upsert === true }, w));
+    const r = await this.store.write(opts, (w) => this.runUpdate(filter, update, { many: true, upsert: opts.upsert === true }, w));
     return { matchedCount: r.matchedCount, modifiedCount: r.modifiedCount, upsertedId: r.upsertedId };
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, opts: FindOneAndUpdateOptions = {}): Promise<T | null> {
-    const r = await this.store.write(opts.tx, (w) => this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true, sort: opts.sort }, w));
+    const r = await this.store.write(opts, (w) => this.runUpdate(filter, update, { many: false, upsert: opts.upsert === true, sort: opts.sort }, w));
     const doc = opts.returnDocument === 'before' ? r.before : r.after;
     return doc ? (deepClone(doc) as T) : null;
   }
 
   deleteOne(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
-    return this.store.write(opts.tx, (w) => this.runDelete(filter, 1, w));
+    return this.store.write(opts, (w) => this.runDelete(filter, 1, w));
   }
 
   deleteMany(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
-    return this.store.write(opts.tx, (w) => this.runDelete(filter, 0, w));
+    return this.store.write(opts, (w) => this.runDelete(filter, 0, w));
   }
 
   /** Puts back a journaled version; the state it restores was consistent, so no checks. */

@@ -6,7 +6,8 @@
 // Persistence (DATA_DIR, persistence.ts): at each commit (commitDurably) the final state of
 // every document the transaction or lone write touched goes to LMDB in one write, awaited before
 // the commit is acknowledged and queued in commit order; the writer keeps owning those documents
-// until then. Without persistence nothing of this runs.
+// until then (a lone write with `journal: false` is queued the same way but acknowledged at once).
+// Without persistence nothing of this runs.
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import {
@@ -19,6 +20,7 @@ import {
   type Doc,
   type DocumentStore,
   type Tx,
+  type WriteOptions,
 } from '@vrp/platform/store';
 import { DEFAULT_STORE_TIMEOUT_MS, sleep, transactionBackoffMs } from '../shared';
 import { MemoryCollection, type CollectionHost } from './collection';
@@ -208,11 +210,11 @@ class MemoryStore implements MemoryDocumentStore, CollectionHost {
    * transaction to end (up to the time limit) and runs again, as MongoDB does; it gets its
    * commit number when it succeeds (or stops part way, as an ordered insertMany does).
    */
-  async write<R>(tx: Tx | undefined, fn: (w: Writer) => R): Promise<R> {
+  async write<R>(opts: WriteOptions, fn: (w: Writer) => R): Promise<R> {
     const deadline = Date.now() + this.timeoutMs;
     // No wait on the common path (neither frozen nor closed), as for reads.
     if (!this.answering()) await this.gate(deadline);
-    const memTx = this.checkTx(tx);
+    const memTx = this.checkTx(opts.tx);
     if (memTx) {
       try {
         return fn({ tx: memTx, journal: memTx.journal });
@@ -248,7 +250,7 @@ class MemoryStore implements MemoryDocumentStore, CollectionHost {
         // What it changed before the error (an ordered insertMany stops at a duplicate) stays.
         outcome = { ok: false, error: err };
       }
-      if (owner) await this.commitDurably(owner);
+      if (owner) await this.commitDurably(owner, opts.journal !== false);
       else this.stampLone(w);
       if (!outcome.ok) throw outcome.error;
       return outcome.value;
@@ -263,14 +265,25 @@ class MemoryStore implements MemoryDocumentStore, CollectionHost {
    * commit order, and the disk queue (DurableEnv) commits its batches in queue order: the disk
    * sees commits in the order they were made, and they become visible in that same order. On a
    * failure the in-memory changes are undone and the commit fails with StoreUnavailableError.
+   *
+   * Unjournaled (a lone write with `journal: false`, as MongoDB's `j: false`): queued for the disk
+   * the same way, in commit order, but acknowledged and visible at once. A journaled commit made
+   * after it is queued behind it, so it reaches the disk only with it; a failed disk write loses it
+   * (as a crash would) and fails every journaled commit queued with or behind it, which their
+   * writers see.
    */
-  private async commitDurably(tx: MemoryTx): Promise<void> {
+  private async commitDurably(tx: MemoryTx, journaled = true): Promise<void> {
     const persistence = this.persistence;
     if (!persistence || tx.touched.length === 0) {
       this.finish(tx, true);
       return;
     }
     const changes = tx.touched.map(({ coll, id }) => coll.persistedState(id));
+    if (!journaled) {
+      persistence.write(changes).catch(() => undefined);
+      this.finish(tx, true);
+      return;
+    }
     try {
       await persistence.write(changes);
     } catch (err) {
