@@ -139,6 +139,38 @@ describe('outbox relays over one store and one bus', () => {
     }
   });
 
+  it('flushSoon: the commits of one turn share one pass and one publish call; a stopped relay does not take its lease back', async () => {
+    let calls = 0;
+    const inner = bus.make('r1');
+    const counted = new Outbox(store, { ...inner, publish: (topic, messages) => ((calls += 1), inner.publish(topic, messages)) }, logger, {
+      relayId: 'r1',
+      now: time.now,
+      leaseMs: LEASE_MS,
+      publishTimeoutMs: 5_000,
+      retentionMs: RETENTION_MS,
+      batchSize: 7,
+    });
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    // Five concurrent writers, each asking for a pass after its commit, as the services do.
+    await Promise.all(['1', '2', '3', '4', '5'].map(async (n) => (await write(counted, 't', `k${n}`, `b${n}`), counted.flushSoon())));
+    await nextTurn();
+    await counted.flush(); // waits for the pass under way
+    expect(calls).toBe(1);
+    expect(bus.published.map((p) => p.body)).toEqual(['b1', 'b2', 'b3', 'b4', 'b5']);
+
+    await counted.stop();
+    await write(counted, 't', 'k6', 'b6');
+    counted.flushSoon();
+    await nextTurn();
+    await nextTurn();
+    expect(await counted.pending()).toBe(1);
+    // The lease was handed over at stop and not taken back: another relay publishes at once.
+    const b = relay('r2');
+    await b.flush();
+    expect(bodiesOf('k6')).toEqual(['b6']);
+    expect(bodiesOf('k6', 'r2')).toEqual(['b6']);
+  });
+
   it('lets another relay take over once the lease of a crashed holder has expired', async () => {
     const a = relay('relay-a');
     const b = relay('relay-b');

@@ -398,7 +398,7 @@ export class ConsumerRunner {
       { ...log, id, err: failure.message, workspaceId: recorded.workspaceId, listingId: recorded.listingId },
       'consumer: message dead-lettered; the partition moves on',
     );
-    void this.deps.outbox.flush().catch(() => undefined);
+    this.deps.outbox.flushSoon();
   }
 
   /** Dead letters of this service, newest first. */
@@ -487,7 +487,7 @@ export class ConsumerRunner {
     } catch (err) {
       throw new OutcomeNotReported(err);
     }
-    void this.deps.outbox.flush().catch(() => undefined);
+    this.deps.outbox.flushSoon();
   }
 
   private async reportBestEffort(context: MessageContext, outcome: SyncOutcomeKind, failure: Failure | null): Promise<void> {

@@ -25,7 +25,7 @@ export interface GuestDeps {
 
 /** Publishes what a committed transaction put in the outbox now rather than at the relay's next tick. */
 export function publishSoon(outbox: Outbox): void {
-  void outbox.flush().catch(() => undefined);
+  outbox.flushSoon();
 }
 
 /** The collection filter of a listing-scoped list (404 when it names no listing of the workspace, then 403 when inactive). */

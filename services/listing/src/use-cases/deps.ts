@@ -30,8 +30,7 @@ export interface ListingDeps {
 
 /** Publishes what a committed transaction put in the outbox now; the relay's timer retries if this fails. */
 export function publishSoon(outbox: Outbox): void {
-  // Fire-and-forget: the rows are committed; a failed flush leaves them for the relay's next tick.
-  void outbox.flush().catch(() => undefined);
+  outbox.flushSoon();
 }
 
 export function assertValid(problems: Record<string, string>): void {

@@ -81,7 +81,7 @@ export class NightBackfill {
       await this.deps.migrations.advance(NIGHT_BACKFILL, after, done, this.deps.now());
     }
     if (flagged > 0) this.deps.logger.warn({ flagged }, 'night backfill: overlapping reservations were kept and flagged as conflicts');
-    void this.deps.outbox.flush().catch(() => undefined);
+    this.deps.outbox.flushSoon();
     return true;
   }
 

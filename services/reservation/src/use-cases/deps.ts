@@ -30,5 +30,5 @@ export interface ReservationDeps {
 
 /** Publish right after the commit; the outbox relay's timer retries if this fails. */
 export function publishSoon(deps: Pick<ReservationDeps, 'outbox'>): void {
-  void deps.outbox.flush().catch(() => undefined);
+  deps.outbox.flushSoon();
 }
