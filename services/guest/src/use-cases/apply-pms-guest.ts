@@ -13,7 +13,7 @@ import {
 } from '../domain/guest';
 import { date, MalformedChange, type SyncChangeRef } from '../domain/sync-change';
 import { guestEvent } from '../publishers/events';
-import { publishSoon, type GuestDeps } from './deps';
+import { type GuestDeps } from './deps';
 
 /**
  * entity=guest of pms.sync.v1: the PMS's profile, found by (provider, external id), else
@@ -67,5 +67,5 @@ export async function applyPmsGuest(deps: GuestDeps, change: SyncChangeRef, payl
     await deps.outbox.add(tx, [guestEvent(created, 'created', now)]);
     return true;
   });
-  if (wrote) publishSoon(deps.outbox);
+  if (wrote) deps.outbox.flushSoon();
 }

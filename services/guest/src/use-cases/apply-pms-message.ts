@@ -4,7 +4,7 @@ import { newId } from '@vrp/platform/ids';
 import { newConversation, pmsReservationKey, type Direction } from '../domain/messaging';
 import { date, MalformedChange, type SyncChangeRef } from '../domain/sync-change';
 import { messageEvent } from '../publishers/events';
-import { publishSoon, type GuestDeps } from './deps';
+import { type GuestDeps } from './deps';
 import { listingOfChange } from './sync-listing';
 
 export async function applyPmsMessage(deps: GuestDeps, change: SyncChangeRef, p: MessageSyncPayload): Promise<void> {
@@ -60,5 +60,5 @@ export async function applyPmsMessage(deps: GuestDeps, change: SyncChangeRef, p:
     await deps.outbox.add(tx, [messageEvent(message, updated, now)]);
     return true;
   });
-  if (wrote) publishSoon(deps.outbox);
+  if (wrote) deps.outbox.flushSoon();
 }

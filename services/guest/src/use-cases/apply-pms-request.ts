@@ -5,7 +5,7 @@ import { newId } from '@vrp/platform/ids';
 import { REQUEST_STATUSES, sameRequest, type RequestKind, type RequestStatus } from '../domain/messaging';
 import { date, MalformedChange, type SyncChangeRef } from '../domain/sync-change';
 import { requestEvent } from '../publishers/events';
-import { publishSoon, type GuestDeps } from './deps';
+import { type GuestDeps } from './deps';
 import { listingOfChange } from './sync-listing';
 
 export async function applyPmsRequest(deps: GuestDeps, change: SyncChangeRef, kind: RequestKind, p: RequestSyncPayload): Promise<void> {
@@ -49,5 +49,5 @@ export async function applyPmsRequest(deps: GuestDeps, change: SyncChangeRef, ki
     await deps.outbox.add(tx, [requestEvent(saved, known ? 'updated' : 'created', now)]);
     return true;
   });
-  if (wrote) publishSoon(deps.outbox);
+  if (wrote) deps.outbox.flushSoon();
 }

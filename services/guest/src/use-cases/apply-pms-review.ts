@@ -3,7 +3,7 @@ import type { ReviewSyncPayload } from '@vrp/contracts';
 import { newId } from '@vrp/platform/ids';
 import { date, MalformedChange, type SyncChangeRef } from '../domain/sync-change';
 import { reviewEvent } from '../publishers/events';
-import { publishSoon, type GuestDeps } from './deps';
+import { type GuestDeps } from './deps';
 import { listingOfChange } from './sync-listing';
 
 export async function applyPmsReview(deps: GuestDeps, change: SyncChangeRef, p: ReviewSyncPayload): Promise<void> {
@@ -42,5 +42,5 @@ export async function applyPmsReview(deps: GuestDeps, change: SyncChangeRef, p: 
     await deps.outbox.add(tx, [reviewEvent(review, known ? 'updated' : 'created', now)]);
     return true;
   });
-  if (wrote) publishSoon(deps.outbox);
+  if (wrote) deps.outbox.flushSoon();
 }

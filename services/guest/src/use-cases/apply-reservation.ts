@@ -21,7 +21,7 @@ import {
 } from '../domain/guest';
 import { newConversation, pmsReservationKey } from '../domain/messaging';
 import { guestEvent } from '../publishers/events';
-import { publishSoon, type GuestDeps } from './deps';
+import { type GuestDeps } from './deps';
 
 /** What this service takes from a reservation event: the stay's ids, channel and primary guest. */
 export interface ReservationInput {
@@ -47,7 +47,7 @@ export async function applyReservation(deps: GuestDeps, workspaceId: string, r: 
       await openConversation(deps, workspaceId, r, guest.id, link, tx);
     }),
   );
-  publishSoon(deps.outbox);
+  deps.outbox.flushSoon();
 }
 
 /** The email and phone of a reservation's primary guest ('' when absent), which its matching uses. */

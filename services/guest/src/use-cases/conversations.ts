@@ -9,7 +9,7 @@ import type { PageWindow } from '@vrp/platform/paging';
 import type { RequestKey } from '@vrp/platform/applied-requests';
 import { assertPmsCan, messageWrites, type Attachment, type ConversationRecord, type MessageRecord } from '../domain/messaging';
 import { messageEvent } from '../publishers/events';
-import { listingScope, publishSoon, type GuestDeps } from './deps';
+import { listingScope, type GuestDeps } from './deps';
 
 export interface SendMessageInput {
   body: string;
@@ -108,6 +108,6 @@ async function sendOnce(deps: GuestDeps, workspaceId: string, conversationId: st
     await deps.outbox.add(tx, [messageEvent(stored, updated, now)]);
     return stored;
   });
-  publishSoon(deps.outbox);
+  deps.outbox.flushSoon();
   return saved;
 }

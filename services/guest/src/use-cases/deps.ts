@@ -23,11 +23,6 @@ export interface GuestDeps {
   guestOrder: KeyedOrder;
 }
 
-/** Publishes what a committed transaction put in the outbox now rather than at the relay's next tick. */
-export function publishSoon(outbox: Outbox): void {
-  outbox.flushSoon();
-}
-
 /** The collection filter of a listing-scoped list (404 when it names no listing of the workspace, then 403 when inactive). */
 export async function listingScope(access: ListingAccess, workspaceId: string, listingId: string, extra: Record<string, unknown> = {}) {
   return listingScopedFilter(workspaceId, {

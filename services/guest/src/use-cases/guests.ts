@@ -12,7 +12,7 @@ import { assertSupported } from '@vrp/pms-matrix';
 import { contactsFrom, DEFAULT_LANGUAGE, matchKeysOf, type GuestRecord } from '../domain/guest';
 import { createGuestProblems, updateGuestProblems, type CreateGuestInput, type UpdateGuestInput } from '../domain/guest-input';
 import { guestEvent } from '../publishers/events';
-import { publishSoon, type GuestDeps } from './deps';
+import { type GuestDeps } from './deps';
 
 export type { CreateGuestInput, UpdateGuestInput };
 
@@ -91,7 +91,7 @@ async function createOnce(deps: GuestDeps, workspaceId: string, input: CreateGue
       await deps.outbox.add(tx, [guestEvent(saved, 'created', now)]);
       return saved;
     });
-    publishSoon(deps.outbox);
+    deps.outbox.flushSoon();
     return created;
   } catch (err) {
     // A concurrent request with the same key committed first: its profile is this one's answer.
@@ -193,7 +193,7 @@ async function applyUpdate(deps: GuestDeps, update: GuestUpdate, lease: Lease | 
       return out;
     });
     if (saved) {
-      publishSoon(deps.outbox);
+      deps.outbox.flushSoon();
       return saved;
     }
     if (expectedVersion) {

@@ -18,7 +18,7 @@ import {
   type RequestRecord,
 } from '../domain/messaging';
 import { requestEvent } from '../publishers/events';
-import { listingScope, publishSoon, type GuestDeps } from './deps';
+import { listingScope, type GuestDeps } from './deps';
 
 const DECISIONS: readonly Decision[] = ['accept', 'decline'];
 
@@ -115,6 +115,6 @@ async function transition(deps: GuestDeps, r: RequestRecord, set: Partial<Reques
     return moved;
   });
   if (!out) throw new AppError('conflict', 'The request was answered meanwhile; read it again.');
-  publishSoon(deps.outbox);
+  deps.outbox.flushSoon();
   return out;
 }

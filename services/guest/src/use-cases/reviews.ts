@@ -7,7 +7,7 @@ import type { PageWindow } from '@vrp/platform/paging';
 import type { RequestKey } from '@vrp/platform/applied-requests';
 import { assertPmsCan, type ReviewRecord } from '../domain/messaging';
 import { reviewEvent } from '../publishers/events';
-import { listingScope, publishSoon, type GuestDeps } from './deps';
+import { listingScope, type GuestDeps } from './deps';
 
 export async function listReviews(deps: GuestDeps, workspaceId: string, f: { listingId: string }, window: PageWindow) {
   return deps.messaging.reviewPage(await listingScope(deps.access, workspaceId, f.listingId), window);
@@ -53,6 +53,6 @@ async function replyOnce(deps: GuestDeps, workspaceId: string, id: string, body:
     await deps.outbox.add(tx, [reviewEvent(out, 'updated', now)]);
     return out;
   });
-  publishSoon(deps.outbox);
+  deps.outbox.flushSoon();
   return saved;
 }

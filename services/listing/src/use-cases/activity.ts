@@ -6,7 +6,7 @@ import { requireWorkspace } from '@vrp/platform/paging';
 import { type RequestKey } from '@vrp/platform/applied-requests';
 import { planToggle, type ListingRecord } from '../domain/listing';
 import { activityChanged, recordActivity, type ActivityReason } from '../publishers/activity';
-import { publishSoon, type ListingDeps } from './deps';
+import { type ListingDeps } from './deps';
 
 /** What an owner toggle answers: the ids it changed and those it left as they were. */
 export interface ActivityOutcomeIds {
@@ -56,7 +56,7 @@ export async function setActive(deps: ListingDeps, input: SetActiveInput) {
     if (key) await applied.remember(key, JSON.stringify(activityOutcomeIds(outcome)), tx);
     return outcome;
   });
-  publishSoon(outbox);
+  outbox.flushSoon();
   return outcome;
 }
 
@@ -71,7 +71,7 @@ export async function deleteListing(deps: ListingDeps, workspaceId: string, id: 
     await recordActivity(outbox, tx, [activityChanged(gone, 'deleted', new Date())]);
     return listing;
   });
-  publishSoon(outbox);
+  outbox.flushSoon();
   return deleted;
 }
 
@@ -91,6 +91,6 @@ export async function deactivatePmsAccount(deps: ListingDeps, workspaceId: strin
     );
     return out;
   });
-  publishSoon(outbox);
+  outbox.flushSoon();
   return changed;
 }

@@ -28,11 +28,6 @@ export interface ListingDeps {
   bookings: BookedNights;
 }
 
-/** Publishes what a committed transaction put in the outbox now; the relay's timer retries if this fails. */
-export function publishSoon(outbox: Outbox): void {
-  outbox.flushSoon();
-}
-
 export function assertValid(problems: Record<string, string>): void {
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
 }

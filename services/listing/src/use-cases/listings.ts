@@ -10,7 +10,7 @@ import { statusesFor, usageOf, type ListingRecord, type ListingStatusFilter, typ
 import { activityChanged, recordActivity } from '../publishers/activity';
 import { pmsListingStore } from '../store/listing-store';
 import { activityOutcomeIds, deactivatePmsAccount, setActive, type ActivityOutcomeIds } from './activity';
-import { publishSoon, type ListingDeps } from './deps';
+import { type ListingDeps } from './deps';
 
 export async function listListings(deps: ListingDeps, workspaceId: string, status: ListingStatusFilter, window: PageWindow) {
   requireWorkspace(workspaceId);
@@ -72,7 +72,7 @@ export async function createListing(deps: ListingDeps, workspaceId: string, inpu
         );
       throw err;
     });
-  publishSoon(outbox);
+  outbox.flushSoon();
   return created;
 }
 

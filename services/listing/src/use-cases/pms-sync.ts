@@ -13,7 +13,7 @@ import { canActivate, type ListingRecord } from '../domain/listing';
 import { alreadyApplied, fieldsOf, sameFields } from '../domain/pms-sync';
 import { activityChanged, recordActivity } from '../publishers/activity';
 import { pmsListingStore } from '../store/listing-store';
-import { publishSoon, type ListingDeps } from './deps';
+import { type ListingDeps } from './deps';
 
 export type ApplyOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -84,7 +84,7 @@ export async function applyPmsListing(deps: ListingDeps, change: PmsListingChang
       await recordActivity(outbox, tx, [activityChanged(saved, payload.unlisted ? 'imported_unlisted' : 'created', now)]);
       return 'created';
     });
-    if (outcome === 'created') publishSoon(outbox);
+    if (outcome === 'created') outbox.flushSoon();
     return outcome;
   } catch (err) {
     if (err instanceof DuplicateKeyError) {

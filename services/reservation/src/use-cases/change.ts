@@ -20,7 +20,7 @@ import {
 import type { ListingInfo } from '../ports/listings';
 import { recordReservationEvent, type ReservationChange } from '../publishers/reservation-events';
 import { activeListing, availableStay } from './checks';
-import { publishSoon, type ReservationDeps } from './deps';
+import { type ReservationDeps } from './deps';
 import { endConflicts, holdNights, holdPending, retryWhileNightTaken } from './hold-nights';
 
 /** Read-decide-write attempts of a PATCH while other changes of the same reservation commit first. */
@@ -193,6 +193,6 @@ async function storeChange(deps: ReservationDeps, decided: DecidedChange, key: R
     await recordReservationEvent(deps.outbox, tx, change, replaced, now);
     return replaced;
   });
-  if (stored) publishSoon(deps);
+  if (stored) deps.outbox.flushSoon();
   return stored;
 }

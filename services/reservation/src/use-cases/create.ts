@@ -14,7 +14,7 @@ import { assertCreateSupported, parseNewReservation, type NewReservation, type N
 import type { ListingInfo } from '../ports/listings';
 import { recordReservationEvent } from '../publishers/reservation-events';
 import { activeListing, availableStay } from './checks';
-import { publishSoon, type ReservationDeps } from './deps';
+import { type ReservationDeps } from './deps';
 import { flagOverlaps, holdNights, holdPending, retryWhileNightTaken } from './hold-nights';
 
 /** Attempts at a fresh confirmation code when one collides within the workspace. */
@@ -183,7 +183,7 @@ async function insertStay(deps: ReservationDeps, { record, key, kind, settings }
     await recordReservationEvent(deps.outbox, tx, 'created', inserted, now);
     return inserted;
   });
-  publishSoon(deps);
+  deps.outbox.flushSoon();
   return stored;
 }
 

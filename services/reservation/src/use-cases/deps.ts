@@ -27,8 +27,3 @@ export interface ReservationDeps {
   /** The service's clock: POST_STAY, pending holds and timestamps are decided against it. */
   clock: () => Date;
 }
-
-/** Publish right after the commit; the outbox relay's timer retries if this fails. */
-export function publishSoon(deps: Pick<ReservationDeps, 'outbox'>): void {
-  deps.outbox.flushSoon();
-}

@@ -10,7 +10,7 @@ import { isStale, syncedFields, type PmsStayChange } from '../domain/pms-stay';
 import { newReservationRecord, type ReservationRecord } from '../domain/reservation';
 import type { ListingInfo } from '../ports/listings';
 import { recordReservationEvent, type ReservationChange } from '../publishers/reservation-events';
-import { publishSoon, type ReservationDeps } from './deps';
+import { type ReservationDeps } from './deps';
 import { endConflicts, flagOverlaps, holdNights, retryWhileNightTaken } from './hold-nights';
 
 /**
@@ -40,7 +40,7 @@ export async function applyPmsReservation(deps: ReservationDeps, change: PmsStay
   const kind: ReservationChange = !existing ? 'created' : next.status === 'CANCELLED' && existing.status !== 'CANCELLED' ? 'cancelled' : 'updated';
   // A conflict (another change applied meanwhile) throws: the bus redelivers and this re-reads.
   await retryWhileNightTaken(() => storeSynced(deps, { next, existing, kind, settings }, now));
-  publishSoon(deps);
+  deps.outbox.flushSoon();
   return 'applied';
 }
 
