@@ -5,6 +5,10 @@
 // - the edge: the API key (its SHA-256 in a Map), a per-key rate limit (rate-limiter-flexible,
 //   the gateway's library), the body checked against the contract's schema
 //   (`createReservationBody`) and the reply rendered by the contract's mapping (`toApiReservation`);
+// - the gateway's idempotency record, which the design gives the gateway's own database: the
+//   Idempotency-Key claimed before the call (a retry while it runs is 409
+//   idempotency_in_progress) and the response recorded, on disk, before the reply (later
+//   retries are answered it);
 // - the service boundaries the embedded stack crosses in process: the gateway -> reservation
 //   create and the reservation -> listing calendar call, each request and reply encoded and
 //   decoded with the generated messages (no transport);
@@ -182,9 +186,25 @@ function soon(pass: () => Promise<void>): () => void {
   return schedule;
 }
 
+/** A response the gateway records for an Idempotency-Key, and answers a retry with. */
+interface Recorded {
+  status: number;
+  /** '' on an error. */
+  etag: string;
+  body: string;
+}
+/** What a claim of an Idempotency-Key finds: nothing (claimed now), a request running with it, or its recorded response. */
+type Claim = { claimed: true } | { running: true } | { fingerprint: string; response: Recorded };
+
 interface BackEnd {
   /** The reservation service's create: the idempotency key, the nights, the code, the stay and its event in one transaction, on disk. */
   create(req: pb.CreateReservationRequest, fingerprint: string, calendar: lpb.GetCalendarResponse): Promise<pb.Reservation>;
+  /** The gateway's claim of an Idempotency-Key (not waited on disk: its loss costs a retry only). */
+  claim(id: string, fingerprint: string): Promise<Claim>;
+  /** The gateway's record of the response, on disk before the reply. */
+  record(id: string, response: Recorded): Promise<void>;
+  /** Drops the claim of a request that failed on the server's side: a retry runs it again. */
+  release(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -244,7 +264,23 @@ function bareBackEnd(dataDir: string, subscriptions: Map<string, string[]>): Bac
       webhookReservations();
     }
   });
+  // One process owns the database: the running claims are a Set, the recorded responses are on disk.
+  const running = new Map<string, string>();
   return {
+    async claim(id, fingerprint) {
+      const stored = db.get(`edge/${id}`) as { fingerprint: string; response: Recorded } | undefined;
+      if (stored) return stored;
+      if (running.has(id)) return { running: true };
+      running.set(id, fingerprint);
+      return { claimed: true };
+    },
+    async record(id, response) {
+      await db.put(`edge/${id}`, { fingerprint: running.get(id) ?? '', response });
+      running.delete(id);
+    },
+    async release(id) {
+      running.delete(id);
+    },
     async create(req, fingerprint, calendar) {
       const reservation = newReservation(req, calendar);
       const keyOf = `key/${req.workspaceId}/${req.idempotencyKey}`;
@@ -285,6 +321,7 @@ guestSchema.index({ workspaceId: 1, email: 1 }, { unique: true });
 const linkSchema = new Schema({ _id: String, guestId: String });
 const conversationSchema = new Schema({ _id: String, guestId: String, messages: [mixed] });
 const processedSchema = new Schema({ _id: String });
+const edgeRecordSchema = new Schema({ _id: String, fingerprint: String, state: String, status: Number, etag: String, body: String });
 const subscriptionSchema = new Schema({ _id: String, workspaceId: String });
 subscriptionSchema.index({ workspaceId: 1 });
 const deliverySchema = new Schema({ _id: String, subscriptionId: String, event: String });
@@ -296,6 +333,7 @@ async function rulesBackEnd(dataDir: string): Promise<BackEnd> {
   const reservations = createEmbeddedStore('reservation', dataDir);
   const guests = createEmbeddedStore('guest', dataDir);
   const webhooks = createEmbeddedStore('webhook', dataDir);
+  const gateway = createEmbeddedStore('gateway', dataDir);
   const col = <T extends Doc>(store: DocumentStore, name: string, schema: Schema) => store.collection<T>({ name, schema });
   const r = {
     reservations: col<{ _id: string; workspaceId: string; confirmationCode: string; doc: unknown }>(reservations, 'reservations', reservationSchema),
@@ -315,7 +353,8 @@ async function rulesBackEnd(dataDir: string): Promise<BackEnd> {
     deliveries: col<{ _id: string; subscriptionId: string; event: string }>(webhooks, 'deliveries', deliverySchema),
     processed: col<{ _id: string }>(webhooks, 'processed', processedSchema),
   };
-  await Promise.all([reservations.init(), guests.init(), webhooks.init()]);
+  const edge = col<{ _id: string; fingerprint: string; state: string; status: number; etag: string; body: string }>(gateway, 'idempotency_records', edgeRecordSchema);
+  await Promise.all([reservations.init(), guests.init(), webhooks.init(), gateway.init()]);
 
   let outboxSeq = 0;
   let closed = false;
@@ -395,6 +434,23 @@ async function rulesBackEnd(dataDir: string): Promise<BackEnd> {
   });
 
   return {
+    async claim(id, fingerprint) {
+      try {
+        await edge.insertOne({ _id: id, fingerprint, state: 'running', status: 0, etag: '', body: '' }, { journal: false });
+        return { claimed: true };
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+        const stored = await edge.findOne({ _id: id });
+        if (!stored || stored.state === 'running') return { running: true };
+        return { fingerprint: stored.fingerprint, response: { status: stored.status, etag: stored.etag, body: stored.body } };
+      }
+    },
+    async record(id, response) {
+      await edge.updateOne({ _id: id }, { $set: { state: 'done', ...response } });
+    },
+    async release(id) {
+      await edge.deleteOne({ _id: id, state: 'running' }, { journal: false });
+    },
     async create(req, fingerprint, calendar) {
       const reservation = newReservation(req, calendar);
       const keyId = `${req.workspaceId}:${req.idempotencyKey}`;
@@ -438,7 +494,7 @@ async function rulesBackEnd(dataDir: string): Promise<BackEnd> {
     close: async () => {
       closed = true;
       await bus.close();
-      await Promise.all([reservations.close(), guests.close(), webhooks.close()]);
+      await Promise.all([reservations.close(), guests.close(), webhooks.close(), gateway.close()]);
     },
   };
 }
@@ -481,19 +537,39 @@ async function serve({ dataDir, rules, apiKey, listingIds }: Setup): Promise<voi
     }
     const parsed = createReservationBody.safeParse(req.body);
     if (!parsed.success) return void res.status(400).json({ error: { code: 'validation_failed' } });
+    const key = String(req.headers['idempotency-key'] ?? '');
+    const recordId = `${workspace}:${key}`;
+    if (key) {
+      const fingerprint = sha256(`POST /v1/reservations\n${JSON.stringify(req.body)}`);
+      const claim = await backEnd.claim(recordId, fingerprint);
+      if ('running' in claim) return void res.status(409).json({ error: { code: 'idempotency_in_progress' } });
+      if ('response' in claim) {
+        if (claim.fingerprint !== fingerprint) return void res.status(409).json({ error: { code: 'idempotency_conflict' } });
+        return void send(res.setHeader('idempotent-replayed', 'true'), claim.response);
+      }
+    }
+    let response: Recorded;
     try {
       const reply = await call('reservation', pb.CreateReservationRequest, pb.CreateReservationResponse, createReservation, {
         workspaceId: workspace,
-        idempotencyKey: String(req.headers['idempotency-key'] ?? ''),
+        idempotencyKey: key,
         reservation: toNewReservation(parsed.data),
       });
-      res
-        .status(201)
-        .setHeader('etag', `"${reply.reservation!.version}"`)
-        .json({ data: toApiReservation(reply.reservation!) });
+      response = { status: 201, etag: `"${reply.reservation!.version}"`, body: JSON.stringify({ data: toApiReservation(reply.reservation!) }) };
     } catch (err) {
-      res.status((err as { status?: number }).status ?? 500).json({ error: { code: (err as Error).message } });
+      const status = (err as { status?: number }).status ?? 500;
+      if (status >= 500) {
+        if (key) await backEnd.release(recordId);
+        return void res.status(status).json({ error: { code: (err as Error).message } });
+      }
+      response = { status, etag: '', body: JSON.stringify({ error: { code: (err as Error).message } }) };
     }
+    if (key) await backEnd.record(recordId, response);
+    send(res, response);
+  };
+  const send = (res: express.Response, { status, etag, body }: Recorded) => {
+    if (etag) res.setHeader('etag', etag);
+    res.status(status).type('json').send(body);
   };
 
   const app = express();
