@@ -236,6 +236,29 @@ describe('listing data over gRPC', () => {
       expect(read.listingId).toBe(l.id);
       expect(read.days.map((d) => d.price)).toEqual([77, 78]);
     });
+
+    it("resolves a stay's listing, active or not, by id or channel id, with its calendar's own days in one call", async () => {
+      const ws = await workspace();
+      const l = await create(ws, 'Stay', { defaultNightlyPrice: 110, currency: 'EUR' });
+      await update(ws, { listingId: l.id, from: '2025-11-02', to: '2025-11-02', price: 140, available: false });
+      booked.push({ workspaceId: ws, listingId: l.id, date: '2025-11-01', reservationId: 'res_stay' });
+      const stay = (id: string) => sut.client.call('resolveStay', { workspaceId: ws, id, from: '2025-11-01', to: '2025-11-02' });
+      const byChannel = await stay(l.channels[0]!.externalId);
+      expect(byChannel.listing!.id).toBe(l.id);
+      expect(byChannel.listing!.currency).toBe('EUR');
+      // The calendar's own days: a night a reservation holds is not marked here (the caller owns those).
+      expect(byChannel.days).toEqual([
+        { date: '2025-11-01', available: true, price: 110, minNights: 1, reservationId: '' },
+        { date: '2025-11-02', available: false, price: 140, minNights: 1, reservationId: '' },
+      ]);
+      // An inactive listing is answered as it is: the caller decides activity.
+      await deactivate(ws, l.id);
+      expect((await stay(l.id)).listing!.status).toBe('inactive');
+      expect(await errorOf(stay('lst_nowhere'))).toMatchObject({ code: 'not_found' });
+      expect(await errorOf(sut.client.call('resolveStay', { workspaceId: ws, id: l.id, from: '2025-11-03', to: '2025-11-01' }))).toMatchObject({
+        code: 'validation_failed',
+      });
+    });
   });
 
   describe('content', () => {

@@ -45,6 +45,10 @@ describe('bufferNights: one free night before and after each stay', () => {
       }
       return out;
     },
+    async stay(ws, id, from, to) {
+      const listing = await directory.resolve(ws, id);
+      return { listing, nights: await directory.nights(ws, listing.id, from, to) };
+    },
     async byPmsId(_ws, provider, externalId) {
       return { listing: LISTINGS.find((l) => l.pmsProvider === provider && l.pmsExternalId === externalId) ?? null, deleted: false };
     },

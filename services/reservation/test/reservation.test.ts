@@ -61,7 +61,7 @@ describe('reservation service over gRPC', () => {
       if (!known.has(`${workspaceId}/${id}`)) throw notFound('listing', id);
       return { id, name: id, active: true, pmsProvider: '', pmsExternalId: '', currency: 'EUR', defaultNightlyPrice: 100, cleaningFee: 0, taxRate: 0 };
     };
-    const listings: ListingDirectory = { resolve, nights: unused('nights'), byPmsId: unused('byPmsId') };
+    const listings: ListingDirectory = { resolve, nights: unused('nights'), stay: unused('stay'), byPmsId: unused('byPmsId') };
     const relay: PmsRelay = { relay: unused('relay') };
     ({ running, client } = await startReservationUnderTest({ store, bus, listings, relay, clock: () => new Date('2025-06-11T12:00:00Z') }));
     // Inserted out of order, so the response order comes from the sort, not insertion.

@@ -15,7 +15,7 @@ describe('workspace settings over gRPC', () => {
   const store = createMemoryStore();
   let sut: ReservationUnderTest;
   const unused = () => Promise.reject(new Error('settings never ask another service'));
-  const listings: ListingDirectory = { resolve: unused, nights: unused, byPmsId: unused };
+  const listings: ListingDirectory = { resolve: unused, nights: unused, stay: unused, byPmsId: unused };
   const relay: PmsRelay = { relay: unused };
 
   beforeAll(async () => {

@@ -63,6 +63,10 @@ describe('reservation writes over gRPC', () => {
       }
       return out;
     },
+    async stay(ws, id, from, to) {
+      const listing = await directory.resolve(ws, id);
+      return { listing, nights: await directory.nights(ws, listing.id, from, to) };
+    },
     async byPmsId(ws, provider, externalId) {
       lookups.set(externalId, (lookups.get(externalId) ?? 0) + 1);
       onLookup(externalId);

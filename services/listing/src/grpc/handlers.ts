@@ -6,7 +6,7 @@ import { listResponse } from '@vrp/platform/paging';
 import { requestKey } from '@vrp/platform/applied-requests';
 import { service, type ServiceRegistration } from '@vrp/platform/grpc';
 import { deleteListing } from '../use-cases/activity';
-import { getCalendar, updateAvailability } from '../use-cases/calendar';
+import { getCalendar, resolveStay, updateAvailability } from '../use-cases/calendar';
 import { getContent, putContent } from '../use-cases/content';
 import type { ListingDeps } from '../use-cases/deps';
 import {
@@ -57,6 +57,10 @@ export function listingService(deps: ListingDeps): ServiceRegistration {
       return found.listing ? { listing: toProtoListing(found.listing), deleted: false } : { deleted: found.deleted };
     },
     getCalendar: async (req) => toProtoCalendar(await getCalendar(deps, req)),
+    async resolveStay(req) {
+      const { listing, days } = await resolveStay(deps, req);
+      return { listing: toProtoListing(listing), days };
+    },
     updateAvailability: async (req) =>
       toProtoAvailability(await updateAvailability(deps, req.workspaceId, req.updates, requestKey('listing.updateAvailability', req))),
     getContent: async (req) => toProtoContent(await getContent(deps, req)),

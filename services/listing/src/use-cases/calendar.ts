@@ -10,8 +10,10 @@ import {
   withBookings,
   type AvailabilityOutcome,
   type AvailabilityUpdateInput,
+  type CalendarDay,
   type ListingCalendar,
 } from '../domain/calendar';
+import type { ListingRecord } from '../domain/listing';
 import { assertValid, type ListingDeps, type ListingRef } from './deps';
 
 export interface CalendarQuery extends ListingRef {
@@ -30,6 +32,27 @@ export async function getCalendar(deps: ListingDeps, q: CalendarQuery): Promise<
   if (q.calendarOnly) return { listingId: listing.id, currency: listing.currency, days };
   const booked = await deps.bookings.list(q.workspaceId, listing.id, q.from, q.to);
   return { listingId: listing.id, currency: listing.currency, days: withBookings(days, booked) };
+}
+
+export interface StayQuery {
+  workspaceId: string;
+  /** Listing id or mapped channel id. */
+  id: string;
+  /** The stay's first and last night (inclusive). */
+  from: string;
+  to: string;
+}
+
+/**
+ * A listing, active or not (a write decides activity itself), with its calendar's own days over
+ * a stay: a reservation write's listing and prices in one call. 404 when it is not in the workspace.
+ */
+export async function resolveStay(deps: ListingDeps, q: StayQuery): Promise<{ listing: ListingRecord; days: CalendarDay[] }> {
+  requireWorkspace(q.workspaceId);
+  requireId(q.id, 'id');
+  assertValid(rangeProblems(q.from, q.to));
+  const listing = await deps.listings.resolve(q.workspaceId, q.id);
+  return { listing, days: await deps.data.calendar(listing, q.from, q.to) };
 }
 
 /**

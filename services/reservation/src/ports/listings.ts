@@ -1,5 +1,5 @@
 // What the reservation service needs from the listing service: a listing by id or channel id
-// (with its PMS and prices), its calendar, and a listing by its id in a PMS (sync), or the fact
+// (with its PMS and prices), its calendar, both in one call for a write's stay, and a listing by its id in a PMS (sync), or the fact
 // that the workspace deleted it.
 import { listing as listingPb } from '@vrp/contracts';
 import { notFound } from '@vrp/platform/errors';
@@ -24,12 +24,16 @@ export interface ListingDirectory {
   resolve(workspaceId: string, idOrChannelId: string): Promise<ListingInfo>;
   /** Prices and availability (the calendar's own: closed or open) of each night from `from` to `to` (inclusive). */
   nights(workspaceId: string, listingId: string, from: string, to: string): Promise<NightPrice[]>;
+  /** resolve and nights in one call: the listing (active or not) and its nights from `from` to `to` (inclusive). */
+  stay(workspaceId: string, idOrChannelId: string, from: string, to: string): Promise<{ listing: ListingInfo; nights: NightPrice[] }>;
   /**
    * The listing a PMS knows as `externalId` (null when the listing service has none), and
    * whether the workspace deleted it after its import (then it is null for good).
    */
   byPmsId(workspaceId: string, provider: string, externalId: string): Promise<{ listing: ListingInfo | null; deleted: boolean }>;
 }
+
+const toNights = (days: listingPb.CalendarDay[]): NightPrice[] => days.map((d) => ({ date: d.date, price: d.price, available: d.available }));
 
 const toInfo = (l: listingPb.Listing): ListingInfo => ({
   id: l.id,
@@ -53,7 +57,12 @@ export function grpcListingDirectory(upstream: Upstream<listingPb.ListingService
     },
     async nights(workspaceId, listingId, from, to) {
       const res = await upstream.call('getCalendar', { workspaceId, listingId, from, to, calendarOnly: true });
-      return res.days.map((d) => ({ date: d.date, price: d.price, available: d.available }));
+      return toNights(res.days);
+    },
+    async stay(workspaceId, id, from, to) {
+      const res = await upstream.call('resolveStay', { workspaceId, id, from, to });
+      if (!res.listing) throw notFound('listing', id);
+      return { listing: toInfo(res.listing), nights: toNights(res.days) };
     },
     async byPmsId(workspaceId, provider, externalId) {
       const res = await upstream.call('findPmsListing', { workspaceId, provider, externalId });

@@ -19,6 +19,21 @@ export async function activeListing(deps: Pick<ReservationDeps, 'listings' | 'ac
   return listing;
 }
 
+/**
+ * activeListing with the calendar nights of a stay from checkIn to checkOut, in one call to the
+ * listing service: the listing (404, then 403, decided as activeListing decides them) and its nights.
+ */
+export async function activeStay(
+  deps: Pick<ReservationDeps, 'listings' | 'activity'>,
+  workspaceId: string,
+  id: string,
+  stay: { checkIn: string; checkOut: string },
+): Promise<{ listing: ListingInfo; calendar: NightPrice[] }> {
+  const { listing, nights } = await deps.listings.stay(workspaceId, id, stay.checkIn, addDays(stay.checkOut, -1));
+  await assertListingsActive(deps.activity, workspaceId, [listing.id], () => [listing]);
+  return { listing, calendar: nights };
+}
+
 export interface StayToCheck {
   workspaceId: string;
   listingId: string;
@@ -33,14 +48,19 @@ export interface StayToCheck {
 }
 
 /**
- * The calendar nights of a stay, after the booking rule found them free for a local write
- * (assertStayFree: 409 dates_unavailable naming every closed or taken night). Bookings are
- * checked again, atomically, when the nights are taken (hold-nights.ts).
+ * The calendar nights of a stay (`calendar` when the caller has them already), after the booking
+ * rule found them free for a local write (assertStayFree: 409 dates_unavailable naming every
+ * closed or taken night). Bookings are checked again, atomically, when the nights are taken
+ * (hold-nights.ts).
  */
-export async function availableStay(deps: Pick<ReservationDeps, 'listings' | 'nights' | 'clock'>, s: StayToCheck): Promise<NightPrice[]> {
+export async function availableStay(
+  deps: Pick<ReservationDeps, 'listings' | 'nights' | 'clock'>,
+  s: StayToCheck,
+  known?: NightPrice[],
+): Promise<NightPrice[]> {
   const claim = stayClaim({ status: 'CONFIRMED', checkIn: s.checkIn, checkOut: s.checkOut }, 'local', s.settings);
   const [calendar, booked] = await Promise.all([
-    deps.listings.nights(s.workspaceId, s.listingId, s.checkIn, addDays(s.checkOut, -1)),
+    known ?? deps.listings.nights(s.workspaceId, s.listingId, s.checkIn, addDays(s.checkOut, -1)),
     deps.nights.holders(s.workspaceId, s.listingId, claim.mustBeFree),
   ]);
   assertStayFree(claim, calendar, booked, { self: s.self ?? '', key: s.key ?? '', now: deps.clock() });

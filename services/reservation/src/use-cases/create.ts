@@ -13,7 +13,7 @@ import { newReservationRecord, type ReservationRecord } from '../domain/reservat
 import { assertCreateSupported, parseNewReservation, type NewReservation, type NewReservationInput } from '../domain/writes';
 import type { ListingInfo } from '../ports/listings';
 import { recordReservationEvent } from '../publishers/reservation-events';
-import { activeListing, availableStay } from './checks';
+import { activeStay, availableStay } from './checks';
 import { type ReservationDeps } from './deps';
 import { flagOverlaps, holdNights, holdPending, retryWhileNightTaken } from './hold-nights';
 
@@ -50,10 +50,10 @@ async function createOnce(deps: ReservationDeps, input: CreateStayInput): Promis
   // Creates stored before applied_requests existed keep their key on the reservation only.
   const earlier = keyOf(input.key) ? await deps.reservations.findByIdempotencyKey(workspaceId, keyOf(input.key), deps.clock()) : null;
   if (earlier) return earlier;
-  const [listing, settings] = await Promise.all([activeListing(deps, workspaceId, draft.propertyId), deps.settings.of(workspaceId)]);
+  const [{ listing, calendar: nights }, settings] = await Promise.all([activeStay(deps, workspaceId, draft.propertyId, draft), deps.settings.of(workspaceId)]);
   assertCreateSupported(listing.pmsProvider, draft);
   const stay = { workspaceId, listingId: listing.id, checkIn: draft.checkIn, checkOut: draft.checkOut, key: keyOf(input.key), settings };
-  const calendar = await availableStay(deps, stay);
+  const calendar = await availableStay(deps, stay, nights);
   const record = newStay(workspaceId, listing, draft, calendar, keyOf(input.key), deps.clock());
   return listing.pmsProvider
     ? createOnPms(deps, listing, record, input.key, settings)

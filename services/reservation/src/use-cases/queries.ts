@@ -9,7 +9,7 @@ import { liveNights, type BookedNight } from '../domain/booking';
 import { priceStay, type StayPrice } from '../domain/pricing';
 import { isIsoDate, nightsBetween, parseReservationFilters, todayUtc, type ReservationQueryInput, type ReservationRecord } from '../domain/reservation';
 import { MAX_NIGHTS } from '../domain/writes';
-import { activeListing, availableStay } from './checks';
+import { activeStay, availableStay } from './checks';
 import type { ReservationDeps } from './deps';
 
 export interface QuoteInput {
@@ -76,9 +76,9 @@ export async function quoteStay(deps: ReservationDeps, input: QuoteInput): Promi
     else if (nights > MAX_NIGHTS) problems.checkOut = `must be at most ${MAX_NIGHTS} nights after checkIn`;
   }
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
-  const [listing, settings] = await Promise.all([activeListing(deps, workspaceId, propertyId), deps.settings.of(workspaceId)]);
+  const [{ listing, calendar: nights }, settings] = await Promise.all([activeStay(deps, workspaceId, propertyId, { checkIn, checkOut }), deps.settings.of(workspaceId)]);
   assertSupported(listing.pmsProvider, 'reservation.quote');
-  const calendar = await availableStay(deps, { workspaceId, listingId: listing.id, checkIn, checkOut, settings });
+  const calendar = await availableStay(deps, { workspaceId, listingId: listing.id, checkIn, checkOut, settings }, nights);
   const price = priceStay({ nights: calendar, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
   return { propertyId: listing.id, checkIn, checkOut, nights: nightsBetween(checkIn, checkOut), currency: listing.currency, price };
 }

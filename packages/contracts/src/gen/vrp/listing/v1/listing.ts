@@ -300,6 +300,24 @@ export interface GetCalendarResponse {
   days: CalendarDay[];
 }
 
+export interface ResolveStayRequest {
+  workspaceId: string;
+  /** Listing id or mapped channel id. */
+  id: string;
+  /** YYYY-MM-DD, inclusive: the stay's first night. */
+  from: string;
+  /** YYYY-MM-DD, inclusive: the stay's last night. */
+  to: string;
+}
+
+export interface ResolveStayResponse {
+  listing?:
+    | Listing
+    | undefined;
+  /** The calendar's own days (no booking state), from..to. */
+  days: CalendarDay[];
+}
+
 export interface AvailabilityUpdate {
   listingId: string;
   /** YYYY-MM-DD, inclusive range. */
@@ -3735,6 +3753,214 @@ export const GetCalendarResponse: MessageFns<GetCalendarResponse> = {
   },
 };
 
+function createBaseResolveStayRequest(): ResolveStayRequest {
+  return { workspaceId: "", id: "", from: "", to: "" };
+}
+
+export const ResolveStayRequest: MessageFns<ResolveStayRequest> = {
+  encode(message: ResolveStayRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.from !== "") {
+      writer.uint32(26).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(34).string(message.to);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveStayRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveStayRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveStayRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      from: isSet(object.from) ? globalThis.String(object.from) : "",
+      to: isSet(object.to) ? globalThis.String(object.to) : "",
+    };
+  },
+
+  toJSON(message: ResolveStayRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.from !== "") {
+      obj.from = message.from;
+    }
+    if (message.to !== "") {
+      obj.to = message.to;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveStayRequest>, I>>(base?: I): ResolveStayRequest {
+    return ResolveStayRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveStayRequest>, I>>(object: I): ResolveStayRequest {
+    const message = createBaseResolveStayRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.id = object.id ?? "";
+    message.from = object.from ?? "";
+    message.to = object.to ?? "";
+    return message;
+  },
+};
+
+function createBaseResolveStayResponse(): ResolveStayResponse {
+  return { listing: undefined, days: [] };
+}
+
+export const ResolveStayResponse: MessageFns<ResolveStayResponse> = {
+  encode(message: ResolveStayResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.days) {
+      CalendarDay.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveStayResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveStayResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.days.push(CalendarDay.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveStayResponse {
+    return {
+      listing: isSet(object.listing) ? Listing.fromJSON(object.listing) : undefined,
+      days: globalThis.Array.isArray(object?.days) ? object.days.map((e: any) => CalendarDay.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ResolveStayResponse): unknown {
+    const obj: any = {};
+    if (message.listing !== undefined) {
+      obj.listing = Listing.toJSON(message.listing);
+    }
+    if (message.days?.length) {
+      obj.days = message.days.map((e) => CalendarDay.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveStayResponse>, I>>(base?: I): ResolveStayResponse {
+    return ResolveStayResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveStayResponse>, I>>(object: I): ResolveStayResponse {
+    const message = createBaseResolveStayResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    message.days = object.days?.map((e) => CalendarDay.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseAvailabilityUpdate(): AvailabilityUpdate {
   return { listingId: "", from: "", to: "", available: undefined, price: undefined, minNights: undefined };
 }
@@ -6276,6 +6502,20 @@ export const ListingServiceService = {
       Buffer.from(FindPmsListingResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FindPmsListingResponse => FindPmsListingResponse.decode(value),
   },
+  /**
+   * A listing by id or mapped channel id, active or not, with its calendar's own days over a
+   * stay: what a reservation write needs of it, in one call. NOT_FOUND when it is not in the
+   * workspace; the caller decides activity.
+   */
+  resolveStay: {
+    path: "/vrp.listing.v1.ListingService/ResolveStay" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveStayRequest): Buffer => Buffer.from(ResolveStayRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveStayRequest => ResolveStayRequest.decode(value),
+    responseSerialize: (value: ResolveStayResponse): Buffer => Buffer.from(ResolveStayResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveStayResponse => ResolveStayResponse.decode(value),
+  },
 } as const;
 
 export interface ListingServiceServer extends UntypedServiceImplementation {
@@ -6316,6 +6556,12 @@ export interface ListingServiceServer extends UntypedServiceImplementation {
   resolveListings: handleUnaryCall<ResolveListingsRequest, ResolveListingsResponse>;
   /** The listing a PMS knows by its own id (PMS sync), or whether the workspace deleted it. */
   findPmsListing: handleUnaryCall<FindPmsListingRequest, FindPmsListingResponse>;
+  /**
+   * A listing by id or mapped channel id, active or not, with its calendar's own days over a
+   * stay: what a reservation write needs of it, in one call. NOT_FOUND when it is not in the
+   * workspace; the caller decides activity.
+   */
+  resolveStay: handleUnaryCall<ResolveStayRequest, ResolveStayResponse>;
 }
 
 export interface ListingServiceClient extends Client {
@@ -6604,6 +6850,26 @@ export interface ListingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FindPmsListingResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A listing by id or mapped channel id, active or not, with its calendar's own days over a
+   * stay: what a reservation write needs of it, in one call. NOT_FOUND when it is not in the
+   * workspace; the caller decides activity.
+   */
+  resolveStay(
+    request: ResolveStayRequest,
+    callback: (error: ServiceError | null, response: ResolveStayResponse) => void,
+  ): ClientUnaryCall;
+  resolveStay(
+    request: ResolveStayRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveStayResponse) => void,
+  ): ClientUnaryCall;
+  resolveStay(
+    request: ResolveStayRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveStayResponse) => void,
   ): ClientUnaryCall;
 }
 
