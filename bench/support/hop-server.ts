@@ -8,7 +8,8 @@
 // interface contract asks of every request, each the least way: the request id (accepted or made,
 // answered in a header), the API key (HMAC-SHA256 under a pepper, compared in constant time with
 // the stored hash), one rate limit per key (rate-limiter-flexible, the RateLimit-* headers), the
-// path's id checked, one call with a deadline and the request id, and one access-log line (pino,
+// path's id checked, one call with a deadline and the request id through the upstream's opossum
+// breaker (the design puts one on every upstream of the gateway), and one access-log line (pino,
 // into this process's discarded stdout). Over the bare upstream it answers its raw bytes; with
 // `services` it calls a reservation service (the split layout's, or the least one of
 // hop-upstream.ts) with the generated gRPC client and maps the reply to the API's JSON
@@ -19,6 +20,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
+import CircuitBreaker from 'opossum';
 import pino from 'pino';
 import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 import { toApiReservation } from '@vrp/api-model';
@@ -75,6 +77,20 @@ process.once('message', (message: HopMessage) => {
     const stored = hash(contract.apiKey);
     const service = contract.services && new pb.ReservationServiceClient(contract.services.reservationAddress, grpc.credentials.createInsecure());
     const limiter = new RateLimiterMemory({ points: 1_000_000, duration: 1 });
+    // The upstream's breaker, under the call's deadline: a failure the upstream answered (not found,
+    // invalid) is the request's, not the upstream's, and does not count against it.
+    const breaker = new CircuitBreaker(
+      (call: (done: (err: grpc.ServiceError | null) => void) => void) => new Promise<void>((resolve, reject) => call((err) => (err ? reject(err) : resolve()))),
+      {
+        timeout: DEADLINE_MS,
+        errorFilter: (err: grpc.ServiceError) => err.code === grpc.status.NOT_FOUND || err.code === grpc.status.INVALID_ARGUMENT,
+      },
+    );
+    /** One call through the breaker: the call answers its own reply or error; an open breaker or a lapsed deadline is a 503. */
+    const guarded = (res: express.Response, call: (done: (err: grpc.ServiceError | null) => void) => void) =>
+      void breaker.fire(call).catch((err: { code?: string }) => {
+        if (!res.headersSent && (err.code === 'EOPENBREAKER' || err.code === 'ETIMEDOUT')) res.status(503).end();
+      });
     // Batched as the services' stdout destination is (packages/platform/src/logging.ts).
     const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }));
     const quota = (res: express.Response, r: RateLimiterRes) => {
@@ -107,15 +123,21 @@ process.once('message', (message: HopMessage) => {
           metadata.set('x-request-id', requestId);
           const deadline = { deadline: Date.now() + DEADLINE_MS };
           if (!service) {
-            raw.makeUnaryRequest(message.method, bytes, bytes, Buffer.from(id), metadata, deadline, (err: grpc.ServiceError | null, body?: Buffer) =>
-              answer(res, body, err, own),
+            guarded(res, (done) =>
+              raw.makeUnaryRequest(message.method, bytes, bytes, Buffer.from(id), metadata, deadline, (err: grpc.ServiceError | null, body?: Buffer) => {
+                done(err);
+                answer(res, body, err, own);
+              }),
             );
             return;
           }
-          service.getReservation({ workspaceId: contract.services!.workspaceId, id }, metadata, deadline, (err, reply) => {
-            const body = reply?.reservation ? Buffer.from(JSON.stringify({ data: toApiReservation(reply.reservation) })) : undefined;
-            answer(res, body, err, own);
-          });
+          guarded(res, (done) =>
+            service.getReservation({ workspaceId: contract.services!.workspaceId, id }, metadata, deadline, (err, reply) => {
+              done(err);
+              const body = reply?.reservation ? Buffer.from(JSON.stringify({ data: toApiReservation(reply.reservation) })) : undefined;
+              answer(res, body, err, own);
+            }),
+          );
         },
         (r: RateLimiterRes) => {
           quota(res, r);
