@@ -353,7 +353,11 @@ async function rulesBackEnd(dataDir: string): Promise<BackEnd> {
     deliveries: col<{ _id: string; subscriptionId: string; event: string }>(webhooks, 'deliveries', deliverySchema),
     processed: col<{ _id: string }>(webhooks, 'processed', processedSchema),
   };
-  const edge = col<{ _id: string; fingerprint: string; state: string; status: number; etag: string; body: string }>(gateway, 'idempotency_records', edgeRecordSchema);
+  const edge = col<{ _id: string; fingerprint: string; state: string; status: number; etag: string; body: string }>(
+    gateway,
+    'idempotency_records',
+    edgeRecordSchema,
+  );
   await Promise.all([reservations.init(), guests.init(), webhooks.init(), gateway.init()]);
 
   let outboxSeq = 0;

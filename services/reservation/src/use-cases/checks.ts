@@ -53,11 +53,7 @@ export interface StayToCheck {
  * closed or taken night). Bookings are checked again, atomically, when the nights are taken
  * (hold-nights.ts).
  */
-export async function availableStay(
-  deps: Pick<ReservationDeps, 'listings' | 'nights' | 'clock'>,
-  s: StayToCheck,
-  known?: NightPrice[],
-): Promise<NightPrice[]> {
+export async function availableStay(deps: Pick<ReservationDeps, 'listings' | 'nights' | 'clock'>, s: StayToCheck, known?: NightPrice[]): Promise<NightPrice[]> {
   const claim = stayClaim({ status: 'CONFIRMED', checkIn: s.checkIn, checkOut: s.checkOut }, 'local', s.settings);
   const [calendar, booked] = await Promise.all([
     known ?? deps.listings.nights(s.workspaceId, s.listingId, s.checkIn, addDays(s.checkOut, -1)),
