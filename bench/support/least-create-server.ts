@@ -264,7 +264,7 @@ function bareBackEnd(dataDir: string, subscriptions: Map<string, string[]>): Bac
       webhookReservations();
     }
   });
-  // One process owns the database: the running claims are a Set, the recorded responses are on disk.
+  // One process owns the database: the running claims are in a Map, the recorded responses on disk.
   const running = new Map<string, string>();
   return {
     async claim(id, fingerprint) {

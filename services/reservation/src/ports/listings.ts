@@ -1,6 +1,6 @@
 // What the reservation service needs from the listing service: a listing by id or channel id
-// (with its PMS and prices), its calendar, both in one call for a write's stay, and a listing by its id in a PMS (sync), or the fact
-// that the workspace deleted it.
+// (with its PMS and prices), its calendar, both in one call for a write's stay, and a listing by
+// its id in a PMS (sync), or the fact that the workspace deleted it.
 import { listing as listingPb } from '@vrp/contracts';
 import { notFound } from '@vrp/platform/errors';
 import type { Upstream } from '@vrp/platform/grpc';

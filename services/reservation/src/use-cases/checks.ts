@@ -48,7 +48,7 @@ export interface StayToCheck {
 }
 
 /**
- * The calendar nights of a stay (`calendar` when the caller has them already), after the booking
+ * The calendar nights of a stay (`known`, when the caller has them already), after the booking
  * rule found them free for a local write (assertStayFree: 409 dates_unavailable naming every
  * closed or taken night). Bookings are checked again, atomically, when the nights are taken
  * (hold-nights.ts).
