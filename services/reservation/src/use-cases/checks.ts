@@ -14,7 +14,11 @@ import type { ReservationDeps } from './deps';
  * the activity cache; a listing the cache has not seen yet is decided by the answer at hand.
  */
 export async function activeListing(deps: Pick<ReservationDeps, 'listings' | 'activity'>, workspaceId: string, id: string): Promise<ListingInfo> {
-  const listing = await deps.listings.resolve(workspaceId, id);
+  return assertActive(deps, workspaceId, await deps.listings.resolve(workspaceId, id));
+}
+
+/** 403 when `listing` is inactive, decided by the activity cache (by `listing` itself when the cache has not seen it). */
+async function assertActive(deps: Pick<ReservationDeps, 'activity'>, workspaceId: string, listing: ListingInfo): Promise<ListingInfo> {
   await assertListingsActive(deps.activity, workspaceId, [listing.id], () => [listing]);
   return listing;
 }
@@ -28,10 +32,9 @@ export async function activeStay(
   workspaceId: string,
   id: string,
   stay: { checkIn: string; checkOut: string },
-): Promise<{ listing: ListingInfo; calendar: NightPrice[] }> {
+): Promise<{ listing: ListingInfo; nights: NightPrice[] }> {
   const { listing, nights } = await deps.listings.stay(workspaceId, id, stay.checkIn, addDays(stay.checkOut, -1));
-  await assertListingsActive(deps.activity, workspaceId, [listing.id], () => [listing]);
-  return { listing, calendar: nights };
+  return { listing: await assertActive(deps, workspaceId, listing), nights };
 }
 
 export interface StayToCheck {

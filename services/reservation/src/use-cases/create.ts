@@ -50,7 +50,7 @@ async function createOnce(deps: ReservationDeps, input: CreateStayInput): Promis
   // Creates stored before applied_requests existed keep their key on the reservation only.
   const earlier = keyOf(input.key) ? await deps.reservations.findByIdempotencyKey(workspaceId, keyOf(input.key), deps.clock()) : null;
   if (earlier) return earlier;
-  const [{ listing, calendar: nights }, settings] = await Promise.all([activeStay(deps, workspaceId, draft.propertyId, draft), deps.settings.of(workspaceId)]);
+  const [{ listing, nights }, settings] = await Promise.all([activeStay(deps, workspaceId, draft.propertyId, draft), deps.settings.of(workspaceId)]);
   assertCreateSupported(listing.pmsProvider, draft);
   const stay = { workspaceId, listingId: listing.id, checkIn: draft.checkIn, checkOut: draft.checkOut, key: keyOf(input.key), settings };
   const calendar = await availableStay(deps, stay, nights);

@@ -76,10 +76,7 @@ export async function quoteStay(deps: ReservationDeps, input: QuoteInput): Promi
     else if (nights > MAX_NIGHTS) problems.checkOut = `must be at most ${MAX_NIGHTS} nights after checkIn`;
   }
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
-  const [{ listing, calendar: nights }, settings] = await Promise.all([
-    activeStay(deps, workspaceId, propertyId, { checkIn, checkOut }),
-    deps.settings.of(workspaceId),
-  ]);
+  const [{ listing, nights }, settings] = await Promise.all([activeStay(deps, workspaceId, propertyId, { checkIn, checkOut }), deps.settings.of(workspaceId)]);
   assertSupported(listing.pmsProvider, 'reservation.quote');
   const calendar = await availableStay(deps, { workspaceId, listingId: listing.id, checkIn, checkOut, settings }, nights);
   const price = priceStay({ nights: calendar, cleaningFee: listing.cleaningFee, taxRate: listing.taxRate });
